@@ -1,0 +1,169 @@
+//! The error-code catalog: every failure keyless reports carries one of these stable codes.
+//!
+//! The table below is the single source of truth. `docs/error-codes.md` is generated from it
+//! (`UPDATE_DOCS=1 cargo test --test catalog`), and a test fails when the catalog, the docs and
+//! the user's specification disagree. A code, once published, is never reused for another meaning.
+//! Nothing in keyless matches on message text: code that needs to tell failures apart matches on
+//! [`Code`].
+
+use std::fmt;
+
+/// The group a code belongs to, as the specification's catalog groups them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    Parsing,
+    Limits,
+    Workspace,
+    PolicyGit,
+    ChatBrowser,
+    ConfigInternal,
+}
+
+impl Category {
+    /// Every category, in the order the catalog lists them.
+    pub const ALL: [Category; 6] = [
+        Category::Parsing,
+        Category::Limits,
+        Category::Workspace,
+        Category::PolicyGit,
+        Category::ChatBrowser,
+        Category::ConfigInternal,
+    ];
+
+    /// The heading the specification uses for this group.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::Parsing => "Parsing / format",
+            Category::Limits => "Limits",
+            Category::Workspace => "Workspace execution",
+            Category::PolicyGit => "Policy / git",
+            Category::ChatBrowser => "Chat / browser",
+            Category::ConfigInternal => "Configuration / snapshot / internal",
+        }
+    }
+}
+
+macro_rules! catalog {
+    ($( $variant:ident = $code:literal, $category:ident, $meaning:literal; )*) => {
+        /// A stable error code. `code()` is the string shown to users and models.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $( $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in catalog order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable string, e.g. `KA_PARSE_BAD_PATH`.
+            pub fn code(self) -> &'static str {
+                match self { $( Code::$variant => $code, )* }
+            }
+
+            /// The group the code belongs to.
+            pub fn category(self) -> Category {
+                match self { $( Code::$variant => Category::$category, )* }
+            }
+
+            /// One line saying what the code means.
+            pub fn meaning(self) -> &'static str {
+                match self { $( Code::$variant => $meaning, )* }
+            }
+        }
+    };
+}
+
+catalog! {
+    ParseUnknownCommand = "KA_PARSE_UNKNOWN_COMMAND", Parsing, "@@ keyword is not a known command";
+    ParseStrayText = "KA_PARSE_STRAY_TEXT", Parsing, "non-whitespace text outside blocks (or inside a block, outside a payload)";
+    ParseMissingEof = "KA_PARSE_MISSING_EOF", Parsing, "reply does not end with @@eof";
+    ParseTextAfterEof = "KA_PARSE_TEXT_AFTER_EOF", Parsing, "non-whitespace text after @@eof";
+    ParseUnterminatedBlock = "KA_PARSE_UNTERMINATED_BLOCK", Parsing, "block opened without @@end";
+    ParseMissingPayload = "KA_PARSE_MISSING_PAYLOAD", Parsing, "required section (MSG/CONTENT/FIND/REPLACE/CMD/TO) missing or empty";
+    ParseUnexpectedPayload = "KA_PARSE_UNEXPECTED_PAYLOAD", Parsing, "section given to a command that does not take one";
+    ParseMissingArgument = "KA_PARSE_MISSING_ARGUMENT", Parsing, "path missing on a command that needs one";
+    ParseBadMarker = "KA_PARSE_BAD_MARKER", Parsing, "malformed <<< marker or unknown section name";
+    ParseBadPath = "KA_PARSE_BAD_PATH", Parsing, "path absolute, contains .. or ., or uses backslashes";
+    ReplyEmpty = "KA_REPLY_EMPTY", Parsing, "reply is empty";
+
+    LimitResponseChars = "KA_LIMIT_RESPONSE_CHARS", Limits, "reply exceeds MaxResponseChars";
+    LimitFileContentChars = "KA_LIMIT_FILE_CONTENT_CHARS", Limits, "one payload exceeds MaxFileContentChars";
+    Timeout = "KA_TIMEOUT", Limits, "process exceeded its timeout";
+
+    PathOutside = "KA_PATH_OUTSIDE", Workspace, "resolved path escapes the workspace, or is inside .git/.agent";
+    FileNotFound = "KA_FILE_NOT_FOUND", Workspace, "target file does not exist";
+    FileAlreadyExists = "KA_FILE_ALREADY_EXISTS", Workspace, "newfile target exists";
+    FindNotUnique = "KA_FIND_NOT_UNIQUE", Workspace, "editfile FIND matched a number of times other than one";
+    FileIo = "KA_FILE_IO", Workspace, "file/backup I/O failure";
+
+    CommandDenied = "KA_COMMAND_DENIED", PolicyGit, "blocked by the command policy";
+    CommandDeclined = "KA_COMMAND_DECLINED", PolicyGit, "the user declined a confirmation";
+    CommandFailed = "KA_COMMAND_FAILED", PolicyGit, "command ran but exited non-zero";
+    CommandNotFound = "KA_COMMAND_NOT_FOUND", PolicyGit, "the program of a command does not exist on this machine";
+    Cancelled = "KA_CANCELLED", PolicyGit, "the command was cancelled by the user (Ctrl+C); partial output is kept";
+    ParseBadOption = "KA_PARSE_BAD_OPTION", PolicyGit, "unknown command option or option value";
+    ParseConflictingControl = "KA_PARSE_CONFLICTING_CONTROL", PolicyGit, "both @@next and @@done in one reply";
+    ParseSayOnly = "KA_PARSE_SAY_ONLY", PolicyGit, "reply contains only @@say and no control directive";
+    BranchProtected = "KA_BRANCH_PROTECTED", PolicyGit, "current branch matches a protected pattern";
+    NotAGitRepository = "KA_NOT_A_GIT_REPOSITORY", PolicyGit, "workspace is not a git repo";
+    GitFailure = "KA_GIT_FAILURE", PolicyGit, "a git command failed";
+    GitNotInstalled = "KA_GIT_NOT_INSTALLED", PolicyGit, "git is not installed (workspace not a repo, Git.AutoInit needs it)";
+    GitInitFailed = "KA_GIT_INIT_FAILED", PolicyGit, "automatic repository initialization failed";
+
+    BrowserConnectionFailed = "KA_BROWSER_CONNECTION_FAILED", ChatBrowser, "cannot attach to / launch Chrome";
+    SelectorNotFound = "KA_SELECTOR_NOT_FOUND", ChatBrowser, "a required selector did not match";
+    ReplyTimeout = "KA_REPLY_TIMEOUT", ChatBrowser, "no complete reply within the timeout";
+    ReplyTruncated = "KA_REPLY_TRUNCATED", ChatBrowser, "reply stream stayed truncated (AgentScript without @@eof) longer than Browser.TruncationBudgetSeconds in one wait";
+    SendNotConfirmed = "KA_SEND_NOT_CONFIRMED", ChatBrowser, "the message could not be sent (not confirmed in the DOM, retry failed too)";
+    AttachmentUploadFailed = "KA_ATTACHMENT_UPLOAD_FAILED", ChatBrowser, "file upload failed (falls back to pasting)";
+    NetworkOffline = "KA_NETWORK_OFFLINE", ChatBrowser, "the machine is offline: nothing was uploaded or sent; the chat session stays valid, resend the same request";
+    ToolMissing = "KA_TOOL_MISSING", ChatBrowser, "a runcommand tool is listed as Missing in the environment: the process is never started; do not retry it";
+    ComposerNotClean = "KA_COMPOSER_NOT_CLEAN", ChatBrowser, "the composer still holds stale text or attachment chips after the reset attempt (run keyless doctor to fix the AttachmentRemove/AttachmentFailed selectors)";
+    ChatExhausted = "KA_CHAT_EXHAUSTED", ChatBrowser, "chat hit its length limit";
+
+    ConfigInvalid = "KA_CONFIG_INVALID", ConfigInternal, "keyless.json/selectors.json is not valid JSON";
+    ConfigValidation = "KA_CONFIG_VALIDATION", ConfigInternal, "a configuration value is out of range";
+    SnapshotMissing = "KA_SNAPSHOT_MISSING", ConfigInternal, "a snapshot script or its output is missing";
+    SnapshotRunFailed = "KA_SNAPSHOT_RUN_FAILED", ConfigInternal, "a snapshot script run failed";
+    SessionNotFound = "KA_SESSION_NOT_FOUND", ConfigInternal, "no saved session (expected on first run)";
+    Internal = "KA_INTERNAL", ConfigInternal, "unexpected internal failure (bug guard)";
+}
+
+impl Code {
+    /// Looks a code up by its stable string.
+    pub fn from_code(text: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.code() == text)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.code())
+    }
+}
+
+/// Renders the catalog as the Markdown page `docs/error-codes.md`.
+pub fn render_markdown() -> String {
+    let mut out = String::from(
+        "# Error codes\n\n\
+         Every failure keyless reports carries one of these stable codes. This page is generated \
+         from `src/catalog.rs` by `UPDATE_DOCS=1 cargo test --test catalog`; a test fails when \
+         they disagree. Codes are never reused.\n",
+    );
+    for category in Category::ALL {
+        out.push_str(&format!(
+            "\n## {}\n\n| Code | Meaning |\n|---|---|\n",
+            category.title()
+        ));
+        for code in Code::ALL.iter().filter(|c| c.category() == category) {
+            out.push_str(&format!("| {} | {} |\n", code.code(), code.meaning()));
+        }
+    }
+    out
+}

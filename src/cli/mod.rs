@@ -1,0 +1,206 @@
+//! The command line: clap definitions (all of them live here) and the dispatch to each
+//! subcommand. `main` only maps the returned [`Status`] to the process exit code.
+
+mod check;
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+
+use crate::exit::Status;
+
+/// A coding agent that drives the chat page you already pay for: no API key.
+///
+/// keyless sends your task to a chat site (ChatGPT, Claude, Gemini, …) in your own Chrome,
+/// reads the model's reply as AgentScript v1, runs it in your workspace under a risk-tier
+/// policy, and posts the results back, until the model says @@done.
+#[derive(Debug, Parser)]
+#[command(
+    name = "keyless",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Subcommands,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Subcommands {
+    /// Run one turn: send TASK, loop until @@done or a stop reason.
+    Run {
+        /// What the model should do, in plain words.
+        task: String,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// A REPL: each line is a turn in the same chat.
+    Interactive {
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Open the chat page, check every selector, and round-trip a canary.
+    Doctor {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also send a hostile canary message and check each reading channel is byte-exact.
+        #[arg(long)]
+        canary: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Parse a reply and report every problem; exit 0 when valid, 1 when rejected.
+    ///
+    /// Reads FILE, or standard input when FILE is - or absent.
+    Check {
+        /// The reply to check (- for standard input).
+        file: Option<PathBuf>,
+        /// Print one JSON object: {ok, control, commands, errors}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Execute one reply in the workspace without a browser and print the results message.
+    Apply {
+        /// The reply to execute (- for standard input).
+        file: Option<PathBuf>,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Classify a command line: tier per segment, decision per mode.
+    Policy {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The command line, as the model would send it in <<<CMD.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        cmdline: Vec<String>,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Print the first message the model would get (rules, limits, snapshot).
+    Prompt {
+        /// The task to put at the end of the message.
+        #[arg(default_value = "")]
+        task: String,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// The whole loop, offline, against the built-in local chat page.
+    Demo {
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Restore the files the last executed batch changed.
+    Undo {
+        #[command(flatten)]
+        shared: Shared,
+    },
+}
+
+/// Options every workspace-facing subcommand shares.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Shared {
+    /// The workspace folder the model works in [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// keyless.json to use [default: <workspace>/keyless.json, then the user's config folder].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Who approves commands: ask (you confirm risky steps), autosafe, or auto.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// How many commands one reply may carry: step (1), balanced (3), batch (the limit).
+    #[arg(long, value_enum)]
+    pub pace: Option<Pace>,
+    /// The chat site, by its name in selectors.json (chatgpt, claude, gemini, …).
+    #[arg(long, value_name = "NAME")]
+    pub site: Option<String>,
+    /// The chat page to open.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A selectors.json that overrides the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub selectors: Option<PathBuf>,
+    /// Attach to a running browser's DevTools endpoint instead of launching one.
+    #[arg(long, value_name = "URL")]
+    pub cdp: Option<String>,
+    /// The Chrome/Chromium executable to launch.
+    #[arg(long, value_name = "PATH")]
+    pub browser: Option<PathBuf>,
+    /// Run the browser without a window.
+    #[arg(long)]
+    pub headless: bool,
+    /// The browser profile folder (you log in once; it is kept).
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
+    /// Start a new chat instead of resuming the saved one.
+    #[arg(long)]
+    pub new_chat: bool,
+}
+
+/// Approval modes of the specification's risk-tier table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Ask,
+    Autosafe,
+    Auto,
+}
+
+/// Agent.Pace: how many non-say commands one response may carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Pace {
+    Step,
+    Balanced,
+    Batch,
+}
+
+/// Runs the parsed command line and returns how it ended.
+pub fn run(args: Args) -> Status {
+    match args.command {
+        Subcommands::Check { file, json } => check::run(file.as_deref(), json),
+        Subcommands::Run { .. } => unavailable("run", "the turn loop"),
+        Subcommands::Interactive { .. } => unavailable("interactive", "the turn loop"),
+        Subcommands::Doctor { .. } => unavailable("doctor", "the chat driver"),
+        Subcommands::Apply { .. } => unavailable("apply", "the workspace executor"),
+        Subcommands::Policy { .. } => unavailable("policy", "the command classifier"),
+        Subcommands::Prompt { .. } => unavailable("prompt", "the turn loop"),
+        Subcommands::Demo { .. } => unavailable("demo", "the turn loop"),
+        Subcommands::Undo { .. } => unavailable("undo", "the workspace executor"),
+    }
+}
+
+fn unavailable(name: &str, part: &str) -> Status {
+    eprintln!(
+        "keyless {name}: not available yet: this build does not include {part}. \
+         `keyless check` works today; see the README for what is ready."
+    );
+    Status::Unavailable
+}
+
+/// Reads a reply from FILE, or from standard input for `-` or no file.
+fn read_reply(file: Option<&std::path::Path>) -> Result<String, String> {
+    use std::io::Read;
+    let bytes = match file {
+        Some(path) if path.as_os_str() != "-" => {
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        }
+        _ => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            buf
+        }
+    };
+    let name = file
+        .filter(|p| p.as_os_str() != "-")
+        .map_or("standard input".to_string(), |p| p.display().to_string());
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{name} is not UTF-8 text (invalid byte at offset {}); a reply is text",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}

@@ -1,0 +1,9 @@
+//! keyless: a coding agent that drives the chat page you already pay for, with no API key.
+//!
+//! See `ARCHITECTURE.md` for the map of modules and the invariants that hold between them.
+
+pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod exit;
+pub mod protocol;

@@ -1,0 +1,842 @@
+//! The AgentScript v1 parser: reply text in, a [`Script`] or every diagnostic out.
+//!
+//! ```text
+//! response   := fence? block* "@@eof" fence? ;
+//! block      := "@@" command [ argument ] newline section* "@@end" newline ;
+//! section    := "<<<" NAME [ ":" nonce ] newline content-line* NAME [ ":" nonce ] ">>>" newline ;
+//! command    := say | newfile | updatefile | editfile | deletefile | readfile | mkdir
+//!             | movefile | runcommand | ask | commit | done | next      (any ASCII case)
+//! NAME       := MSG | CONTENT | FIND | REPLACE | CMD | TO
+//! nonce      := 1 to 32 of [A-Za-z0-9_-]
+//! ```
+//!
+//! The parser is pure (no I/O) and never panics. It reads the reply line by line and keeps
+//! going after a problem, so one pass reports everything wrong, each problem with its code and
+//! the 1-based line of the reply as received: a BOM, CRLF endings or a stripped fence never
+//! shift line numbers. Markers count only as whole (trimmed) lines; inside a section only that
+//! section's own end marker counts, so `@@end` or `CONTENT>>>` under a nonce is content.
+
+use super::ast::{
+    ArgumentShape, Block, Command, CommandKind, Need, OnError, RunOptions, Script, Section,
+};
+use super::path::{TrailingSlash, check_path};
+use crate::catalog::Code;
+use crate::config::Limits;
+
+/// One problem found in a reply.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostic {
+    pub code: Code,
+    /// 1-based line in the reply as received; `None` for whole-reply problems.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// A block header as written, recorded even when the block has problems.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// #N: the block's position among the reply's known commands.
+    pub index: usize,
+    pub kind: CommandKind,
+    /// The header's argument (path or options), trimmed; `None` when absent.
+    pub argument: Option<String>,
+    pub line: usize,
+}
+
+/// What parsing a reply found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    /// Every block of a known command, in reply order.
+    pub headers: Vec<Header>,
+    /// Every problem, in the order found. Empty exactly when `script` is `Some`.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The executable script, only for a reply without problems.
+    pub script: Option<Script>,
+    /// The reply ends without `@@eof` (or inside an open block): it looks cut off.
+    pub truncated: bool,
+}
+
+impl Parsed {
+    pub fn is_ok(&self) -> bool {
+        self.script.is_some()
+    }
+}
+
+/// The longest nonce a section marker may carry.
+const MAX_NONCE_LEN: usize = 32;
+/// How much of an offending line a message quotes.
+const QUOTE_CHARS: usize = 60;
+
+/// Parses one model reply under the given limits.
+pub fn parse(input: &str, limits: &Limits) -> Parsed {
+    let text = input.strip_prefix('\u{feff}').unwrap_or(input);
+    if text.trim().is_empty() {
+        return Parsed {
+            headers: Vec::new(),
+            diagnostics: vec![Diagnostic {
+                code: Code::ReplyEmpty,
+                line: None,
+                message: "The response is empty. Send AgentScript v1 blocks ending with @@eof."
+                    .to_string(),
+            }],
+            script: None,
+            truncated: false,
+        };
+    }
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .collect();
+    let mut parser = Parser {
+        lines: &lines,
+        limits,
+        diagnostics: Vec::new(),
+        headers: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let chars = count_chars(text);
+    if chars > limits.max_response_chars {
+        parser.report(
+            Code::LimitResponseChars,
+            None,
+            format!(
+                "The response is {chars} characters long; the limit is {}. Split the work over several responses (fewer or smaller commands each).",
+                limits.max_response_chars
+            ),
+        );
+    }
+    let (start, end) = strip_fence(&lines);
+    let truncated = !lines[start..end]
+        .iter()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .is_some_and(|line| is_eof_line(line.trim()));
+    parser.run(start, end, truncated);
+    let Parser {
+        diagnostics,
+        headers,
+        blocks,
+        ..
+    } = parser;
+    let script = diagnostics.is_empty().then_some(Script { blocks });
+    Parsed {
+        headers,
+        diagnostics,
+        script,
+        truncated,
+    }
+}
+
+fn count_chars(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
+}
+
+/// Returns the range of lines left once one surrounding Markdown fence is removed. The opener
+/// is the first non-blank line (3+ backticks or tildes, optional info string); the closer is the
+/// last non-blank line (the same character, at least as long, nothing else).
+fn strip_fence(lines: &[&str]) -> (usize, usize) {
+    let first = lines.iter().position(|l| !l.trim().is_empty());
+    let last = lines.iter().rposition(|l| !l.trim().is_empty());
+    let (Some(first), Some(last)) = (first, last) else {
+        return (0, lines.len());
+    };
+    match fence_opener(lines[first].trim()) {
+        Some(opener) => {
+            let end = if last > first && fence_closes(lines[last].trim(), opener) {
+                last
+            } else {
+                lines.len()
+            };
+            (first + 1, end)
+        }
+        None => {
+            let closer = lines[last].trim();
+            let bare = fence_opener(closer)
+                .is_some_and(|(ch, len)| closer.len() == len && closer.bytes().all(|b| b == ch));
+            (0, if bare { last } else { lines.len() })
+        }
+    }
+}
+
+/// `(fence byte, run length)` when the line opens a fence.
+fn fence_opener(line: &str) -> Option<(u8, usize)> {
+    let ch = *line.as_bytes().first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let len = line.bytes().take_while(|&b| b == ch).count();
+    if len < 3 {
+        return None;
+    }
+    let info = &line[len..];
+    if ch == b'`' && info.contains('`') {
+        return None;
+    }
+    Some((ch, len))
+}
+
+fn fence_closes(line: &str, (ch, len): (u8, usize)) -> bool {
+    line.len() >= len && line.bytes().all(|b| b == ch)
+}
+
+fn is_eof_line(trimmed: &str) -> bool {
+    header_word(trimmed).is_some_and(|(name, _)| name.eq_ignore_ascii_case("eof"))
+}
+
+/// Splits a trimmed `@@name rest` line into the name and the trimmed rest.
+fn header_word(trimmed: &str) -> Option<(&str, &str)> {
+    let body = trimmed.strip_prefix("@@")?;
+    let end = body.find(char::is_whitespace).unwrap_or(body.len());
+    Some((&body[..end], body[end..].trim()))
+}
+
+/// Quotes the start of a line for a message.
+fn quote(text: &str) -> String {
+    let trimmed = text.trim();
+    let mut out: String = trimmed.chars().take(QUOTE_CHARS).collect();
+    if out.len() < trimmed.len() {
+        out.push('…');
+    }
+    format!("\"{}\"", out.escape_debug())
+}
+
+/// A section found inside a block.
+struct SectionText {
+    section: Section,
+    line: usize,
+    content: String,
+}
+
+/// A block between its header and its `@@end`.
+struct OpenBlock {
+    /// `None` for an unknown command: its body is skipped without further reports.
+    kind: Option<CommandKind>,
+    index: usize,
+    line: usize,
+    /// The checked path, for path commands whose path passed.
+    path: String,
+    options: RunOptions,
+    /// The header line itself had a problem (already reported).
+    header_bad: bool,
+    /// A section marker was malformed: its section is not checked as missing.
+    bad_marker: bool,
+    sections: Vec<SectionText>,
+    /// Its missing end was already reported (an unclosed section ran to the end of the reply).
+    reported: bool,
+}
+
+struct Parser<'a> {
+    lines: &'a [&'a str],
+    limits: &'a Limits,
+    diagnostics: Vec<Diagnostic>,
+    headers: Vec<Header>,
+    blocks: Vec<Block>,
+}
+
+impl Parser<'_> {
+    fn report(&mut self, code: Code, line: Option<usize>, message: String) {
+        self.diagnostics.push(Diagnostic {
+            code,
+            line,
+            message,
+        });
+    }
+
+    fn run(&mut self, start: usize, end: usize, truncated: bool) {
+        let mut open: Option<OpenBlock> = None;
+        let mut eof_at: Option<usize> = None;
+        let mut i = start;
+        while i < end {
+            let trimmed = self.lines[i].trim();
+            if trimmed.is_empty() {
+                i += 1;
+                continue;
+            }
+            if let Some((name, rest)) = header_word(trimmed) {
+                if name.eq_ignore_ascii_case("end") {
+                    match open.take() {
+                        Some(block) => {
+                            if !rest.is_empty() {
+                                self.report(
+                                    Code::ParseStrayText,
+                                    Some(i + 1),
+                                    format!(
+                                        "Text after @@end: {}. @@end stands alone on its line.",
+                                        quote(rest)
+                                    ),
+                                );
+                            }
+                            self.finish(block);
+                        }
+                        None => self.report(
+                            Code::ParseStrayText,
+                            Some(i + 1),
+                            "@@end without an open block. Every @@end closes the block its @@command opened."
+                                .to_string(),
+                        ),
+                    }
+                    i += 1;
+                    continue;
+                }
+                if let Some(block) = open.take() {
+                    let kind = block.kind.map_or("block", CommandKind::name);
+                    self.report(
+                        Code::ParseUnterminatedBlock,
+                        Some(block.line),
+                        format!(
+                            "@@{kind} (line {}) has no @@end before line {}. Close every block with @@end.",
+                            block.line,
+                            i + 1
+                        ),
+                    );
+                }
+                if name.eq_ignore_ascii_case("eof") {
+                    if !rest.is_empty() {
+                        self.report(
+                            Code::ParseTextAfterEof,
+                            Some(i + 1),
+                            format!(
+                                "Text after @@eof: {}. @@eof stands alone on the last line.",
+                                quote(rest)
+                            ),
+                        );
+                    }
+                    eof_at = Some(i);
+                    break;
+                }
+                open = Some(self.open_block(name, rest, i + 1));
+                i += 1;
+                continue;
+            }
+            if let Some(block) = open.as_mut() {
+                if trimmed.starts_with("<<<") {
+                    i = self.section(block, i, end);
+                    continue;
+                }
+                let (count, next) = self.stray_run(i, end);
+                let kind = block.kind.map_or("block", CommandKind::name);
+                self.report(
+                    Code::ParseStrayText,
+                    Some(i + 1),
+                    format!(
+                        "Text inside @@{kind} (line {}) but outside a section: {}{}. Put text in a <<<NAME … NAME>>> section.",
+                        block.line,
+                        quote(trimmed),
+                        lines_note(count)
+                    ),
+                );
+                i = next;
+            } else {
+                let (count, next) = self.stray_run(i, end);
+                let hint = if trimmed.starts_with("<<<") {
+                    " Sections belong inside a block (@@command … @@end)."
+                } else {
+                    " Put anything you want to tell the user in a @@say block."
+                };
+                self.report(
+                    Code::ParseStrayText,
+                    Some(i + 1),
+                    format!(
+                        "Text outside blocks: {}{}.{hint}",
+                        quote(trimmed),
+                        lines_note(count)
+                    ),
+                );
+                i = next;
+            }
+        }
+
+        if let Some(block) = open.filter(|b| !b.reported) {
+            let kind = block.kind.map_or("block", CommandKind::name);
+            self.report(
+                Code::ParseUnterminatedBlock,
+                Some(block.line),
+                format!("@@{kind} (line {}) is never closed with @@end.", block.line),
+            );
+        }
+        match eof_at {
+            Some(eof) => {
+                if let Some(after) = (eof + 1..end).find(|&j| !self.lines[j].trim().is_empty()) {
+                    self.report(
+                        Code::ParseTextAfterEof,
+                        Some(after + 1),
+                        format!(
+                            "Text after @@eof: {}. Nothing may follow @@eof.",
+                            quote(self.lines[after])
+                        ),
+                    );
+                }
+            }
+            None if truncated => self.report(
+                Code::ParseMissingEof,
+                None,
+                "Missing \"@@eof\" at the end (the response looks truncated).".to_string(),
+            ),
+            // The last line is an @@eof that an unclosed section swallowed; that section's
+            // report says what went wrong.
+            None => {}
+        }
+        self.check_control();
+    }
+
+    /// Counts a run of stray lines (up to a blank line, a header or a marker) and returns the
+    /// count and the index after it.
+    fn stray_run(&self, from: usize, end: usize) -> (usize, usize) {
+        let mut j = from + 1;
+        while j < end {
+            let t = self.lines[j].trim();
+            if t.is_empty() || t.starts_with("@@") || t.starts_with("<<<") {
+                break;
+            }
+            j += 1;
+        }
+        (j - from, j)
+    }
+
+    fn open_block(&mut self, name: &str, rest: &str, line: usize) -> OpenBlock {
+        let kind = CommandKind::from_name(name);
+        let mut index = 0;
+        match kind {
+            Some(kind) => {
+                index = self.headers.len() + 1;
+                self.headers.push(Header {
+                    index,
+                    kind,
+                    argument: (!rest.is_empty()).then(|| rest.to_string()),
+                    line,
+                });
+            }
+            None => {
+                let written = format!("@@{name}");
+                let suggestion = suggest(name)
+                    .map(|k| format!(" Did you mean @@{k}?"))
+                    .unwrap_or_default();
+                let names: Vec<&str> = CommandKind::ALL.iter().map(|k| k.name()).collect();
+                self.report(
+                    Code::ParseUnknownCommand,
+                    Some(line),
+                    format!(
+                        "Unknown command \"{}\".{suggestion} Known commands: {}.",
+                        written.escape_debug(),
+                        names.join(", ")
+                    ),
+                );
+            }
+        }
+        let before = self.diagnostics.len();
+        let (path, options) = match kind {
+            Some(kind) => self.check_argument(kind, rest, line),
+            None => (String::new(), RunOptions::default()),
+        };
+        OpenBlock {
+            kind,
+            index,
+            line,
+            path,
+            options,
+            header_bad: self.diagnostics.len() > before,
+            bad_marker: false,
+            sections: Vec::new(),
+            reported: false,
+        }
+    }
+
+    /// Checks what follows the command name on its header line.
+    fn check_argument(
+        &mut self,
+        kind: CommandKind,
+        argument: &str,
+        line: usize,
+    ) -> (String, RunOptions) {
+        let mut path = String::new();
+        let mut options = RunOptions::default();
+        match kind.argument() {
+            ArgumentShape::None if !argument.is_empty() => self.report(
+                Code::ParseStrayText,
+                Some(line),
+                format!(
+                    "@@{kind} takes nothing on its line, but {} follows it. Put text in its MSG section.",
+                    quote(argument)
+                ),
+            ),
+            ArgumentShape::None => {}
+            ArgumentShape::Path if argument.is_empty() => self.report(
+                Code::ParseMissingArgument,
+                Some(line),
+                format!("@@{kind} needs a path on its line, for example \"@@{kind} src/main.rs\"."),
+            ),
+            ArgumentShape::Path => {
+                let trailing = if kind == CommandKind::Mkdir {
+                    TrailingSlash::Allowed
+                } else {
+                    TrailingSlash::Refused
+                };
+                match check_path(argument, trailing) {
+                    Ok(p) => path = p.to_string(),
+                    Err(why) => self.report(Code::ParseBadPath, Some(line), format!("{why}.")),
+                }
+            }
+            ArgumentShape::Options => options = self.run_options(argument, line),
+        }
+        (path, options)
+    }
+
+    /// Reads the section whose opener is at `at`; returns the index after it.
+    fn section(&mut self, block: &mut OpenBlock, at: usize, end: usize) -> usize {
+        let trimmed = self.lines[at].trim();
+        let marker = &trimmed[3..];
+        let (name, nonce) = match marker.split_once(':') {
+            Some((name, nonce)) => (name, Some(nonce)),
+            None => (marker, None),
+        };
+        let section = Section::from_name(name);
+        let nonce_ok = nonce.is_none_or(|n| {
+            !n.is_empty()
+                && n.len() <= MAX_NONCE_LEN
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        });
+        if section.is_none() || !nonce_ok {
+            let why = if section.is_none() {
+                match Section::ALL
+                    .iter()
+                    .find(|s| s.name().eq_ignore_ascii_case(name))
+                {
+                    Some(s) => format!("section names are uppercase: write <<<{}", s.name()),
+                    None => format!(
+                        "section names are {}",
+                        Section::ALL.map(Section::name).join(", ")
+                    ),
+                }
+            } else {
+                "a nonce is 1 to 32 letters, digits, _ or -".to_string()
+            };
+            self.report(
+                Code::ParseBadMarker,
+                Some(at + 1),
+                format!("Malformed section marker {}: {why}.", quote(trimmed)),
+            );
+            block.bad_marker = true;
+        }
+        // Even a bad marker is skipped with its body when its end marker can be found, so one
+        // mistake does not turn the whole payload into stray text.
+        let close = format!("{marker}>>>");
+        let found = (at + 1..end).find(|&j| self.lines[j].trim() == close);
+        let Some(close_at) = found else {
+            if section.is_some() && nonce_ok {
+                self.unterminated_section(block, at, end, &close);
+                return end;
+            }
+            return at + 1;
+        };
+        if let Some(section) = section.filter(|_| nonce_ok) {
+            let content = self.lines[at + 1..close_at].join("\n");
+            block.sections.push(SectionText {
+                section,
+                line: at + 1,
+                content,
+            });
+        }
+        close_at + 1
+    }
+
+    fn unterminated_section(&mut self, block: &mut OpenBlock, at: usize, end: usize, close: &str) {
+        let swallowed = (at + 1..end).find(|&j| {
+            header_word(self.lines[j].trim()).is_some_and(|(n, _)| {
+                n.eq_ignore_ascii_case("end") || n.eq_ignore_ascii_case("eof")
+            })
+        });
+        let hint = match swallowed {
+            Some(j) => format!(
+                " Line {} ({}) is inside that section; end the section with a line \"{close}\" before it.",
+                j + 1,
+                quote(self.lines[j])
+            ),
+            None => String::new(),
+        };
+        let kind = block.kind.map_or("block", CommandKind::name);
+        self.report(
+            Code::ParseUnterminatedBlock,
+            Some(block.line),
+            format!(
+                "@@{kind} (line {}) never ends: its section opened at line {} has no closing line \"{close}\".{hint}",
+                block.line,
+                at + 1
+            ),
+        );
+        block.kind = None;
+        block.reported = true;
+    }
+
+    /// Checks a closed block and, when it is valid, adds it to the script.
+    fn finish(&mut self, block: OpenBlock) {
+        let Some(kind) = block.kind else { return };
+        let before = self.diagnostics.len();
+        let line = block.line;
+        let OpenBlock { path, options, .. } = block;
+
+        let wanted = kind.sections();
+        let mut taken: Vec<Option<String>> = vec![None; wanted.len()];
+        for SectionText {
+            section,
+            line: at,
+            content,
+        } in block.sections
+        {
+            let Some(slot) = wanted.iter().position(|(s, _)| *s == section) else {
+                let takes = match wanted {
+                    [] => "no sections".to_string(),
+                    _ => wanted
+                        .iter()
+                        .map(|(s, _)| s.name())
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                };
+                self.report(
+                    Code::ParseUnexpectedPayload,
+                    Some(at),
+                    format!(
+                        "@@{kind} does not take a {} section; it takes {takes}.",
+                        section.name()
+                    ),
+                );
+                continue;
+            };
+            if taken[slot].is_some() {
+                self.report(
+                    Code::ParseUnexpectedPayload,
+                    Some(at),
+                    format!(
+                        "A second {} section in @@{kind} (line {line}); give it once.",
+                        section.name()
+                    ),
+                );
+                continue;
+            }
+            let chars = count_chars(&content);
+            if chars > self.limits.max_file_content_chars {
+                self.report(
+                    Code::LimitFileContentChars,
+                    Some(at),
+                    format!(
+                        "The {} section is {chars} characters long; the limit is {}. Write the file in parts: a smaller @@newfile, then @@editfile additions.",
+                        section.name(),
+                        self.limits.max_file_content_chars
+                    ),
+                );
+            }
+            taken[slot] = Some(content);
+        }
+        for ((section, need), content) in wanted.iter().zip(&taken) {
+            let must_have_text = matches!(section, Section::Find | Section::Cmd | Section::To)
+                || (*section == Section::Msg && *need == Need::Required);
+            match content {
+                None if *need == Need::Required && !block.bad_marker => self.report(
+                    Code::ParseMissingPayload,
+                    Some(line),
+                    format!(
+                        "@@{kind} needs a {name} section: <<<{name} … {name}>>>.",
+                        name = section.name()
+                    ),
+                ),
+                Some(text) if must_have_text && text.trim().is_empty() => self.report(
+                    Code::ParseMissingPayload,
+                    Some(line),
+                    format!("The {} section of @@{kind} is empty.", section.name()),
+                ),
+                _ => {}
+            }
+        }
+
+        let mut to = String::new();
+        if kind == CommandKind::MoveFile
+            && let Some(Some(dest)) = taken.first()
+            && !dest.trim().is_empty()
+        {
+            let dest = dest.trim();
+            if dest.contains('\n') {
+                self.report(
+                    Code::ParseBadPath,
+                    Some(line),
+                    "The TO section of @@movefile holds more than one line; give one destination path."
+                        .to_string(),
+                );
+            } else {
+                match check_path(dest, TrailingSlash::Refused) {
+                    Ok(p) => to = p.to_string(),
+                    Err(why) => self.report(Code::ParseBadPath, Some(line), format!("TO: {why}.")),
+                }
+            }
+        }
+
+        if block.header_bad || self.diagnostics.len() > before {
+            return;
+        }
+        let mut taken = taken.into_iter();
+        let mut next = || taken.next().flatten().unwrap_or_default();
+        let command = match kind {
+            CommandKind::Say => Command::Say { msg: next() },
+            CommandKind::Ask => Command::Ask { msg: next() },
+            CommandKind::Commit => Command::Commit { msg: next() },
+            CommandKind::Done => Command::Done {
+                msg: taken_optional(&mut next),
+            },
+            CommandKind::Next => Command::Next {
+                msg: taken_optional(&mut next),
+            },
+            CommandKind::NewFile => Command::NewFile {
+                path,
+                content: next(),
+            },
+            CommandKind::UpdateFile => Command::UpdateFile {
+                path,
+                content: next(),
+            },
+            CommandKind::EditFile => Command::EditFile {
+                path,
+                find: next(),
+                replace: next(),
+            },
+            CommandKind::DeleteFile => Command::DeleteFile { path },
+            CommandKind::ReadFile => Command::ReadFile { path },
+            CommandKind::Mkdir => Command::Mkdir { path },
+            CommandKind::MoveFile => Command::MoveFile { from: path, to },
+            CommandKind::RunCommand => Command::RunCommand {
+                cmd: next(),
+                options,
+            },
+        };
+        self.blocks.push(Block {
+            index: block.index,
+            line,
+            command,
+        });
+    }
+
+    fn run_options(&mut self, argument: &str, line: usize) -> RunOptions {
+        let mut options = RunOptions::default();
+        let mut seen: Vec<&str> = Vec::new();
+        for token in argument.split_whitespace() {
+            let Some((key, value)) = token.split_once('=') else {
+                self.report(
+                    Code::ParseBadOption,
+                    Some(line),
+                    format!(
+                        "Option {} is not key=value. @@runcommand takes on_error=continue|stop and timeout=SECONDS; the command itself goes in <<<CMD.",
+                        quote(token)
+                    ),
+                );
+                continue;
+            };
+            if seen.contains(&key) {
+                self.report(
+                    Code::ParseBadOption,
+                    Some(line),
+                    format!("Option {key} is given twice."),
+                );
+                continue;
+            }
+            seen.push(key);
+            match key {
+                "on_error" => match value {
+                    "continue" => options.on_error = Some(OnError::Continue),
+                    "stop" => options.on_error = Some(OnError::Stop),
+                    _ => self.report(
+                        Code::ParseBadOption,
+                        Some(line),
+                        format!(
+                            "on_error={} is not valid; use on_error=continue or on_error=stop.",
+                            value.escape_debug()
+                        ),
+                    ),
+                },
+                "timeout" => match value.parse::<u32>() {
+                    Ok(secs) if secs > 0 => options.timeout_seconds = Some(secs),
+                    _ => self.report(
+                        Code::ParseBadOption,
+                        Some(line),
+                        format!(
+                            "timeout={} is not valid; give whole seconds above zero, e.g. timeout=120.",
+                            value.escape_debug()
+                        ),
+                    ),
+                },
+                _ => self.report(
+                    Code::ParseBadOption,
+                    Some(line),
+                    format!(
+                        "Unknown option {}. @@runcommand takes on_error=continue|stop and timeout=SECONDS.",
+                        quote(key)
+                    ),
+                ),
+            }
+        }
+        options
+    }
+
+    fn check_control(&mut self) {
+        let first = |kind| self.headers.iter().find(|h| h.kind == kind).map(|h| h.line);
+        let (next, done) = (first(CommandKind::Next), first(CommandKind::Done));
+        if let (Some(next), Some(done)) = (next, done) {
+            self.report(
+                Code::ParseConflictingControl,
+                Some(next.max(done)),
+                format!(
+                    "The response has both @@next (line {next}) and @@done (line {done}); use one: @@next to get results and continue, @@done when the task is finished."
+                ),
+            );
+        }
+        // A broken reply's intent is unclear; its other problems are reported instead.
+        let only_say = self.headers.iter().all(|h| h.kind == CommandKind::Say);
+        if only_say && self.diagnostics.is_empty() {
+            let message = if self.headers.is_empty() {
+                "The response holds no commands. Send the next commands, or @@done when the task is finished."
+            } else {
+                "The response holds only @@say blocks. Add the next commands, or @@done when the task is finished (@@next if you only want to wait)."
+            };
+            self.report(Code::ParseSayOnly, None, message.to_string());
+        }
+    }
+}
+
+fn taken_optional(next: &mut impl FnMut() -> String) -> Option<String> {
+    Some(next()).filter(|m| !m.is_empty())
+}
+
+fn lines_note(count: usize) -> String {
+    if count > 1 {
+        format!(" ({count} lines)")
+    } else {
+        String::new()
+    }
+}
+
+/// The command a model most likely meant by a name keyless does not know.
+fn suggest(name: &str) -> Option<CommandKind> {
+    let lower = name.to_ascii_lowercase();
+    let kind = match lower.as_str() {
+        "createfile" | "create" | "writefile" | "write" | "addfile" | "file" => {
+            CommandKind::NewFile
+        }
+        "replacefile" | "overwrite" | "overwritefile" | "update" => CommandKind::UpdateFile,
+        "edit" | "replace" | "patch" | "modify" | "modifyfile" => CommandKind::EditFile,
+        "delete" | "remove" | "rm" | "removefile" => CommandKind::DeleteFile,
+        "read" | "cat" | "open" | "view" | "viewfile" => CommandKind::ReadFile,
+        "mkdirs" | "makedir" | "createdir" | "folder" => CommandKind::Mkdir,
+        "move" | "mv" | "rename" | "renamefile" => CommandKind::MoveFile,
+        "run" | "exec" | "shell" | "bash" | "sh" | "cmd" | "command" | "execute" => {
+            CommandKind::RunCommand
+        }
+        "message" | "print" | "echo" | "tell" | "note" => CommandKind::Say,
+        "question" | "prompt" => CommandKind::Ask,
+        "gitcommit" | "git" => CommandKind::Commit,
+        "finish" | "finished" | "complete" | "stop" => CommandKind::Done,
+        "continue" => CommandKind::Next,
+        _ => return None,
+    };
+    Some(kind)
+}

@@ -1,0 +1,127 @@
+//! Text keyless writes in AgentScript terms: scripts rendered back to replies, and the
+//! format-error message sent when a reply is rejected.
+
+use super::ast::{Command, OnError, Script, Section};
+use super::parse::Diagnostic;
+
+/// How many problems one format-error message lists; the rest are counted.
+const MAX_LISTED_PROBLEMS: usize = 20;
+
+/// Renders a script as a reply that parses back to the same script: each payload gets a nonce
+/// when one of its lines would otherwise close it early.
+pub fn render_script(script: &Script) -> String {
+    let mut out = String::new();
+    for block in &script.blocks {
+        let command = &block.command;
+        out.push_str("@@");
+        out.push_str(command.kind().name());
+        let argument = match command {
+            Command::RunCommand { options, .. } => {
+                let mut parts = Vec::new();
+                match options.on_error {
+                    Some(OnError::Continue) => parts.push("on_error=continue".to_string()),
+                    Some(OnError::Stop) => parts.push("on_error=stop".to_string()),
+                    None => {}
+                }
+                if let Some(secs) = options.timeout_seconds {
+                    parts.push(format!("timeout={secs}"));
+                }
+                parts.join(" ")
+            }
+            _ => command.path().unwrap_or_default().to_string(),
+        };
+        if !argument.is_empty() {
+            out.push(' ');
+            out.push_str(&argument);
+        }
+        out.push('\n');
+        for (section, content) in sections(command) {
+            push_section(&mut out, section, content);
+        }
+        out.push_str("@@end\n");
+    }
+    out.push_str("@@eof\n");
+    out
+}
+
+fn sections(command: &Command) -> Vec<(Section, &str)> {
+    match command {
+        Command::Say { msg } | Command::Ask { msg } | Command::Commit { msg } => {
+            vec![(Section::Msg, msg)]
+        }
+        Command::Done { msg } | Command::Next { msg } => msg
+            .as_deref()
+            .map(|m| vec![(Section::Msg, m)])
+            .unwrap_or_default(),
+        Command::NewFile { content, .. } | Command::UpdateFile { content, .. } => {
+            vec![(Section::Content, content)]
+        }
+        Command::EditFile { find, replace, .. } => {
+            vec![(Section::Find, find), (Section::Replace, replace)]
+        }
+        Command::MoveFile { to, .. } => vec![(Section::To, to)],
+        Command::RunCommand { cmd, .. } => vec![(Section::Cmd, cmd)],
+        Command::DeleteFile { .. } | Command::ReadFile { .. } | Command::Mkdir { .. } => Vec::new(),
+    }
+}
+
+/// Writes `<<<NAME[:nonce]`, the content lines, and the matching end marker.
+pub fn push_section(out: &mut String, section: Section, content: &str) {
+    let name = section.name();
+    let marker = section_marker(name, content);
+    out.push_str("<<<");
+    out.push_str(&marker);
+    out.push('\n');
+    out.push_str(content);
+    out.push('\n');
+    out.push_str(&marker);
+    out.push_str(">>>\n");
+}
+
+/// `NAME`, or `NAME:kN` with the first nonce no line of `content` would collide with.
+fn section_marker(name: &str, content: &str) -> String {
+    let collides = |marker: &str| {
+        content.split('\n').any(|line| {
+            line.trim()
+                .strip_suffix(">>>")
+                .is_some_and(|head| head == marker)
+        })
+    };
+    if !collides(name) {
+        return name.to_string();
+    }
+    (1..)
+        .map(|n| format!("{name}:k{n}"))
+        .find(|marker| !collides(marker))
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// The message sent in place of results when a reply is rejected.
+pub fn format_error(diagnostics: &[Diagnostic], truncated: bool) -> String {
+    let mut ordered: Vec<&Diagnostic> = diagnostics.iter().collect();
+    ordered.sort_by_key(|d| (d.line.is_none(), d.line));
+    let mut out = String::from(
+        "[KEYLESSAGENT FORMAT ERROR]\nYour last response was rejected. Nothing was executed.\nProblems:\n",
+    );
+    for diagnostic in ordered.iter().take(MAX_LISTED_PROBLEMS) {
+        match diagnostic.line {
+            Some(line) => out.push_str(&format!("- line {line}: {}\n", diagnostic.message)),
+            None => out.push_str(&format!("- {}\n", diagnostic.message)),
+        }
+    }
+    if ordered.len() > MAX_LISTED_PROBLEMS {
+        out.push_str(&format!(
+            "- … and {} more problems.\n",
+            ordered.len() - MAX_LISTED_PROBLEMS
+        ));
+    }
+    if truncated {
+        out.push_str(
+            "Your response looks truncated. Resend it in SMALLER pieces (fewer commands per response).\n",
+        );
+    }
+    out.push_str(
+        "Resend your COMPLETE response using only AgentScript v1. Do not apologize or explain. Do not add text outside blocks.\n",
+    );
+    out
+}

@@ -1,0 +1,155 @@
+//! `keyless check` as a user and a script run it: the built binary, on files and stdin.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const VALID: &str = "```\n@@say\n<<<MSG\nHello\nMSG>>>\n@@end\n@@newfile src/a.rs\n<<<CONTENT\nfn main() {}\nCONTENT>>>\n@@end\n@@runcommand on_error=continue\n<<<CMD\ncargo build\nCMD>>>\n@@end\n@@done\n@@end\n@@eof\n```\n";
+const BROKEN: &str = "Sure!\n@@createfile a\n@@end\n@@readfile /etc/passwd\n@@end\n";
+
+fn keyless() -> Command {
+    Command::cargo_bin("keyless").expect("the keyless binary is built")
+}
+
+#[test]
+fn valid_reply_from_stdin_exits_zero() {
+    keyless()
+        .arg("check")
+        .write_stdin(VALID)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("ok: 4 command(s), control: done"))
+        .stdout(predicate::str::contains("#2 newfile src/a.rs (line 7)"));
+}
+
+#[test]
+fn rejected_reply_lists_each_problem_with_line_and_code() {
+    keyless()
+        .args(["check", "-"])
+        .write_stdin(BROKEN)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("line 1: KA_PARSE_STRAY_TEXT "))
+        .stdout(predicate::str::contains(
+            "line 2: KA_PARSE_UNKNOWN_COMMAND ",
+        ))
+        .stdout(predicate::str::contains("line 4: KA_PARSE_BAD_PATH "))
+        .stdout(predicate::str::contains("reply: KA_PARSE_MISSING_EOF "))
+        .stdout(predicate::str::contains("rejected: 4 problem(s)"));
+}
+
+#[test]
+fn json_for_a_valid_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("reply.txt");
+    std::fs::write(&file, VALID).unwrap();
+    let out = keyless()
+        .arg("check")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["control"], "done");
+    assert_eq!(json["errors"], serde_json::json!([]));
+    assert_eq!(
+        json["commands"],
+        serde_json::json!([
+            {"index": 1, "command": "say", "argument": null, "line": 2},
+            {"index": 2, "command": "newfile", "argument": "src/a.rs", "line": 7},
+            {"index": 3, "command": "runcommand", "argument": null, "line": 12},
+            {"index": 4, "command": "done", "argument": null, "line": 17},
+        ])
+    );
+}
+
+#[test]
+fn json_for_a_rejected_reply() {
+    let out = keyless()
+        .args(["check", "--json"])
+        .write_stdin(BROKEN)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["ok"], false);
+    assert_eq!(json["control"], Value::Null);
+    let codes: Vec<(&str, Value)> = json["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["code"].as_str().unwrap(), e["line"].clone()))
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            ("KA_PARSE_STRAY_TEXT", Value::from(1)),
+            ("KA_PARSE_UNKNOWN_COMMAND", Value::from(2)),
+            ("KA_PARSE_BAD_PATH", Value::from(4)),
+            ("KA_PARSE_MISSING_EOF", Value::Null),
+        ]
+    );
+    assert_eq!(
+        json["commands"],
+        serde_json::json!([{"index": 1, "command": "readfile", "argument": "/etc/passwd", "line": 4}])
+    );
+}
+
+#[test]
+fn empty_stdin_is_an_empty_reply() {
+    let out = keyless()
+        .args(["check", "--json"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["errors"][0]["code"], "KA_REPLY_EMPTY");
+}
+
+#[test]
+fn missing_file_is_a_usage_error_with_a_clear_message() {
+    keyless()
+        .args(["check", "/no/such/reply.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read /no/such/reply.txt"));
+}
+
+#[test]
+fn binary_input_is_a_usage_error() {
+    keyless()
+        .arg("check")
+        .write_stdin(vec![0x40u8, 0x40, 0xff, 0xfe, 0x00])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is not UTF-8 text"));
+}
+
+#[test]
+fn unknown_subcommand_is_a_usage_error() {
+    keyless().arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn subcommands_not_built_yet_say_so_and_fail() {
+    for args in [
+        vec!["run", "task"],
+        vec!["interactive"],
+        vec!["doctor"],
+        vec!["apply", "-"],
+        vec!["policy", "ls"],
+        vec!["prompt"],
+        vec!["demo"],
+        vec!["undo"],
+    ] {
+        keyless()
+            .args(&args)
+            .write_stdin("")
+            .assert()
+            .code(69)
+            .stderr(predicate::str::contains("not available yet"));
+    }
+}
