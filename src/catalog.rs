@@ -167,3 +167,21 @@ pub fn render_markdown() -> String {
     }
     out
 }
+
+/// A failure as reported to the model and the user: its stable code and a reason that says what
+/// was found and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {reason}")]
+pub struct Failure {
+    pub code: Code,
+    pub reason: String,
+}
+
+impl Failure {
+    pub fn new(code: Code, reason: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            reason: reason.into(),
+        }
+    }
+}

@@ -30,3 +30,60 @@ impl Default for Limits {
         }
     }
 }
+
+/// Agent.Pace: how many non-say commands one response may carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pace {
+    /// One command, then the model reads its result.
+    Step,
+    /// Three commands.
+    #[default]
+    Balanced,
+    /// Limits.MaxCommandsPerResponse.
+    Batch,
+}
+
+impl Pace {
+    /// The name as the specification and the results message spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pace::Step => "Step",
+            Pace::Balanced => "Balanced",
+            Pace::Batch => "Batch",
+        }
+    }
+
+    /// The effective per-response limit: min(pace limit, MaxCommandsPerResponse).
+    pub fn limit(self, limits: &Limits) -> usize {
+        let pace = match self {
+            Pace::Step => 1,
+            Pace::Balanced => 3,
+            Pace::Batch => limits.max_commands_per_response,
+        };
+        pace.min(limits.max_commands_per_response)
+    }
+}
+
+/// Who approves commands (the specification's risk-tier table).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Risky steps, and Execute-tier commands, need the user's yes.
+    #[default]
+    Ask,
+    /// Execute-tier commands on the allow list run; Risky still asks.
+    AutoSafe,
+    /// Everything but Denied runs.
+    Auto,
+}
+
+/// Commands.BatchFailureMode: what a failed command does to the rest of the batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FailureMode {
+    /// A failed ReadOnly probe never stops the batch; any other failure does.
+    #[default]
+    StopOnMutationFailure,
+    /// Any failure stops the rest.
+    StopOnAnyFailure,
+    /// Nothing stops.
+    Continue,
+}

@@ -2,8 +2,11 @@
 //!
 //! See `ARCHITECTURE.md` for the map of modules and the invariants that hold between them.
 
+pub mod batch;
 pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod exit;
+pub mod git;
 pub mod protocol;
+pub mod workspace;

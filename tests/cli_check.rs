@@ -139,11 +139,9 @@ fn subcommands_not_built_yet_say_so_and_fail() {
         vec!["run", "task"],
         vec!["interactive"],
         vec!["doctor"],
-        vec!["apply", "-"],
         vec!["policy", "ls"],
         vec!["prompt"],
         vec!["demo"],
-        vec!["undo"],
     ] {
         keyless()
             .args(&args)

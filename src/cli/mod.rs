@@ -1,7 +1,9 @@
 //! The command line: clap definitions (all of them live here) and the dispatch to each
 //! subcommand. `main` only maps the returned [`Status`] to the process exit code.
 
+mod apply;
 mod check;
+mod terminal;
 
 use std::path::PathBuf;
 
@@ -156,6 +158,26 @@ pub enum Pace {
     Batch,
 }
 
+impl From<Mode> for crate::config::Mode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Ask => crate::config::Mode::Ask,
+            Mode::Autosafe => crate::config::Mode::AutoSafe,
+            Mode::Auto => crate::config::Mode::Auto,
+        }
+    }
+}
+
+impl From<Pace> for crate::config::Pace {
+    fn from(pace: Pace) -> Self {
+        match pace {
+            Pace::Step => crate::config::Pace::Step,
+            Pace::Balanced => crate::config::Pace::Balanced,
+            Pace::Batch => crate::config::Pace::Batch,
+        }
+    }
+}
+
 /// Runs the parsed command line and returns how it ended.
 pub fn run(args: Args) -> Status {
     match args.command {
@@ -163,11 +185,11 @@ pub fn run(args: Args) -> Status {
         Subcommands::Run { .. } => unavailable("run", "the turn loop"),
         Subcommands::Interactive { .. } => unavailable("interactive", "the turn loop"),
         Subcommands::Doctor { .. } => unavailable("doctor", "the chat driver"),
-        Subcommands::Apply { .. } => unavailable("apply", "the workspace executor"),
+        Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
         Subcommands::Policy { .. } => unavailable("policy", "the command classifier"),
         Subcommands::Prompt { .. } => unavailable("prompt", "the turn loop"),
         Subcommands::Demo { .. } => unavailable("demo", "the turn loop"),
-        Subcommands::Undo { .. } => unavailable("undo", "the workspace executor"),
+        Subcommands::Undo { shared } => apply::undo(&shared),
     }
 }
 

@@ -67,7 +67,12 @@ fn sections(command: &Command) -> Vec<(Section, &str)> {
 
 /// Writes `<<<NAME[:nonce]`, the content lines, and the matching end marker.
 pub fn push_section(out: &mut String, section: Section, content: &str) {
-    let name = section.name();
+    push_named_section(out, section.name(), content);
+}
+
+/// Like [`push_section`] for any block name (results use OUTPUT, CONTENT, ANSWER): a nonce is
+/// added when a line of `content` would otherwise end the block early.
+pub fn push_named_section(out: &mut String, name: &str, content: &str) {
     let marker = section_marker(name, content);
     out.push_str("<<<");
     out.push_str(&marker);

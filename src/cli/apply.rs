@@ -1,0 +1,99 @@
+//! `keyless apply` and `keyless undo`: execute one reply in the workspace without a browser, and
+//! put back what the last batch changed.
+
+use std::path::Path;
+
+use crate::batch::{self, Settings, results};
+use crate::exit::Status;
+use crate::protocol::{parse, render::format_error};
+use crate::workspace::Workspace;
+use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
+
+use super::Shared;
+use super::terminal::TerminalHost;
+
+fn open_workspace(shared: &Shared, command: &str) -> Result<Workspace, Status> {
+    let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
+    Workspace::open(&path).map_err(|f| {
+        eprintln!("keyless {command}: {}", f.reason);
+        Status::Usage
+    })
+}
+
+pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
+    let reply = match super::read_reply(file) {
+        Ok(reply) => reply,
+        Err(message) => {
+            eprintln!("keyless apply: {message}");
+            return Status::Usage;
+        }
+    };
+    let settings = Settings {
+        pace: shared.pace.map(Into::into).unwrap_or_default(),
+        mode: shared.mode.map(Into::into).unwrap_or_default(),
+        ..Settings::default()
+    };
+    let parsed = parse(&reply, &settings.limits);
+    let Some(script) = parsed.script else {
+        print!("{}", format_error(&parsed.diagnostics, parsed.truncated));
+        return Status::Rejected;
+    };
+    let ws = match open_workspace(shared, "apply") {
+        Ok(ws) => ws,
+        Err(status) => return status,
+    };
+    let label = match file {
+        Some(path) if path.as_os_str() != "-" => format!("keyless apply {}", path.display()),
+        _ => "keyless apply (standard input)".to_string(),
+    };
+    let mut backup = Backup::new(&ws, BatchKind::Batch, label);
+    let mut host = TerminalHost::detect();
+    let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
+    print!("{}", results::render(&report));
+    if report.all_ok() {
+        Status::Success
+    } else {
+        Status::Stopped
+    }
+}
+
+pub fn undo(shared: &Shared) -> Status {
+    let ws = match open_workspace(shared, "undo") {
+        Ok(ws) => ws,
+        Err(status) => return status,
+    };
+    match backup::undo(&ws) {
+        Ok(UndoReport::Nothing) => {
+            println!("Nothing to undo: no batch has changed files in this workspace.");
+            Status::Success
+        }
+        Ok(UndoReport::AlreadyUndone { id, label }) => {
+            println!("Nothing to undo: the last batch ({id}, {label}) was already undone.");
+            Status::Success
+        }
+        Ok(UndoReport::Restored {
+            id,
+            label,
+            actions,
+            safety_copy,
+        }) => {
+            println!("Undid batch {id} ({label}):");
+            for action in &actions {
+                println!("  {action}");
+            }
+            if actions.is_empty() {
+                println!("  (nothing left to restore)");
+            }
+            if let Some(copy) = safety_copy {
+                println!(
+                    "The files as they were before this undo are kept in .agent/backups/b{copy:06}."
+                );
+            }
+            Status::Success
+        }
+        Err(failure) => {
+            eprintln!("keyless undo: {}: {}", failure.code, failure.reason);
+            Status::Stopped
+        }
+    }
+}

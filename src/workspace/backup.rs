@@ -1,0 +1,365 @@
+//! Backups and undo. Before any file command changes or removes bytes, the old bytes are saved
+//! under `.agent/backups/<batch>/files/` and the batch's `manifest.json` records what was done,
+//! so `keyless undo` can put the workspace back as it was before the last batch.
+//!
+//! Undo is itself backed up (as an `undo` batch) before it touches anything, so undoing loses
+//! nothing either; a batch already undone is not undone again.
+
+use std::path::{Path, PathBuf};
+
+use cap_std::fs::{Permissions, PermissionsExt};
+use serde::{Deserialize, Serialize};
+
+use super::{AGENT_DIR, Workspace};
+use crate::catalog::{Code, Failure};
+
+const BACKUPS_DIR: &str = "backups";
+const MANIFEST: &str = "manifest.json";
+
+/// What a batch's backup is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BatchKind {
+    /// A model reply's commands.
+    Batch,
+    /// The safety copy `keyless undo` takes before restoring.
+    Undo,
+}
+
+/// One change recorded before it was made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Entry {
+    /// The file's old bytes are in `backup`.
+    Modified {
+        path: String,
+        backup: String,
+        mode: Option<u32>,
+    },
+    /// The file did not exist before.
+    Created { path: String },
+    /// The file was removed; its bytes are in `backup`.
+    Deleted {
+        path: String,
+        backup: String,
+        mode: Option<u32>,
+    },
+    /// The file moved from `path` to `to`.
+    Moved { path: String, to: String },
+    /// The folder did not exist before.
+    DirCreated { path: String },
+}
+
+/// A batch's record, saved after every entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub id: u64,
+    pub kind: BatchKind,
+    pub label: String,
+    pub entries: Vec<Entry>,
+    pub undone: bool,
+}
+
+/// The backup of one batch being executed. Its folder is created with the first entry.
+pub struct Backup<'w> {
+    ws: &'w Workspace,
+    folder: Option<PathBuf>,
+    manifest: Manifest,
+}
+
+fn backups_root() -> PathBuf {
+    Path::new(AGENT_DIR).join(BACKUPS_DIR)
+}
+
+fn io(action: &str, e: std::io::Error) -> Failure {
+    Failure::new(
+        Code::FileIo,
+        format!("could not {action} in {AGENT_DIR}/{BACKUPS_DIR}: {e}; nothing was changed"),
+    )
+}
+
+/// Creates `.agent/` with its own `.gitignore`, so `git add -A` never stages keyless's state.
+pub fn ensure_agent_dir(ws: &Workspace) -> Result<(), Failure> {
+    let dir = ws.dir();
+    dir.create_dir_all(AGENT_DIR)
+        .map_err(|e| io("create the folder", e))?;
+    let ignore = Path::new(AGENT_DIR).join(".gitignore");
+    if !dir.exists(&ignore) {
+        ws.write_atomic(&ignore, b"*\n", None)
+            .map_err(|e| io("write .gitignore", e))?;
+    }
+    Ok(())
+}
+
+/// The mode bits to restore a file with.
+pub fn mode_of(permissions: &Permissions) -> Option<u32> {
+    Some(permissions.mode() & 0o7777)
+}
+
+fn permissions_of(mode: Option<u32>) -> Option<Permissions> {
+    mode.map(Permissions::from_mode)
+}
+
+/// Every saved batch, oldest first.
+pub fn list(ws: &Workspace) -> Result<Vec<Manifest>, Failure> {
+    let root = backups_root();
+    let dir = ws.dir();
+    if !dir.exists(&root) {
+        return Ok(Vec::new());
+    }
+    let mut manifests = Vec::new();
+    for entry in dir.read_dir(&root).map_err(|e| io("list backups", e))? {
+        let entry = entry.map_err(|e| io("list backups", e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name
+            .strip_prefix('b')
+            .and_then(|n| n.parse::<u64>().ok())
+            .is_none()
+        {
+            continue;
+        }
+        let path = root.join(&name).join(MANIFEST);
+        let Ok(bytes) = dir.read(&path) else { continue };
+        match serde_json::from_slice::<Manifest>(&bytes) {
+            Ok(manifest) => manifests.push(manifest),
+            Err(e) => {
+                return Err(Failure::new(
+                    Code::FileIo,
+                    format!(
+                        "the backup record {} is damaged ({e}); it was left as it is",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+    }
+    manifests.sort_by_key(|m| m.id);
+    Ok(manifests)
+}
+
+impl<'w> Backup<'w> {
+    /// A backup for a new batch; nothing is written until the first change is recorded.
+    pub fn new(ws: &'w Workspace, kind: BatchKind, label: impl Into<String>) -> Backup<'w> {
+        Backup {
+            ws,
+            folder: None,
+            manifest: Manifest {
+                id: 0,
+                kind,
+                label: label.into(),
+                entries: Vec::new(),
+                undone: false,
+            },
+        }
+    }
+
+    /// The batch id, once something was recorded.
+    pub fn id(&self) -> Option<u64> {
+        self.folder.as_ref().map(|_| self.manifest.id)
+    }
+
+    fn folder(&mut self) -> Result<PathBuf, Failure> {
+        if let Some(folder) = &self.folder {
+            return Ok(folder.clone());
+        }
+        ensure_agent_dir(self.ws)?;
+        let next = list(self.ws)?.last().map_or(1, |m| m.id + 1);
+        let folder = backups_root().join(format!("b{next:06}"));
+        self.ws
+            .dir()
+            .create_dir_all(folder.join("files"))
+            .map_err(|e| io("create a backup folder", e))?;
+        self.manifest.id = next;
+        self.folder = Some(folder.clone());
+        Ok(folder)
+    }
+
+    fn save(&mut self, entry: Entry) -> Result<(), Failure> {
+        let folder = self.folder()?;
+        self.manifest.entries.push(entry);
+        let json = serde_json::to_vec_pretty(&self.manifest)
+            .map_err(|e| Failure::new(Code::Internal, format!("backup record: {e}")))?;
+        self.ws
+            .write_atomic(&folder.join(MANIFEST), &json, None)
+            .map_err(|e| io("save the backup record", e))
+    }
+
+    /// Saves `bytes` as the next backup file and returns its name inside the batch folder.
+    fn store(&mut self, bytes: &[u8]) -> Result<String, Failure> {
+        let folder = self.folder()?;
+        let name = format!("files/{:04}", self.manifest.entries.len() + 1);
+        self.ws
+            .write_atomic(&folder.join(&name), bytes, None)
+            .map_err(|e| io("save a backup copy", e))?;
+        Ok(name)
+    }
+
+    /// Records the old bytes of a file about to be rewritten.
+    pub fn modified(
+        &mut self,
+        path: &Path,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> Result<(), Failure> {
+        let backup = self.store(bytes)?;
+        self.save(Entry::Modified {
+            path: display(path),
+            backup,
+            mode,
+        })
+    }
+
+    /// Records a file about to be created.
+    pub fn created(&mut self, path: &Path) -> Result<(), Failure> {
+        self.save(Entry::Created {
+            path: display(path),
+        })
+    }
+
+    /// Records the bytes of a file about to be removed.
+    pub fn deleted(&mut self, path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), Failure> {
+        let backup = self.store(bytes)?;
+        self.save(Entry::Deleted {
+            path: display(path),
+            backup,
+            mode,
+        })
+    }
+
+    /// Records a move about to happen.
+    pub fn moved(&mut self, from: &Path, to: &Path) -> Result<(), Failure> {
+        self.save(Entry::Moved {
+            path: display(from),
+            to: display(to),
+        })
+    }
+
+    /// Records a folder about to be created.
+    pub fn dir_created(&mut self, path: &Path) -> Result<(), Failure> {
+        self.save(Entry::DirCreated {
+            path: display(path),
+        })
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+/// What `keyless undo` did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UndoReport {
+    Nothing,
+    AlreadyUndone {
+        id: u64,
+        label: String,
+    },
+    Restored {
+        id: u64,
+        label: String,
+        actions: Vec<String>,
+        safety_copy: Option<u64>,
+    },
+}
+
+/// Restores the workspace to its state before the last batch.
+pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
+    let manifests = list(ws)?;
+    let Some(mut target) = manifests
+        .into_iter()
+        .rev()
+        .find(|m| m.kind == BatchKind::Batch)
+    else {
+        return Ok(UndoReport::Nothing);
+    };
+    if target.undone {
+        return Ok(UndoReport::AlreadyUndone {
+            id: target.id,
+            label: target.label,
+        });
+    }
+    let folder = backups_root().join(format!("b{:06}", target.id));
+    let dir = ws.dir();
+    let mut safety = Backup::new(
+        ws,
+        BatchKind::Undo,
+        format!("safety copy before undoing batch {}", target.id),
+    );
+    let mut actions = Vec::new();
+    let current = |path: &Path| -> Option<(Vec<u8>, Option<u32>)> {
+        let meta = dir.symlink_metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        Some((dir.read(path).ok()?, mode_of(&meta.permissions())))
+    };
+    let fail = |what: &str, path: &str, e: std::io::Error| {
+        Failure::new(
+            Code::FileIo,
+            format!(
+                "undo could not {what} {path}: {e}; the files restored before it stay restored, and a safety copy of everything changed is in {AGENT_DIR}/{BACKUPS_DIR}"
+            ),
+        )
+    };
+    for entry in target.entries.iter().rev() {
+        match entry {
+            Entry::Modified { path, backup, mode } | Entry::Deleted { path, backup, mode } => {
+                let p = Path::new(path);
+                let old = dir
+                    .read(folder.join(backup))
+                    .map_err(|e| fail("read the backup of", path, e))?;
+                match current(p) {
+                    Some((bytes, cur_mode)) => safety.modified(p, &bytes, cur_mode)?,
+                    None => safety.created(p)?,
+                }
+                if let Some(parent) = p.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    dir.create_dir_all(parent)
+                        .map_err(|e| fail("recreate the folder of", path, e))?;
+                }
+                ws.write_atomic(p, &old, permissions_of(*mode))
+                    .map_err(|e| fail("restore", path, e))?;
+                actions.push(format!("restored {path}"));
+            }
+            Entry::Created { path } => {
+                let p = Path::new(path);
+                if let Some((bytes, mode)) = current(p) {
+                    safety.deleted(p, &bytes, mode)?;
+                    dir.remove_file(p).map_err(|e| fail("remove", path, e))?;
+                    actions.push(format!("removed {path} (it was new; a copy is kept)"));
+                }
+            }
+            Entry::Moved { path, to } => {
+                let (from, to_path) = (Path::new(path), Path::new(to));
+                if current(to_path).is_some() {
+                    if let Some((bytes, mode)) = current(from) {
+                        safety.modified(from, &bytes, mode)?;
+                    }
+                    safety.moved(to_path, from)?;
+                    if let Some(parent) = from.parent().filter(|p| !p.as_os_str().is_empty()) {
+                        dir.create_dir_all(parent)
+                            .map_err(|e| fail("recreate the folder of", path, e))?;
+                    }
+                    dir.rename(to_path, dir, from)
+                        .map_err(|e| fail("move back", to, e))?;
+                    actions.push(format!("moved {to} back to {path}"));
+                }
+            }
+            Entry::DirCreated { path } => {
+                if dir.remove_dir(path).is_ok() {
+                    actions.push(format!("removed the empty folder {path}"));
+                }
+            }
+        }
+    }
+    target.undone = true;
+    let json = serde_json::to_vec_pretty(&target)
+        .map_err(|e| Failure::new(Code::Internal, format!("backup record: {e}")))?;
+    ws.write_atomic(&folder.join(MANIFEST), &json, None)
+        .map_err(|e| io("mark the batch undone", e))?;
+    Ok(UndoReport::Restored {
+        id: target.id,
+        label: target.label,
+        actions,
+        safety_copy: safety.id(),
+    })
+}

@@ -1,0 +1,351 @@
+//! The workspace boundary and the promises about bytes, run against real folders: symlink
+//! escapes, `.git`/`.agent`, line-ending rules that need a real repository, permissions, undo,
+//! and a property test that an edit leaves every byte it did not change as it was.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::Path;
+use std::process::Command as Process;
+
+use keyless::batch::{self, Confirmation, Host, Outcome, Settings};
+use keyless::catalog::Code;
+use keyless::config::{Limits, Mode};
+use keyless::protocol::{RunOptions, parse};
+use keyless::workspace::Workspace;
+use keyless::workspace::backup::{self, Backup, BatchKind, UndoReport};
+use proptest::prelude::*;
+
+/// Answers nothing and approves everything: the approvals are not under test here.
+struct Approve;
+
+impl Host for Approve {
+    fn say(&mut self, _: &str) {}
+    fn ask(&mut self, _: &str) -> Option<String> {
+        None
+    }
+    fn confirm(&mut self, _: &Confirmation) -> bool {
+        true
+    }
+    fn run_command(&mut self, _: &str, _: &RunOptions) -> Outcome {
+        Outcome::default()
+    }
+    fn commit(&mut self, _: &str) -> Outcome {
+        Outcome::default()
+    }
+}
+
+/// Applies a reply (which must parse) and returns the codes of its results, `None` for ok.
+fn apply(ws: &Workspace, reply: &str) -> Vec<Option<Code>> {
+    let parsed = parse(reply, &Limits::default());
+    let script = parsed
+        .script
+        .unwrap_or_else(|| panic!("{:?}", parsed.diagnostics));
+    let settings = Settings {
+        mode: Mode::Auto,
+        pace: keyless::config::Pace::Batch,
+        failure_mode: keyless::config::FailureMode::Continue,
+        limits: Limits {
+            max_commands_per_response: 50,
+            ..Limits::default()
+        },
+    };
+    let mut backup = Backup::new(ws, BatchKind::Batch, "test");
+    let report = batch::execute(&script, ws, &mut backup, &mut Approve, &settings, (1, 1));
+    report
+        .results
+        .iter()
+        .map(|r| r.outcome.error.as_ref().map(|f| f.code))
+        .collect()
+}
+
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if rel == ".agent" {
+                continue;
+            }
+            let meta = fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                out.insert(format!("{rel}/"), Vec::new());
+                walk(root, &path, out);
+            } else if meta.is_file() {
+                out.insert(rel, fs::read(&path).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+fn newfile(path: &str, content: &str) -> String {
+    format!("@@newfile {path}\n<<<CONTENT\n{content}\nCONTENT>>>\n@@end\n")
+}
+
+const NEXT: &str = "@@next\n@@end\n@@eof\n";
+
+#[test]
+fn symlinks_that_lead_outside_are_refused_and_touch_nothing() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret"), "top secret\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    symlink(outside.path(), dir.path().join("out")).unwrap();
+    symlink(
+        outside.path().join("secret"),
+        dir.path().join("secret-link"),
+    )
+    .unwrap();
+    symlink("/nonexistent/target", dir.path().join("dangling")).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let reply = newfile("out/planted.txt", "x")
+        + "@@readfile out/secret\n@@end\n"
+        + "@@readfile secret-link\n@@end\n"
+        + "@@updatefile secret-link\n<<<CONTENT\npwned\nCONTENT>>>\n@@end\n"
+        + "@@editfile out/secret\n<<<FIND\ntop\nFIND>>>\n<<<REPLACE\nno\nREPLACE>>>\n@@end\n"
+        + &newfile("dangling", "x")
+        + &newfile("dangling/inner.txt", "x")
+        + "@@movefile secret-link\n<<<TO\nout/moved\nTO>>>\n@@end\n"
+        + "@@mkdir out/sub\n@@end\n"
+        + NEXT;
+    let codes = apply(&ws, &reply);
+    assert_eq!(codes, vec![Some(Code::PathOutside); 9]);
+    assert_eq!(
+        tree(outside.path()),
+        BTreeMap::from([("secret".to_string(), b"top secret\n".to_vec())])
+    );
+}
+
+#[test]
+fn git_and_agent_folders_are_off_limits_in_any_case() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join(".git")).unwrap();
+    fs::write(dir.path().join(".git/config"), "[core]\n").unwrap();
+    fs::create_dir_all(dir.path().join("sub/.git")).unwrap();
+    fs::write(dir.path().join("sub/.git/HEAD"), "ref\n").unwrap();
+    fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    symlink(".git", dir.path().join("gitlink")).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    backup::ensure_agent_dir(&ws).unwrap();
+    let before = tree(dir.path());
+    let reply = "@@editfile .git/config\n<<<FIND\ncore\nFIND>>>\n<<<REPLACE\nx\nREPLACE>>>\n@@end\n"
+        .to_string()
+        + &newfile(".GIT/hooks/pre-commit", "evil")
+        + "@@readfile sub/.git/HEAD\n@@end\n"
+        + "@@readfile sub/.Git/HEAD\n@@end\n"
+        + &newfile(".Agent/session.json", "{}")
+        + "@@readfile .agent/.gitignore\n@@end\n"
+        + "@@readfile gitlink/config\n@@end\n"
+        + "@@movefile a.txt\n<<<TO\n.git/a.txt\nTO>>>\n@@end\n"
+        + "@@deletefile .git/config\n@@end\n"
+        + "@@mkdir .agent/x\n@@end\n" + NEXT;
+    let codes = apply(&ws, &reply);
+    assert_eq!(codes, vec![Some(Code::PathOutside); 10]);
+    assert_eq!(tree(dir.path()), before);
+}
+
+#[test]
+fn symlinks_inside_the_workspace_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("real")).unwrap();
+    symlink("real", dir.path().join("alias")).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(
+        apply(&ws, &(newfile("alias/f.txt", "hi") + NEXT)),
+        vec![None]
+    );
+    assert_eq!(fs::read(dir.path().join("real/f.txt")).unwrap(), b"hi\n");
+}
+
+#[test]
+fn gitattributes_decide_new_file_endings_in_a_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let status = Process::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    git(&["init", "-q"]);
+    fs::write(
+        dir.path().join(".gitattributes"),
+        "*.cmd eol=crlf\n*.sh eol=lf\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("sibling.sh"), "crlf\r\nsibling\r\n").unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let reply = newfile("build.cmd", "echo a\necho b") + &newfile("run.sh", "echo a") + NEXT;
+    assert_eq!(apply(&ws, &reply), vec![None, None]);
+    assert_eq!(
+        fs::read(dir.path().join("build.cmd")).unwrap(),
+        b"echo a\r\necho b\r\n"
+    );
+    assert_eq!(fs::read(dir.path().join("run.sh")).unwrap(), b"echo a\n");
+}
+
+#[test]
+fn edits_keep_the_file_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("run.sh");
+    fs::write(&script, "#!/bin/sh\necho old\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o750)).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let reply = "@@editfile run.sh\n<<<FIND\nold\nFIND>>>\n<<<REPLACE\nnew\nREPLACE>>>\n@@end\n@@updatefile run.sh\n<<<CONTENT\n#!/bin/sh\necho newer\nCONTENT>>>\n@@end\n".to_string() + NEXT;
+    assert_eq!(apply(&ws, &reply), vec![None, None]);
+    assert_eq!(fs::read(&script).unwrap(), b"#!/bin/sh\necho newer\n");
+    let mode = fs::metadata(&script).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o750);
+}
+
+#[test]
+fn undo_restores_every_kind_of_change_and_a_second_undo_is_harmless() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("edit.txt"), "one\r\ntwo\r\n").unwrap();
+    fs::write(root.join("update.txt"), "\u{feff}old\n").unwrap();
+    fs::write(root.join("delete.txt"), "precious\n").unwrap();
+    fs::write(root.join("move.txt"), "moving\n").unwrap();
+    let script = root.join("mode.sh");
+    fs::write(&script, "x\n").unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o700)).unwrap();
+    let ws = Workspace::open(root).unwrap();
+    let before = tree(root);
+    let reply = "@@editfile edit.txt\n<<<FIND\ntwo\nFIND>>>\n<<<REPLACE\nTWO\nREPLACE>>>\n@@end\n"
+        .to_string()
+        + "@@updatefile update.txt\n<<<CONTENT\nnew\nCONTENT>>>\n@@end\n"
+        + "@@deletefile delete.txt\n@@end\n"
+        + "@@movefile move.txt\n<<<TO\nnested/dir/moved.txt\nTO>>>\n@@end\n"
+        + &newfile("brand/new.txt", "fresh")
+        + "@@mkdir empty/folder\n@@end\n"
+        + "@@updatefile mode.sh\n<<<CONTENT\ny\nCONTENT>>>\n@@end\n"
+        + NEXT;
+    assert_eq!(apply(&ws, &reply), vec![None; 7]);
+    let changed = tree(root);
+    assert_ne!(changed, before);
+
+    let report = backup::undo(&ws).unwrap();
+    let UndoReport::Restored {
+        id: 1,
+        actions,
+        safety_copy: Some(2),
+        ..
+    } = report
+    else {
+        panic!("unexpected {report:?}");
+    };
+    assert_eq!(actions.len(), 11, "{actions:?}");
+    assert_eq!(tree(root), before);
+    assert_eq!(
+        fs::metadata(&script).unwrap().permissions().mode() & 0o7777,
+        0o700
+    );
+
+    assert!(matches!(
+        backup::undo(&ws).unwrap(),
+        UndoReport::AlreadyUndone { id: 1, .. }
+    ));
+    assert_eq!(tree(root), before);
+    // The state undo replaced is kept, so undoing lost nothing either.
+    let copy = root.join(".agent/backups/b000002");
+    assert!(copy.join("manifest.json").is_file());
+    let kept: Vec<Vec<u8>> = fs::read_dir(copy.join("files"))
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read(e.path()).unwrap())
+        .collect();
+    assert!(
+        kept.contains(&b"fresh\n".to_vec()),
+        "the new file's bytes are kept"
+    );
+}
+
+#[test]
+fn undo_with_nothing_to_undo() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(backup::undo(&ws).unwrap(), UndoReport::Nothing);
+}
+
+#[test]
+fn agent_folder_ignores_itself_for_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    apply(&ws, &(newfile("a.txt", "a") + NEXT));
+    assert_eq!(
+        fs::read(dir.path().join(".agent/.gitignore")).unwrap(),
+        b"*\n"
+    );
+}
+
+/// A line of a generated file: its text and its ending.
+fn file_line() -> impl Strategy<Value = (String, &'static str)> {
+    (
+        "[a-zA-Z0-9 \t{}();=é]{0,20}",
+        prop_oneof![Just("\n"), Just("\r\n")],
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever mix of endings, BOM and final newline a file has, an edit of one line leaves
+    /// the bytes before and after that line's text exactly as they were.
+    #[test]
+    fn edits_leave_untouched_bytes_identical(
+        lines in prop::collection::vec(file_line(), 1..20),
+        target in any::<prop::sample::Index>(),
+        bom in any::<bool>(),
+        final_newline in any::<bool>(),
+        replace in "[a-z \n]{0,30}",
+    ) {
+        let target = target.index(lines.len());
+        let mut bytes = Vec::new();
+        if bom {
+            bytes.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        let (mut start, mut end) = (0, 0);
+        for (i, (text, eol)) in lines.iter().enumerate() {
+            let text = if i == target { format!("@@UNIQUE@@{text}") } else { text.clone() };
+            if i == target {
+                start = bytes.len();
+                end = start + text.len();
+            }
+            bytes.extend_from_slice(text.as_bytes());
+            if i + 1 < lines.len() || final_newline {
+                bytes.extend_from_slice(eol.as_bytes());
+            }
+        }
+        let find = String::from_utf8(bytes[start..end].to_vec()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("f.txt"), &bytes).unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let mut backup = Backup::new(&ws, BatchKind::Batch, "prop");
+        ws.edit_file("f.txt", &find, &replace, &mut backup).unwrap();
+        let after = fs::read(dir.path().join("f.txt")).unwrap();
+        prop_assert_eq!(&after[..start], &bytes[..start]);
+        prop_assert_eq!(&after[after.len() - (bytes.len() - end)..], &bytes[end..]);
+        // New line breaks take the dominant ending.
+        let middle = &after[start..after.len() - (bytes.len() - end)];
+        let counted: Vec<_> = lines.iter().take(if final_newline { lines.len() } else { lines.len() - 1 }).collect();
+        let crlf_endings = counted.iter().filter(|(_, e)| *e == "\r\n").count();
+        let eol: &[u8] = if counted.is_empty() || crlf_endings * 2 <= counted.len() { b"\n" } else { b"\r\n" };
+        let mut expected_middle = Vec::new();
+        for (i, part) in replace.split('\n').enumerate() {
+            if i > 0 {
+                expected_middle.extend_from_slice(eol);
+            }
+            expected_middle.extend_from_slice(part.as_bytes());
+        }
+        prop_assert_eq!(middle, &expected_middle[..]);
+    }
+}
