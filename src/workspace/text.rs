@@ -196,11 +196,27 @@ pub fn short_sha(bytes: &[u8]) -> String {
 /// `verified: path=<p> bytes=<n> lines=<n> sha=<8 hex> first="…" last="…"`.
 pub fn verified_line(path: &str, bytes: &[u8]) -> String {
     let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let text = String::from_utf8_lossy(body);
-    let lines = count_lines(&normalize(&text));
-    let chars: Vec<char> = text.chars().collect();
-    let head = |n: usize| -> String { chars.iter().take(n).collect() };
-    let tail = |n: usize| -> String { chars[chars.len().saturating_sub(n)..].iter().collect() };
+    // CRLF and LF both end in one \n, so lines can be counted on the raw bytes.
+    let breaks = body.iter().filter(|&&b| b == b'\n').count();
+    let lines = breaks + usize::from(!body.is_empty() && !body.ends_with(b"\n"));
+    // Only the edges are quoted: decode just enough bytes for 60 characters at each end.
+    let edge = SNIPPET_CHARS * 4;
+    let head_text = String::from_utf8_lossy(&body[..body.len().min(edge)]);
+    let mut tail_start = body.len().saturating_sub(edge);
+    while tail_start < body.len() && (body[tail_start] & 0b1100_0000) == 0b1000_0000 {
+        tail_start += 1;
+    }
+    let tail_text = String::from_utf8_lossy(&body[tail_start..]);
+    let head = |n: usize| -> String { head_text.chars().take(n).collect() };
+    let tail = |n: usize| -> String {
+        let start = tail_text
+            .char_indices()
+            .rev()
+            .take(n)
+            .last()
+            .map_or(tail_text.len(), |(i, _)| i);
+        tail_text[start..].to_string()
+    };
     let sha = short_sha(bytes);
     let mut n = SNIPPET_CHARS;
     loop {

@@ -1,0 +1,109 @@
+//! Executor speed (issue 3): editfile on a 50 MB file, and a batch of 100 small newfiles.
+//! Everything is real: files on disk, backups, atomic writes with fsync.
+//! Run: `cargo bench --bench executor`.
+
+use std::fs;
+use std::time::Duration;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use keyless::batch::{self, Confirmation, Host, Outcome, Settings};
+use keyless::config::{Limits, Mode, Pace};
+use keyless::protocol::{RunOptions, parse};
+use keyless::workspace::Workspace;
+use keyless::workspace::backup::{Backup, BatchKind};
+
+struct NoOne;
+
+impl Host for NoOne {
+    fn say(&mut self, _: &str) {}
+    fn ask(&mut self, _: &str) -> Option<String> {
+        None
+    }
+    fn confirm(&mut self, _: &Confirmation) -> bool {
+        false
+    }
+    fn run_command(&mut self, _: &str, _: &RunOptions) -> Outcome {
+        Outcome::default()
+    }
+    fn commit(&mut self, _: &str) -> Outcome {
+        Outcome::default()
+    }
+}
+
+fn big_file() -> Vec<u8> {
+    let mut out = Vec::with_capacity(52_000_000);
+    let mut n = 0u64;
+    while out.len() < 50_000_000 {
+        if n == 400_000 {
+            out.extend_from_slice(b"MARKER-LINE\r\n");
+        }
+        out.extend_from_slice(
+            format!("line {n:08} some ordinary text to fill the file up\r\n").as_bytes(),
+        );
+        n += 1;
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("executor");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(20));
+
+    let original = big_file();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    group.bench_function("editfile_50MB_crlf", |b| {
+        b.iter_batched(
+            || {
+                let _ = fs::remove_dir_all(dir.path().join(".agent"));
+                fs::write(dir.path().join("big.txt"), &original).unwrap();
+            },
+            |()| {
+                let mut backup = Backup::new(&ws, BatchKind::Batch, "bench");
+                ws.edit_file(
+                    "big.txt",
+                    "MARKER-LINE",
+                    "CHANGED-LINE\nsecond",
+                    &mut backup,
+                )
+                .unwrap();
+            },
+            BatchSize::PerIteration,
+        )
+    });
+
+    let reply: String = (0..100)
+        .map(|i| format!("@@newfile src/mod_{i}.rs\n<<<CONTENT\npub fn f{i}() -> u32 {{\n    {i}\n}}\nCONTENT>>>\n@@end\n"))
+        .collect::<String>()
+        + "@@next\n@@end\n@@eof\n";
+    let settings = Settings {
+        pace: Pace::Batch,
+        mode: Mode::Auto,
+        limits: Limits {
+            max_commands_per_response: 100,
+            ..Limits::default()
+        },
+        ..Settings::default()
+    };
+    let script = parse(&reply, &settings.limits).script.unwrap();
+    group.bench_function("batch_100_newfiles", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().unwrap(),
+            |dir| {
+                let ws = Workspace::open(dir.path()).unwrap();
+                let mut backup = Backup::new(&ws, BatchKind::Batch, "bench");
+                let report =
+                    batch::execute(&script, &ws, &mut backup, &mut NoOne, &settings, (1, 1));
+                assert!(report.all_ok());
+                dir
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,234 @@
+//! The batch rules: failure modes, on_error, @@ask, confirmations and the order in which @@say
+//! reaches the user. The person at the terminal is played by `Scripted`, which records what it
+//! was shown and answers from a list; runcommand and commit answers are scripted too, so the
+//! engine's rules are tested apart from process and git behaviour.
+
+use std::collections::VecDeque;
+
+use keyless::batch::{self, Confirmation, Done, Host, Outcome, Report, Settings, results};
+use keyless::catalog::{Code, Failure};
+use keyless::config::{FailureMode, Limits, Mode, Pace};
+use keyless::protocol::{RunOptions, parse};
+use keyless::workspace::Workspace;
+use keyless::workspace::backup::{Backup, BatchKind};
+
+#[derive(Default)]
+struct Scripted {
+    said: Vec<String>,
+    answers: VecDeque<Option<String>>,
+    approvals: VecDeque<bool>,
+    asked_to_confirm: Vec<String>,
+    /// Commands whose text starts with "fail" fail; "probe-fail" fails as a read-only probe.
+    ran: Vec<String>,
+}
+
+impl Host for Scripted {
+    fn say(&mut self, message: &str) {
+        self.said.push(message.to_string());
+    }
+    fn ask(&mut self, _: &str) -> Option<String> {
+        self.answers.pop_front().flatten()
+    }
+    fn confirm(&mut self, confirmation: &Confirmation) -> bool {
+        self.asked_to_confirm.push(confirmation.action.clone());
+        self.approvals.pop_front().unwrap_or(false)
+    }
+    fn run_command(&mut self, cmd: &str, _: &RunOptions) -> Outcome {
+        self.ran.push(cmd.to_string());
+        let read_only = cmd.starts_with("probe");
+        if cmd.contains("fail") {
+            Outcome {
+                read_only,
+                // The code is irrelevant to the batch rules; the real runner's codes are tested
+                // with real processes.
+                ..Outcome::failed(Failure::new(Code::Internal, "scripted failure"))
+            }
+        } else {
+            Outcome {
+                read_only,
+                ..Outcome::default()
+            }
+        }
+    }
+    fn commit(&mut self, _: &str) -> Outcome {
+        Outcome::default()
+    }
+}
+
+fn run(reply: &str, host: &mut Scripted, settings: Settings) -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let parsed = parse(reply, &settings.limits);
+    let script = parsed
+        .script
+        .unwrap_or_else(|| panic!("{:?}", parsed.diagnostics));
+    let mut backup = Backup::new(&ws, BatchKind::Batch, "test");
+    batch::execute(&script, &ws, &mut backup, host, &settings, (2, 5))
+}
+
+fn settings(failure_mode: FailureMode) -> Settings {
+    Settings {
+        pace: Pace::Batch,
+        mode: Mode::Auto,
+        failure_mode,
+        limits: Limits {
+            max_commands_per_response: 20,
+            ..Limits::default()
+        },
+    }
+}
+
+fn cmd(text: &str) -> String {
+    format!("@@runcommand\n<<<CMD\n{text}\nCMD>>>\n@@end\n")
+}
+
+fn cmd_with(option: &str, text: &str) -> String {
+    format!("@@runcommand {option}\n<<<CMD\n{text}\nCMD>>>\n@@end\n")
+}
+
+const NEXT: &str = "@@next\n@@end\n@@eof\n";
+
+#[test]
+fn stop_on_mutation_failure_lets_probes_fail() {
+    let reply = cmd("probe-fail") + &cmd("build-fail") + &cmd("never") + NEXT;
+    let mut host = Scripted::default();
+    let report = run(
+        &reply,
+        &mut host,
+        settings(FailureMode::StopOnMutationFailure),
+    );
+    assert_eq!(host.ran, vec!["probe-fail", "build-fail"]);
+    assert_eq!(report.skipped[0].reason, "batch stopped at command #2");
+}
+
+#[test]
+fn stop_on_any_failure_stops_at_a_probe() {
+    let reply = cmd("probe-fail") + &cmd("never") + NEXT;
+    let mut host = Scripted::default();
+    let report = run(&reply, &mut host, settings(FailureMode::StopOnAnyFailure));
+    assert_eq!(host.ran, vec!["probe-fail"]);
+    assert_eq!(report.skipped[0].reason, "batch stopped at command #1");
+}
+
+#[test]
+fn continue_runs_everything() {
+    let reply = cmd("fail-1") + &cmd("fail-2") + &cmd("ok") + NEXT;
+    let mut host = Scripted::default();
+    let report = run(&reply, &mut host, settings(FailureMode::Continue));
+    assert_eq!(host.ran.len(), 3);
+    assert!(report.skipped.is_empty());
+}
+
+#[test]
+fn on_error_overrides_the_mode_for_one_command() {
+    let reply = cmd_with("on_error=continue", "fail-tolerated") + &cmd("runs") + NEXT;
+    let mut host = Scripted::default();
+    run(&reply, &mut host, settings(FailureMode::StopOnAnyFailure));
+    assert_eq!(host.ran, vec!["fail-tolerated", "runs"]);
+
+    let reply = cmd_with("on_error=stop", "probe-fail") + &cmd("never") + NEXT;
+    let mut host = Scripted::default();
+    run(&reply, &mut host, settings(FailureMode::Continue));
+    assert_eq!(host.ran, vec!["probe-fail"]);
+}
+
+#[test]
+fn a_failure_before_done_withholds_it() {
+    let reply = cmd_with("on_error=continue", "fail") + "@@done\n@@end\n@@eof\n";
+    let mut host = Scripted::default();
+    let report = run(&reply, &mut host, settings(FailureMode::Continue));
+    assert!(
+        matches!(report.done, Done::NotHonoured { .. }),
+        "{:?}",
+        report.done
+    );
+}
+
+#[test]
+fn ask_answers_become_the_result() {
+    let reply = "@@ask\n<<<MSG\nWhich port?\nMSG>>>\n@@end\n".to_string() + NEXT;
+    let mut host = Scripted {
+        answers: VecDeque::from([Some("8080".to_string())]),
+        ..Scripted::default()
+    };
+    let report = run(
+        &reply,
+        &mut host,
+        settings(FailureMode::StopOnMutationFailure),
+    );
+    assert_eq!(
+        report.results[0].outcome.block,
+        Some(("ANSWER", "8080".to_string()))
+    );
+    assert!(results::render(&report).contains("<<<ANSWER\n8080\nANSWER>>>\n"));
+}
+
+#[test]
+fn deletefile_asks_in_ask_mode_only() {
+    let reply = "@@deletefile a.txt\n@@end\n".to_string() + NEXT;
+    let mut host = Scripted {
+        approvals: VecDeque::from([true]),
+        ..Scripted::default()
+    };
+    let ask = Settings {
+        mode: Mode::Ask,
+        ..settings(FailureMode::Continue)
+    };
+    let report = run(&reply, &mut host, ask.clone());
+    assert_eq!(host.asked_to_confirm, vec!["delete a.txt"]);
+    assert!(report.results[0].outcome.error.is_none());
+
+    let mut declining = Scripted::default();
+    let report = run(&reply, &mut declining, ask);
+    assert_eq!(
+        report.results[0].outcome.error.as_ref().map(|f| f.code),
+        Some(Code::CommandDeclined)
+    );
+
+    for mode in [Mode::AutoSafe, Mode::Auto] {
+        let mut host = Scripted::default();
+        let report = run(
+            &reply,
+            &mut host,
+            Settings {
+                mode,
+                ..settings(FailureMode::Continue)
+            },
+        );
+        assert!(host.asked_to_confirm.is_empty());
+        assert!(report.results[0].outcome.error.is_none());
+    }
+}
+
+#[test]
+fn say_reaches_the_user_in_order_even_after_done() {
+    let reply = "@@say\n<<<MSG\nfirst\nMSG>>>\n@@end\n".to_string()
+        + &cmd("x")
+        + "@@done\n@@end\n"
+        + &cmd("after")
+        + "@@say\n<<<MSG\nlast\nMSG>>>\n@@end\n@@eof\n";
+    let mut host = Scripted::default();
+    let report = run(
+        &reply,
+        &mut host,
+        settings(FailureMode::StopOnMutationFailure),
+    );
+    assert_eq!(host.said, vec!["first", "last"]);
+    assert_eq!(host.ran, vec!["x"]);
+    assert_eq!(report.done, Done::Honoured { message: None });
+    assert!(report.all_ok());
+}
+
+#[test]
+fn results_header_numbers_turn_and_batch_and_results() {
+    let reply = cmd("one") + &cmd("two") + NEXT;
+    let report = run(
+        &reply,
+        &mut Scripted::default(),
+        settings(FailureMode::Continue),
+    );
+    let text = results::render(&report);
+    assert!(text.starts_with("[KEYLESSAGENT RESULTS] turn=2 batch=5\n--- result 1/2 | #1 runcommand | one ---\nstatus: ok\n--- result 2/2 | #2 runcommand | two ---\n"), "{text}");
+    assert!(text.ends_with("[END RESULTS]\nContinue with the next commands, or finish with @@done. Reply in AgentScript v1 only.\n"));
+}

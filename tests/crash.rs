@@ -1,0 +1,118 @@
+//! Killing keyless in the middle of rewriting a large file leaves the file whole: exactly the
+//! old version or exactly the new one, never a mix. The process is killed with SIGKILL (no
+//! cleanup runs) at moments spread over the time an uninterrupted run takes.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const KILLS: u32 = 12;
+
+/// A 50 MB text file with one unique line in the middle.
+fn big_file() -> Vec<u8> {
+    let mut out = Vec::with_capacity(52_000_000);
+    let mut n = 0u64;
+    while out.len() < 50_000_000 {
+        if n == 400_000 {
+            out.extend_from_slice(b"MARKER-LINE\n");
+        }
+        out.extend_from_slice(
+            format!("line {n:08} some ordinary text to fill the file up\n").as_bytes(),
+        );
+        n += 1;
+    }
+    out
+}
+
+fn apply(ws: &Path, reply: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .arg("apply")
+        .arg(reply)
+        .arg("--workspace")
+        .arg(ws)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn kill_loop(reply_text: &str, old: &[u8], new: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let reply = dir.path().join("reply.txt");
+    fs::write(&reply, reply_text).unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    let target = ws.join("big.txt");
+
+    fs::write(&target, old).unwrap();
+    let started = Instant::now();
+    assert!(apply(&ws, &reply).wait().unwrap().success());
+    let full = started.elapsed();
+    assert_eq!(
+        fs::read(&target).unwrap(),
+        new,
+        "an uninterrupted run writes the new version"
+    );
+
+    let (mut saw_old, mut saw_new) = (0, 0);
+    for k in 0..KILLS {
+        fs::write(&target, old).unwrap();
+        let mut child = apply(&ws, &reply);
+        std::thread::sleep(full.mul_f64(f64::from(k) / f64::from(KILLS)));
+        let _ = child.kill();
+        child.wait().unwrap();
+        let now = fs::read(&target).unwrap();
+        if now == old {
+            saw_old += 1;
+        } else if now == new {
+            saw_new += 1;
+        } else {
+            panic!(
+                "kill {k} after {:?} left a damaged file of {} bytes",
+                full.mul_f64(f64::from(k) / f64::from(KILLS)),
+                now.len()
+            );
+        }
+    }
+    assert!(
+        saw_old > 0,
+        "no kill landed before the write finished: the test proved nothing"
+    );
+    // A later run clears the temporary files the killed ones left behind.
+    fs::write(&target, old).unwrap();
+    assert!(apply(&ws, &reply).wait().unwrap().success());
+    let litter: Vec<_> = fs::read_dir(&ws)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(litter.is_empty(), "stale temporary files left: {litter:?}");
+    eprintln!("uninterrupted run {full:?}; after {KILLS} kills: {saw_old} old, {saw_new} new");
+}
+
+/// One test, two loops in turn: timing a run while another loop loads the machine would spread
+/// the kills wrongly.
+#[test]
+fn a_killed_rewrite_leaves_the_old_or_the_new_file() {
+    editfile_of_a_large_file();
+    updatefile_of_a_large_file();
+}
+
+fn editfile_of_a_large_file() {
+    let old = big_file();
+    let text = String::from_utf8(old.clone()).unwrap();
+    let new = text
+        .replacen("MARKER-LINE\n", "CHANGED-LINE\nand one more\n", 1)
+        .into_bytes();
+    let reply = "@@editfile big.txt\n<<<FIND\nMARKER-LINE\nFIND>>>\n<<<REPLACE\nCHANGED-LINE\nand one more\nREPLACE>>>\n@@end\n@@next\n@@end\n@@eof\n";
+    kill_loop(reply, &old, &new);
+}
+
+fn updatefile_of_a_large_file() {
+    let old = big_file();
+    let reply =
+        "@@updatefile big.txt\n<<<CONTENT\nsmall now\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n";
+    kill_loop(reply, &old, b"small now\n");
+}
