@@ -8,5 +8,6 @@ pub mod cli;
 pub mod config;
 pub mod exit;
 pub mod git;
+pub mod policy;
 pub mod protocol;
 pub mod workspace;

@@ -1,0 +1,875 @@
+//! A shell reader for classification: it splits a command line into simple commands the way a
+//! POSIX shell (bash) would, resolves quoting and escapes in each word, and collects every
+//! command substitution, process substitution and heredoc so the classifier can look inside.
+//!
+//! It is not an interpreter and does not try to be complete. Whatever it does not understand is
+//! recorded as a problem, which makes the line Risky: the classifier fails closed.
+
+/// A word after quote removal.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Word {
+    /// The text the shell would pass, with expansions left as written (`$HOME` stays `$HOME`).
+    pub value: String,
+    /// The word's value depends on an expansion (`$x`, `${x}`, `$(…)`, backticks, `$((…))`).
+    pub dynamic: bool,
+    /// Command and process substitutions inside the word, as source text.
+    pub subs: Vec<Sub>,
+}
+
+/// A substitution found inside a word or a heredoc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sub {
+    pub kind: SubKind,
+    /// The command line inside it.
+    pub source: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubKind {
+    /// `$(…)` or backticks: output replaces the word.
+    Command,
+    /// `<(…)`: read as a file.
+    ProcessIn,
+    /// `>(…)`: written as a file.
+    ProcessOut,
+}
+
+/// A redirection: operator and target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redirect {
+    pub op: &'static str,
+    pub target: Word,
+}
+
+/// One simple command with what surrounds it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimpleCommand {
+    /// The command's source text, trimmed.
+    pub text: String,
+    /// `NAME=value` words before the program.
+    pub assignments: Vec<(String, Word)>,
+    /// The program and its arguments.
+    pub words: Vec<Word>,
+    pub redirects: Vec<Redirect>,
+    /// Heredoc bodies fed to this command (their substitutions are in `subs`).
+    pub heredoc_subs: Vec<Sub>,
+    /// Which pipeline the command belongs to, and its place in it (0 = first).
+    pub pipeline: usize,
+    pub stage: usize,
+}
+
+/// A command line read into simple commands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Line {
+    pub commands: Vec<SimpleCommand>,
+    /// What the reader did not understand; any entry makes the line Risky.
+    pub problems: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Word(Word),
+    /// `&&`, `||`, `;`, `&`, newline, `(`, `)`: ends a command and a pipeline.
+    Separator,
+    /// `|` or `|&`: ends a command, continues the pipeline.
+    Pipe,
+    Redirect(&'static str),
+    /// A heredoc opener `<<` / `<<-`; its delimiter word follows.
+    Heredoc,
+}
+
+/// Shell keywords that may open or continue a compound command; they are stepped over.
+const KEYWORDS: &[&str] = &[
+    "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "time",
+];
+
+/// Redirection operators, longest first.
+const REDIRECTS: &[&str] = &[
+    "&>>", "<<<", "<<-", "&>", ">>", ">&", "<&", ">|", "<>", "<<", ">", "<",
+];
+
+struct Reader<'a> {
+    src: &'a str,
+    pos: usize,
+    problems: Vec<String>,
+    /// Heredoc delimiters waiting for the end of the current line: (delimiter, expands, strip tabs).
+    pending_heredocs: Vec<(String, bool, bool)>,
+    /// Substitutions found in heredoc bodies, attached to the command that opened them.
+    heredoc_subs: Vec<Sub>,
+    /// The heredoc opener just read was `<<-` (its body's leading tabs are stripped).
+    strip_next: bool,
+}
+
+/// Reads a command line.
+pub fn read(src: &str) -> Line {
+    let mut reader = Reader {
+        src,
+        pos: 0,
+        problems: Vec::new(),
+        pending_heredocs: Vec::new(),
+        heredoc_subs: Vec::new(),
+        strip_next: false,
+    };
+    let tokens = reader.tokens();
+    let mut line = Line {
+        commands: Vec::new(),
+        problems: std::mem::take(&mut reader.problems),
+    };
+    assemble(src, tokens, reader.heredoc_subs, &mut line);
+    line
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<char> {
+        self.src[self.pos..].chars().next()
+    }
+
+    fn rest(&self) -> &str {
+        &self.src[self.pos..]
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    /// Reads the whole input into tokens, each with its start offset.
+    fn tokens(&mut self) -> Vec<(usize, usize, Token)> {
+        let mut out = Vec::new();
+        while let Some(c) = self.peek() {
+            let start = self.pos;
+            match c {
+                ' ' | '\t' => {
+                    self.bump();
+                }
+                '\\' if self.rest().starts_with("\\\n") => {
+                    self.pos += 2;
+                }
+                '\n' => {
+                    self.bump();
+                    out.push((start, self.pos, Token::Separator));
+                    self.read_heredoc_bodies();
+                }
+                '#' => {
+                    while self.peek().is_some_and(|c| c != '\n') {
+                        self.bump();
+                    }
+                }
+                ';' | '(' | ')' => {
+                    if self.rest().starts_with("()") {
+                        self.problems
+                            .push("a function definition is not analysed: names may not mean what they seem".to_string());
+                    }
+                    self.bump();
+                    if c == ';' && self.peek() == Some(';') {
+                        self.bump();
+                        self.problems
+                            .push("`;;` (a case statement) is not analysed".to_string());
+                    }
+                    out.push((start, self.pos, Token::Separator));
+                }
+                '&' if self.rest().starts_with("&&") => {
+                    self.pos += 2;
+                    out.push((start, self.pos, Token::Separator));
+                }
+                '|' if self.rest().starts_with("||") => {
+                    self.pos += 2;
+                    out.push((start, self.pos, Token::Separator));
+                }
+                '|' => {
+                    self.bump();
+                    if self.peek() == Some('&') {
+                        self.bump();
+                    }
+                    out.push((start, self.pos, Token::Pipe));
+                }
+                '<' | '>' if self.rest()[1..].starts_with('(') => {
+                    let word = self.word();
+                    out.push((start, self.pos, Token::Word(word)));
+                }
+                '<' | '>' | '&' => {
+                    if let Some(op) = REDIRECTS.iter().find(|op| self.rest().starts_with(**op)) {
+                        self.pos += op.len();
+                        self.strip_next = *op == "<<-";
+                        let token = if matches!(*op, "<<" | "<<-") {
+                            Token::Heredoc
+                        } else {
+                            Token::Redirect(op)
+                        };
+                        out.push((start, self.pos, token));
+                    } else {
+                        // A lone `&`: run in the background.
+                        self.bump();
+                        out.push((start, self.pos, Token::Separator));
+                    }
+                }
+                _ => {
+                    let word = self.word();
+                    // `2>` and `2>&1`: digits directly before a redirection name a descriptor.
+                    if !word.dynamic
+                        && !word.value.is_empty()
+                        && word.value.bytes().all(|b| b.is_ascii_digit())
+                        && self.src[start..self.pos]
+                            .bytes()
+                            .all(|b| b.is_ascii_digit())
+                        && self.peek().is_some_and(|c| c == '<' || c == '>')
+                    {
+                        continue;
+                    }
+                    out.push((start, self.pos, Token::Word(word)));
+                }
+            }
+            // A heredoc opener: the next word is its delimiter.
+            if matches!(out.last(), Some((at, _, Token::Heredoc)) if *at == start) {
+                while self.peek().is_some_and(|c| c == ' ' || c == '\t') {
+                    self.bump();
+                }
+                let raw_start = self.pos;
+                let delimiter = self.word();
+                let quoted = self.src[raw_start..self.pos].contains(['\'', '"', '\\']);
+                let strip = self.strip_next;
+                self.strip_next = false;
+                self.pending_heredocs
+                    .push((delimiter.value, !quoted, strip));
+            }
+        }
+        if !self.pending_heredocs.is_empty() {
+            self.read_heredoc_bodies();
+        }
+        out
+    }
+
+    /// After a newline: reads the bodies of the heredocs opened on the line just ended.
+    fn read_heredoc_bodies(&mut self) {
+        for (delimiter, expands, strip) in std::mem::take(&mut self.pending_heredocs) {
+            let mut body = String::new();
+            let mut closed = false;
+            while self.pos < self.src.len() {
+                let end = self
+                    .rest()
+                    .find('\n')
+                    .map_or(self.src.len(), |i| self.pos + i);
+                let line = &self.src[self.pos..end];
+                self.pos = (end + 1).min(self.src.len());
+                let candidate = if strip {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                if candidate == delimiter {
+                    closed = true;
+                    break;
+                }
+                body.push_str(line);
+                body.push('\n');
+            }
+            if !closed {
+                self.problems.push(format!(
+                    "the heredoc ending with {delimiter} is never closed"
+                ));
+            }
+            if expands {
+                let mut inner = Reader {
+                    src: &body,
+                    pos: 0,
+                    problems: Vec::new(),
+                    pending_heredocs: Vec::new(),
+                    heredoc_subs: Vec::new(),
+                    strip_next: false,
+                };
+                let mut word = Word::default();
+                while inner.pos < body.len() {
+                    if !inner.expansion(&mut word) {
+                        inner.bump();
+                    }
+                }
+                self.problems.extend(inner.problems);
+                self.heredoc_subs.extend(word.subs);
+            }
+        }
+    }
+
+    /// Reads one word: quote removal, escapes, expansions.
+    fn word(&mut self) -> Word {
+        let mut word = Word::default();
+        while let Some(c) = self.peek() {
+            match c {
+                ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' => break,
+                '<' | '>' => {
+                    if self.rest()[1..].starts_with('(') {
+                        let kind = if c == '<' {
+                            SubKind::ProcessIn
+                        } else {
+                            SubKind::ProcessOut
+                        };
+                        self.pos += 2;
+                        let source = self.until_close_paren();
+                        word.value.push_str(&format!("{c}(…)"));
+                        word.dynamic = true;
+                        word.subs.push(Sub { kind, source });
+                    } else {
+                        break;
+                    }
+                }
+                '\\' => {
+                    self.bump();
+                    match self.bump() {
+                        Some('\n') | None => {}
+                        Some(escaped) => word.value.push(escaped),
+                    }
+                }
+                '\'' => {
+                    self.bump();
+                    match self.rest().find('\'') {
+                        Some(end) => {
+                            word.value.push_str(&self.src[self.pos..self.pos + end]);
+                            self.pos += end + 1;
+                        }
+                        None => {
+                            self.problems
+                                .push("a single quote is never closed".to_string());
+                            word.value.push_str(self.rest());
+                            self.pos = self.src.len();
+                        }
+                    }
+                }
+                '"' => {
+                    self.bump();
+                    self.double_quoted(&mut word);
+                }
+                '$' if self.rest().starts_with("$'") => {
+                    self.pos += 2;
+                    self.ansi_c_quoted(&mut word);
+                }
+                '$' if self.rest().starts_with("$\"") => {
+                    self.pos += 2;
+                    self.double_quoted(&mut word);
+                }
+                '$' | '`' => {
+                    if !self.expansion(&mut word) {
+                        word.value.push(c);
+                        self.bump();
+                    }
+                }
+                _ => {
+                    word.value.push(c);
+                    self.bump();
+                }
+            }
+        }
+        word
+    }
+
+    fn double_quoted(&mut self, word: &mut Word) {
+        loop {
+            match self.peek() {
+                None => {
+                    self.problems
+                        .push("a double quote is never closed".to_string());
+                    return;
+                }
+                Some('"') => {
+                    self.bump();
+                    return;
+                }
+                Some('\\') => {
+                    self.bump();
+                    match self.bump() {
+                        Some(c @ ('$' | '`' | '"' | '\\')) => word.value.push(c),
+                        Some('\n') | None => {}
+                        Some(c) => {
+                            word.value.push('\\');
+                            word.value.push(c);
+                        }
+                    }
+                }
+                Some(c @ ('$' | '`')) => {
+                    if !self.expansion(word) {
+                        word.value.push(c);
+                        self.bump();
+                    }
+                }
+                Some(c) => {
+                    word.value.push(c);
+                    self.bump();
+                }
+            }
+        }
+    }
+
+    /// `$'…'`: bash's ANSI-C quoting, decoded (so `$'\x72m'` is seen as `rm`).
+    fn ansi_c_quoted(&mut self, word: &mut Word) {
+        loop {
+            let Some(c) = self.bump() else {
+                self.problems
+                    .push("a $'…' quote is never closed".to_string());
+                return;
+            };
+            match c {
+                '\'' => return,
+                '\\' => {
+                    let Some(e) = self.bump() else { continue };
+                    let decoded = match e {
+                        'a' => Some('\u{7}'),
+                        'b' => Some('\u{8}'),
+                        'e' | 'E' => Some('\u{1b}'),
+                        'f' => Some('\u{c}'),
+                        'n' => Some('\n'),
+                        'r' => Some('\r'),
+                        't' => Some('\t'),
+                        'v' => Some('\u{b}'),
+                        '\\' | '\'' | '"' | '?' => Some(e),
+                        'x' => self.radix_digits(16, 2),
+                        'u' => self.radix_digits(16, 4),
+                        'U' => self.radix_digits(16, 8),
+                        '0'..='7' => {
+                            self.pos -= 1;
+                            self.radix_digits(8, 3)
+                        }
+                        _ => {
+                            word.value.push('\\');
+                            Some(e)
+                        }
+                    };
+                    match decoded {
+                        Some(d) => word.value.push(d),
+                        None => self
+                            .problems
+                            .push("an escape in $'…' could not be decoded".to_string()),
+                    }
+                }
+                c => word.value.push(c),
+            }
+        }
+    }
+
+    fn radix_digits(&mut self, radix: u32, max: usize) -> Option<char> {
+        let digits: String = self
+            .rest()
+            .chars()
+            .take(max)
+            .take_while(|c| c.is_digit(radix))
+            .collect();
+        self.pos += digits.len();
+        u32::from_str_radix(&digits, radix)
+            .ok()
+            .and_then(char::from_u32)
+    }
+
+    /// Reads an expansion at `$` or a backtick, if there is one. Returns false when the `$` is
+    /// a plain character.
+    fn expansion(&mut self, word: &mut Word) -> bool {
+        let rest = self.rest();
+        if !rest.starts_with(['$', '`']) {
+            return false;
+        }
+        if rest.starts_with("$((") {
+            self.pos += 3;
+            let source = self.until_close_paren();
+            // `$((…))`: the second `)` closes the arithmetic.
+            if self.peek() == Some(')') {
+                self.bump();
+            }
+            word.value.push_str("$((…))");
+            word.dynamic = true;
+            self.nested_subs(&source, word);
+            return true;
+        }
+        if rest.starts_with("$(") {
+            self.pos += 2;
+            let source = self.until_close_paren();
+            word.value.push_str("$(…)");
+            word.dynamic = true;
+            word.subs.push(Sub {
+                kind: SubKind::Command,
+                source,
+            });
+            return true;
+        }
+        if rest.starts_with('`') {
+            self.bump();
+            let mut source = String::new();
+            loop {
+                match self.bump() {
+                    None => {
+                        self.problems
+                            .push("a backtick substitution is never closed".to_string());
+                        break;
+                    }
+                    Some('`') => break,
+                    Some('\\') => {
+                        if let Some(c) = self.bump() {
+                            if !matches!(c, '`' | '\\' | '$') {
+                                source.push('\\');
+                            }
+                            source.push(c);
+                        }
+                    }
+                    Some(c) => source.push(c),
+                }
+            }
+            word.value.push_str("`…`");
+            word.dynamic = true;
+            word.subs.push(Sub {
+                kind: SubKind::Command,
+                source,
+            });
+            return true;
+        }
+        if rest.starts_with("${") {
+            self.pos += 2;
+            let mut depth = 1;
+            let start = self.pos;
+            while let Some(c) = self.bump() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    '\\' => {
+                        self.bump();
+                    }
+                    _ => {}
+                }
+            }
+            let inner_end = if depth == 0 {
+                // The closing `}` is one byte.
+                self.pos - 1
+            } else {
+                self.problems
+                    .push("a ${…} expansion is never closed".to_string());
+                self.pos
+            };
+            let inner = self.src[start..inner_end].to_string();
+            if inner.contains("@P") {
+                self.problems
+                    .push("${…@P} runs prompt expansion, which can run commands".to_string());
+            }
+            word.value.push_str(&format!("${{{inner}}}"));
+            word.dynamic = true;
+            self.nested_subs(&inner, word);
+            return true;
+        }
+        let name_len = rest[1..]
+            .char_indices()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+            .map_or(rest.len() - 1, |(i, _)| i);
+        let special = rest[1..]
+            .chars()
+            .next()
+            .is_some_and(|c| "@*#?$!-0123456789".contains(c));
+        if name_len > 0 || special {
+            let len = if name_len > 0 { name_len } else { 1 };
+            word.value.push_str(&rest[..1 + len]);
+            self.pos += 1 + len;
+            word.dynamic = true;
+            return true;
+        }
+        false
+    }
+
+    /// Collects substitutions inside text that is itself an expansion (arithmetic, `${…}`).
+    fn nested_subs(&mut self, source: &str, word: &mut Word) {
+        let inner = read_word_subs(source);
+        self.problems.extend(inner.0);
+        word.subs.extend(inner.1);
+    }
+
+    /// Reads up to the `)` that closes an opened `(`, respecting quotes and nesting; returns the
+    /// text inside.
+    fn until_close_paren(&mut self) -> String {
+        let start = self.pos;
+        let mut depth = 1;
+        while let Some(c) = self.bump() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return self.src[start..self.pos - 1].to_string();
+                    }
+                }
+                '\\' => {
+                    self.bump();
+                }
+                '\'' => match self.rest().find('\'') {
+                    Some(end) => self.pos += end + 1,
+                    None => self.pos = self.src.len(),
+                },
+                '"' => {
+                    let mut scratch = Word::default();
+                    self.double_quoted(&mut scratch);
+                }
+                '`' => {
+                    self.pos -= 1;
+                    let mut scratch = Word::default();
+                    self.expansion(&mut scratch);
+                }
+                _ => {}
+            }
+        }
+        self.problems.push("a $( or ( is never closed".to_string());
+        self.src[start..].to_string()
+    }
+}
+
+/// The substitutions inside a piece of text read as one word.
+fn read_word_subs(source: &str) -> (Vec<String>, Vec<Sub>) {
+    let mut reader = Reader {
+        src: source,
+        pos: 0,
+        problems: Vec::new(),
+        pending_heredocs: Vec::new(),
+        heredoc_subs: Vec::new(),
+        strip_next: false,
+    };
+    let mut word = Word::default();
+    while reader.pos < source.len() {
+        if !reader.expansion(&mut word) {
+            reader.bump();
+        }
+    }
+    (reader.problems, word.subs)
+}
+
+/// Groups tokens into simple commands and pipelines.
+fn assemble(
+    src: &str,
+    tokens: Vec<(usize, usize, Token)>,
+    heredoc_subs: Vec<Sub>,
+    line: &mut Line,
+) {
+    let mut current = SimpleCommand::default();
+    let mut start: Option<usize> = None;
+    let mut end = 0;
+    let mut pipeline = 0;
+    let mut stage = 0;
+    let mut pending_redirect: Option<&'static str> = None;
+    let mut heredoc_subs = Some(heredoc_subs);
+    let flush =
+        |current: &mut SimpleCommand, start: &mut Option<usize>, end: usize, line: &mut Line| {
+            if let Some(s) = start.take() {
+                current.text = src[s..end].trim().to_string();
+            }
+            if !current.words.is_empty()
+                || !current.assignments.is_empty()
+                || !current.redirects.is_empty()
+            {
+                line.commands.push(std::mem::take(current));
+            } else {
+                *current = SimpleCommand::default();
+            }
+        };
+    for (from, to, token) in tokens {
+        match token {
+            Token::Separator | Token::Pipe => {
+                if let Some(op) = pending_redirect.take() {
+                    line.problems
+                        .push(format!("the redirection {op} has no target"));
+                }
+                current.pipeline = pipeline;
+                current.stage = stage;
+                flush(&mut current, &mut start, end, line);
+                if matches!(token, Token::Pipe) {
+                    stage += 1;
+                } else {
+                    pipeline += 1;
+                    stage = 0;
+                }
+            }
+            Token::Redirect(op) => {
+                start.get_or_insert(from);
+                end = to;
+                pending_redirect = Some(op);
+            }
+            Token::Heredoc => {
+                start.get_or_insert(from);
+                end = to;
+                // The reader took the delimiter; the body is the command's input.
+                current.redirects.push(Redirect {
+                    op: "<<",
+                    target: Word::default(),
+                });
+                if let Some(subs) = heredoc_subs.take() {
+                    current.heredoc_subs = subs;
+                }
+            }
+            Token::Word(word) => {
+                start.get_or_insert(from);
+                end = to;
+                if let Some(op) = pending_redirect.take() {
+                    current.redirects.push(Redirect { op, target: word });
+                    continue;
+                }
+                if current.words.is_empty() {
+                    if KEYWORDS.contains(&word.value.as_str())
+                        && !word.dynamic
+                        && src[from..to] == word.value
+                    {
+                        // A keyword opens or continues a compound command; what follows is a
+                        // command of its own.
+                        start = None;
+                        continue;
+                    }
+                    if let Some((name, value)) = assignment(&word, &src[from..to]) {
+                        current.assignments.push((name, value));
+                        continue;
+                    }
+                    if matches!(word.value.as_str(), "for" | "select" | "case" | "function")
+                        || word.value.ends_with("()")
+                    {
+                        line.problems.push(format!(
+                            "`{}` (a loop, case or function definition) is not analysed",
+                            word.value
+                        ));
+                    }
+                }
+                current.words.push(word);
+            }
+        }
+    }
+    if let Some(op) = pending_redirect {
+        line.problems
+            .push(format!("the redirection {op} has no target"));
+    }
+    current.pipeline = pipeline;
+    current.stage = stage;
+    flush(&mut current, &mut start, end, line);
+}
+
+/// `NAME=value` as the shell reads it before the program name.
+fn assignment(word: &Word, raw: &str) -> Option<(String, Word)> {
+    let eq = raw.find('=')?;
+    let name = &raw[..eq];
+    if name.is_empty()
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        || name.chars().next().is_some_and(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    let value_start = word.value.find('=').map_or(word.value.len(), |i| i + 1);
+    Some((
+        name.to_string(),
+        Word {
+            value: word.value[value_start..].to_string(),
+            dynamic: word.dynamic,
+            subs: word.subs.clone(),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(line: &Line) -> Vec<Vec<String>> {
+        line.commands
+            .iter()
+            .map(|c| c.words.iter().map(|w| w.value.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn splits_on_every_separator_outside_quotes() {
+        let line = read("a && b || c ; d | e |& f & g\nh 'x && y' \"p | q\"");
+        assert_eq!(
+            argv(&line),
+            vec![
+                vec!["a"],
+                vec!["b"],
+                vec!["c"],
+                vec!["d"],
+                vec!["e"],
+                vec!["f"],
+                vec!["g"],
+                vec!["h", "x && y", "p | q"],
+            ]
+        );
+        assert!(line.problems.is_empty());
+    }
+
+    #[test]
+    fn resolves_quoting_like_the_shell() {
+        let line = read(r#"r"m" -"r"f \/ $'\x72\155' 'a'\''b'"#);
+        assert_eq!(argv(&line), vec![vec!["rm", "-rf", "/", "rm", "a'b"]]);
+    }
+
+    #[test]
+    fn finds_substitutions_at_any_depth() {
+        let line = read("echo \"$(curl x | sh)\" `id` <(cat f) ${a:-$(date)} $((1 + $(n)))");
+        let subs: Vec<&str> = line.commands[0]
+            .words
+            .iter()
+            .flat_map(|w| w.subs.iter().map(|s| s.source.as_str()))
+            .collect();
+        assert_eq!(subs, vec!["curl x | sh", "id", "cat f", "date", "n"]);
+    }
+
+    #[test]
+    fn redirections_and_descriptors() {
+        let line = read("cargo build 2>&1 >out.txt < in.txt &>> log");
+        let c = &line.commands[0];
+        assert_eq!(argv(&line), vec![vec!["cargo", "build"]]);
+        let r: Vec<(&str, &str)> = c
+            .redirects
+            .iter()
+            .map(|r| (r.op, r.target.value.as_str()))
+            .collect();
+        assert_eq!(
+            r,
+            vec![
+                (">&", "1"),
+                (">", "out.txt"),
+                ("<", "in.txt"),
+                ("&>>", "log")
+            ]
+        );
+    }
+
+    #[test]
+    fn heredoc_bodies_are_data_but_their_substitutions_are_not() {
+        let line = read("cat <<EOF > f.txt\nrm -rf /\n$(whoami)\nEOF\nls");
+        assert_eq!(argv(&line), vec![vec!["cat"], vec!["ls"]]);
+        assert_eq!(line.commands[0].heredoc_subs[0].source, "whoami");
+        let quoted = read("cat <<'EOF'\n$(whoami)\nEOF\n");
+        assert!(quoted.commands[0].heredoc_subs.is_empty());
+    }
+
+    #[test]
+    fn assignments_keywords_and_pipelines() {
+        let line = read("FOO=1 BAR=\"x y\" cmd a | if true; then b; fi");
+        let c = &line.commands[0];
+        assert_eq!(c.assignments[0].0, "FOO");
+        assert_eq!(c.assignments[1].1.value, "x y");
+        assert_eq!(argv(&line), vec![vec!["cmd", "a"], vec!["true"], vec!["b"]]);
+        assert_eq!((line.commands[0].pipeline, line.commands[0].stage), (0, 0));
+        assert_eq!((line.commands[1].pipeline, line.commands[1].stage), (0, 1));
+    }
+
+    #[test]
+    fn unclosed_constructs_are_problems() {
+        for src in [
+            "echo 'x",
+            "echo \"x",
+            "echo $(x",
+            "echo `x",
+            "echo ${x",
+            "cat <<EOF\nbody",
+            "echo >",
+        ] {
+            assert!(!read(src).problems.is_empty(), "{src}");
+        }
+        assert!(!read("f() { ls; }").problems.is_empty());
+        assert!(!read("for f in *; do ls; done").problems.is_empty());
+    }
+
+    #[test]
+    fn line_continuations_and_comments() {
+        let line = read("cargo \\\n  build # and a comment; rm -rf /\nls");
+        assert_eq!(argv(&line), vec![vec!["cargo", "build"], vec!["ls"]]);
+    }
+}
