@@ -8,7 +8,7 @@ use std::time::Duration;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use keyless::batch::{self, Confirmation, Host, Outcome, Settings};
 use keyless::config::{Limits, Mode, Pace};
-use keyless::protocol::{RunOptions, parse};
+use keyless::protocol::parse;
 use keyless::workspace::Workspace;
 use keyless::workspace::backup::{Backup, BatchKind};
 
@@ -22,7 +22,7 @@ impl Host for NoOne {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         false
     }
-    fn run_command(&mut self, _: &str, _: &RunOptions) -> Outcome {
+    fn run_command(&mut self, _: &str, _: std::time::Duration) -> Outcome {
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {

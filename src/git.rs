@@ -1,8 +1,21 @@
-//! Git: the one module that talks to repositories (through git2).
+//! Git: the one module that talks to repositories through git2.
+//!
+//! `@@commit` stages and commits with git2 (no hooks run: what the model commits is exactly
+//! what it staged). Pushing uses the `git` program, so the user's own credential helpers, ssh
+//! agent and remote configuration work as they do in their terminal; it never prompts
+//! (`GIT_TERMINAL_PROMPT=0`) and is bounded by a timeout.
 
 use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
+use crate::catalog::{Code, Failure};
 use crate::workspace::text::Eol;
+
+/// How long a push may take.
+const PUSH_TIMEOUT: Duration = Duration::from_secs(120);
+/// How much of git's own output a result shows.
+const GIT_OUTPUT_CHARS: usize = 2_000;
 
 /// The `eol` attribute `.gitattributes` gives `rel` (a workspace-relative path), when the
 /// workspace is inside a git repository and an attribute sets it.
@@ -19,4 +32,280 @@ pub fn eol_attribute(root: &Path, rel: &Path) -> Option<Eol> {
         "crlf" => Some(Eol::CrLf),
         _ => None,
     }
+}
+
+/// Settings in the configuration's `Git` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitSettings {
+    pub auto_init: bool,
+    pub push: bool,
+    /// Branch-name patterns (`*` wildcard) `@@commit` refuses to commit on.
+    pub protected_branches: Vec<String>,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        GitSettings {
+            auto_init: false,
+            push: true,
+            protected_branches: vec!["main".to_string(), "master".to_string()],
+        }
+    }
+}
+
+/// Settings of the repository's own configuration that would make a "read-only" git command
+/// run a program. The user's global configuration is theirs and trusted; the repository's is
+/// not (it comes with whatever folder keyless was pointed at).
+pub fn read_only_hazards(root: &Path) -> Vec<String> {
+    let Ok(repo) = git2::Repository::discover(root) else {
+        return Vec::new();
+    };
+    let Ok(config) = repo.config() else {
+        return Vec::new();
+    };
+    let Ok(local) = config.open_level(git2::ConfigLevel::Local) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    if let Ok(entries) = local.entries(None) {
+        let mut entries = entries;
+        while let Some(Ok(entry)) = entries.next() {
+            let Some(name) = entry.name() else { continue };
+            let name = name.to_ascii_lowercase();
+            let hazard = matches!(
+                name.as_str(),
+                "diff.external"
+                    | "core.pager"
+                    | "core.sshcommand"
+                    | "gpg.program"
+                    | "core.askpass"
+                    | "log.showsignature"
+            ) || name.starts_with("pager.")
+                || name.starts_with("filter.")
+                    && (name.ends_with(".clean")
+                        || name.ends_with(".smudge")
+                        || name.ends_with(".process"))
+                || name.starts_with("diff.")
+                    && (name.ends_with(".textconv") || name.ends_with(".command"))
+                || name.starts_with("gpg.") && name.ends_with(".program")
+                || name.starts_with("include") && name.ends_with("path");
+            if hazard {
+                found.push(name);
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// What `@@commit` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// Status fields for the result line.
+    pub details: Vec<String>,
+    /// Lines after it.
+    pub lines: Vec<String>,
+    /// A failed push (the commit is kept).
+    pub push_failure: Option<Failure>,
+}
+
+fn git_failure(what: &str, e: git2::Error) -> Failure {
+    Failure::new(Code::GitFailure, format!("{what}: {}", e.message()))
+}
+
+/// Stages everything as `git add -A` would, commits with `message`, then pushes
+/// `-u origin <branch>` when an `origin` exists and pushing is on.
+pub fn commit(root: &Path, message: &str, settings: &GitSettings) -> Result<Committed, Failure> {
+    let mut lines = Vec::new();
+    let repo = match git2::Repository::discover(root) {
+        Ok(repo) => repo,
+        Err(_) if settings.auto_init => {
+            init(root)?;
+            lines.push("initialised a new git repository (Git.AutoInit)".to_string());
+            git2::Repository::open(root).map_err(|e| git_failure("open the new repository", e))?
+        }
+        Err(_) => {
+            return Err(Failure::new(
+                Code::NotAGitRepository,
+                "the workspace is not a git repository, and Git.AutoInit is off. Ask the user to run `git init`, or finish without committing.",
+            ));
+        }
+    };
+    let branch = current_branch(&repo)?;
+    if let Some(pattern) = settings
+        .protected_branches
+        .iter()
+        .find(|p| crate::policy::glob(p, &branch))
+    {
+        return Err(Failure::new(
+            Code::BranchProtected,
+            format!(
+                "the current branch {branch} is protected (Git.ProtectedBranches has \"{pattern}\"); nothing was committed. Create a branch first: @@runcommand with `git switch -c keyless/<short-topic>`, then @@commit again."
+            ),
+        ));
+    }
+    let mut index = repo.index().map_err(|e| git_failure("read the index", e))?;
+    index
+        .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+        .map_err(|e| git_failure("stage files", e))?;
+    index
+        .update_all(["*"].iter(), None)
+        .map_err(|e| git_failure("stage removed files", e))?;
+    index
+        .write()
+        .map_err(|e| git_failure("write the index", e))?;
+    let tree_id = index
+        .write_tree()
+        .map_err(|e| git_failure("write the tree", e))?;
+    let parent = match repo.head() {
+        Ok(head) => Some(
+            head.peel_to_commit()
+                .map_err(|e| git_failure("read HEAD", e))?,
+        ),
+        Err(_) => None,
+    };
+    if parent.as_ref().is_some_and(|p| p.tree_id() == tree_id) {
+        return Ok(Committed {
+            details: vec!["nothing to commit".to_string()],
+            lines: vec![format!(
+                "the working tree matches HEAD on {branch}; no commit was made"
+            )],
+            push_failure: None,
+        });
+    }
+    let tree = repo
+        .find_tree(tree_id)
+        .map_err(|e| git_failure("read the tree", e))?;
+    let signature = match repo.signature() {
+        Ok(sig) => sig,
+        Err(_) => {
+            lines.push(
+                "git user.name/user.email are not set; committed as keyless <keyless@localhost>"
+                    .to_string(),
+            );
+            git2::Signature::now("keyless", "keyless@localhost")
+                .map_err(|e| git_failure("make a signature", e))?
+        }
+    };
+    let parents: Vec<&git2::Commit> = parent.iter().collect();
+    let id = repo
+        .commit(
+            Some("HEAD"),
+            &signature,
+            &signature,
+            message,
+            &tree,
+            &parents,
+        )
+        .map_err(|e| git_failure("commit", e))?;
+    let short = id.to_string()[..8].to_string();
+    let changed = match &parent {
+        Some(p) => repo
+            .diff_tree_to_tree(
+                Some(
+                    &p.tree()
+                        .map_err(|e| git_failure("read the parent tree", e))?,
+                ),
+                Some(&tree),
+                None,
+            )
+            .map(|d| d.deltas().len())
+            .unwrap_or(0),
+        None => tree.len(),
+    };
+    lines.insert(
+        0,
+        format!("committed {short} on {branch}: {changed} file(s) changed"),
+    );
+    let mut details = vec![format!("commit: {short}"), format!("branch: {branch}")];
+
+    let mut push_failure = None;
+    if settings.push && repo.find_remote("origin").is_ok() {
+        match push(root, &branch) {
+            Ok(note) => {
+                details.push("pushed: origin".to_string());
+                lines.push(note);
+            }
+            Err(failure) => push_failure = Some(failure),
+        }
+    } else if settings.push {
+        lines.push("not pushed: the repository has no remote named origin".to_string());
+    }
+    Ok(Committed {
+        details,
+        lines,
+        push_failure,
+    })
+}
+
+fn current_branch(repo: &git2::Repository) -> Result<String, Failure> {
+    match repo.head() {
+        Ok(head) if head.is_branch() => Ok(head.shorthand().unwrap_or("HEAD").to_string()),
+        Ok(_) => Err(Failure::new(
+            Code::GitFailure,
+            "HEAD is detached (not on a branch); nothing was committed. Switch to a branch first: `git switch -c keyless/<topic>`.",
+        )),
+        // An unborn branch: HEAD names it but it has no commit yet.
+        Err(_) => {
+            let head = repo
+                .find_reference("HEAD")
+                .map_err(|e| git_failure("read HEAD", e))?;
+            let target = head.symbolic_target().unwrap_or("refs/heads/main");
+            Ok(target.trim_start_matches("refs/heads/").to_string())
+        }
+    }
+}
+
+fn git_program() -> Result<std::path::PathBuf, Failure> {
+    crate::exec::snapshot::find_on_path("git").ok_or_else(|| {
+        Failure::new(
+            Code::GitNotInstalled,
+            "the git program is not installed on this machine (it is needed to initialise repositories and to push)",
+        )
+    })
+}
+
+fn init(root: &Path) -> Result<(), Failure> {
+    let git = git_program()?;
+    let mut command = Command::new(git);
+    command.arg("init");
+    let run =
+        crate::exec::run_command(command, root, PUSH_TIMEOUT, GIT_OUTPUT_CHARS).map_err(|e| {
+            Failure::new(
+                Code::GitInitFailed,
+                format!("git init could not start: {e}"),
+            )
+        })?;
+    if run.code != Some(0) {
+        return Err(Failure::new(
+            Code::GitInitFailed,
+            format!("git init failed: {}", run.output.trim()),
+        ));
+    }
+    Ok(())
+}
+
+fn push(root: &Path, branch: &str) -> Result<String, Failure> {
+    let git = git_program()?;
+    let mut command = Command::new(git);
+    command.args(["push", "-u", "origin", branch]);
+    let run = crate::exec::run_command(command, root, PUSH_TIMEOUT, GIT_OUTPUT_CHARS)
+        .map_err(|e| Failure::new(Code::GitFailure, format!("git push could not start: {e}")))?;
+    if run.timed_out {
+        return Err(Failure::new(
+            Code::GitFailure,
+            format!(
+                "git push -u origin {branch} took longer than {}s and was stopped",
+                PUSH_TIMEOUT.as_secs()
+            ),
+        ));
+    }
+    if run.code != Some(0) {
+        return Err(Failure::new(
+            Code::GitFailure,
+            format!("git push -u origin {branch} failed: {}", run.output.trim()),
+        ));
+    }
+    Ok(format!("pushed {branch} to origin"))
 }

@@ -6,6 +6,7 @@ pub mod batch;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod exec;
 pub mod exit;
 pub mod git;
 pub mod policy;

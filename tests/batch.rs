@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use keyless::batch::{self, Confirmation, Done, Host, Outcome, Report, Settings, results};
 use keyless::catalog::{Code, Failure};
 use keyless::config::{FailureMode, Limits, Mode, Pace};
-use keyless::protocol::{RunOptions, parse};
+use keyless::protocol::parse;
 use keyless::workspace::Workspace;
 use keyless::workspace::backup::{Backup, BatchKind};
 
@@ -18,7 +18,7 @@ struct Scripted {
     answers: VecDeque<Option<String>>,
     approvals: VecDeque<bool>,
     asked_to_confirm: Vec<String>,
-    /// Commands whose text starts with "fail" fail; "probe-fail" fails as a read-only probe.
+    /// Commands whose text contains "fail" fail.
     ran: Vec<String>,
 }
 
@@ -33,21 +33,14 @@ impl Host for Scripted {
         self.asked_to_confirm.push(confirmation.action.clone());
         self.approvals.pop_front().unwrap_or(false)
     }
-    fn run_command(&mut self, cmd: &str, _: &RunOptions) -> Outcome {
+    fn run_command(&mut self, cmd: &str, _: std::time::Duration) -> Outcome {
         self.ran.push(cmd.to_string());
-        let read_only = cmd.starts_with("probe");
         if cmd.contains("fail") {
-            Outcome {
-                read_only,
-                // The code is irrelevant to the batch rules; the real runner's codes are tested
-                // with real processes.
-                ..Outcome::failed(Failure::new(Code::Internal, "scripted failure"))
-            }
+            // The code is irrelevant to the batch rules; the real runner's codes are tested
+            // with real processes.
+            Outcome::failed(Failure::new(Code::Internal, "scripted failure"))
         } else {
-            Outcome {
-                read_only,
-                ..Outcome::default()
-            }
+            Outcome::default()
         }
     }
     fn commit(&mut self, _: &str) -> Outcome {
@@ -76,6 +69,7 @@ fn settings(failure_mode: FailureMode) -> Settings {
             max_commands_per_response: 20,
             ..Limits::default()
         },
+        ..Settings::default()
     }
 }
 
@@ -91,29 +85,29 @@ const NEXT: &str = "@@next\n@@end\n@@eof\n";
 
 #[test]
 fn stop_on_mutation_failure_lets_probes_fail() {
-    let reply = cmd("probe-fail") + &cmd("build-fail") + &cmd("never") + NEXT;
+    let reply = cmd("ls probe-fail") + &cmd("cargo build fail") + &cmd("echo never") + NEXT;
     let mut host = Scripted::default();
     let report = run(
         &reply,
         &mut host,
         settings(FailureMode::StopOnMutationFailure),
     );
-    assert_eq!(host.ran, vec!["probe-fail", "build-fail"]);
+    assert_eq!(host.ran, vec!["ls probe-fail", "cargo build fail"]);
     assert_eq!(report.skipped[0].reason, "batch stopped at command #2");
 }
 
 #[test]
 fn stop_on_any_failure_stops_at_a_probe() {
-    let reply = cmd("probe-fail") + &cmd("never") + NEXT;
+    let reply = cmd("ls probe-fail") + &cmd("echo never") + NEXT;
     let mut host = Scripted::default();
     let report = run(&reply, &mut host, settings(FailureMode::StopOnAnyFailure));
-    assert_eq!(host.ran, vec!["probe-fail"]);
+    assert_eq!(host.ran, vec!["ls probe-fail"]);
     assert_eq!(report.skipped[0].reason, "batch stopped at command #1");
 }
 
 #[test]
 fn continue_runs_everything() {
-    let reply = cmd("fail-1") + &cmd("fail-2") + &cmd("ok") + NEXT;
+    let reply = cmd("echo fail-1") + &cmd("echo fail-2") + &cmd("echo ok") + NEXT;
     let mut host = Scripted::default();
     let report = run(&reply, &mut host, settings(FailureMode::Continue));
     assert_eq!(host.ran.len(), 3);
@@ -122,20 +116,21 @@ fn continue_runs_everything() {
 
 #[test]
 fn on_error_overrides_the_mode_for_one_command() {
-    let reply = cmd_with("on_error=continue", "fail-tolerated") + &cmd("runs") + NEXT;
+    let reply =
+        cmd_with("on_error=continue", "cargo test fail-tolerated") + &cmd("echo runs") + NEXT;
     let mut host = Scripted::default();
     run(&reply, &mut host, settings(FailureMode::StopOnAnyFailure));
-    assert_eq!(host.ran, vec!["fail-tolerated", "runs"]);
+    assert_eq!(host.ran, vec!["cargo test fail-tolerated", "echo runs"]);
 
-    let reply = cmd_with("on_error=stop", "probe-fail") + &cmd("never") + NEXT;
+    let reply = cmd_with("on_error=stop", "ls probe-fail") + &cmd("echo never") + NEXT;
     let mut host = Scripted::default();
     run(&reply, &mut host, settings(FailureMode::Continue));
-    assert_eq!(host.ran, vec!["probe-fail"]);
+    assert_eq!(host.ran, vec!["ls probe-fail"]);
 }
 
 #[test]
 fn a_failure_before_done_withholds_it() {
-    let reply = cmd_with("on_error=continue", "fail") + "@@done\n@@end\n@@eof\n";
+    let reply = cmd_with("on_error=continue", "cargo test fail") + "@@done\n@@end\n@@eof\n";
     let mut host = Scripted::default();
     let report = run(&reply, &mut host, settings(FailureMode::Continue));
     assert!(
@@ -204,9 +199,9 @@ fn deletefile_asks_in_ask_mode_only() {
 #[test]
 fn say_reaches_the_user_in_order_even_after_done() {
     let reply = "@@say\n<<<MSG\nfirst\nMSG>>>\n@@end\n".to_string()
-        + &cmd("x")
+        + &cmd("echo x")
         + "@@done\n@@end\n"
-        + &cmd("after")
+        + &cmd("echo after")
         + "@@say\n<<<MSG\nlast\nMSG>>>\n@@end\n@@eof\n";
     let mut host = Scripted::default();
     let report = run(
@@ -215,20 +210,20 @@ fn say_reaches_the_user_in_order_even_after_done() {
         settings(FailureMode::StopOnMutationFailure),
     );
     assert_eq!(host.said, vec!["first", "last"]);
-    assert_eq!(host.ran, vec!["x"]);
+    assert_eq!(host.ran, vec!["echo x"]);
     assert_eq!(report.done, Done::Honoured { message: None });
     assert!(report.all_ok());
 }
 
 #[test]
 fn results_header_numbers_turn_and_batch_and_results() {
-    let reply = cmd("one") + &cmd("two") + NEXT;
+    let reply = cmd("echo one") + &cmd("echo two") + NEXT;
     let report = run(
         &reply,
         &mut Scripted::default(),
         settings(FailureMode::Continue),
     );
     let text = results::render(&report);
-    assert!(text.starts_with("[KEYLESSAGENT RESULTS] turn=2 batch=5\n--- result 1/2 | #1 runcommand | one ---\nstatus: ok\n--- result 2/2 | #2 runcommand | two ---\n"), "{text}");
+    assert!(text.starts_with("[KEYLESSAGENT RESULTS] turn=2 batch=5\n--- result 1/2 | #1 runcommand | echo one ---\nstatus: ok | tier: ReadOnly\n--- result 2/2 | #2 runcommand | echo two ---\n"), "{text}");
     assert!(text.ends_with("[END RESULTS]\nContinue with the next commands, or finish with @@done. Reply in AgentScript v1 only.\n"));
 }

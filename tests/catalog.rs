@@ -13,16 +13,6 @@ const SPEC: &str = "docs/spec/agentscript-v1.md";
 /// Codes no test produces yet, with the part of keyless that will produce them. This list may
 /// only shrink: when a part lands, its codes come off and its tests must produce them.
 const NOT_YET_PRODUCED: &[(&str, &str)] = &[
-    ("KA_TIMEOUT", "process runner (issue 4)"),
-    ("KA_COMMAND_DENIED", "classifier (issue 4)"),
-    ("KA_COMMAND_FAILED", "process runner (issue 4)"),
-    ("KA_COMMAND_NOT_FOUND", "process runner (issue 4)"),
-    ("KA_CANCELLED", "process runner (issue 4)"),
-    ("KA_BRANCH_PROTECTED", "git (issue 4)"),
-    ("KA_NOT_A_GIT_REPOSITORY", "git (issue 4)"),
-    ("KA_GIT_FAILURE", "git (issue 4)"),
-    ("KA_GIT_NOT_INSTALLED", "git (issue 4)"),
-    ("KA_GIT_INIT_FAILED", "git (issue 4)"),
     ("KA_BROWSER_CONNECTION_FAILED", "chat driver (issue 5)"),
     ("KA_SELECTOR_NOT_FOUND", "chat driver (issue 5)"),
     ("KA_REPLY_TIMEOUT", "chat driver (issue 5)"),
@@ -30,7 +20,6 @@ const NOT_YET_PRODUCED: &[(&str, &str)] = &[
     ("KA_SEND_NOT_CONFIRMED", "chat driver (issue 5)"),
     ("KA_ATTACHMENT_UPLOAD_FAILED", "chat driver (issue 5)"),
     ("KA_NETWORK_OFFLINE", "chat driver (issue 5)"),
-    ("KA_TOOL_MISSING", "process runner (issue 4)"),
     ("KA_COMPOSER_NOT_CLEAN", "chat driver (issue 5)"),
     ("KA_CHAT_EXHAUSTED", "chat driver (issue 5)"),
     ("KA_CONFIG_INVALID", "configuration (issue 6)"),

@@ -139,7 +139,6 @@ fn subcommands_not_built_yet_say_so_and_fail() {
         vec!["run", "task"],
         vec!["interactive"],
         vec!["doctor"],
-        vec!["policy", "ls"],
         vec!["prompt"],
         vec!["demo"],
     ] {

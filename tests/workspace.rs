@@ -11,7 +11,7 @@ use std::process::Command as Process;
 use keyless::batch::{self, Confirmation, Host, Outcome, Settings};
 use keyless::catalog::Code;
 use keyless::config::{Limits, Mode};
-use keyless::protocol::{RunOptions, parse};
+use keyless::protocol::parse;
 use keyless::workspace::Workspace;
 use keyless::workspace::backup::{self, Backup, BatchKind, UndoReport};
 use proptest::prelude::*;
@@ -27,7 +27,7 @@ impl Host for Approve {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         true
     }
-    fn run_command(&mut self, _: &str, _: &RunOptions) -> Outcome {
+    fn run_command(&mut self, _: &str, _: std::time::Duration) -> Outcome {
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {
@@ -49,6 +49,7 @@ fn apply(ws: &Workspace, reply: &str) -> Vec<Option<Code>> {
             max_commands_per_response: 50,
             ..Limits::default()
         },
+        ..Settings::default()
     };
     let mut backup = Backup::new(ws, BatchKind::Batch, "test");
     let report = batch::execute(&script, ws, &mut backup, &mut Approve, &settings, (1, 1));

@@ -8,29 +8,67 @@
 
 pub mod results;
 
+use std::time::Duration;
+
 use crate::catalog::{Code, Failure};
 use crate::config::{FailureMode, Limits, Mode, Pace};
-use crate::protocol::{Command, CommandKind, OnError, RunOptions, Script};
+use crate::policy::{self, Approval, Lists, Tier};
+use crate::protocol::{Command, CommandKind, OnError, Script};
 use crate::workspace::Workspace;
 use crate::workspace::backup::Backup;
 use crate::workspace::ops::FileOutcome;
 
 /// How the batch runs.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     pub limits: Limits,
     pub pace: Pace,
     pub mode: Mode,
     pub failure_mode: FailureMode,
+    /// Commands.AllowList and Commands.DenyList.
+    pub lists: Lists,
+    /// Commands.TimeoutSeconds: a command's timeout unless it sets `timeout=`.
+    pub default_timeout: Duration,
+    /// Commands.MaxTimeoutSeconds: the most `timeout=` may ask for.
+    pub max_timeout: Duration,
+    /// Configured tools the environment snapshot found Missing (KA_TOOL_MISSING).
+    pub missing_tools: Vec<String>,
+    /// Settings of the repository's own git configuration that would make read-only git
+    /// commands run programs; such commands are then Risky.
+    pub git_hazards: Vec<String>,
 }
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limits: Limits::default(),
+            pace: Pace::default(),
+            mode: Mode::default(),
+            failure_mode: FailureMode::default(),
+            lists: Lists::default(),
+            default_timeout: DEFAULT_TIMEOUT,
+            max_timeout: MAX_TIMEOUT,
+            missing_tools: Vec::new(),
+            git_hazards: Vec::new(),
+        }
+    }
+}
+
+/// A command's timeout when neither it nor the configuration says otherwise: long enough for a
+/// real build or test run.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// The longest `timeout=` a reply may ask for unless the configuration allows more.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(1800);
 
 /// A question put to the user before an action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Confirmation {
-    /// What will happen, e.g. `delete src/old.rs`.
+    /// What will happen, e.g. `delete src/old.rs` or `run: cargo test`.
     pub action: String,
     /// Why keyless asks.
     pub reason: String,
+    /// The command line's tier, for `@@runcommand`.
+    pub tier: Option<Tier>,
 }
 
 /// What one command produced: success or a failure, and whatever it has to show either way.
@@ -79,8 +117,8 @@ pub trait Host {
     fn ask(&mut self, question: &str) -> Option<String>;
     /// Asks the user to approve an action; `false` when declined or nobody can answer.
     fn confirm(&mut self, confirmation: &Confirmation) -> bool;
-    /// Runs a `@@runcommand` line.
-    fn run_command(&mut self, cmd: &str, options: &RunOptions) -> Outcome;
+    /// Runs an approved `@@runcommand` line within `timeout`.
+    fn run_command(&mut self, cmd: &str, timeout: Duration) -> Outcome;
     /// Carries out a `@@commit`.
     fn commit(&mut self, message: &str) -> Outcome;
 }
@@ -126,6 +164,16 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether the user cancelled a command.
+    pub fn cancelled(&self) -> bool {
+        self.results.iter().any(|r| {
+            r.outcome
+                .error
+                .as_ref()
+                .is_some_and(|f| f.code == Code::Cancelled)
+        })
+    }
+
     /// Whether every counted command ran and succeeded (commands after an honoured `@@done`
     /// aside: the turn is over and they are merely reported).
     pub fn all_ok(&self) -> bool {
@@ -139,6 +187,8 @@ impl Report {
 
 /// The skip reason for commands placed after `@@done`.
 pub const AFTER_DONE: &str = "after @@done";
+/// The skip reason once the user pressed Ctrl+C.
+pub const CANCELLED: &str = "cancelled by the user (Ctrl+C)";
 
 /// Runs a script's commands in order.
 pub fn execute(
@@ -169,6 +219,7 @@ pub fn execute(
     let mut stopped_at: Option<usize> = None;
     let mut after_done = false;
     let mut first_failure: Option<usize> = None;
+    let mut cancelled = false;
 
     for block in &script.blocks {
         let command = &block.command;
@@ -201,7 +252,9 @@ pub fn execute(
         }
         report.total += 1;
         let label = label(command);
-        let skip_reason = if after_done {
+        let skip_reason = if cancelled {
+            Some(CANCELLED.to_string())
+        } else if after_done {
             Some(AFTER_DONE.to_string())
         } else if counted >= limit {
             Some(limit_reason.clone())
@@ -214,7 +267,8 @@ pub fn execute(
         }
         counted += 1;
         let (outcome, on_error) = run_one(command, ws, backup, host, settings);
-        if outcome.error.is_some() {
+        if let Some(failure) = &outcome.error {
+            cancelled |= failure.code == Code::Cancelled;
             first_failure.get_or_insert(block.index);
             let stops = match on_error {
                 Some(OnError::Continue) => false,
@@ -271,6 +325,7 @@ fn run_one(
             let confirmation = Confirmation {
                 action: format!("delete {path}"),
                 reason: "deleting a file needs your yes in Ask mode (a backup is kept)".to_string(),
+                tier: None,
             };
             if settings.mode == Mode::Ask && !host.confirm(&confirmation) {
                 Outcome::failed(Failure::new(
@@ -300,12 +355,158 @@ fn run_one(
             )),
         },
         Command::RunCommand { cmd, options } => {
-            return (host.run_command(cmd, options), options.on_error);
+            let timeout = options
+                .timeout_seconds
+                .map_or(settings.default_timeout, |s| {
+                    Duration::from_secs(u64::from(s)).min(settings.max_timeout)
+                });
+            return (run_command(cmd, timeout, host, settings), options.on_error);
         }
         Command::Commit { msg } => host.commit(msg),
         Command::Say { .. } | Command::Done { .. } | Command::Next { .. } => Outcome::default(),
     };
     (outcome, None)
+}
+
+/// Classifies, decides, asks when the mode says so, and runs a command line.
+fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Settings) -> Outcome {
+    let mut verdict = policy::judge(cmd, &settings.lists);
+    let programs = policy::classify::programs(&verdict.classification);
+    if verdict.classification.tier == Tier::ReadOnly
+        && !settings.git_hazards.is_empty()
+        && programs.iter().any(|p| p == "git")
+    {
+        verdict.classification.tier = Tier::Risky;
+        verdict.classification.segments.push(policy::Segment {
+            text: cmd.trim().to_string(),
+            tier: Tier::Risky,
+            reason: format!(
+                "the repository's own git configuration sets {}, which would make git run a program",
+                settings.git_hazards.join(", ")
+            ),
+        });
+    }
+    let tier = verdict.classification.tier;
+    let top = verdict
+        .classification
+        .segments
+        .iter()
+        .filter(|s| s.tier == tier)
+        .map(|s| format!("{} ({})", s.reason, s.text))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let tier_detail = format!("tier: {}", tier.name());
+    let refused = |code: Code, reason: String| Outcome {
+        details: vec![tier_detail.clone()],
+        ..Outcome::failed(Failure::new(code, reason))
+    };
+    match verdict.approval(settings.mode) {
+        Approval::Never => {
+            return refused(
+                Code::CommandDenied,
+                format!(
+                    "the command policy never runs this: {top}. Nothing was started; do not retry it in another spelling."
+                ),
+            );
+        }
+        Approval::Confirm => {
+            let confirmation = Confirmation {
+                action: format!("run: {}", cmd.trim()),
+                reason: top.clone(),
+                tier: Some(tier),
+            };
+            if !host.confirm(&confirmation) {
+                return refused(
+                    Code::CommandDeclined,
+                    format!(
+                        "the user did not approve this {} command ({top}); without a terminal nobody can approve. Nothing was started.",
+                        tier.name()
+                    ),
+                );
+            }
+        }
+        Approval::Auto => {}
+    }
+    if let Some(tool) = programs.iter().find(|p| settings.missing_tools.contains(p)) {
+        return refused(
+            Code::ToolMissing,
+            format!(
+                "{tool} is listed as Missing in the environment snapshot; the command was not started. Do not retry it: use another tool, or tell the user it is needed."
+            ),
+        );
+    }
+    let mut outcome = host.run_command(cmd, timeout);
+    outcome.details.insert(0, tier_detail);
+    outcome.read_only = tier == Tier::ReadOnly;
+    outcome
+}
+
+/// Turns a finished process into a result.
+pub fn command_outcome(run: &crate::exec::Run, timeout: Duration) -> Outcome {
+    let mut details = Vec::new();
+    if let Some(code) = run.code {
+        details.push(format!("exit code: {code}"));
+    }
+    details.push(format!("duration: {:.1}s", run.duration.as_secs_f64()));
+    let error = if run.cancelled {
+        Some(Failure::new(
+            Code::Cancelled,
+            "the user cancelled the command (Ctrl+C); it was stopped with its whole process group. The partial output is below.",
+        ))
+    } else if run.timed_out {
+        Some(Failure::new(
+            Code::Timeout,
+            format!(
+                "the command ran longer than its timeout of {}s and was stopped with its whole process group. The partial output is below. Give it more time with @@runcommand timeout=SECONDS, or run something shorter.",
+                timeout.as_secs()
+            ),
+        ))
+    } else {
+        match run.code {
+            Some(0) => None,
+            Some(127) => Some(Failure::new(
+                Code::CommandNotFound,
+                "the shell could not find the program (exit code 127): check its name, or use a tool the environment lists",
+            )),
+            Some(code) => Some(Failure::new(
+                Code::CommandFailed,
+                format!("the command exited with code {code}"),
+            )),
+            None => Some(Failure::new(
+                Code::CommandFailed,
+                "the command was ended by a signal",
+            )),
+        }
+    };
+    let (lines, block) = if run.output.is_empty() {
+        (vec!["(no output)".to_string()], None)
+    } else {
+        (
+            Vec::new(),
+            Some(("OUTPUT", run.output.trim_end_matches('\n').to_string())),
+        )
+    };
+    Outcome {
+        error,
+        details,
+        lines,
+        block,
+        read_only: false,
+    }
+}
+
+/// Turns a `@@commit` into a result: a failed push keeps the commit and reports both.
+pub fn commit_outcome(result: Result<crate::git::Committed, Failure>) -> Outcome {
+    match result {
+        Ok(committed) => Outcome {
+            error: committed.push_failure,
+            details: committed.details,
+            lines: committed.lines,
+            block: None,
+            read_only: false,
+        },
+        Err(failure) => Outcome::failed(failure),
+    }
 }
 
 /// How a command is named in the results: its path, or the first line of its text.

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use crate::batch::{self, Settings, results};
+use crate::exec::snapshot;
 use crate::exit::Status;
+use crate::git::{self, GitSettings};
 use crate::protocol::{parse, render::format_error};
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
@@ -28,7 +30,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
             return Status::Usage;
         }
     };
-    let settings = Settings {
+    let mut settings = Settings {
         pace: shared.pace.map(Into::into).unwrap_or_default(),
         mode: shared.mode.map(Into::into).unwrap_or_default(),
         ..Settings::default()
@@ -46,15 +48,38 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         Some(path) if path.as_os_str() != "-" => format!("keyless apply {}", path.display()),
         _ => "keyless apply (standard input)".to_string(),
     };
+    let tools: Vec<String> = snapshot::DEFAULT_TOOLS
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    settings.missing_tools = snapshot::missing(&tools);
+    settings.git_hazards = git::read_only_hazards(ws.root());
+    install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
-    let mut host = TerminalHost::detect();
+    let mut host = TerminalHost::new(
+        ws.root().to_path_buf(),
+        settings.limits.max_command_output_chars,
+        GitSettings::default(),
+    );
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
     print!("{}", results::render(&report));
-    if report.all_ok() {
+    if report.cancelled() {
+        Status::Interrupted
+    } else if report.all_ok() {
         Status::Success
     } else {
         Status::Stopped
     }
+}
+
+/// Ctrl+C cancels the running command (its partial output is kept); a second Ctrl+C ends
+/// keyless at once.
+fn install_ctrl_c() {
+    let _ = ctrlc::set_handler(|| {
+        if crate::exec::CANCEL.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
 }
 
 pub fn undo(shared: &Shared) -> Status {

@@ -3,6 +3,7 @@
 
 mod apply;
 mod check;
+mod policy;
 mod terminal;
 
 use std::path::PathBuf;
@@ -186,7 +187,7 @@ pub fn run(args: Args) -> Status {
         Subcommands::Interactive { .. } => unavailable("interactive", "the turn loop"),
         Subcommands::Doctor { .. } => unavailable("doctor", "the chat driver"),
         Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
-        Subcommands::Policy { .. } => unavailable("policy", "the command classifier"),
+        Subcommands::Policy { cmdline, json, .. } => policy::run(&cmdline, json),
         Subcommands::Prompt { .. } => unavailable("prompt", "the turn loop"),
         Subcommands::Demo { .. } => unavailable("demo", "the turn loop"),
         Subcommands::Undo { shared } => apply::undo(&shared),

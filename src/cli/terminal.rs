@@ -1,22 +1,36 @@
 //! The host a person at a terminal provides: `@@say` shown on stderr, `@@ask` and confirmations
-//! asked on stderr and answered on stdin. Without a terminal nobody can answer, so questions go
-//! unanswered and confirmations are declined, never assumed.
+//! asked on stderr and answered on stdin, commands run for real in the workspace. Without a
+//! terminal nobody can answer, so questions go unanswered and confirmations are declined, never
+//! assumed.
 
+use std::collections::HashSet;
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::batch::{Confirmation, Host, Outcome};
+use crate::batch::{self, Confirmation, Host, Outcome};
 use crate::catalog::{Code, Failure};
-use crate::protocol::RunOptions;
+use crate::git::{self, GitSettings};
 
 pub struct TerminalHost {
     interactive: bool,
+    root: PathBuf,
+    max_output_chars: usize,
+    git: GitSettings,
+    /// Actions the user approved with "always" for this session.
+    always: HashSet<String>,
 }
 
 impl TerminalHost {
-    /// A host that prompts only when standard input and standard error are a terminal.
-    pub fn detect() -> TerminalHost {
+    /// A host for `root` that prompts only when standard input and standard error are a
+    /// terminal.
+    pub fn new(root: PathBuf, max_output_chars: usize, git: GitSettings) -> TerminalHost {
         TerminalHost {
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+            root,
+            max_output_chars,
+            git,
+            always: HashSet::new(),
         }
     }
 
@@ -45,24 +59,46 @@ impl Host for TerminalHost {
     }
 
     fn confirm(&mut self, confirmation: &Confirmation) -> bool {
+        if self.always.contains(&confirmation.action) {
+            return true;
+        }
+        let tier = confirmation
+            .tier
+            .map(|t| format!(" [{}]", t.name()))
+            .unwrap_or_default();
         let answer = self.prompt(&format!(
-            "{}\n  ({})\nallow? [y/N] ",
+            "{}{tier}\n  why keyless asks: {}\nallow? [y]es / [n]o / [a]lways this session: ",
             confirmation.action, confirmation.reason
         ));
-        matches!(answer.as_deref().map(str::trim), Some("y" | "Y" | "yes"))
+        match answer
+            .as_deref()
+            .map(|a| a.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            Some("y" | "yes") => true,
+            Some("a" | "always") => {
+                self.always.insert(confirmation.action.clone());
+                true
+            }
+            _ => false,
+        }
     }
 
-    fn run_command(&mut self, _cmd: &str, _options: &RunOptions) -> Outcome {
-        Outcome::failed(Failure::new(
-            Code::Internal,
-            "@@runcommand is not available in this build of keyless yet; nothing was run",
-        ))
+    fn run_command(&mut self, cmd: &str, timeout: Duration) -> Outcome {
+        eprintln!(
+            "keyless: running {}",
+            cmd.lines().next().unwrap_or_default()
+        );
+        match crate::exec::run(cmd, &self.root, timeout, self.max_output_chars) {
+            Ok(run) => batch::command_outcome(&run, timeout),
+            Err(e) => Outcome::failed(Failure::new(
+                Code::CommandFailed,
+                format!("the shell could not be started: {e}"),
+            )),
+        }
     }
 
-    fn commit(&mut self, _message: &str) -> Outcome {
-        Outcome::failed(Failure::new(
-            Code::Internal,
-            "@@commit is not available in this build of keyless yet; nothing was committed",
-        ))
+    fn commit(&mut self, message: &str) -> Outcome {
+        batch::commit_outcome(git::commit(&self.root, message, &self.git))
     }
 }

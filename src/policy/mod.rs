@@ -6,6 +6,8 @@
 
 pub mod classify;
 pub mod lex;
+mod programs;
+mod tools;
 
 pub use classify::{Classification, Segment, Tier, classify};
 

@@ -1,0 +1,71 @@
+//! `keyless policy`: explains how a command line is classified and what each mode decides.
+
+use serde::Serialize;
+
+use crate::config::Mode;
+use crate::exit::Status;
+use crate::policy::{Approval, Lists, Segment, Tier, judge};
+
+#[derive(Serialize)]
+struct Report<'a> {
+    tier: Tier,
+    segments: &'a [Segment],
+    decision: Decisions,
+}
+
+#[derive(Serialize)]
+struct Decisions {
+    ask: Approval,
+    autosafe: Approval,
+    auto: Approval,
+}
+
+pub fn run(cmdline: &[String], json: bool) -> Status {
+    let line = cmdline.join(" ");
+    let verdict = judge(&line, &Lists::default());
+    let c = &verdict.classification;
+    let decision = Decisions {
+        ask: verdict.approval(Mode::Ask),
+        autosafe: verdict.approval(Mode::AutoSafe),
+        auto: verdict.approval(Mode::Auto),
+    };
+    if json {
+        let report = Report {
+            tier: c.tier,
+            segments: &c.segments,
+            decision,
+        };
+        match serde_json::to_string_pretty(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("keyless policy: {e}");
+                return Status::Usage;
+            }
+        }
+        return Status::Success;
+    }
+    println!("{}: {}", c.tier.name(), line.trim());
+    let width = c
+        .segments
+        .iter()
+        .map(|s| s.text.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(48);
+    for s in &c.segments {
+        let text: String = s.text.chars().take(48).collect();
+        println!("  {:<8}  {text:<width$}  {}", s.tier.name(), s.reason);
+    }
+    let name = |a: Approval| match a {
+        Approval::Auto => "runs",
+        Approval::Confirm => "asks you first",
+        Approval::Never => "never runs",
+    };
+    println!(
+        "ask mode: {}; autosafe: {}; auto: {}",
+        name(decision.ask),
+        name(decision.autosafe),
+        name(decision.auto)
+    );
+    Status::Success
+}

@@ -1,0 +1,183 @@
+//! Running command lines: the platform shell, the workspace as working folder, standard input
+//! closed, a non-interactive environment, one pipe for stdout and stderr so their order is kept,
+//! bounded capture, and a timeout or Ctrl+C that ends the whole process group.
+//!
+//! Architecture Invariant: the only module that starts processes for the model (git's push
+//! aside, which `git.rs` runs the same way through [`run`]).
+
+pub mod capture;
+pub mod snapshot;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use capture::Capture;
+
+/// Set by the Ctrl+C handler; a running command is ended and reported as cancelled.
+pub static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// How often the runner looks at the clock and the cancel flag while a command runs.
+const POLL: Duration = Duration::from_millis(10);
+/// After SIGTERM, how long the process group gets before SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(500);
+/// Read size for the output pipe.
+const CHUNK: usize = 64 * 1024;
+/// After the command ends, how long to wait for the output pipe to close (a process that left
+/// the group may still hold it); what was read by then is the output.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// Environment that keeps tools from waiting for a person or decorating output.
+const NON_INTERACTIVE: &[(&str, &str)] = &[
+    ("GIT_TERMINAL_PROMPT", "0"),
+    ("GCM_INTERACTIVE", "never"),
+    ("GIT_PAGER", "cat"),
+    ("PAGER", "cat"),
+    ("GIT_EDITOR", "true"),
+    ("EDITOR", "true"),
+    ("VISUAL", "true"),
+    ("DEBIAN_FRONTEND", "noninteractive"),
+    ("PIP_NO_INPUT", "1"),
+    ("NO_COLOR", "1"),
+    ("CARGO_TERM_COLOR", "never"),
+    ("TERM", "dumb"),
+    ("CI", "1"),
+    ("HOMEBREW_NO_AUTO_UPDATE", "1"),
+    // A repository's own configuration must not make a read-only git command run a program.
+    ("GIT_CONFIG_COUNT", "1"),
+    ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
+    ("GIT_CONFIG_VALUE_0", "false"),
+];
+
+/// What one run produced.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit code; `None` when a signal ended the process.
+    pub code: Option<i32>,
+    pub duration: Duration,
+    pub output: String,
+    pub output_bytes: u64,
+    pub timed_out: bool,
+    pub cancelled: bool,
+}
+
+/// Runs `line` with the platform shell in `cwd`.
+pub fn run(
+    line: &str,
+    cwd: &Path,
+    timeout: Duration,
+    max_output_chars: usize,
+) -> std::io::Result<Run> {
+    let (shell, flag) = if cfg!(windows) {
+        ("cmd", "/C")
+    } else {
+        ("sh", "-c")
+    };
+    let mut command = Command::new(shell);
+    command.arg(flag).arg(line);
+    run_command(command, cwd, timeout, max_output_chars)
+}
+
+/// Runs a prepared command the same way (used for `git push`).
+pub fn run_command(
+    mut command: Command,
+    cwd: &Path,
+    timeout: Duration,
+    max_output_chars: usize,
+) -> std::io::Result<Run> {
+    let (mut reader, writer) = std::io::pipe()?;
+    command
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
+        .envs(NON_INTERACTIVE.iter().copied());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        command.process_group(0);
+    }
+    let started = Instant::now();
+    let mut child = command.spawn()?;
+    // The command's own copies of the pipe's write end live in the child; ours are gone with
+    // `command`, so the reader sees end-of-file once every process holding it has exited.
+    drop(command);
+    let pid = child.id();
+    let capture = Arc::new(Mutex::new(Capture::new(max_output_chars)));
+    let (done_tx, done_rx) = mpsc::channel();
+    let shared = Arc::clone(&capture);
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if let Ok(mut c) = shared.lock() {
+                        c.push(&buf[..n]);
+                    }
+                }
+            }
+        }
+        let _ = done_tx.send(());
+    });
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() >= timeout {
+            timed_out = true;
+        } else if CANCEL.load(Ordering::SeqCst) {
+            cancelled = true;
+        }
+        if timed_out || cancelled {
+            kill_group(pid, TERM_GRACE);
+            break child.wait()?;
+        }
+        std::thread::sleep(POLL);
+    };
+    let duration = started.elapsed();
+    // Whatever the command left running in its group (background jobs, grandchildren holding
+    // the output pipe) ends with it.
+    kill_group(pid, Duration::ZERO);
+    let _ = done_rx.recv_timeout(DRAIN);
+    let (output, output_bytes) = match capture.lock() {
+        Ok(c) => (c.render(max_output_chars), c.total()),
+        Err(_) => (String::new(), 0),
+    };
+    Ok(Run {
+        code: status.code(),
+        duration,
+        output,
+        output_bytes,
+        timed_out,
+        cancelled,
+    })
+}
+
+/// Ends a process group: SIGTERM, a grace period, then SIGKILL.
+#[cfg(unix)]
+fn kill_group(pid: u32, grace: Duration) {
+    let Ok(pgid) = i32::try_from(pid) else { return };
+    // SAFETY: killpg only sends a signal to the group the child leads; no memory is involved.
+    unsafe {
+        if !grace.is_zero() {
+            libc::killpg(pgid, libc::SIGTERM);
+            let until = Instant::now() + grace;
+            while Instant::now() < until {
+                if libc::killpg(pgid, 0) != 0 {
+                    return;
+                }
+                std::thread::sleep(POLL);
+            }
+        }
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(not(unix))]
+fn kill_group(_pid: u32, _grace: Duration) {}

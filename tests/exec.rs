@@ -1,0 +1,335 @@
+//! `@@runcommand` with real processes, through the built binary: output, exit codes, timeouts
+//! that end whole process trees, a gigabyte of output in bounded memory, Ctrl+C, missing
+//! programs and tools, the policy's Denied and Declined, and git commands that a repository's
+//! own configuration must not turn into program launchers.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn reply(commands: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    for (options, cmd) in commands {
+        out.push_str(&format!(
+            "@@runcommand {options}\n<<<CMD\n{cmd}\nCMD>>>\n@@end\n"
+        ));
+    }
+    out + "@@next\n@@end\n@@eof\n"
+}
+
+fn keyless(ws: &Path, reply_text: &str, args: &[&str]) -> Command {
+    let file = ws.join("../reply.txt");
+    fs::write(&file, reply_text).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_keyless"));
+    command
+        .arg("apply")
+        .arg(&file)
+        .arg("--workspace")
+        .arg(ws)
+        .args(args)
+        .stdin(Stdio::null());
+    command
+}
+
+fn apply(ws: &Path, reply_text: &str, args: &[&str]) -> (String, Option<i32>) {
+    let Output { stdout, status, .. } = keyless(ws, reply_text, args).output().unwrap();
+    (String::from_utf8_lossy(&stdout).into_owned(), status.code())
+}
+
+fn workspace() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn output_exit_code_and_duration_are_reported() {
+    let (_dir, ws) = workspace();
+    let (out, code) = apply(&ws, &reply(&[("", "echo hello && echo world")]), &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("--- result 1/1 | #1 runcommand | echo hello && echo world ---\nstatus: ok | tier: ReadOnly | exit code: 0 | duration: "), "{out}");
+    assert!(
+        out.contains("<<<OUTPUT\nhello\nworld\nOUTPUT>>>\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn stdout_and_stderr_are_interleaved_in_order() {
+    let (_dir, ws) = workspace();
+    let (out, _) = apply(
+        &ws,
+        &reply(&[("", "echo one; echo two >&2; echo three; echo four >&2")]),
+        &[],
+    );
+    assert!(
+        out.contains("<<<OUTPUT\none\ntwo\nthree\nfour\nOUTPUT>>>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_failed_probe_reports_its_code_and_the_batch_goes_on() {
+    let (_dir, ws) = workspace();
+    let (out, code) = apply(
+        &ws,
+        &reply(&[("", "ls /definitely/not/here"), ("", "echo after")]),
+        &[],
+    );
+    assert_eq!(code, Some(3));
+    assert!(
+        out.contains("status: error | code: KA_COMMAND_FAILED | tier: ReadOnly | exit code: 2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("reason: the command exited with code 2"),
+        "{out}"
+    );
+    assert!(out.contains("<<<OUTPUT\nafter\nOUTPUT>>>"), "{out}");
+}
+
+#[test]
+fn a_missing_program_is_command_not_found() {
+    let (_dir, ws) = workspace();
+    let (out, _) = apply(
+        &ws,
+        &reply(&[("", "no-such-program-keyless-test --x")]),
+        &["--mode", "auto"],
+    );
+    assert!(out.contains("code: KA_COMMAND_NOT_FOUND"), "{out}");
+    assert!(out.contains("exit code: 127"), "{out}");
+}
+
+#[cfg(target_os = "linux")]
+fn alive(pid: &str) -> bool {
+    Path::new("/proc").join(pid.trim()).exists()
+        && !fs::read_to_string(Path::new("/proc").join(pid.trim()).join("stat"))
+            .unwrap_or_default()
+            .contains(") Z ")
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timeout_ends_the_whole_process_tree_and_keeps_partial_output() {
+    let (_dir, ws) = workspace();
+    // A grandchild in the background and a child in the foreground, both sleeping long.
+    let cmd = "echo started; sh -c 'sleep 300 & echo $! > grandchild.pid; wait' & echo $! > child.pid; sleep 300";
+    let started = Instant::now();
+    let (out, code) = apply(&ws, &reply(&[("timeout=2", cmd)]), &["--mode", "auto"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(code, Some(3));
+    assert!(out.contains("code: KA_TIMEOUT"), "{out}");
+    assert!(out.contains("longer than its timeout of 2s"), "{out}");
+    assert!(
+        out.contains("<<<OUTPUT\nstarted\nOUTPUT>>>"),
+        "partial output kept: {out}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    for file in ["child.pid", "grandchild.pid"] {
+        let pid = fs::read_to_string(ws.join(file)).unwrap();
+        assert!(!alive(&pid), "{file} {pid} still alive");
+    }
+}
+
+#[test]
+fn a_gigabyte_of_output_is_capped_head_and_tail_in_bounded_memory() {
+    let (_dir, ws) = workspace();
+    let cmd = "printf 'FIRST-LINE\\n'; head -c 1000000000 /dev/zero | tr '\\0' x; printf '\\nLAST-LINE\\n'";
+    let started = Instant::now();
+    let (out, code) = apply(&ws, &reply(&[("timeout=600", cmd)]), &[]);
+    let took = started.elapsed();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("<<<OUTPUT\nFIRST-LINE\nxxxx"),
+        "{}",
+        &out[..out.len().min(400)]
+    );
+    assert!(
+        out.contains("bytes of output omitted: the command printed 1000000022 bytes"),
+        "{}",
+        &out[..out.len().min(400)]
+    );
+    assert!(out.contains("xxxx\nLAST-LINE\nOUTPUT>>>"), "tail kept");
+    assert!(
+        out.len() < 10_000,
+        "the result is capped: {} bytes",
+        out.len()
+    );
+    // The largest resident set among keyless and the programs it ran.
+    let max_rss_kb = max_child_rss_kb();
+    eprintln!(
+        "1 GB of output captured in {took:?}; peak RSS of any child process {max_rss_kb} KiB"
+    );
+    assert!(max_rss_kb < 64 * 1024, "peak RSS {max_rss_kb} KiB");
+}
+
+#[cfg(unix)]
+fn max_child_rss_kb() -> i64 {
+    // SAFETY: getrusage fills the struct we pass; nothing else is touched.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage.ru_maxrss
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cancels_the_running_command_and_keeps_its_partial_output() {
+    let (_dir, ws) = workspace();
+    let text = reply(&[("", "echo before-sleep; sleep 300"), ("", "echo never")]);
+    let child = keyless(&ws, &text, &["--mode", "auto"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: sends SIGINT to the child we started.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{out}");
+    assert!(out.contains("code: KA_CANCELLED"), "{out}");
+    assert!(out.contains("<<<OUTPUT\nbefore-sleep\nOUTPUT>>>"), "{out}");
+    assert!(
+        out.contains("--- skipped 1 commands: cancelled by the user (Ctrl+C) ---"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_tool_missing_from_the_snapshot_is_never_started() {
+    let (_dir, ws) = workspace();
+    // cargo lives outside /usr/bin and /bin, so with this PATH the snapshot lists it Missing.
+    let out = keyless(&ws, &reply(&[("", "cargo build")]), &[])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.contains("code: KA_TOOL_MISSING"), "{out}");
+    assert!(out.contains("cargo is listed as Missing"), "{out}");
+}
+
+#[test]
+fn denied_never_runs_in_any_mode() {
+    let (_dir, ws) = workspace();
+    for mode in ["ask", "autosafe", "auto"] {
+        let (out, _) = apply(
+            &ws,
+            &reply(&[("", "touch canary && git push --force")]),
+            &["--mode", mode],
+        );
+        assert!(
+            out.contains("code: KA_COMMAND_DENIED | tier: Denied"),
+            "{mode}: {out}"
+        );
+        assert!(
+            !ws.join("canary").exists(),
+            "{mode}: nothing of the line ran"
+        );
+    }
+}
+
+#[test]
+fn risky_without_a_terminal_is_declined_in_ask_and_autosafe() {
+    let (_dir, ws) = workspace();
+    for mode in ["ask", "autosafe"] {
+        let (out, _) = apply(
+            &ws,
+            &reply(&[("", "touch made-by-risky")]),
+            &["--mode", mode],
+        );
+        assert!(
+            out.contains("code: KA_COMMAND_DECLINED | tier: Risky"),
+            "{mode}: {out}"
+        );
+        assert!(!ws.join("made-by-risky").exists());
+    }
+    let (out, _) = apply(
+        &ws,
+        &reply(&[("", "touch made-by-risky")]),
+        &["--mode", "auto"],
+    );
+    assert!(out.contains("status: ok | tier: Risky"), "{out}");
+    assert!(ws.join("made-by-risky").exists());
+}
+
+#[test]
+fn execute_tier_asks_in_ask_mode() {
+    let (_dir, ws) = workspace();
+    fs::write(ws.join("run.sh"), "echo ran > ran.txt\n").unwrap();
+    let (out, _) = apply(&ws, &reply(&[("", "sh run.sh")]), &["--mode", "ask"]);
+    assert!(
+        out.contains("code: KA_COMMAND_DECLINED | tier: Execute"),
+        "{out}"
+    );
+    let (out, _) = apply(&ws, &reply(&[("", "sh run.sh")]), &["--mode", "auto"]);
+    assert!(out.contains("status: ok | tier: Execute"), "{out}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn read_only_git_cannot_be_turned_into_a_program_launcher() {
+    let (_dir, ws) = workspace();
+    git(&ws, &["init", "-q"]);
+    fs::write(ws.join("a.txt"), "a\n").unwrap();
+    // core.fsmonitor names a program git status would run.
+    git(
+        &ws,
+        &["config", "core.fsmonitor", "touch fsmonitor-ran; false"],
+    );
+    let (out, _) = apply(
+        &ws,
+        &reply(&[("", "git status --short")]),
+        &["--mode", "ask"],
+    );
+    assert!(out.contains("status: ok | tier: ReadOnly"), "{out}");
+    assert!(!ws.join("fsmonitor-ran").exists(), "core.fsmonitor ran");
+
+    // diff.external would run on git diff: the line is no longer read-only, so it asks.
+    git(&ws, &["add", "a.txt"]);
+    git(
+        &ws,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "a",
+        ],
+    );
+    fs::write(ws.join("a.txt"), "b\n").unwrap();
+    git(&ws, &["config", "diff.external", "touch external-ran"]);
+    let (out, _) = apply(&ws, &reply(&[("", "git diff")]), &["--mode", "ask"]);
+    assert!(
+        out.contains("code: KA_COMMAND_DECLINED | tier: Risky"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the repository's own git configuration sets"),
+        "{out}"
+    );
+    assert!(!ws.join("external-ran").exists(), "diff.external ran");
+}

@@ -1,0 +1,253 @@
+//! `@@commit` with real repositories and a local bare remote: commit and push, a rejected push
+//! that keeps the commit, protected branches, not a repository with and without AutoInit, and
+//! nothing to commit.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use keyless::catalog::Code;
+use keyless::git::{GitSettings, commit};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A repository on branch `work` with one commit, and a bare `origin` that has it.
+fn repo_with_remote(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let ws = root.join("ws");
+    let remote = root.join("remote.git");
+    fs::create_dir(&ws).unwrap();
+    git(root, &["init", "-q", "--bare", remote.to_str().unwrap()]);
+    git(&ws, &["init", "-q", "-b", "work"]);
+    git(&ws, &["config", "user.name", "Test User"]);
+    git(&ws, &["config", "user.email", "test@example.com"]);
+    git(&ws, &["remote", "add", "origin", remote.to_str().unwrap()]);
+    fs::write(ws.join("README.md"), "hello\n").unwrap();
+    git(&ws, &["add", "-A"]);
+    git(&ws, &["commit", "-qm", "first"]);
+    git(&ws, &["push", "-q", "-u", "origin", "work"]);
+    (ws, remote)
+}
+
+fn apply(ws: &Path, reply: &str) -> String {
+    let file = ws.join("../reply.txt");
+    fs::write(&file, reply).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .arg("apply")
+        .arg(&file)
+        .arg("--workspace")
+        .arg(ws)
+        .args(["--mode", "auto"])
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+const COMMIT: &str = "@@newfile src/new.rs\n<<<CONTENT\nfn new() {}\nCONTENT>>>\n@@end\n@@deletefile README.md\n@@end\n@@commit\n<<<MSG\nAdd new.rs, drop the README\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n";
+
+#[test]
+fn commit_stages_everything_like_add_all_and_pushes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, remote) = repo_with_remote(dir.path());
+    fs::write(ws.join("untracked.txt"), "u\n").unwrap();
+    let out = apply(&ws, &COMMIT.replace("@@deletefile", "@@readfile"));
+    assert!(
+        out.contains(
+            "--- result 3/3 | #3 commit | Add new.rs, drop the README ---\nstatus: ok | commit: "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("| branch: work | pushed: origin"), "{out}");
+    assert!(out.contains("on work: 2 file(s) changed"), "{out}");
+    assert_eq!(
+        git(&ws, &["status", "--porcelain"]),
+        "",
+        "everything was committed"
+    );
+    assert_eq!(
+        git(&ws, &["log", "-1", "--format=%s%n%an"]),
+        "Add new.rs, drop the README\nTest User"
+    );
+    assert_eq!(
+        git(&remote, &["log", "-1", "--format=%s", "work"]),
+        "Add new.rs, drop the README"
+    );
+    // keyless's own state is never committed.
+    assert!(!git(&ws, &["ls-files"]).contains(".agent"));
+}
+
+#[test]
+fn removed_files_are_committed_as_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, _) = repo_with_remote(dir.path());
+    let out = apply(
+        &ws,
+        &COMMIT
+            .replace("@@deletefile README.md", "@@readfile README.md")
+            .replace(
+                "@@newfile src/new.rs\n<<<CONTENT\nfn new() {}\nCONTENT>>>\n@@end\n",
+                "",
+            ),
+    );
+    assert!(out.contains("nothing to commit"), "{out}");
+    fs::remove_file(ws.join("README.md")).unwrap();
+    let report = commit(
+        &ws,
+        "drop readme",
+        &GitSettings {
+            push: false,
+            ..GitSettings::default()
+        },
+    )
+    .unwrap();
+    assert!(report.lines[0].contains("1 file(s) changed"), "{report:?}");
+    assert!(!git(&ws, &["ls-files"]).contains("README.md"));
+}
+
+#[test]
+fn a_rejected_push_keeps_the_commit_and_reports_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, remote) = repo_with_remote(dir.path());
+    // Someone else pushes first: the remote moves ahead.
+    let other = dir.path().join("other");
+    git(
+        dir.path(),
+        &[
+            "clone",
+            "-q",
+            "-b",
+            "work",
+            remote.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    fs::write(other.join("theirs.txt"), "theirs\n").unwrap();
+    git(&other, &["add", "-A"]);
+    git(
+        &other,
+        &[
+            "-c",
+            "user.name=o",
+            "-c",
+            "user.email=o@o",
+            "commit",
+            "-qm",
+            "theirs",
+        ],
+    );
+    git(&other, &["push", "-q", "origin", "work"]);
+
+    let out = apply(&ws, COMMIT);
+    assert!(
+        out.contains("status: error | code: KA_GIT_FAILURE | commit: "),
+        "{out}"
+    );
+    assert!(
+        out.contains("reason: git push -u origin work failed"),
+        "{out}"
+    );
+    assert!(out.contains("committed "), "the commit is reported: {out}");
+    assert_eq!(
+        git(&ws, &["log", "-1", "--format=%s"]),
+        "Add new.rs, drop the README",
+        "the commit is kept"
+    );
+}
+
+#[test]
+fn protected_branches_refuse_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    git(&ws, &["init", "-q", "-b", "main"]);
+    let out = apply(&ws, &COMMIT.replace("@@deletefile README.md\n@@end\n", ""));
+    assert!(out.contains("code: KA_BRANCH_PROTECTED"), "{out}");
+    assert!(
+        out.contains("git switch -c keyless/"),
+        "tells the model how to branch: {out}"
+    );
+    let head = Command::new("git")
+        .args(["rev-parse", "--verify", "HEAD"])
+        .current_dir(&ws)
+        .output()
+        .unwrap();
+    assert!(!head.status.success(), "no commit was made");
+}
+
+#[test]
+fn not_a_repository_without_auto_init() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = apply(
+        dir.path(),
+        COMMIT
+            .replace("@@deletefile README.md\n@@end\n", "")
+            .as_str(),
+    );
+    assert!(out.contains("code: KA_NOT_A_GIT_REPOSITORY"), "{out}");
+    assert!(!dir.path().join(".git").exists());
+}
+
+#[test]
+fn auto_init_creates_the_repository_and_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    let settings = GitSettings {
+        auto_init: true,
+        push: true,
+        protected_branches: Vec::new(),
+    };
+    let report = commit(dir.path(), "first", &settings).unwrap();
+    assert!(
+        report
+            .lines
+            .iter()
+            .any(|l| l.contains("initialised a new git repository")),
+        "{report:?}"
+    );
+    assert!(
+        report
+            .lines
+            .iter()
+            .any(|l| l.contains("no remote named origin")),
+        "{report:?}"
+    );
+    assert_eq!(git(dir.path(), &["log", "-1", "--format=%s"]), "first");
+    // The second commit with nothing new is not a failure.
+    let again = commit(dir.path(), "again", &settings).unwrap();
+    assert_eq!(again.details, vec!["nothing to commit"]);
+}
+
+#[test]
+fn auto_init_that_fails_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    // A `.git` file that is not a valid gitfile: git init refuses it.
+    fs::write(dir.path().join(".git"), "not a gitfile\n").unwrap();
+    let settings = GitSettings {
+        auto_init: true,
+        ..GitSettings::default()
+    };
+    let failure = commit(dir.path(), "x", &settings).unwrap_err();
+    assert_eq!(failure.code, Code::GitInitFailed, "{failure:?}");
+}
+
+#[test]
+fn a_detached_head_is_a_git_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, _) = repo_with_remote(dir.path());
+    git(&ws, &["checkout", "-q", "--detach"]);
+    let failure = commit(&ws, "x", &GitSettings::default()).unwrap_err();
+    assert_eq!(failure.code, Code::GitFailure);
+    assert!(failure.reason.contains("detached"));
+}
