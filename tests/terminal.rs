@@ -1,0 +1,95 @@
+//! Confirmations and `@@ask` at a real terminal: `script` (util-linux/bsdutils) gives the binary
+//! a pseudo-terminal, and the test types the answers.
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Runs `keyless apply` on a pseudo-terminal, typing `answers` one line at a time, and returns
+/// everything the terminal showed.
+fn at_terminal(ws: &Path, reply: &str, answers: &[&str]) -> String {
+    let file = ws.join("../reply.txt");
+    fs::write(&file, reply).unwrap();
+    let command = format!(
+        "{} apply {} --workspace {} --mode ask",
+        env!("CARGO_BIN_EXE_keyless"),
+        file.display(),
+        ws.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("`script` (bsdutils) runs the binary on a pseudo-terminal");
+    let mut stdin = child.stdin.take().unwrap();
+    for answer in answers {
+        std::thread::sleep(Duration::from_millis(700));
+        writeln!(stdin, "{answer}").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+}
+
+fn workspace() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    (dir, ws)
+}
+
+fn run(cmd: &str) -> String {
+    format!("@@runcommand\n<<<CMD\n{cmd}\nCMD>>>\n@@end\n")
+}
+
+const NEXT: &str = "@@next\n@@end\n@@eof\n";
+
+#[test]
+fn yes_runs_the_command_and_the_prompt_explains_it() {
+    let (_dir, ws) = workspace();
+    let out = at_terminal(&ws, &(run("touch made-by-yes") + NEXT), &["y"]);
+    assert!(out.contains("run: touch made-by-yes [Risky]"), "{out}");
+    assert!(
+        out.contains("why keyless asks: touch: changes files (touch made-by-yes)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("allow? [y]es / [n]o / [a]lways this session"),
+        "{out}"
+    );
+    assert!(out.contains("status: ok | tier: Risky"), "{out}");
+    assert!(ws.join("made-by-yes").exists());
+}
+
+#[test]
+fn no_declines_and_nothing_runs() {
+    let (_dir, ws) = workspace();
+    let out = at_terminal(&ws, &(run("touch made-by-no") + NEXT), &["n"]);
+    assert!(out.contains("code: KA_COMMAND_DECLINED"), "{out}");
+    assert!(!ws.join("made-by-no").exists());
+}
+
+#[test]
+fn always_approves_the_same_line_for_the_rest_of_the_session() {
+    let (_dir, ws) = workspace();
+    let reply = run("touch twice") + &run("touch twice") + NEXT;
+    let out = at_terminal(&ws, &reply, &["a"]);
+    assert_eq!(out.matches("allow? [y]es").count(), 1, "asked once: {out}");
+    assert_eq!(out.matches("status: ok | tier: Risky").count(), 2, "{out}");
+}
+
+#[test]
+fn ask_is_answered_at_the_terminal() {
+    let (_dir, ws) = workspace();
+    let reply =
+        "@@ask\n<<<MSG\nWhich port should the server use?\nMSG>>>\n@@end\n".to_string() + NEXT;
+    let out = at_terminal(&ws, &reply, &["8080"]);
+    assert!(
+        out.contains("model asks: Which port should the server use?"),
+        "{out}"
+    );
+    assert!(out.contains("<<<ANSWER\n8080\nANSWER>>>"), "{out}");
+}
