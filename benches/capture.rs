@@ -42,6 +42,8 @@ fn main() {
     )
     .unwrap();
     let started = Instant::now();
+    // Waited for with wait4 below, which also reports the process's peak memory.
+    #[allow(clippy::zombie_processes)]
     let child = Command::new(env!("CARGO_BIN_EXE_keyless"))
         .arg("apply")
         .arg(&reply)
