@@ -22,8 +22,6 @@ const NOT_YET_PRODUCED: &[(&str, &str)] = &[
     ("KA_NETWORK_OFFLINE", "chat driver (issue 5)"),
     ("KA_COMPOSER_NOT_CLEAN", "chat driver (issue 5)"),
     ("KA_CHAT_EXHAUSTED", "chat driver (issue 5)"),
-    ("KA_CONFIG_INVALID", "configuration (issue 6)"),
-    ("KA_CONFIG_VALIDATION", "configuration (issue 6)"),
     ("KA_SNAPSHOT_MISSING", "environment snapshot (issue 6)"),
     ("KA_SNAPSHOT_RUN_FAILED", "environment snapshot (issue 6)"),
     ("KA_SESSION_NOT_FOUND", "sessions (issue 6)"),

@@ -54,6 +54,26 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// The batch settings a configuration gives (flags are applied on top by the caller).
+    pub fn from_config(config: &crate::config::Config) -> Settings {
+        Settings {
+            limits: config.limits.clone(),
+            pace: config.agent.pace,
+            mode: config.agent.mode,
+            failure_mode: config.commands.failure_mode,
+            lists: Lists {
+                allow: config.commands.allow_list.clone(),
+                deny: config.commands.deny_list.clone(),
+            },
+            default_timeout: Duration::from_secs(config.commands.timeout_seconds),
+            max_timeout: Duration::from_secs(config.commands.max_timeout_seconds),
+            missing_tools: Vec::new(),
+            git_hazards: Vec::new(),
+        }
+    }
+}
+
 /// A command's timeout when neither it nor the configuration says otherwise: long enough for a
 /// real build or test run.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);

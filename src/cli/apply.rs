@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::batch::{self, Settings, results};
 use crate::exec::snapshot;
 use crate::exit::Status;
-use crate::git::{self, GitSettings};
+use crate::git;
 use crate::protocol::{parse, render::format_error};
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
@@ -30,11 +30,17 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
             return Status::Usage;
         }
     };
-    let mut settings = Settings {
-        pace: shared.pace.map(Into::into).unwrap_or_default(),
-        mode: shared.mode.map(Into::into).unwrap_or_default(),
-        ..Settings::default()
+    let config = match super::load_config(shared, "apply") {
+        Ok(config) => config,
+        Err(status) => return status,
     };
+    let mut settings = Settings::from_config(&config);
+    if let Some(pace) = shared.pace {
+        settings.pace = pace.into();
+    }
+    if let Some(mode) = shared.mode {
+        settings.mode = mode.into();
+    }
     let parsed = parse(&reply, &settings.limits);
     let Some(script) = parsed.script else {
         print!("{}", format_error(&parsed.diagnostics, parsed.truncated));
@@ -59,7 +65,8 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     let mut host = TerminalHost::new(
         ws.root().to_path_buf(),
         settings.limits.max_command_output_chars,
-        GitSettings::default(),
+        config.git.clone(),
+        config.commands.shell.clone(),
     );
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
     print!("{}", results::render(&report));

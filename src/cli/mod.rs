@@ -187,7 +187,11 @@ pub fn run(args: Args) -> Status {
         Subcommands::Interactive { .. } => unavailable("interactive", "the turn loop"),
         Subcommands::Doctor { .. } => unavailable("doctor", "the chat driver"),
         Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
-        Subcommands::Policy { cmdline, json, .. } => policy::run(&cmdline, json),
+        Subcommands::Policy {
+            cmdline,
+            json,
+            shared,
+        } => policy::run(&cmdline, json, &shared),
         Subcommands::Prompt { .. } => unavailable("prompt", "the turn loop"),
         Subcommands::Demo { .. } => unavailable("demo", "the turn loop"),
         Subcommands::Undo { shared } => apply::undo(&shared),
@@ -200,6 +204,16 @@ fn unavailable(name: &str, part: &str) -> Status {
          `keyless check` works today; see the README for what is ready."
     );
     Status::Unavailable
+}
+
+/// Loads the configuration for the shared options' workspace; on failure prints the code and
+/// reason and returns the usage status.
+fn load_config(shared: &Shared, command: &str) -> Result<crate::config::Config, Status> {
+    let workspace = shared.workspace.clone().unwrap_or_else(|| ".".into());
+    crate::config::file::load(shared.config.as_deref(), &workspace).map_err(|f| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    })
 }
 
 /// Reads a reply from FILE, or from standard input for `-` or no file.

@@ -20,9 +20,17 @@ struct Decisions {
     auto: Approval,
 }
 
-pub fn run(cmdline: &[String], json: bool) -> Status {
+pub fn run(cmdline: &[String], json: bool, shared: &super::Shared) -> Status {
+    let config = match super::load_config(shared, "policy") {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let lists = Lists {
+        allow: config.commands.allow_list.clone(),
+        deny: config.commands.deny_list.clone(),
+    };
     let line = cmdline.join(" ");
-    let verdict = judge(&line, &Lists::default());
+    let verdict = judge(&line, &lists);
     let c = &verdict.classification;
     let decision = Decisions {
         ask: verdict.approval(Mode::Ask),

@@ -17,6 +17,7 @@ pub struct TerminalHost {
     root: PathBuf,
     max_output_chars: usize,
     git: GitSettings,
+    shell: Option<String>,
     /// Actions the user approved with "always" for this session.
     always: HashSet<String>,
 }
@@ -24,12 +25,18 @@ pub struct TerminalHost {
 impl TerminalHost {
     /// A host for `root` that prompts only when standard input and standard error are a
     /// terminal.
-    pub fn new(root: PathBuf, max_output_chars: usize, git: GitSettings) -> TerminalHost {
+    pub fn new(
+        root: PathBuf,
+        max_output_chars: usize,
+        git: GitSettings,
+        shell: Option<String>,
+    ) -> TerminalHost {
         TerminalHost {
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
             root,
             max_output_chars,
             git,
+            shell,
             always: HashSet::new(),
         }
     }
@@ -89,7 +96,8 @@ impl Host for TerminalHost {
             "keyless: running {}",
             cmd.lines().next().unwrap_or_default()
         );
-        match crate::exec::run(cmd, &self.root, timeout, self.max_output_chars) {
+        let shell = self.shell.as_deref();
+        match crate::exec::run_with_shell(cmd, shell, &self.root, timeout, self.max_output_chars) {
             Ok(run) => batch::command_outcome(&run, timeout),
             Err(e) => Outcome::failed(Failure::new(
                 Code::CommandFailed,

@@ -71,10 +71,29 @@ pub fn run(
     timeout: Duration,
     max_output_chars: usize,
 ) -> std::io::Result<Run> {
-    let (shell, flag) = if cfg!(windows) {
-        ("cmd", "/C")
+    run_with_shell(line, None, cwd, timeout, max_output_chars)
+}
+
+/// Runs `line` with `shell` (Commands.Shell), or the platform shell: `sh -c` on Unix, `cmd /C`
+/// on Windows.
+pub fn run_with_shell(
+    line: &str,
+    shell: Option<&str>,
+    cwd: &Path,
+    timeout: Duration,
+    max_output_chars: usize,
+) -> std::io::Result<Run> {
+    let default = if cfg!(windows) { "cmd" } else { "sh" };
+    let shell = shell.unwrap_or(default);
+    let name = shell
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(shell)
+        .to_ascii_lowercase();
+    let flag = if name == "cmd" || name == "cmd.exe" {
+        "/C"
     } else {
-        ("sh", "-c")
+        "-c"
     };
     let mut command = Command::new(shell);
     command.arg(flag).arg(line);

@@ -1,0 +1,406 @@
+//! `keyless.json`: finding it, reading it (JSON with `//` and `/* */` comments), and checking
+//! every key against the schema so a mistake names the key, the value and what is allowed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{Config, FailureMode, Mode, Pace};
+use crate::catalog::{Code, Failure};
+
+/// The file's name in a workspace and in the user's config folder.
+pub const FILE_NAME: &str = "keyless.json";
+
+/// Where the configuration comes from: `--config FILE`, else `<workspace>/keyless.json`, else
+/// the user's config folder (`$XDG_CONFIG_HOME/keyless/` or `~/.config/keyless/`). Only an
+/// explicit `--config` that does not exist is an error.
+pub fn locate(explicit: Option<&Path>, workspace: &Path) -> Result<Option<PathBuf>, Failure> {
+    if let Some(path) = explicit {
+        return if path.is_file() {
+            Ok(Some(path.to_path_buf()))
+        } else {
+            Err(Failure::new(
+                Code::ConfigInvalid,
+                format!("the configuration file {} does not exist", path.display()),
+            ))
+        };
+    }
+    let local = workspace.join(FILE_NAME);
+    if local.is_file() {
+        return Ok(Some(local));
+    }
+    let user_dir = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
+    Ok(user_dir
+        .map(|d| d.join("keyless").join(FILE_NAME))
+        .filter(|p| p.is_file()))
+}
+
+/// Loads the configuration for a workspace (defaults when there is no file).
+pub fn load(explicit: Option<&Path>, workspace: &Path) -> Result<Config, Failure> {
+    match locate(explicit, workspace)? {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                Failure::new(
+                    Code::ConfigInvalid,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+            })?;
+            let mut config = parse(&text).map_err(|f| Failure {
+                reason: format!("{}: {}", path.display(), f.reason),
+                ..f
+            })?;
+            config.source = Some(path);
+            Ok(config)
+        }
+        None => Ok(Config::default()),
+    }
+}
+
+/// Blanks out `//` and `/* */` comments (outside strings) so line and column numbers stay true.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                out.push(' ');
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                    out.push(' ');
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                out.push_str("  ");
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    out.push(if c == '\n' { '\n' } else { ' ' });
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Parses configuration text.
+pub fn parse(text: &str) -> Result<Config, Failure> {
+    let value: Value = serde_json::from_str(&strip_comments(text)).map_err(|e| {
+        Failure::new(
+            Code::ConfigInvalid,
+            format!(
+                "not valid JSON at line {}, column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let root = value.as_object().ok_or_else(|| {
+        Failure::new(
+            Code::ConfigValidation,
+            "the configuration must be a JSON object of sections",
+        )
+    })?;
+    let mut config = Config::default();
+    for (section, body) in root {
+        let keys = SECTIONS
+            .iter()
+            .find(|(name, _)| name == section)
+            .map(|(_, keys)| *keys)
+            .ok_or_else(|| unknown(section, &SECTIONS.map(|(n, _)| n)))?;
+        let body = body.as_object().ok_or_else(|| {
+            validation(format!(
+                "{section} must be an object of keys, like \"{section}\": {{ … }}"
+            ))
+        })?;
+        for (key, value) in body {
+            if !keys.contains(&key.as_str()) {
+                return Err(unknown(&format!("{section}.{key}"), keys));
+            }
+            set(&mut config, section, key, value, body)?;
+        }
+    }
+    if config.commands.max_timeout_seconds < config.commands.timeout_seconds {
+        return Err(validation(format!(
+            "Commands.MaxTimeoutSeconds ({}) is below Commands.TimeoutSeconds ({}); it must be at least as long",
+            config.commands.max_timeout_seconds, config.commands.timeout_seconds
+        )));
+    }
+    Ok(config)
+}
+
+/// Every section and its keys.
+pub const SECTIONS: [(&str, &[&str]); 6] = [
+    ("Agent", &["Pace", "Mode", "Site"]),
+    (
+        "Limits",
+        &[
+            "MaxCommandsPerResponse",
+            "MaxResponseChars",
+            "MaxFileContentChars",
+            "MaxCommandOutputChars",
+            "MaxFormatRetries",
+            "MaxIterationsPerTurn",
+        ],
+    ),
+    (
+        "Commands",
+        &[
+            "BatchFailureMode",
+            "TimeoutSeconds",
+            "MaxTimeoutSeconds",
+            "AllowList",
+            "DenyList",
+            "Shell",
+        ],
+    ),
+    ("Git", &["AutoInit", "Push", "ProtectedBranches"]),
+    (
+        "Browser",
+        &[
+            "ExecutablePath",
+            "UserDataDir",
+            "Headless",
+            "CdpUrl",
+            "Url",
+            "ReplyTimeoutSeconds",
+            "TruncationBudgetSeconds",
+        ],
+    ),
+    ("Snapshot", &["Tools", "Scripts"]),
+];
+
+fn validation(reason: String) -> Failure {
+    Failure::new(Code::ConfigValidation, reason)
+}
+
+fn unknown(name: &str, known: &[&str]) -> Failure {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    let hint = known
+        .iter()
+        .find(|k| {
+            k.eq_ignore_ascii_case(last)
+                || k.to_ascii_lowercase().replace('_', "")
+                    == last.to_ascii_lowercase().replace('_', "")
+        })
+        .map(|k| format!(" Did you mean {k}?"))
+        .unwrap_or_default();
+    validation(format!(
+        "{name} is not a known key.{hint} The keys here are: {}.",
+        known.join(", ")
+    ))
+}
+
+fn int(name: &str, value: &Value, min: u64, max: u64) -> Result<u64, Failure> {
+    match value.as_u64() {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(validation(format!(
+            "{name} is {value}; it must be a whole number from {min} to {max}"
+        ))),
+    }
+}
+
+fn boolean(name: &str, value: &Value) -> Result<bool, Failure> {
+    value
+        .as_bool()
+        .ok_or_else(|| validation(format!("{name} is {value}; it must be true or false")))
+}
+
+fn string(name: &str, value: &Value) -> Result<String, Failure> {
+    match value.as_str() {
+        Some(s) if !s.trim().is_empty() => Ok(s.to_string()),
+        _ => Err(validation(format!(
+            "{name} is {value}; it must be a non-empty string"
+        ))),
+    }
+}
+
+fn strings(name: &str, value: &Value) -> Result<Vec<String>, Failure> {
+    let bad = || {
+        validation(format!(
+            "{name} is {value}; it must be a list of non-empty strings, like [\"a\", \"b\"]"
+        ))
+    };
+    value
+        .as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|v| {
+            v.as_str()
+                .filter(|s| !s.trim().is_empty())
+                .map(str::to_string)
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
+fn choice<T: Copy>(name: &str, value: &Value, options: &[(&str, T)]) -> Result<T, Failure> {
+    let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+    value
+        .as_str()
+        .and_then(|s| {
+            options
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(s))
+                .map(|(_, t)| *t)
+        })
+        .ok_or_else(|| {
+            validation(format!(
+                "{name} is {value}; it must be one of {}",
+                names.join(", ")
+            ))
+        })
+}
+
+fn set(
+    config: &mut Config,
+    section: &str,
+    key: &str,
+    value: &Value,
+    _body: &Map<String, Value>,
+) -> Result<(), Failure> {
+    let name = format!("{section}.{key}");
+    let n = name.as_str();
+    let l = &mut config.limits;
+    match (section, key) {
+        ("Agent", "Pace") => {
+            config.agent.pace = choice(
+                n,
+                value,
+                &[
+                    ("Step", Pace::Step),
+                    ("Balanced", Pace::Balanced),
+                    ("Batch", Pace::Batch),
+                ],
+            )?
+        }
+        ("Agent", "Mode") => {
+            config.agent.mode = choice(
+                n,
+                value,
+                &[
+                    ("Ask", Mode::Ask),
+                    ("AutoSafe", Mode::AutoSafe),
+                    ("Auto", Mode::Auto),
+                ],
+            )?
+        }
+        ("Agent", "Site") => config.agent.site = Some(string(n, value)?),
+        ("Limits", "MaxCommandsPerResponse") => {
+            l.max_commands_per_response = int(n, value, 1, 100)? as usize
+        }
+        ("Limits", "MaxResponseChars") => {
+            l.max_response_chars = int(n, value, 1_000, 2_000_000)? as usize
+        }
+        ("Limits", "MaxFileContentChars") => {
+            l.max_file_content_chars = int(n, value, 100, 2_000_000)? as usize
+        }
+        ("Limits", "MaxCommandOutputChars") => {
+            l.max_command_output_chars = int(n, value, 200, 1_000_000)? as usize
+        }
+        ("Limits", "MaxFormatRetries") => l.max_format_retries = int(n, value, 0, 20)? as usize,
+        ("Limits", "MaxIterationsPerTurn") => {
+            l.max_iterations_per_turn = int(n, value, 1, 1_000)? as usize
+        }
+        ("Commands", "BatchFailureMode") => {
+            config.commands.failure_mode = choice(
+                n,
+                value,
+                &[
+                    ("StopOnMutationFailure", FailureMode::StopOnMutationFailure),
+                    ("StopOnAnyFailure", FailureMode::StopOnAnyFailure),
+                    ("Continue", FailureMode::Continue),
+                ],
+            )?
+        }
+        ("Commands", "TimeoutSeconds") => {
+            config.commands.timeout_seconds = int(n, value, 1, 86_400)?
+        }
+        ("Commands", "MaxTimeoutSeconds") => {
+            config.commands.max_timeout_seconds = int(n, value, 1, 86_400)?
+        }
+        ("Commands", "AllowList") => config.commands.allow_list = strings(n, value)?,
+        ("Commands", "DenyList") => config.commands.deny_list = strings(n, value)?,
+        ("Commands", "Shell") => config.commands.shell = Some(string(n, value)?),
+        ("Git", "AutoInit") => config.git.auto_init = boolean(n, value)?,
+        ("Git", "Push") => config.git.push = boolean(n, value)?,
+        ("Git", "ProtectedBranches") => {
+            config.git.protected_branches = match value {
+                Value::Array(a) if a.is_empty() => Vec::new(),
+                _ => strings(n, value)?,
+            }
+        }
+        ("Browser", "ExecutablePath") => {
+            config.browser.executable_path = Some(string(n, value)?.into())
+        }
+        ("Browser", "UserDataDir") => config.browser.user_data_dir = Some(string(n, value)?.into()),
+        ("Browser", "Headless") => config.browser.headless = boolean(n, value)?,
+        ("Browser", "CdpUrl") => config.browser.cdp_url = Some(string(n, value)?),
+        ("Browser", "Url") => config.browser.url = Some(string(n, value)?),
+        ("Browser", "ReplyTimeoutSeconds") => {
+            config.browser.reply_timeout_seconds = int(n, value, 10, 7_200)?
+        }
+        ("Browser", "TruncationBudgetSeconds") => {
+            config.browser.truncation_budget_seconds = int(n, value, 1, 3_600)?
+        }
+        ("Snapshot", "Tools") => {
+            config.snapshot.tools = match value {
+                Value::Array(a) if a.is_empty() => Vec::new(),
+                _ => strings(n, value)?,
+            }
+        }
+        ("Snapshot", "Scripts") => {
+            config.snapshot.scripts = match value {
+                Value::Array(a) if a.is_empty() => Vec::new(),
+                _ => strings(n, value)?,
+            }
+        }
+        _ => {
+            return Err(Failure::new(
+                Code::Internal,
+                format!("{n} is in the schema but not handled"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_blanked_without_moving_positions() {
+        let text = "{ // a comment\n  \"Agent\": { /* inline */ \"Pace\": \"Step\" }, \"x\": \"// not a comment\" }";
+        let stripped = strip_comments(text);
+        assert_eq!(
+            stripped,
+            "{             \n  \"Agent\": {              \"Pace\": \"Step\" }, \"x\": \"// not a comment\" }"
+        );
+    }
+}

@@ -1,0 +1,193 @@
+//! Configuration: `keyless.json` (see `file.rs` and `keyless.json.example`), command-line flags
+//! over the file over these defaults.
+
+pub mod file;
+
+use std::path::PathBuf;
+
+use crate::git::GitSettings;
+
+/// Everything `keyless.json` can set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    pub agent: AgentConfig,
+    pub limits: Limits,
+    pub commands: CommandsConfig,
+    pub git: GitSettings,
+    pub browser: BrowserConfig,
+    pub snapshot: SnapshotConfig,
+    /// The file it came from, if any.
+    pub source: Option<PathBuf>,
+}
+
+/// The `Agent` section.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AgentConfig {
+    pub pace: Pace,
+    pub mode: Mode,
+    pub site: Option<String>,
+}
+
+/// The `Commands` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandsConfig {
+    pub failure_mode: FailureMode,
+    /// A command's timeout unless its `timeout=` says otherwise.
+    pub timeout_seconds: u64,
+    /// The most a `timeout=` may ask for.
+    pub max_timeout_seconds: u64,
+    pub allow_list: Vec<String>,
+    pub deny_list: Vec<String>,
+    /// The shell that runs command lines (`sh`, `bash`, …; `cmd` on Windows).
+    pub shell: Option<String>,
+}
+
+impl Default for CommandsConfig {
+    fn default() -> Self {
+        CommandsConfig {
+            failure_mode: FailureMode::default(),
+            timeout_seconds: 300,
+            max_timeout_seconds: 1_800,
+            allow_list: Vec::new(),
+            deny_list: Vec::new(),
+            shell: None,
+        }
+    }
+}
+
+/// The `Browser` section (used by the chat driver).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrowserConfig {
+    pub executable_path: Option<PathBuf>,
+    pub user_data_dir: Option<PathBuf>,
+    pub headless: bool,
+    pub cdp_url: Option<String>,
+    pub url: Option<String>,
+    /// How long to wait for a complete reply.
+    pub reply_timeout_seconds: u64,
+    /// How long a reply may stay without `@@eof` once the page says it is finished.
+    pub truncation_budget_seconds: u64,
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        BrowserConfig {
+            executable_path: None,
+            user_data_dir: None,
+            headless: false,
+            cdp_url: None,
+            url: None,
+            reply_timeout_seconds: 600,
+            truncation_budget_seconds: 30,
+        }
+    }
+}
+
+/// The `Snapshot` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotConfig {
+    /// Tools whose versions the environment snapshot reports (or Missing).
+    pub tools: Vec<String>,
+    /// Scripts whose output is added to the snapshot.
+    pub scripts: Vec<String>,
+}
+
+impl Default for SnapshotConfig {
+    fn default() -> Self {
+        SnapshotConfig {
+            tools: crate::exec::snapshot::DEFAULT_TOOLS
+                .iter()
+                .map(|t| t.to_string())
+                .collect(),
+            scripts: Vec::new(),
+        }
+    }
+}
+
+/// The limits of the specification's "Limits" table, injected into the system prompt and
+/// enforced by the parser and the executor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Non-say commands one response may carry before the rest are skipped.
+    pub max_commands_per_response: usize,
+    /// A longer reply is rejected (KA_LIMIT_RESPONSE_CHARS).
+    pub max_response_chars: usize,
+    /// A longer payload section is rejected (KA_LIMIT_FILE_CONTENT_CHARS).
+    pub max_file_content_chars: usize,
+    /// Command output beyond this is cut to head + tail.
+    pub max_command_output_chars: usize,
+    /// Invalid replies in a row before the turn stops.
+    pub max_format_retries: usize,
+    /// Model replies per turn before the turn stops.
+    pub max_iterations_per_turn: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_commands_per_response: 5,
+            max_response_chars: 60_000,
+            max_file_content_chars: 40_000,
+            max_command_output_chars: 8_000,
+            max_format_retries: 3,
+            max_iterations_per_turn: 25,
+        }
+    }
+}
+
+/// Agent.Pace: how many non-say commands one response may carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pace {
+    /// One command, then the model reads its result.
+    Step,
+    /// Three commands.
+    #[default]
+    Balanced,
+    /// Limits.MaxCommandsPerResponse.
+    Batch,
+}
+
+impl Pace {
+    /// The name as the specification and the results message spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pace::Step => "Step",
+            Pace::Balanced => "Balanced",
+            Pace::Batch => "Batch",
+        }
+    }
+
+    /// The effective per-response limit: min(pace limit, MaxCommandsPerResponse).
+    pub fn limit(self, limits: &Limits) -> usize {
+        let pace = match self {
+            Pace::Step => 1,
+            Pace::Balanced => 3,
+            Pace::Batch => limits.max_commands_per_response,
+        };
+        pace.min(limits.max_commands_per_response)
+    }
+}
+
+/// Who approves commands (the specification's risk-tier table).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Risky steps, and Execute-tier commands, need the user's yes.
+    #[default]
+    Ask,
+    /// Execute-tier commands on the allow list run; Risky still asks.
+    AutoSafe,
+    /// Everything but Denied runs.
+    Auto,
+}
+
+/// Commands.BatchFailureMode: what a failed command does to the rest of the batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FailureMode {
+    /// A failed ReadOnly probe never stops the batch; any other failure does.
+    #[default]
+    StopOnMutationFailure,
+    /// Any failure stops the rest.
+    StopOnAnyFailure,
+    /// Nothing stops.
+    Continue,
+}

@@ -1,0 +1,213 @@
+//! keyless.json: the example stays loadable and complete, mistakes get KA_CONFIG_INVALID (with
+//! line and column) or KA_CONFIG_VALIDATION (naming the key and what is allowed), and flags win
+//! over the file, which wins over the defaults.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use keyless::catalog::Code;
+use keyless::config::Config;
+use keyless::config::file::{SECTIONS, parse};
+
+#[test]
+fn the_example_loads_as_the_defaults_and_names_every_key() {
+    let text = fs::read_to_string("keyless.json.example").unwrap();
+    assert_eq!(parse(&text).unwrap(), Config::default());
+    for (section, keys) in SECTIONS {
+        assert!(text.contains(&format!("\"{section}\"")), "{section}");
+        for key in keys {
+            assert!(
+                text.contains(&format!("\"{key}\"")),
+                "{section}.{key} is not documented"
+            );
+        }
+    }
+}
+
+fn validation(text: &str) -> String {
+    let failure = parse(text).unwrap_err();
+    assert_eq!(failure.code, Code::ConfigValidation, "{failure:?}");
+    failure.reason
+}
+
+#[test]
+fn invalid_json_names_line_and_column() {
+    let failure = parse("{\n  \"Agent\": {\n    \"Pace\": \"Step\",\n  }\n}").unwrap_err();
+    assert_eq!(failure.code, Code::ConfigInvalid);
+    assert!(
+        failure.reason.contains("line 4, column 3"),
+        "{}",
+        failure.reason
+    );
+}
+
+#[test]
+fn validation_names_the_key_and_what_is_allowed() {
+    assert!(
+        validation(r#"{"Commands": {"TimeOutSeconds": 5}}"#)
+            .contains("Commands.TimeOutSeconds is not a known key. Did you mean TimeoutSeconds?")
+    );
+    assert!(validation(r#"{"Comands": {}}"#).contains("Comands is not a known key"));
+    assert!(
+        validation(r#"{"Limits": {"MaxFormatRetries": 99}}"#)
+            .contains("Limits.MaxFormatRetries is 99; it must be a whole number from 0 to 20")
+    );
+    assert!(
+        validation(r#"{"Limits": {"MaxCommandsPerResponse": "5"}}"#)
+            .contains("whole number from 1 to 100")
+    );
+    assert!(
+        validation(r#"{"Agent": {"Mode": "yolo"}}"#)
+            .contains("Agent.Mode is \"yolo\"; it must be one of Ask, AutoSafe, Auto")
+    );
+    assert!(
+        validation(r#"{"Git": {"Push": "yes"}}"#)
+            .contains("Git.Push is \"yes\"; it must be true or false")
+    );
+    assert!(validation(r#"{"Commands": {"AllowList": "cargo test"}}"#).contains("must be a list"));
+    assert!(
+        validation(r#"{"Commands": {"TimeoutSeconds": 600, "MaxTimeoutSeconds": 60}}"#)
+            .contains("below Commands.TimeoutSeconds")
+    );
+    assert!(validation(r#"["not", "an", "object"]"#).contains("must be a JSON object"));
+}
+
+#[test]
+fn values_and_case_insensitive_choices_are_read() {
+    let config = parse(r#"{"Agent": {"Pace": "step", "Mode": "AUTOSAFE"}, "Commands": {"AllowList": ["cargo test*"], "BatchFailureMode": "Continue"}, "Git": {"ProtectedBranches": []}}"#).unwrap();
+    assert_eq!(config.agent.pace, keyless::config::Pace::Step);
+    assert_eq!(config.agent.mode, keyless::config::Mode::AutoSafe);
+    assert_eq!(config.commands.allow_list, vec!["cargo test*"]);
+    assert_eq!(
+        config.commands.failure_mode,
+        keyless::config::FailureMode::Continue
+    );
+    assert!(config.git.protected_branches.is_empty());
+}
+
+fn apply(ws: &Path, reply: &str, args: &[&str]) -> (String, String, Option<i32>) {
+    let file = ws.join("../reply.txt");
+    fs::write(&file, reply).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .arg("apply")
+        .arg(&file)
+        .arg("--workspace")
+        .arg(ws)
+        .args(args)
+        .stdin(Stdio::null())
+        .env("XDG_CONFIG_HOME", ws.join("../no-user-config"))
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+fn workspace(config: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    fs::write(ws.join("keyless.json"), config).unwrap();
+    (dir, ws)
+}
+
+fn run(cmd: &str) -> String {
+    format!("@@runcommand\n<<<CMD\n{cmd}\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n")
+}
+
+#[test]
+fn a_broken_file_stops_keyless_with_its_code_and_position() {
+    let (_dir, ws) = workspace("{ \"Agent\": { \"Mode\": } }");
+    let (_, err, code) = apply(&ws, &run("ls"), &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("KA_CONFIG_INVALID"), "{err}");
+    assert!(
+        err.contains("keyless.json: not valid JSON at line 1, column 22"),
+        "{err}"
+    );
+    let (_, err, code) = apply(&ws, &run("ls"), &["--config", "/no/such/keyless.json"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn flags_win_over_the_file_which_wins_over_the_defaults() {
+    let (_dir, ws) = workspace(r#"{ "Agent": { "Mode": "Auto" } }"#);
+    let (out, _, _) = apply(&ws, &run("touch by-config"), &[]);
+    assert!(
+        out.contains("status: ok | tier: Risky"),
+        "file says Auto: {out}"
+    );
+    let (out, _, _) = apply(&ws, &run("touch by-flag"), &["--mode", "ask"]);
+    assert!(
+        out.contains("code: KA_COMMAND_DECLINED"),
+        "flag says Ask: {out}"
+    );
+}
+
+#[test]
+fn allow_and_deny_lists_apply_to_apply_and_policy() {
+    let (_dir, ws) = workspace(
+        r#"{ "Agent": { "Mode": "AutoSafe" }, "Commands": { "AllowList": ["sh run.sh*"], "DenyList": ["cargo publish*"] } }"#,
+    );
+    fs::write(ws.join("run.sh"), "echo ran\n").unwrap();
+    let (out, _, _) = apply(&ws, &run("sh run.sh"), &[]);
+    assert!(
+        out.contains("status: ok | tier: Execute"),
+        "allow-listed: {out}"
+    );
+    let (out, _, _) = apply(&ws, &run("sh other.sh"), &[]);
+    assert!(
+        out.contains("code: KA_COMMAND_DECLINED"),
+        "not allow-listed: {out}"
+    );
+    let (out, _, _) = apply(&ws, &run("cargo publish --dry-run"), &["--mode", "auto"]);
+    assert!(
+        out.contains("code: KA_COMMAND_DENIED"),
+        "deny-listed: {out}"
+    );
+    let policy = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["policy", "--json", "--workspace"])
+        .arg(&ws)
+        .arg("cargo publish")
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&policy.stdout).unwrap();
+    assert_eq!(json["tier"], "Denied", "{json}");
+    assert!(
+        json["segments"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("Commands.DenyList")
+    );
+}
+
+#[test]
+fn commands_section_sets_timeout_and_failure_mode() {
+    let (_dir, ws) = workspace(
+        r#"{ "Commands": { "TimeoutSeconds": 1, "MaxTimeoutSeconds": 1, "BatchFailureMode": "Continue" } }"#,
+    );
+    let reply = "@@runcommand timeout=100\n<<<CMD\nsleep 5\nCMD>>>\n@@end\n@@runcommand\n<<<CMD\necho still-ran\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n";
+    let (out, _, _) = apply(&ws, reply, &[]);
+    assert!(out.contains("code: KA_TIMEOUT"), "{out}");
+    assert!(
+        out.contains("timeout of 1s"),
+        "timeout= is capped by MaxTimeoutSeconds: {out}"
+    );
+    assert!(out.contains("still-ran"), "Continue: {out}");
+}
+
+#[test]
+fn git_section_reaches_commit() {
+    let (_dir, ws) = workspace(
+        r#"{ "Agent": { "Mode": "Auto" }, "Git": { "AutoInit": true, "ProtectedBranches": [] } }"#,
+    );
+    let reply = "@@commit\n<<<MSG\nfirst\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n";
+    let (out, _, code) = apply(&ws, reply, &[]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("initialised a new git repository"), "{out}");
+    assert!(ws.join(".git").is_dir());
+}
