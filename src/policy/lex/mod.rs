@@ -83,6 +83,11 @@ const KEYWORDS: &[&str] = &[
     "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "time",
 ];
 
+mod assemble;
+mod quoting;
+
+use assemble::assemble;
+
 /// Redirection operators, longest first.
 const REDIRECTS: &[&str] = &[
     "&>>", "<<<", "<<-", "&>", ">>", ">&", "<&", ">|", "<>", "<<", ">", "<",
@@ -240,56 +245,6 @@ impl Reader<'_> {
         out
     }
 
-    /// After a newline: reads the bodies of the heredocs opened on the line just ended.
-    fn read_heredoc_bodies(&mut self) {
-        for (delimiter, expands, strip) in std::mem::take(&mut self.pending_heredocs) {
-            let mut body = String::new();
-            let mut closed = false;
-            while self.pos < self.src.len() {
-                let end = self
-                    .rest()
-                    .find('\n')
-                    .map_or(self.src.len(), |i| self.pos + i);
-                let line = &self.src[self.pos..end];
-                self.pos = (end + 1).min(self.src.len());
-                let candidate = if strip {
-                    line.trim_start_matches('\t')
-                } else {
-                    line
-                };
-                if candidate == delimiter {
-                    closed = true;
-                    break;
-                }
-                body.push_str(line);
-                body.push('\n');
-            }
-            if !closed {
-                self.problems.push(format!(
-                    "the heredoc ending with {delimiter} is never closed"
-                ));
-            }
-            if expands {
-                let mut inner = Reader {
-                    src: &body,
-                    pos: 0,
-                    problems: Vec::new(),
-                    pending_heredocs: Vec::new(),
-                    heredoc_subs: Vec::new(),
-                    strip_next: false,
-                };
-                let mut word = Word::default();
-                while inner.pos < body.len() {
-                    if !inner.expansion(&mut word) {
-                        inner.bump();
-                    }
-                }
-                self.problems.extend(inner.problems);
-                self.heredoc_subs.extend(word.subs);
-            }
-        }
-    }
-
     /// Reads one word: quote removal, escapes, expansions.
     fn word(&mut self) -> Word {
         let mut word = Word::default();
@@ -396,65 +351,6 @@ impl Reader<'_> {
                 }
             }
         }
-    }
-
-    /// `$'…'`: bash's ANSI-C quoting, decoded (so `$'\x72m'` is seen as `rm`).
-    fn ansi_c_quoted(&mut self, word: &mut Word) {
-        loop {
-            let Some(c) = self.bump() else {
-                self.problems
-                    .push("a $'…' quote is never closed".to_string());
-                return;
-            };
-            match c {
-                '\'' => return,
-                '\\' => {
-                    let Some(e) = self.bump() else { continue };
-                    let decoded = match e {
-                        'a' => Some('\u{7}'),
-                        'b' => Some('\u{8}'),
-                        'e' | 'E' => Some('\u{1b}'),
-                        'f' => Some('\u{c}'),
-                        'n' => Some('\n'),
-                        'r' => Some('\r'),
-                        't' => Some('\t'),
-                        'v' => Some('\u{b}'),
-                        '\\' | '\'' | '"' | '?' => Some(e),
-                        'x' => self.radix_digits(16, 2),
-                        'u' => self.radix_digits(16, 4),
-                        'U' => self.radix_digits(16, 8),
-                        '0'..='7' => {
-                            self.pos -= 1;
-                            self.radix_digits(8, 3)
-                        }
-                        _ => {
-                            word.value.push('\\');
-                            Some(e)
-                        }
-                    };
-                    match decoded {
-                        Some(d) => word.value.push(d),
-                        None => self
-                            .problems
-                            .push("an escape in $'…' could not be decoded".to_string()),
-                    }
-                }
-                c => word.value.push(c),
-            }
-        }
-    }
-
-    fn radix_digits(&mut self, radix: u32, max: usize) -> Option<char> {
-        let digits: String = self
-            .rest()
-            .chars()
-            .take(max)
-            .take_while(|c| c.is_digit(radix))
-            .collect();
-        self.pos += digits.len();
-        u32::from_str_radix(&digits, radix)
-            .ok()
-            .and_then(char::from_u32)
     }
 
     /// Reads an expansion at `$` or a backtick, if there is one. Returns false when the `$` is
@@ -634,132 +530,6 @@ fn read_word_subs(source: &str) -> (Vec<String>, Vec<Sub>) {
         }
     }
     (reader.problems, word.subs)
-}
-
-/// Groups tokens into simple commands and pipelines.
-fn assemble(
-    src: &str,
-    tokens: Vec<(usize, usize, Token)>,
-    heredoc_subs: Vec<Sub>,
-    line: &mut Line,
-) {
-    let mut current = SimpleCommand::default();
-    let mut start: Option<usize> = None;
-    let mut end = 0;
-    let mut pipeline = 0;
-    let mut stage = 0;
-    let mut pending_redirect: Option<&'static str> = None;
-    let mut heredoc_subs = Some(heredoc_subs);
-    let flush =
-        |current: &mut SimpleCommand, start: &mut Option<usize>, end: usize, line: &mut Line| {
-            if let Some(s) = start.take() {
-                current.text = src[s..end].trim().to_string();
-            }
-            if !current.words.is_empty()
-                || !current.assignments.is_empty()
-                || !current.redirects.is_empty()
-            {
-                line.commands.push(std::mem::take(current));
-            } else {
-                *current = SimpleCommand::default();
-            }
-        };
-    for (from, to, token) in tokens {
-        match token {
-            Token::Separator | Token::Pipe => {
-                if let Some(op) = pending_redirect.take() {
-                    line.problems
-                        .push(format!("the redirection {op} has no target"));
-                }
-                current.pipeline = pipeline;
-                current.stage = stage;
-                flush(&mut current, &mut start, end, line);
-                if matches!(token, Token::Pipe) {
-                    stage += 1;
-                } else {
-                    pipeline += 1;
-                    stage = 0;
-                }
-            }
-            Token::Redirect(op) => {
-                start.get_or_insert(from);
-                end = to;
-                pending_redirect = Some(op);
-            }
-            Token::Heredoc => {
-                start.get_or_insert(from);
-                end = to;
-                // The reader took the delimiter; the body is the command's input.
-                current.redirects.push(Redirect {
-                    op: "<<",
-                    target: Word::default(),
-                });
-                if let Some(subs) = heredoc_subs.take() {
-                    current.heredoc_subs = subs;
-                }
-            }
-            Token::Word(word) => {
-                start.get_or_insert(from);
-                end = to;
-                if let Some(op) = pending_redirect.take() {
-                    current.redirects.push(Redirect { op, target: word });
-                    continue;
-                }
-                if current.words.is_empty() {
-                    if KEYWORDS.contains(&word.value.as_str())
-                        && !word.dynamic
-                        && src[from..to] == word.value
-                    {
-                        // A keyword opens or continues a compound command; what follows is a
-                        // command of its own.
-                        start = None;
-                        continue;
-                    }
-                    if let Some((name, value)) = assignment(&word, &src[from..to]) {
-                        current.assignments.push((name, value));
-                        continue;
-                    }
-                    if matches!(word.value.as_str(), "for" | "select" | "case" | "function")
-                        || word.value.ends_with("()")
-                    {
-                        line.problems.push(format!(
-                            "`{}` (a loop, case or function definition) is not analysed",
-                            word.value
-                        ));
-                    }
-                }
-                current.words.push(word);
-            }
-        }
-    }
-    if let Some(op) = pending_redirect {
-        line.problems
-            .push(format!("the redirection {op} has no target"));
-    }
-    current.pipeline = pipeline;
-    current.stage = stage;
-    flush(&mut current, &mut start, end, line);
-}
-
-/// `NAME=value` as the shell reads it before the program name.
-fn assignment(word: &Word, raw: &str) -> Option<(String, Word)> {
-    let eq = raw.find('=')?;
-    let name = &raw[..eq];
-    if name.is_empty()
-        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        || name.chars().next().is_some_and(|c| c.is_ascii_digit())
-    {
-        return None;
-    }
-    let value_start = word.value.find('=').map_or(word.value.len(), |i| i + 1);
-    Some((
-        name.to_string(),
-        Word {
-            value: word.value[value_start..].to_string(),
-            dynamic: word.dynamic,
-            subs: word.subs.clone(),
-        },
-    ))
 }
 
 #[cfg(test)]
