@@ -4,6 +4,7 @@
 
 pub mod batch;
 pub mod catalog;
+pub mod chat;
 pub mod cli;
 pub mod config;
 pub mod exec;

@@ -1,0 +1,180 @@
+// The local chat page's behaviour: a composer that keeps its own text model (like Lexical),
+// sending, a streamed reply rendered as Markdown, a copy button, and the faults a test or the
+// demo asks for through /api/config.
+(function () {
+  const composer = document.getElementById("prompt-textarea");
+  const thread = document.getElementById("thread");
+  const sendButton = document.getElementById("send-button");
+  const stopButton = document.getElementById("stop-button");
+  const chips = document.getElementById("chips");
+  const fileInput = document.getElementById("file-input");
+  let model = "";
+  let config = { dropSends: 0, staleComposer: null, uploadFails: false };
+  let controller = null;
+
+  // --- The composer: one <p> per line; the model is the truth. ---
+  function renderComposer() {
+    composer.innerHTML = "";
+    for (const line of model.split("\n")) {
+      const p = document.createElement("p");
+      if (line === "") p.appendChild(document.createElement("br"));
+      else p.textContent = line;
+      composer.appendChild(p);
+    }
+    const sel = window.getSelection();
+    const range = document.createRange();
+    range.selectNodeContents(composer);
+    range.collapse(false);
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  composer.addEventListener("beforeinput", (e) => {
+    e.preventDefault();
+    switch (e.inputType) {
+      case "insertText":
+      case "insertReplacementText":
+        model += e.data || "";
+        break;
+      case "insertFromPaste":
+      case "insertFromDrop":
+        model += e.dataTransfer ? e.dataTransfer.getData("text/plain") : "";
+        break;
+      case "insertParagraph":
+      case "insertLineBreak":
+        model += "\n";
+        break;
+      case "deleteContentBackward": {
+        // With a selection (select-all, then Backspace) the selection goes; else one character.
+        const sel = window.getSelection();
+        model = sel && !sel.isCollapsed ? "" : model.slice(0, -1);
+        break;
+      }
+      case "deleteContent":
+      case "deleteContentForward":
+      case "deleteByCut":
+      case "deleteWordBackward":
+      case "deleteHardLineBackward":
+      case "deleteSoftLineBackward":
+        model = "";
+        break;
+      default:
+        return;
+    }
+    renderComposer();
+  });
+  composer.addEventListener("paste", (e) => {
+    e.preventDefault();
+    model += e.clipboardData.getData("text/plain");
+    renderComposer();
+  });
+  composer.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      send();
+    }
+  });
+
+  // --- Attachments ---
+  function addChip(name, failed) {
+    const chip = document.createElement("span");
+    chip.className = "chip" + (failed ? " failed" : "");
+    chip.setAttribute("data-testid", failed ? "attachment-failed" : "attachment-chip");
+    chip.textContent = name + " ";
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = "×";
+    remove.setAttribute("aria-label", "Remove attachment");
+    remove.setAttribute("data-testid", "attachment-remove");
+    remove.addEventListener("click", () => chip.remove());
+    chip.appendChild(remove);
+    chips.appendChild(chip);
+  }
+  fileInput.addEventListener("change", () => {
+    for (const file of fileInput.files) addChip(file.name, config.uploadFails);
+    fileInput.value = "";
+  });
+
+  // --- Messages ---
+  function addMessage(role, text) {
+    const msg = document.createElement("div");
+    msg.className = "msg";
+    msg.setAttribute("data-message-author-role", role);
+    const body = document.createElement("div");
+    body.className = role === "user" ? "body" : "markdown";
+    if (role === "user") body.textContent = text;
+    msg.appendChild(body);
+    thread.appendChild(msg);
+    return msg;
+  }
+
+  async function send() {
+    const text = model;
+    if (text.trim() === "" || controller) return;
+    if (config.dropSends > 0) {
+      config.dropSends -= 1; // The click is lost, as when a site ignores a send.
+      return;
+    }
+    model = "";
+    renderComposer();
+    chips.innerHTML = "";
+    addMessage("user", text);
+    const reply = addMessage("assistant", "");
+    reply.setAttribute("data-done", "false");
+    const body = reply.querySelector(".markdown");
+    stopButton.hidden = false;
+    sendButton.hidden = true;
+    controller = new AbortController();
+    let raw = "";
+    try {
+      const res = await fetch("/api/chat", { method: "POST", body: text, signal: controller.signal });
+      if (res.status === 413) {
+        body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
+      } else if (!res.ok) {
+        body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";
+      } else {
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          raw += decoder.decode(value, { stream: true });
+          body.innerHTML = window.renderMarkdown(raw);
+        }
+        raw += decoder.decode();
+        body.innerHTML = window.renderMarkdown(raw);
+      }
+    } catch (err) {
+      body.innerHTML = '<p class="error-text">Network error: the message could not be delivered.</p>';
+    }
+    controller = null;
+    reply.setAttribute("data-raw-length", String(raw.length));
+    const actions = document.createElement("div");
+    actions.className = "actions";
+    const copy = document.createElement("button");
+    copy.type = "button";
+    copy.textContent = "Copy";
+    copy.setAttribute("data-testid", "copy-turn-action-button");
+    copy.setAttribute("aria-label", "Copy");
+    copy.addEventListener("click", () => navigator.clipboard.writeText(raw));
+    actions.appendChild(copy);
+    reply.appendChild(actions);
+    reply.setAttribute("data-done", "true");
+    stopButton.hidden = true;
+    sendButton.hidden = false;
+  }
+  sendButton.addEventListener("click", send);
+  stopButton.addEventListener("click", () => controller && controller.abort());
+
+  fetch("/api/config")
+    .then((r) => r.json())
+    .then((c) => {
+      config = Object.assign(config, c);
+      if (config.staleComposer) {
+        model = config.staleComposer;
+        renderComposer();
+        addChip("stale-draft.txt", false);
+      }
+      document.body.setAttribute("data-ready", "true");
+    })
+    .catch(() => document.body.setAttribute("data-ready", "true"));
+})();

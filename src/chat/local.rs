@@ -1,0 +1,300 @@
+//! The local chat page: served on 127.0.0.1 by keyless itself, for `keyless demo` and the tests.
+//! It behaves like a real chat site (see `assets/chat/`), and its model is a script: replies and
+//! faults from files, handed out one per message.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+
+/// The page's files, kept readable in `assets/chat/` and built into the binary.
+const INDEX_HTML: &str = include_str!("../../assets/chat/index.html");
+const CHAT_JS: &str = include_str!("../../assets/chat/chat.js");
+const MARKDOWN_JS: &str = include_str!("../../assets/chat/markdown.js");
+const CHAT_CSS: &str = include_str!("../../assets/chat/chat.css");
+
+/// What the chat says when a conversation is too long (ChatGPT's wording).
+pub const EXHAUSTED_TEXT: &str = "You've reached the maximum length for this conversation, but you can keep talking by starting a new chat.";
+
+/// A fault a scripted reply injects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The stream stops before `@@eof` and the page says the reply is complete.
+    Truncate,
+    /// The request is accepted and never answered.
+    NoReply,
+    /// The chat's length-limit notice instead of a reply.
+    Exhausted,
+    /// A server error instead of a reply.
+    ServerError,
+}
+
+/// One reply of the script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptedReply {
+    pub text: String,
+    pub fault: Option<Fault>,
+}
+
+/// Faults of the page itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageFaults {
+    /// Sends the page ignores before it accepts one (a lost click).
+    pub drop_sends: u32,
+    /// Text the composer already holds when the page opens, with an attachment chip.
+    pub stale_composer: Option<String>,
+    /// Attached files fail to upload.
+    pub upload_fails: bool,
+}
+
+/// The scripted model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    pub replies: Vec<ScriptedReply>,
+    pub page: PageFaults,
+    /// Characters per streamed chunk, and the pause between chunks.
+    pub chunk_chars: usize,
+    pub chunk_delay: Duration,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Script {
+            replies: Vec::new(),
+            page: PageFaults::default(),
+            chunk_chars: 400,
+            chunk_delay: Duration::from_millis(10),
+        }
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ScriptFile {
+    #[serde(default)]
+    faults: std::collections::BTreeMap<String, Fault>,
+    #[serde(default)]
+    drop_sends: u32,
+    #[serde(default)]
+    stale_composer: Option<String>,
+    #[serde(default)]
+    upload_fails: bool,
+}
+
+impl Script {
+    /// Replies in the given order, no faults.
+    pub fn replies<S: Into<String>>(texts: impl IntoIterator<Item = S>) -> Script {
+        Script {
+            replies: texts
+                .into_iter()
+                .map(|t| ScriptedReply {
+                    text: t.into(),
+                    fault: None,
+                })
+                .collect(),
+            ..Script::default()
+        }
+    }
+
+    /// A script from a folder: every `*.reply` file, in name order, is one reply; an optional
+    /// `script.json` names faults per file (`{"faults": {"02.reply": "truncate"}}`) and page
+    /// faults (`drop_sends`, `stale_composer`, `upload_fails`).
+    pub fn from_dir(dir: &Path) -> std::io::Result<Script> {
+        let meta: ScriptFile = match std::fs::read_to_string(dir.join("script.json")) {
+            Ok(text) => serde_json::from_str(&text)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?,
+            Err(_) => ScriptFile::default(),
+        };
+        let mut names: Vec<String> = std::fs::read_dir(dir)?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".reply"))
+            .collect();
+        names.sort();
+        let mut replies = Vec::new();
+        for name in names {
+            replies.push(ScriptedReply {
+                text: std::fs::read_to_string(dir.join(&name))?,
+                fault: meta.faults.get(&name).copied(),
+            });
+        }
+        Ok(Script {
+            replies,
+            page: PageFaults {
+                drop_sends: meta.drop_sends,
+                stale_composer: meta.stale_composer,
+                upload_fails: meta.upload_fails,
+            },
+            ..Script::default()
+        })
+    }
+}
+
+struct Shared {
+    script: Script,
+    next: usize,
+    received: Vec<String>,
+}
+
+type AppState = Arc<Mutex<Shared>>;
+
+/// A running local chat page.
+pub struct LocalChat {
+    addr: SocketAddr,
+    state: AppState,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl LocalChat {
+    /// Serves the page on a free port of 127.0.0.1.
+    pub fn start(script: Script) -> std::io::Result<LocalChat> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()?;
+        let state: AppState = Arc::new(Mutex::new(Shared {
+            script,
+            next: 0,
+            received: Vec::new(),
+        }));
+        let app = Router::new()
+            .route(
+                "/",
+                get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
+            )
+            .route(
+                "/c/{id}",
+                get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
+            )
+            .route(
+                "/chat.js",
+                get(|| async { page(CHAT_JS, "text/javascript; charset=utf-8") }),
+            )
+            .route(
+                "/markdown.js",
+                get(|| async { page(MARKDOWN_JS, "text/javascript; charset=utf-8") }),
+            )
+            .route(
+                "/chat.css",
+                get(|| async { page(CHAT_CSS, "text/css; charset=utf-8") }),
+            )
+            .route("/api/config", get(config))
+            .route("/api/chat", post(chat))
+            .with_state(Arc::clone(&state));
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
+        let addr = listener.local_addr()?;
+        runtime.spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Ok(LocalChat {
+            addr,
+            state,
+            runtime,
+        })
+    }
+
+    /// The page's address.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Every message the page sent to the model, exactly as received.
+    pub fn received(&self) -> Vec<String> {
+        self.state
+            .lock()
+            .map(|s| s.received.clone())
+            .unwrap_or_default()
+    }
+
+    /// Adds replies to the script (the demo's model answers as the turn goes).
+    pub fn push_reply(&self, reply: ScriptedReply) {
+        if let Ok(mut s) = self.state.lock() {
+            s.script.replies.push(reply);
+        }
+    }
+
+    /// The runtime serving the page, for callers that share it.
+    pub fn runtime(&self) -> &tokio::runtime::Runtime {
+        &self.runtime
+    }
+}
+
+fn page(body: &'static str, kind: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, kind),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn config(State(state): State<AppState>) -> Response {
+    let faults = state
+        .lock()
+        .map(|s| s.script.page.clone())
+        .unwrap_or_default();
+    let json = serde_json::to_string(&faults).unwrap_or_else(|_| "{}".to_string());
+    ([(header::CONTENT_TYPE, "application/json")], json).into_response()
+}
+
+async fn chat(State(state): State<AppState>, body: String) -> Response {
+    let (reply, chunk_chars, delay) = {
+        let Ok(mut s) = state.lock() else {
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        };
+        s.received.push(body);
+        let reply = s.script.replies.get(s.next).cloned();
+        s.next += 1;
+        (reply, s.script.chunk_chars.max(1), s.script.chunk_delay)
+    };
+    let Some(reply) = reply else {
+        return (
+            StatusCode::OK,
+            "@@say\n<<<MSG\nThe script has no more replies.\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n",
+        )
+            .into_response();
+    };
+    let text = match reply.fault {
+        Some(Fault::Exhausted) => {
+            return (StatusCode::PAYLOAD_TOO_LARGE, EXHAUSTED_TEXT).into_response();
+        }
+        Some(Fault::ServerError) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        Some(Fault::NoReply) => {
+            let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
+            return Response::new(Body::from_stream(pending));
+        }
+        Some(Fault::Truncate) => match reply.text.rfind("@@eof") {
+            Some(at) => reply.text[..at].to_string(),
+            None => reply.text[..reply.text.len() / 2].to_string(),
+        },
+        None => reply.text,
+    };
+    let chunks: Vec<String> = text
+        .chars()
+        .collect::<Vec<_>>()
+        .chunks(chunk_chars)
+        .map(|c| c.iter().collect())
+        .collect();
+    let stream = futures::stream::unfold(chunks.into_iter(), move |mut rest| async move {
+        let chunk = rest.next()?;
+        tokio::time::sleep(delay).await;
+        Some((Ok::<Bytes, Infallible>(Bytes::from(chunk)), rest))
+    });
+    (
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}

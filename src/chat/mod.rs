@@ -1,0 +1,38 @@
+//! The chat: the `ChatDriver` trait the turn loop uses, the CDP driver that drives a real
+//! browser, the selectors for real sites, and the local chat page.
+//!
+//! Architecture Invariant: only this module imports chromiumoxide.
+
+pub mod cdp;
+pub mod local;
+pub mod selectors;
+
+use crate::catalog::Failure;
+
+/// Which reading channel produced a reply's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The site's copy button, with the clipboard captured inside the page.
+    CopyButton,
+    /// The reply's only code block.
+    CodeBlock,
+    /// Markdown rebuilt from the page's elements.
+    Dom,
+}
+
+/// A model's reply, read from the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub text: String,
+    pub channel: Channel,
+}
+
+/// What the turn loop needs from a chat. The CDP driver implements it for real browsers.
+pub trait ChatDriver {
+    /// Sends a message, confirmed by a new user turn carrying it (one retry).
+    fn send(&mut self, message: &str) -> Result<(), Failure>;
+    /// Waits for the reply to the last message and reads it exactly; `progress` hears the
+    /// number of characters received so far.
+    fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure>;
+}

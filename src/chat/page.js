@@ -1,0 +1,159 @@
+// Injected by keyless into the chat page. It finds elements by the site's selector
+// alternatives, reads the composer the way its editor holds text, reports the page's state, and
+// reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
+// captured inside the page.
+(function (S, T) {
+  if (window.__keyless && window.__keyless.version === 1) return "present";
+  const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
+  const all = (key, root) => {
+    for (const css of S[key] || []) {
+      let found = [];
+      try { found = Array.from((root || document).querySelectorAll(css)); } catch (e) { continue; }
+      if (found.length) return found;
+    }
+    return [];
+  };
+  const first = (key, root) => all(key, root)[0] || null;
+  const last = (key) => { const a = all(key); return a.length ? a[a.length - 1] : null; };
+  const composerText = (el) => {
+    if (!el) return null;
+    if (typeof el.value === "string") return el.value;
+    const paragraphs = el.querySelectorAll(":scope > p");
+    if (paragraphs.length) return Array.from(paragraphs).map((p) => p.textContent).join("\n");
+    return el.innerText.replace(/\n$/, "");
+  };
+  const phrases = (key, text) => (T[key] || []).some((p) => text.toLowerCase().includes(p.toLowerCase()));
+  // Code with one block element per line (and no newline characters) is read line by line.
+  const codeText = (code) => {
+    const kids = Array.from(code.children);
+    if (kids.length && kids.every((k) => getComputedStyle(k).display === "block")) {
+      return kids.map((k) => k.textContent).join("\n");
+    }
+    return code.textContent.replace(/\n$/, "");
+  };
+  const rebuild = (body) => {
+    const blocks = [];
+    for (const node of Array.from(body.children)) {
+      const tag = node.tagName;
+      if (tag === "PRE") {
+        const code = node.querySelector("code") || node;
+        const lang = ((code.className || "").match(/language-(\S+)/) || [])[1] || "";
+        blocks.push("```" + lang + "\n" + codeText(code) + "\n```");
+      } else if (tag === "UL" || tag === "OL") {
+        blocks.push(Array.from(node.children).map((li) => "- " + li.textContent).join("\n"));
+      } else if (/^H[1-6]$/.test(tag)) {
+        blocks.push("#".repeat(Number(tag[1])) + " " + node.textContent);
+      } else {
+        blocks.push(node.textContent);
+      }
+    }
+    return blocks.join("\n\n");
+  };
+  const api = {
+    version: 1,
+    exists: (key) => !!first(key),
+    count: (key) => all(key).length,
+    composer: () => composerText(first("Composer")),
+    focusComposer: () => {
+      const el = first("Composer");
+      if (!el) return false;
+      el.focus();
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      range.collapse(false);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      return true;
+    },
+    selectComposer: () => {
+      const el = first("Composer");
+      if (!el) return false;
+      el.focus();
+      if (typeof el.select === "function") { el.select(); return true; }
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      return true;
+    },
+    removeChips: () => {
+      let n = 0;
+      for (const b of all("AttachmentRemove")) { b.click(); n++; }
+      return n;
+    },
+    click: (key) => {
+      const el = last(key);
+      if (!el) return false;
+      el.click();
+      return true;
+    },
+    lastUserText: () => { const el = last("UserMessage"); return el ? el.textContent : null; },
+    state: () => {
+      const a = last("AssistantMessage");
+      const stop = first("StopButton");
+      const text = a ? a.textContent : "";
+      const banners = all("ErrorBanner").map((e) => e.textContent).join("\n");
+      const done = !!a && (S.Completed || []).some((css) => { try { return a.matches(css) || !!a.querySelector(css); } catch (e) { return false; } });
+      return {
+        users: all("UserMessage").length,
+        assistants: all("AssistantMessage").length,
+        streaming: visible(stop),
+        done,
+        chars: text.length,
+        exhausted: phrases("ChatExhausted", text + "\n" + banners),
+        offline: phrases("Offline", banners),
+        login: phrases("LoginRequired", document.body.innerText.slice(0, 5000)),
+      };
+    },
+    // Reading channel 1: the site's copy button, with the clipboard captured in the page.
+    copy: () => {
+      window.__keylessClip = null;
+      const capture = (t) => { window.__keylessClip = String(t); return Promise.resolve(); };
+      const fake = {
+        writeText: capture,
+        write: async (items) => {
+          for (const item of items) {
+            if (item.types.includes("text/plain")) capture(await (await item.getType("text/plain")).text());
+          }
+        },
+        readText: async () => "",
+        read: async () => [],
+      };
+      try { Object.defineProperty(navigator, "clipboard", { value: fake, configurable: true }); } catch (e) { return "no-clipboard"; }
+      const a = last("AssistantMessage");
+      const button = (a && first("CopyButton", a)) || last("CopyButton");
+      if (!button) return "no-button";
+      button.click();
+      return "clicked";
+    },
+    copied: () => window.__keylessClip,
+    // Reading channel 2: the reply's only code block.
+    codeBlock: () => {
+      const a = last("AssistantMessage");
+      const blocks = a ? all("CodeBlock", a) : [];
+      return blocks.length === 1 ? codeText(blocks[0]) : null;
+    },
+    // Reading channel 3: Markdown rebuilt from the DOM, code blocks kept line by line.
+    rebuilt: () => {
+      const a = last("AssistantMessage");
+      if (!a) return null;
+      const body = a.querySelector(".markdown, .standard-markdown, [class*=markdown]") || a;
+      return rebuild(body);
+    },
+    observe: () => {
+      if (api.observer || typeof window.__keylessNotify !== "function") return false;
+      let queued = false;
+      api.observer = new MutationObserver(() => {
+        if (queued) return;
+        queued = true;
+        Promise.resolve().then(() => { queued = false; window.__keylessNotify("m"); });
+      });
+      api.observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
+      return true;
+    },
+  };
+  window.__keyless = api;
+  return "installed";
+})

@@ -1,0 +1,176 @@
+//! `selectors.json`: per site, the page's URL, the CSS alternatives for every element keyless
+//! needs, the phrases that reveal the chat's state, and how to insert text. Built into the
+//! binary; a file given with `--selectors` (or `<workspace>/selectors.json`) overrides it.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::catalog::{Code, Failure};
+
+/// The selectors that ship with keyless.
+pub const BUILT_IN: &str = include_str!("../../selectors.json");
+
+/// Keys every site must give at least one alternative for.
+pub const REQUIRED: &[&str] = &["Composer", "SendButton", "UserMessage", "AssistantMessage"];
+
+/// Every key a site may give.
+pub const KEYS: &[&str] = &[
+    "Composer",
+    "SendButton",
+    "StopButton",
+    "UserMessage",
+    "AssistantMessage",
+    "Completed",
+    "CopyButton",
+    "CodeBlock",
+    "AttachmentInput",
+    "AttachmentChip",
+    "AttachmentRemove",
+    "AttachmentFailed",
+    "NewChat",
+    "ErrorBanner",
+];
+
+/// Every phrase list a site may give.
+pub const TEXT_KEYS: &[&str] = &[
+    "ChatExhausted",
+    "TooLong",
+    "RateLimit",
+    "Offline",
+    "LoginRequired",
+];
+
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct File {
+    pub version: u32,
+    pub sites: BTreeMap<String, Site>,
+}
+
+/// One chat site.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    pub url: String,
+    /// Substrings of page URLs that belong to the site.
+    #[serde(rename = "match")]
+    pub matches: Vec<String>,
+    /// When the selectors were last checked against the real site.
+    pub verified: String,
+    /// The composer's editor, where known (lexical, prosemirror, textarea, …).
+    #[serde(default)]
+    pub editor: Option<String>,
+    /// Insertion strategies, in order.
+    #[serde(default)]
+    pub insert: Vec<String>,
+    pub selectors: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub texts: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+/// Reads and checks a selectors file.
+pub fn parse(text: &str, origin: &str) -> Result<File, Failure> {
+    let file: File = serde_json::from_str(text).map_err(|e| {
+        let code = if e.is_syntax() || e.is_eof() {
+            Code::ConfigInvalid
+        } else {
+            Code::ConfigValidation
+        };
+        Failure::new(
+            code,
+            format!("{origin}: line {}, column {}: {e}", e.line(), e.column()),
+        )
+    })?;
+    for (name, site) in &file.sites {
+        for key in site.selectors.keys() {
+            if !KEYS.contains(&key.as_str()) {
+                return Err(Failure::new(
+                    Code::ConfigValidation,
+                    format!(
+                        "{origin}: sites.{name}.selectors.{key} is not a known key; the keys are {}",
+                        KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+        for key in site.texts.keys() {
+            if !TEXT_KEYS.contains(&key.as_str()) {
+                return Err(Failure::new(
+                    Code::ConfigValidation,
+                    format!(
+                        "{origin}: sites.{name}.texts.{key} is not a known key; the keys are {}",
+                        TEXT_KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+        for key in REQUIRED {
+            if site
+                .selectors
+                .get(*key)
+                .is_none_or(|alternatives| alternatives.is_empty())
+            {
+                return Err(Failure::new(
+                    Code::ConfigValidation,
+                    format!(
+                        "{origin}: sites.{name}.selectors.{key} needs at least one CSS selector"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(file)
+}
+
+/// The built-in selectors, or a file that overrides them.
+pub fn load(path: Option<&Path>) -> Result<File, Failure> {
+    match path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                Failure::new(
+                    Code::ConfigInvalid,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+            })?;
+            parse(&text, &path.display().to_string())
+        }
+        None => parse(BUILT_IN, "built-in selectors.json"),
+    }
+}
+
+impl File {
+    /// A site by name, or the one whose `match` patterns fit `url`.
+    pub fn site(&self, name: Option<&str>, url: Option<&str>) -> Result<(String, Site), Failure> {
+        if let Some(name) = name {
+            return self
+                .sites
+                .get(name)
+                .map(|s| (name.to_string(), s.clone()))
+                .ok_or_else(|| {
+                    Failure::new(
+                        Code::ConfigValidation,
+                        format!(
+                            "no site named {name} in selectors.json; the sites are {}",
+                            self.sites.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ),
+                    )
+                });
+        }
+        if let Some(url) = url
+            && let Some((n, s)) = self
+                .sites
+                .iter()
+                .find(|(_, s)| s.matches.iter().any(|m| url.contains(m.as_str())))
+        {
+            return Ok((n.clone(), s.clone()));
+        }
+        Err(Failure::new(
+            Code::ConfigValidation,
+            "no chat site chosen: pass --site NAME (chatgpt, claude, gemini, …) or --url of a known site",
+        ))
+    }
+}
