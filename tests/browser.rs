@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use keyless::catalog::Code;
+use keyless::catalog::{Code, Failure};
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, PageFaults, Script, ScriptedReply};
 use keyless::chat::{Channel, ChatDriver, selectors};
@@ -34,19 +34,44 @@ fn options(url: String, profile: PathBuf) -> Options {
     }
 }
 
-fn start(script: Script) -> Setup {
-    let chat = LocalChat::start(script).unwrap();
+fn launch(
+    chat: &LocalChat,
+    change: impl FnOnce(&mut Options),
+) -> (Result<CdpDriver, Failure>, tempfile::TempDir) {
     let profile = tempfile::tempdir().unwrap();
-    let driver = CdpDriver::start(options(chat.url(), profile.path().to_path_buf())).unwrap();
+    let mut opts = options(chat.url(), profile.path().to_path_buf());
+    change(&mut opts);
+    (CdpDriver::start(opts), profile)
+}
+
+fn start_with(script: Script, change: impl FnOnce(&mut Options)) -> Setup {
+    let chat = LocalChat::start(script).unwrap();
+    let (driver, profile) = launch(&chat, change);
     Setup {
         chat,
-        driver,
+        driver: driver.unwrap(),
         _profile: profile,
+    }
+}
+
+fn start(script: Script) -> Setup {
+    start_with(script, |_| {})
+}
+
+fn faulty(text: &str, fault: Fault) -> Script {
+    Script {
+        replies: vec![ScriptedReply {
+            text: text.to_string(),
+            fault: Some(fault),
+        }],
+        ..Script::default()
     }
 }
 
 /// A reply full of what Markdown rendering destroys.
 const HOSTILE: &str = "````agentscript\n@@say\n<<<MSG\n*emphasis* and _under_ and **bold** <b>html</b> & stuff\n  two leading spaces\n\ttab\ttab  \ntrailing spaces   \n\n\ntwo blank lines above\nMSG>>>\n@@end\n@@newfile src/a.md\n<<<CONTENT:x7\n# Heading\n- item\n```rust\nfn main() {}\n```\n@@end\nCONTENT>>>\nCONTENT:x7>>>\n@@end\n@@done\n@@end\n@@eof\n````\n";
+
+const SHORT: &str = "@@done\n@@end\n@@eof";
 
 #[test]
 fn a_hostile_reply_is_read_byte_for_byte_through_the_copy_button() {
@@ -56,5 +81,234 @@ fn a_hostile_reply_is_read_byte_for_byte_through_the_copy_button() {
     assert_eq!(reply.text, HOSTILE);
     assert_eq!(reply.channel, Channel::CopyButton);
     assert_eq!(s.chat.received(), vec!["Please do the task."]);
+    s.driver.close();
+}
+
+/// 60,000 characters with blank lines, tabs, trailing spaces, indentation and non-ASCII.
+fn big_prompt() -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < 60_000 {
+        out.push_str(&format!("line {i}: \tindented  text with trailing   \n"));
+        if i % 7 == 0 {
+            out.push('\n');
+        }
+        if i % 11 == 0 {
+            out.push_str("\n\n    four-space indent, ünïcödé ✓ 🚀 and *stars* _under_\n");
+        }
+        i += 1;
+    }
+    out.push_str("@@newfile x\n<<<CONTENT\nCONTENT>>>\nthe end");
+    out
+}
+
+#[test]
+fn a_60000_character_prompt_arrives_exactly() {
+    let mut s = start(Script::replies([SHORT]));
+    let prompt = big_prompt();
+    let started = std::time::Instant::now();
+    s.driver.send(&prompt).unwrap();
+    eprintln!(
+        "sent {} characters in {:?}",
+        prompt.chars().count(),
+        started.elapsed()
+    );
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec![prompt]);
+    s.driver.close();
+}
+
+#[test]
+fn without_a_copy_button_the_code_block_is_read_exactly() {
+    let inner =
+        "@@say\n<<<MSG\n*kept*  and _kept_\n\n  indented\nMSG>>>\n@@end\n@@done\n@@end\n@@eof";
+    let reply = format!("```agentscript\n{inner}\n```\n");
+    let mut s = start_with(Script::replies([reply]), |o| {
+        o.site.selectors.remove("CopyButton");
+    });
+    s.driver.send("go").unwrap();
+    let got = s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(got.channel, Channel::CodeBlock);
+    assert_eq!(got.text, inner);
+    s.driver.close();
+}
+
+#[test]
+fn without_copy_button_or_code_block_the_dom_is_rebuilt() {
+    let mut s = start_with(Script::replies(["@@done\n@@end\n@@eof\n"]), |o| {
+        o.site.selectors.remove("CopyButton");
+        o.site.selectors.remove("CodeBlock");
+    });
+    s.driver.send("go").unwrap();
+    let got = s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(got.channel, Channel::Dom);
+    assert!(got.text.contains("@@eof"), "{:?}", got.text);
+    s.driver.close();
+}
+
+#[test]
+fn a_reply_is_never_taken_before_it_is_finished() {
+    // Slow streaming: 5 characters every 60 ms, a long and a short reply.
+    for text in [HOSTILE, SHORT] {
+        let script = Script {
+            chunk_chars: 5,
+            chunk_delay: Duration::from_millis(60),
+            ..Script::replies([text])
+        };
+        let mut s = start(script);
+        s.driver.send("go").unwrap();
+        let mut seen = Vec::new();
+        let reply = s.driver.wait_reply(&mut |n| seen.push(n)).unwrap();
+        assert_eq!(reply.text, text);
+        assert!(
+            seen.len() > 1 || text == SHORT,
+            "progress is reported while waiting: {seen:?}"
+        );
+        s.driver.close();
+    }
+}
+
+#[test]
+fn a_truncated_reply_is_reply_truncated() {
+    let mut s = start(faulty(HOSTILE, Fault::Truncate));
+    s.driver.send("go").unwrap();
+    let failure = s.driver.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ReplyTruncated, "{failure:?}");
+    s.driver.close();
+}
+
+#[test]
+fn no_reply_is_reply_timeout() {
+    let mut s = start_with(faulty(SHORT, Fault::NoReply), |o| {
+        o.reply_timeout = Duration::from_secs(3)
+    });
+    s.driver.send("go").unwrap();
+    let failure = s.driver.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ReplyTimeout, "{failure:?}");
+    s.driver.close();
+}
+
+#[test]
+fn the_length_limit_is_chat_exhausted() {
+    let mut s = start(faulty(SHORT, Fault::Exhausted));
+    s.driver.send("go").unwrap();
+    let failure = s.driver.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ChatExhausted, "{failure:?}");
+    s.driver.close();
+}
+
+#[test]
+fn a_lost_send_is_retried_once_then_not_confirmed() {
+    let one = Script {
+        page: PageFaults {
+            drop_sends: 1,
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start(one);
+    s.driver.send("first try is lost").unwrap();
+    assert_eq!(s.chat.received(), vec!["first try is lost"]);
+    s.driver.close();
+
+    let two = Script {
+        page: PageFaults {
+            drop_sends: 2,
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start(two);
+    let failure = s.driver.send("both tries are lost").unwrap_err();
+    assert_eq!(failure.code, Code::SendNotConfirmed, "{failure:?}");
+    assert!(s.chat.received().is_empty());
+    s.driver.close();
+}
+
+#[test]
+fn a_stale_composer_is_cleared_before_sending() {
+    let script = Script {
+        page: PageFaults {
+            stale_composer: Some("old draft\nwith two lines".into()),
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start(script);
+    s.driver.send("fresh message").unwrap();
+    assert_eq!(s.chat.received(), vec!["fresh message"]);
+    s.driver.close();
+}
+
+#[test]
+fn chips_that_cannot_be_removed_are_composer_not_clean() {
+    let script = Script {
+        page: PageFaults {
+            stale_composer: Some("old draft".into()),
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start_with(script, |o| {
+        o.site.selectors.insert(
+            "AttachmentRemove".into(),
+            vec!["#no-such-remove-button".into()],
+        );
+    });
+    let failure = s.driver.send("fresh message").unwrap_err();
+    assert_eq!(failure.code, Code::ComposerNotClean, "{failure:?}");
+    assert!(s.chat.received().is_empty());
+    s.driver.close();
+}
+
+#[test]
+fn a_selector_that_matches_nothing_is_named() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let (result, _profile) = launch(&chat, |o| {
+        o.site
+            .selectors
+            .insert("Composer".into(), vec!["#gone".into(), ".also-gone".into()]);
+    });
+    let failure = result.err().expect("no composer on the page");
+    assert_eq!(failure.code, Code::SelectorNotFound);
+    assert!(
+        failure.reason.contains("no Composer element"),
+        "{failure:?}"
+    );
+    assert!(
+        failure.reason.contains("#gone  |  .also-gone"),
+        "{failure:?}"
+    );
+}
+
+#[test]
+fn a_browser_that_cannot_be_reached_is_connection_failed() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let (result, _p) = launch(&chat, |o| o.executable = Some("/no/such/chromium".into()));
+    assert_eq!(result.err().unwrap().code, Code::BrowserConnectionFailed);
+    let (result, _p) = launch(&chat, |o| o.cdp_url = Some("http://127.0.0.1:9".into()));
+    assert_eq!(result.err().unwrap().code, Code::BrowserConnectionFailed);
+}
+
+#[test]
+fn offline_is_reported_at_once_and_the_same_message_goes_through_later() {
+    let mut s = start(Script::replies([SHORT, SHORT]));
+    s.driver.set_offline(true).unwrap();
+    let started = std::time::Instant::now();
+    let failure = match s.driver.send("hello") {
+        Err(f) => f,
+        Ok(()) => s.driver.wait_reply(&mut |_| {}).unwrap_err(),
+    };
+    assert_eq!(failure.code, Code::NetworkOffline, "{failure:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "reported at once: {:?}",
+        started.elapsed()
+    );
+    assert!(s.chat.received().is_empty(), "nothing reached the model");
+    s.driver.set_offline(false).unwrap();
+    s.driver.send("hello").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec!["hello"]);
     s.driver.close();
 }

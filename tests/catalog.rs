@@ -13,15 +13,7 @@ const SPEC: &str = "docs/spec/agentscript-v1.md";
 /// Codes no test produces yet, with the part of keyless that will produce them. This list may
 /// only shrink: when a part lands, its codes come off and its tests must produce them.
 const NOT_YET_PRODUCED: &[(&str, &str)] = &[
-    ("KA_BROWSER_CONNECTION_FAILED", "chat driver (issue 5)"),
-    ("KA_SELECTOR_NOT_FOUND", "chat driver (issue 5)"),
-    ("KA_REPLY_TIMEOUT", "chat driver (issue 5)"),
-    ("KA_REPLY_TRUNCATED", "chat driver (issue 5)"),
-    ("KA_SEND_NOT_CONFIRMED", "chat driver (issue 5)"),
     ("KA_ATTACHMENT_UPLOAD_FAILED", "chat driver (issue 5)"),
-    ("KA_NETWORK_OFFLINE", "chat driver (issue 5)"),
-    ("KA_COMPOSER_NOT_CLEAN", "chat driver (issue 5)"),
-    ("KA_CHAT_EXHAUSTED", "chat driver (issue 5)"),
     ("KA_SNAPSHOT_MISSING", "environment snapshot (issue 6)"),
     ("KA_SNAPSHOT_RUN_FAILED", "environment snapshot (issue 6)"),
     ("KA_SESSION_NOT_FOUND", "sessions (issue 6)"),
