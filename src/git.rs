@@ -34,6 +34,20 @@ pub fn eol_attribute(root: &Path, rel: &Path) -> Option<Eol> {
     }
 }
 
+/// Creates a repository at `root` whose first branch is `branch` (for `keyless demo`).
+pub fn init_with_branch(root: &Path, branch: &str) -> Result<(), Failure> {
+    let mut options = git2::RepositoryInitOptions::new();
+    options.initial_head(branch);
+    git2::Repository::init_opts(root, &options)
+        .map(|_| ())
+        .map_err(|e| {
+            Failure::new(
+                Code::GitInitFailed,
+                format!("could not create a repository: {}", e.message()),
+            )
+        })
+}
+
 /// Settings in the configuration's `Git` section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitSettings {

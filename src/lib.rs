@@ -12,4 +12,5 @@ pub mod exit;
 pub mod git;
 pub mod policy;
 pub mod protocol;
+pub mod turn;
 pub mod workspace;

@@ -208,6 +208,8 @@ fn a_lost_send_is_retried_once_then_not_confirmed() {
     };
     let mut s = start(one);
     s.driver.send("first try is lost").unwrap();
+    // The page posts the message after showing it: the reply proves the request arrived.
+    s.driver.wait_reply(&mut |_| {}).unwrap();
     assert_eq!(s.chat.received(), vec!["first try is lost"]);
     s.driver.close();
 
@@ -236,6 +238,7 @@ fn a_stale_composer_is_cleared_before_sending() {
     };
     let mut s = start(script);
     s.driver.send("fresh message").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
     assert_eq!(s.chat.received(), vec!["fresh message"]);
     s.driver.close();
 }
@@ -310,5 +313,18 @@ fn offline_is_reported_at_once_and_the_same_message_goes_through_later() {
     s.driver.send("hello").unwrap();
     s.driver.wait_reply(&mut |_| {}).unwrap();
     assert_eq!(s.chat.received(), vec!["hello"]);
+    s.driver.close();
+}
+
+#[test]
+fn insertion_strategies_are_tried_in_order() {
+    // An unknown strategy is skipped; the chunked one still delivers the message exactly.
+    let mut s = start_with(Script::replies([SHORT]), |o| {
+        o.site.insert = vec!["pasteHtml".into(), "insertText".into()];
+    });
+    let prompt = big_prompt();
+    s.driver.send(&prompt).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec![prompt]);
     s.driver.close();
 }

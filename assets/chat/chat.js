@@ -159,12 +159,18 @@
     actions.appendChild(copy);
     reply.appendChild(actions);
     reply.setAttribute("data-done", "true");
+    window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
     stopButton.hidden = true;
     sendButton.hidden = false;
   }
   sendButton.addEventListener("click", send);
   stopButton.addEventListener("click", () => controller && controller.abort());
 
+  const ready = () => {
+    composer.setAttribute("contenteditable", "true");
+    composer.setAttribute("role", "textbox");
+    document.body.setAttribute("data-ready", "true");
+  };
   fetch("/api/config")
     .then((r) => r.json())
     .then((c) => {
@@ -174,7 +180,7 @@
         renderComposer();
         addChip("stale-draft.txt", false);
       }
-      document.body.setAttribute("data-ready", "true");
+      ready();
     })
-    .catch(() => document.body.setAttribute("data-ready", "true"));
+    .catch(ready);
 })();

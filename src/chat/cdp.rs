@@ -365,11 +365,49 @@ impl CdpDriver {
         })
     }
 
-    /// Inserts the message in chunks, each checked, so the composer holds exactly the message.
-    fn insert(&self, message: &str) -> Result<(), Failure> {
+    /// Puts the message into the composer with the site's insertion strategies, in order
+    /// (`selectors.json` `insert`), until the composer holds exactly the message:
+    /// `insertTextWhole` is one `Input.insertText` (editors that handle `beforeinput` themselves,
+    /// like Lexical: fastest), `insertText` is checked chunks cut before line breaks (safe for
+    /// ProseMirror, whose cost grows with each line break).
+    pub fn insert(&self, message: &str) -> Result<(), Failure> {
+        let strategies: Vec<&str> = if self.options.site.insert.is_empty() {
+            vec!["insertText"]
+        } else {
+            self.options
+                .site
+                .insert
+                .iter()
+                .map(String::as_str)
+                .collect()
+        };
+        let mut last = None;
+        for strategy in strategies {
+            let chunk = match strategy {
+                "insertTextWhole" => usize::MAX,
+                "insertText" => INSERT_CHUNK,
+                _ => continue,
+            };
+            match self.insert_chunks(message, chunk) {
+                Ok(()) => return Ok(()),
+                Err(failure) => {
+                    last = Some(failure);
+                    self.clean_composer()?;
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| {
+            Failure::new(
+                Code::ConfigValidation,
+                "selectors.json names no insertion strategy keyless knows (insertTextWhole, insertText)",
+            )
+        }))
+    }
+
+    fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
         self.eval::<bool>("window.__keyless.focusComposer()")?;
         let mut sent = 0;
-        for chunk in chunks(message, INSERT_CHUNK) {
+        for chunk in chunks(message, max) {
             let page = self.page.clone();
             let text = chunk.to_string();
             self.block(async move {
@@ -421,6 +459,7 @@ impl CdpDriver {
                     return Ok(Reply {
                         text,
                         channel: Channel::CopyButton,
+                        finished_at: Instant::now(),
                     });
                 }
                 std::thread::sleep(Duration::from_millis(20));
@@ -430,12 +469,14 @@ impl CdpDriver {
             return Ok(Reply {
                 text,
                 channel: Channel::CodeBlock,
+                finished_at: Instant::now(),
             });
         }
         let text: Option<String> = self.eval_json("window.__keyless.rebuilt()")?;
         Ok(Reply {
             text: text.unwrap_or_default(),
             channel: Channel::Dom,
+            finished_at: Instant::now(),
         })
     }
 
@@ -447,6 +488,16 @@ impl CdpDriver {
                 format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
             )
         })
+    }
+
+    /// Evaluates an expression in the page and returns its value as JSON (benchmarks, doctor).
+    pub fn evaluate_json(&self, expression: &str) -> Result<serde_json::Value, Failure> {
+        self.eval_json(expression)
+    }
+
+    /// Clears the composer (stale text and chips) without sending.
+    pub fn clear_composer(&self) -> Result<(), Failure> {
+        self.clean_composer()
     }
 
     /// Test and recovery hook: switches the page's network off or on.
@@ -527,7 +578,9 @@ impl ChatDriver for CdpDriver {
                 }
                 let settled = last_change.elapsed() >= SETTLE;
                 if !state.streaming && (state.done || settled) {
-                    let reply = self.read()?;
+                    let finished_at = Instant::now();
+                    let mut reply = self.read()?;
+                    reply.finished_at = finished_at;
                     if has_eof(&reply.text) {
                         return Ok(reply);
                     }

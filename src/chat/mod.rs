@@ -26,6 +26,8 @@ pub enum Channel {
 pub struct Reply {
     pub text: String,
     pub channel: Channel,
+    /// When the driver saw the reply finished (before reading it).
+    pub finished_at: std::time::Instant,
 }
 
 /// What the turn loop needs from a chat. The CDP driver implements it for real browsers.

@@ -3,7 +3,10 @@
 
 mod apply;
 mod check;
+mod demo;
 mod policy;
+mod progress;
+mod prompt;
 mod terminal;
 
 use std::path::PathBuf;
@@ -192,8 +195,8 @@ pub fn run(args: Args) -> Status {
             json,
             shared,
         } => policy::run(&cmdline, json, &shared),
-        Subcommands::Prompt { .. } => unavailable("prompt", "the turn loop"),
-        Subcommands::Demo { .. } => unavailable("demo", "the turn loop"),
+        Subcommands::Prompt { task, shared } => prompt::run(&task, &shared),
+        Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
     }
 }

@@ -1,0 +1,112 @@
+//! The chat driver against the local chat page in headless Chromium (issue 5): time to put a
+//! 60,000-character prompt into the composer exactly (target ≤ 150 ms), latency from the page's
+//! end of stream to the driver knowing (target ≤ 50 ms median), and the driver's memory besides
+//! Chromium (target < 30 MB RSS). Run: `cargo bench --bench chat`.
+
+use std::time::{Duration, Instant};
+
+use keyless::chat::ChatDriver;
+use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::local::{LocalChat, Script};
+use keyless::chat::selectors;
+
+const ROUNDS: usize = 15;
+
+fn prompt() -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < 60_000 {
+        out.push_str(&format!("line {i}: \tsome text with trailing   \n"));
+        if i % 9 == 0 {
+            out.push_str("\n  ünïcödé ✓ *stars* _under_\n");
+        }
+        i += 1;
+    }
+    out.truncate(60_000);
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let replies: Vec<String> = (0..ROUNDS)
+        .map(|i| format!("@@say\n<<<MSG\nreply {i}\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n"))
+        .collect();
+    let chat = LocalChat::start(Script {
+        chunk_chars: 16,
+        chunk_delay: Duration::from_millis(5),
+        ..Script::replies(replies)
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let (site_name, site) = selectors::load(None)
+        .unwrap()
+        .site(Some("local"), None)
+        .unwrap();
+    let mut driver = CdpDriver::start(Options {
+        site_name,
+        site,
+        url: chat.url(),
+        cdp_url: None,
+        executable: None,
+        headless: true,
+        profile: profile.path().to_path_buf(),
+        reply_timeout: Duration::from_secs(30),
+        truncation_budget: Duration::from_secs(2),
+    })
+    .unwrap();
+
+    let text = prompt();
+    let mut insert_ms = Vec::new();
+    for _ in 0..5 {
+        driver.clear_composer().unwrap();
+        let started = Instant::now();
+        driver.insert(&text).unwrap();
+        insert_ms.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    driver.clear_composer().unwrap();
+    println!(
+        "chat/insert_60000_chars_exact: median {:.1} ms (runs: {:?})",
+        median(insert_ms.clone()),
+        insert_ms.iter().map(|m| m.round()).collect::<Vec<_>>()
+    );
+
+    let mut latency_ms = Vec::new();
+    for i in 0..ROUNDS {
+        driver.send(&format!("message {i}")).unwrap();
+        let reply = driver.wait_reply(&mut |_| {}).unwrap();
+        // Page clock now, and how long ago (Rust clock) the driver saw the reply finished.
+        let asked = Instant::now();
+        let since_end: f64 = driver
+            .evaluate_json("performance.now() - window.__streamEndedAt")
+            .unwrap()
+            .as_f64()
+            .unwrap();
+        let round_trip = asked.elapsed().as_secs_f64() * 1e3;
+        let since_detected = (asked - reply.finished_at).as_secs_f64() * 1e3;
+        latency_ms.push(since_end - since_detected - round_trip / 2.0);
+    }
+    println!(
+        "chat/end_of_stream_to_driver: median {:.1} ms, max {:.1} ms over {ROUNDS} replies",
+        median(latency_ms.clone()),
+        latency_ms.iter().cloned().fold(f64::MIN, f64::max)
+    );
+
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM"))
+        .unwrap_or("VmHWM: ?")
+        .to_string();
+    println!(
+        "chat/driver_peak_rss (the bench process: driver + local page server): {}",
+        peak.split_whitespace()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    driver.close();
+}

@@ -1,0 +1,129 @@
+//! `keyless demo`: the whole loop, offline. A throwaway git workspace, the built-in local chat
+//! page with a scripted model, and headless Chromium: the model writes a script, runs it, sends
+//! one malformed reply (and corrects it), fixes a typo, commits, and says @@done.
+
+use std::time::Duration;
+
+use crate::batch::Settings;
+use crate::chat::cdp::{CdpDriver, Options};
+use crate::chat::local::{LocalChat, Script};
+use crate::chat::selectors;
+use crate::config::{Mode, Pace};
+use crate::exit::Status;
+use crate::git::{self, GitSettings};
+use crate::turn::{self, Stop, prompt};
+use crate::workspace::Workspace;
+
+use super::Shared;
+use super::terminal::TerminalHost;
+
+/// The scripted model's replies, in order.
+const REPLIES: [&str; 4] = [
+    include_str!("../../assets/demo/01.reply"),
+    include_str!("../../assets/demo/02.reply"),
+    include_str!("../../assets/demo/03.reply"),
+    include_str!("../../assets/demo/04.reply"),
+];
+
+const TASK: &str = "Write greet.sh, a shell script that greets the name given on its command line, run it, make sure the greeting is spelled right, and commit it.";
+
+pub fn run(shared: &Shared) -> Status {
+    match demo(shared) {
+        Ok(status) => status,
+        Err(message) => {
+            eprintln!("keyless demo: {message}");
+            Status::Chat
+        }
+    }
+}
+
+fn demo(shared: &Shared) -> Result<Status, String> {
+    let folder = tempfile::Builder::new()
+        .prefix("keyless-demo-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a folder for the demo: {e}"))?
+        .keep();
+    let root = folder.join("workspace");
+    std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
+    git::init_with_branch(&root, "demo").map_err(|f| f.reason)?;
+    let ws = Workspace::open(&root).map_err(|f| f.reason)?;
+    eprintln!("keyless demo: workspace {}", root.display());
+
+    let script = Script {
+        chunk_chars: 40,
+        chunk_delay: Duration::from_millis(8),
+        ..Script::replies(REPLIES)
+    };
+    let chat =
+        LocalChat::start(script).map_err(|e| format!("cannot start the local chat page: {e}"))?;
+    let (site_name, site) = selectors::load(None)
+        .and_then(|f| f.site(Some("local"), None))
+        .map_err(|f| f.reason)?;
+    let options = Options {
+        site_name,
+        site,
+        url: chat.url(),
+        cdp_url: None,
+        executable: shared.browser.clone(),
+        headless: true,
+        profile: folder.join("browser-profile"),
+        reply_timeout: Duration::from_secs(60),
+        truncation_budget: Duration::from_secs(5),
+    };
+    eprintln!(
+        "keyless demo: starting headless Chromium on the local chat page {}",
+        chat.url()
+    );
+    let mut driver = CdpDriver::start(options).map_err(|f| format!("{}: {}", f.code, f.reason))?;
+
+    let settings = Settings {
+        mode: Mode::Auto,
+        pace: Pace::Balanced,
+        ..Settings::default()
+    };
+    let snapshot = prompt::Snapshot::take(&root, &["git".to_string(), "sh".to_string()], None);
+    let first = prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot);
+    let mut host = TerminalHost::new(
+        root.clone(),
+        settings.limits.max_command_output_chars,
+        GitSettings {
+            push: false,
+            ..GitSettings::default()
+        },
+        None,
+    );
+    let stop = turn::run(
+        first,
+        &mut driver,
+        &ws,
+        &mut host,
+        &settings,
+        &mut super::progress::print,
+    );
+    driver.close();
+    match stop {
+        Stop::Done { message } => {
+            println!("Done: {}", message.unwrap_or_default().trim());
+            println!("The model's work is in {}:", root.display());
+            for entry in std::fs::read_dir(&root)
+                .map_err(|e| e.to_string())?
+                .flatten()
+            {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name != ".git" && name != ".agent" {
+                    println!("  {name}");
+                }
+            }
+            Ok(Status::Success)
+        }
+        Stop::FormatRetries { last_reply } => {
+            println!("Stopped: too many invalid replies. The last one:\n{last_reply}");
+            Ok(Status::Stopped)
+        }
+        Stop::Iterations { limit } => {
+            println!("Stopped: {limit} replies without @@done.");
+            Ok(Status::Stopped)
+        }
+        Stop::Chat(failure) => Err(format!("{}: {}", failure.code, failure.reason)),
+    }
+}

@@ -1,0 +1,142 @@
+//! The turn loop: send → wait → parse → (format error | execute → results) → … until `@@done`,
+//! the format-retry limit, the iteration limit, or a chat failure.
+//!
+//! Architecture Invariant: the loop talks to a [`ChatDriver`], never to CDP directly, and to the
+//! outside world through the batch [`Host`].
+
+pub mod prompt;
+
+use crate::batch::{self, Done, Host, Settings, results};
+use crate::catalog::{Code, Failure};
+use crate::chat::{Channel, ChatDriver};
+use crate::config::Pace;
+use crate::protocol::{Diagnostic, parse, render::format_error};
+use crate::workspace::Workspace;
+use crate::workspace::backup::{Backup, BatchKind};
+
+/// Step pace raises the iteration limit to at least this.
+const STEP_MIN_ITERATIONS: usize = 60;
+
+/// What the loop tells whoever watches it.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Sending {
+        chars: usize,
+        what: &'static str,
+    },
+    Receiving {
+        chars: usize,
+    },
+    Received {
+        chars: usize,
+        channel: Channel,
+    },
+    Rejected {
+        problems: usize,
+        retries_left: usize,
+    },
+    Executed {
+        report: &'a batch::Report,
+    },
+}
+
+/// Why a turn ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The model finished with an honoured `@@done`.
+    Done { message: Option<String> },
+    /// Too many invalid replies in a row; the last raw reply is kept for the user.
+    FormatRetries { last_reply: String },
+    /// MaxIterationsPerTurn replies without `@@done`.
+    Iterations { limit: usize },
+    /// The chat failed (browser, page, network…).
+    Chat(Failure),
+}
+
+/// Runs one turn: `first` is the first message (rules and task, or a follow-up line).
+pub fn run(
+    first: String,
+    driver: &mut dyn ChatDriver,
+    ws: &Workspace,
+    host: &mut dyn Host,
+    settings: &Settings,
+    on_event: &mut dyn FnMut(Event),
+) -> Stop {
+    let limit = if settings.pace == Pace::Step {
+        settings
+            .limits
+            .max_iterations_per_turn
+            .max(STEP_MIN_ITERATIONS)
+    } else {
+        settings.limits.max_iterations_per_turn
+    };
+    let mut message = first;
+    let mut what = "task";
+    let mut retries = 0;
+    let mut batch_number = 0;
+    for _ in 0..limit {
+        on_event(Event::Sending {
+            chars: message.chars().count(),
+            what,
+        });
+        if let Err(failure) = driver.send(&message) {
+            return Stop::Chat(failure);
+        }
+        let reply = match driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars })) {
+            Ok(reply) => reply,
+            // A reply cut off before @@eof is resent in smaller pieces, counted as a retry.
+            Err(failure) if failure.code == Code::ReplyTruncated => {
+                retries += 1;
+                if retries > settings.limits.max_format_retries {
+                    return Stop::FormatRetries {
+                        last_reply: failure.reason,
+                    };
+                }
+                on_event(Event::Rejected {
+                    problems: 1,
+                    retries_left: settings.limits.max_format_retries + 1 - retries,
+                });
+                let cut = Diagnostic {
+                    code: Code::ReplyTruncated,
+                    line: None,
+                    message: "Your response stopped before @@eof (it looks cut off).".to_string(),
+                };
+                message = format_error(&[cut], true);
+                what = "format correction";
+                continue;
+            }
+            Err(failure) => return Stop::Chat(failure),
+        };
+        on_event(Event::Received {
+            chars: reply.text.chars().count(),
+            channel: reply.channel,
+        });
+        let parsed = parse(&reply.text, &settings.limits);
+        let Some(script) = parsed.script else {
+            retries += 1;
+            if retries > settings.limits.max_format_retries {
+                return Stop::FormatRetries {
+                    last_reply: reply.text,
+                };
+            }
+            on_event(Event::Rejected {
+                problems: parsed.diagnostics.len(),
+                retries_left: settings.limits.max_format_retries + 1 - retries,
+            });
+            message = format_error(&parsed.diagnostics, parsed.truncated);
+            what = "format correction";
+            continue;
+        };
+        retries = 0;
+        batch_number += 1;
+        let mut backup = Backup::new(ws, BatchKind::Batch, format!("batch {batch_number}"));
+        let report = batch::execute(&script, ws, &mut backup, host, settings, (1, batch_number));
+        on_event(Event::Executed { report: &report });
+        if let Done::Honoured { message } = report.done {
+            return Stop::Done { message };
+        }
+        message = results::render(&report);
+        what = "results";
+    }
+    Stop::Iterations { limit }
+}

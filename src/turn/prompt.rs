@@ -1,0 +1,150 @@
+//! The first message of a turn: the AgentScript v1 rules in words a model follows, the
+//! effective limits and pace, the environment snapshot, and the task. `keyless prompt` prints it.
+
+use std::path::Path;
+
+use crate::config::{Limits, Pace};
+use crate::exec::snapshot::Tool;
+
+/// Entries of the workspace listing shown to the model.
+const MAX_LISTING: usize = 60;
+
+/// What the model is told about the machine.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub os: String,
+    pub shell: String,
+    pub listing: Vec<String>,
+    pub git_status: Option<String>,
+    pub tools: Vec<Tool>,
+}
+
+impl Snapshot {
+    /// Looks at the workspace and the configured tools.
+    pub fn take(root: &Path, tools: &[String], shell: Option<&str>) -> Snapshot {
+        let mut listing: Vec<String> = std::fs::read_dir(root)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        if e.path().is_dir() {
+                            format!("{name}/")
+                        } else {
+                            name
+                        }
+                    })
+                    .filter(|n| n != ".git/" && n != ".agent/")
+                    .collect()
+            })
+            .unwrap_or_default();
+        listing.sort();
+        let git_status = git2::Repository::discover(root).ok().map(|repo| {
+            let branch = repo
+                .head()
+                .ok()
+                .and_then(|h| h.shorthand().map(str::to_string))
+                .unwrap_or_else(|| "(no commits yet)".to_string());
+            let changed = repo.statuses(None).map(|s| s.len()).unwrap_or(0);
+            format!("branch {branch}, {changed} changed or untracked file(s)")
+        });
+        Snapshot {
+            os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+            shell: shell
+                .unwrap_or(if cfg!(windows) { "cmd" } else { "sh" })
+                .to_string(),
+            listing,
+            git_status,
+            tools: crate::exec::snapshot::probe(tools, root),
+        }
+    }
+}
+
+/// The rules, limits, snapshot and task, as one message.
+pub fn first_message(task: &str, limits: &Limits, pace: Pace, snapshot: &Snapshot) -> String {
+    let limit = pace.limit(limits);
+    let mut out = String::new();
+    out.push_str(&format!(
+        "You are a coding agent working in a folder on the user's machine through keyless. You act only by replying in AgentScript v1, which keyless executes and answers with a results message. Reply with one fenced code block (use a longer fence, e.g. ````, when file content holds ``` lines) containing only AgentScript:
+
+@@command [argument]
+<<<SECTION
+content lines
+SECTION>>>
+@@end
+... more blocks ...
+@@eof
+
+Commands (names are lowercase; paths are relative to the workspace root, use /, never .., never inside .git or .agent):
+- @@say + MSG: tell the user something (the only way to talk).
+- @@newfile PATH + CONTENT: create a file (fails if it exists).
+- @@updatefile PATH + CONTENT: replace a whole file.
+- @@editfile PATH + FIND + REPLACE: replace the one exact occurrence of FIND (copy FIND from the file; it must match exactly once).
+- @@deletefile PATH, @@readfile PATH, @@mkdir PATH: no sections.
+- @@movefile PATH + TO: move a file (never overwrites).
+- @@runcommand [timeout=SECONDS] [on_error=continue] + CMD: run one command line in the workspace ({shell}); no interactive programs.
+- @@ask + MSG: ask the user a question.
+- @@commit + MSG: stage everything and commit (then push when there is an origin).
+- @@next (optional MSG): run this batch and send me the results. @@done (optional MSG): the task is finished.
+
+Rules:
+- Markers count only as whole lines. If a file must contain a line equal to its end marker, open the section with a nonce, e.g. <<<CONTENT:x7 ... CONTENT:x7>>>.
+- Each CONTENT line is written as is; files end with a newline.
+- At most {limit} command(s) per reply besides @@say (pace {pace}); further ones are skipped and you must resend them.
+- A reply holds at most {response} characters and a section at most {content}; split bigger work over several replies.
+- Command output is cut to {output} characters (head and tail).
+- Nothing outside blocks: no prose before or after the block. End with @@eof.
+- Finish with @@done only after you have seen that the work succeeded.
+",
+        shell = snapshot.shell,
+        limit = limit,
+        pace = pace.name(),
+        response = limits.max_response_chars,
+        content = limits.max_file_content_chars,
+        output = limits.max_command_output_chars,
+    ));
+    if pace == Pace::Step {
+        out.push_str("- Step pace: send one command, then @@next, and check its result before the next one.\n");
+    }
+    out.push_str("\nEnvironment:\n");
+    out.push_str(&format!(
+        "- OS: {}; shell: {}\n",
+        snapshot.os, snapshot.shell
+    ));
+    let shown: Vec<&str> = snapshot
+        .listing
+        .iter()
+        .take(MAX_LISTING)
+        .map(String::as_str)
+        .collect();
+    let more = snapshot.listing.len().saturating_sub(MAX_LISTING);
+    out.push_str(&format!(
+        "- Workspace: {}{}\n",
+        if shown.is_empty() {
+            "(empty)".to_string()
+        } else {
+            shown.join(", ")
+        },
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ));
+    out.push_str(&format!(
+        "- Git: {}\n",
+        snapshot.git_status.as_deref().unwrap_or("not a repository")
+    ));
+    if !snapshot.tools.is_empty() {
+        let tools: Vec<String> = snapshot
+            .tools
+            .iter()
+            .map(|t| format!("{} ({})", t.name, t.version.as_deref().unwrap_or("Missing")))
+            .collect();
+        out.push_str(&format!("- Tools: {}\n", tools.join("; ")));
+    }
+    out.push_str("\nTask:\n");
+    out.push_str(task.trim());
+    out.push('\n');
+    out
+}

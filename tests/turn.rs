@@ -1,0 +1,150 @@
+//! The turn loop with a real headless Chromium and the local chat page: the stop reasons, and
+//! the first message `keyless prompt` prints.
+
+use std::time::Duration;
+
+use keyless::batch::{Confirmation, Host, Outcome, Settings};
+use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::local::{LocalChat, Script};
+use keyless::chat::selectors;
+use keyless::config::{Limits, Mode};
+use keyless::turn::{self, Stop};
+use keyless::workspace::Workspace;
+
+struct Quiet;
+
+impl Host for Quiet {
+    fn say(&mut self, _: &str) {}
+    fn ask(&mut self, _: &str) -> Option<String> {
+        None
+    }
+    fn confirm(&mut self, _: &Confirmation) -> bool {
+        false
+    }
+    fn run_command(&mut self, _: &str, _: Duration) -> Outcome {
+        Outcome::default()
+    }
+    fn commit(&mut self, _: &str) -> Outcome {
+        Outcome::default()
+    }
+}
+
+fn run_turn(replies: Vec<String>, limits: Limits) -> (Stop, Vec<String>) {
+    let chat = LocalChat::start(Script::replies(replies)).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let (site_name, site) = selectors::load(None)
+        .unwrap()
+        .site(Some("local"), None)
+        .unwrap();
+    let mut driver = CdpDriver::start(Options {
+        site_name,
+        site,
+        url: chat.url(),
+        cdp_url: None,
+        executable: None,
+        headless: true,
+        profile: profile.path().to_path_buf(),
+        reply_timeout: Duration::from_secs(20),
+        truncation_budget: Duration::from_secs(2),
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let settings = Settings {
+        mode: Mode::Auto,
+        limits,
+        ..Settings::default()
+    };
+    let stop = turn::run(
+        "the task".into(),
+        &mut driver,
+        &ws,
+        &mut Quiet,
+        &settings,
+        &mut |_| {},
+    );
+    driver.close();
+    (stop, chat.received())
+}
+
+#[test]
+fn too_many_invalid_replies_stop_the_turn_with_the_last_reply() {
+    let bad: Vec<String> = (0..4)
+        .map(|i| format!("not agentscript {i}\n@@eof"))
+        .collect();
+    let limits = Limits {
+        max_format_retries: 2,
+        ..Limits::default()
+    };
+    let (stop, received) = run_turn(bad, limits);
+    assert_eq!(
+        stop,
+        Stop::FormatRetries {
+            last_reply: "not agentscript 2\n@@eof".into()
+        }
+    );
+    assert_eq!(received.len(), 3, "the task and two corrections");
+    assert!(
+        received[1].starts_with("[KEYLESSAGENT FORMAT ERROR]"),
+        "{}",
+        received[1]
+    );
+}
+
+#[test]
+fn a_truncated_reply_asks_for_smaller_pieces_and_counts_as_a_retry() {
+    let cut = "@@newfile a.txt\n<<<CONTENT\nhalf of it".to_string();
+    let limits = Limits {
+        max_format_retries: 1,
+        ..Limits::default()
+    };
+    let (stop, received) = run_turn(vec![cut.clone(), cut.clone(), cut], limits);
+    assert!(matches!(stop, Stop::FormatRetries { .. }), "{stop:?}");
+    assert_eq!(received.len(), 2);
+    assert!(
+        received[1].contains("Resend it in SMALLER pieces"),
+        "{}",
+        received[1]
+    );
+}
+
+#[test]
+fn the_iteration_limit_stops_the_turn() {
+    let next = "@@readfile missing.txt\n@@end\n@@eof\n".to_string();
+    let limits = Limits {
+        max_iterations_per_turn: 2,
+        ..Limits::default()
+    };
+    let (stop, received) = run_turn(vec![next.clone(), next.clone(), next], limits);
+    assert_eq!(stop, Stop::Iterations { limit: 2 });
+    assert!(
+        received[1].starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1"),
+        "{}",
+        received[1]
+    );
+}
+
+#[test]
+fn keyless_prompt_prints_rules_limits_snapshot_and_task() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("Cargo.toml"), "[package]\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["prompt", "Add a README", "--pace", "step", "--workspace"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    for needle in [
+        "Reply with one fenced code block",
+        "@@editfile PATH + FIND + REPLACE",
+        "At most 1 command(s) per reply besides @@say (pace Step)",
+        "Step pace: send one command, then @@next",
+        "- Workspace: Cargo.toml",
+        "- Git: not a repository",
+        "Task:\nAdd a README\n",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    eprintln!("first message: {} characters", text.chars().count());
+}
