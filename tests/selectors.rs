@@ -7,17 +7,29 @@ use keyless::chat::selectors::{self, REQUIRED};
 #[test]
 fn the_built_in_file_has_every_site_with_required_keys_and_alternatives() {
     let file = selectors::load(None).unwrap();
-    for name in ["local", "chatgpt", "claude", "gemini", "aistudio", "deepseek", "mistral", "grok", "copilot"] {
-        let site = file.sites.get(name).unwrap_or_else(|| panic!("no site {name}"));
+    for name in [
+        "local", "chatgpt", "claude", "gemini", "aistudio", "deepseek", "mistral", "grok",
+        "copilot",
+    ] {
+        let site = file
+            .sites
+            .get(name)
+            .unwrap_or_else(|| panic!("no site {name}"));
         assert!(site.url.starts_with("http"), "{name}");
-        assert!(!site.matches.is_empty() && !site.verified.is_empty(), "{name}");
+        assert!(
+            !site.matches.is_empty() && !site.verified.is_empty(),
+            "{name}"
+        );
         for key in REQUIRED {
             assert!(!site.selectors[*key].is_empty(), "{name}.{key}");
         }
     }
     let (name, _) = file.site(None, Some("https://chatgpt.com/c/123")).unwrap();
     assert_eq!(name, "chatgpt");
-    assert_eq!(file.site(Some("nope"), None).unwrap_err().code, Code::ConfigValidation);
+    assert_eq!(
+        file.site(Some("nope"), None).unwrap_err().code,
+        Code::ConfigValidation
+    );
 }
 
 #[test]
@@ -31,11 +43,23 @@ fn a_broken_override_is_refused_with_its_code() {
     )
     .unwrap_err();
     assert_eq!(unknown.code, Code::ConfigValidation);
-    assert!(unknown.reason.contains("sites.x.selectors.Compser is not a known key"), "{}", unknown.reason);
+    assert!(
+        unknown
+            .reason
+            .contains("sites.x.selectors.Compser is not a known key"),
+        "{}",
+        unknown.reason
+    );
     let missing = selectors::parse(
         r#"{"version": 1, "sites": {"x": {"url": "u", "match": ["m"], "verified": "d", "selectors": {"Composer": ["a"]}}}}"#,
         "test.json",
     )
     .unwrap_err();
-    assert!(missing.reason.contains("SendButton needs at least one CSS selector"), "{}", missing.reason);
+    assert!(
+        missing
+            .reason
+            .contains("SendButton needs at least one CSS selector"),
+        "{}",
+        missing.reason
+    );
 }

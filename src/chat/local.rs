@@ -24,6 +24,10 @@ const CHAT_CSS: &str = include_str!("../../assets/chat/chat.css");
 /// What the chat says when a conversation is too long (ChatGPT's wording).
 pub const EXHAUSTED_TEXT: &str = "You've reached the maximum length for this conversation, but you can keep talking by starting a new chat.";
 
+/// How `keyless doctor` starts its canary message; the local model echoes the block after the
+/// first blank line.
+pub const CANARY_PREFIX: &str = "keyless doctor canary.";
+
 /// A fault a scripted reply injects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -254,9 +258,22 @@ async fn chat(State(state): State<AppState>, body: String) -> Response {
         let Ok(mut s) = state.lock() else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
+        // The doctor's canary is echoed, as a model asked to repeat a block would.
+        let canary = body
+            .strip_prefix(CANARY_PREFIX)
+            .and_then(|rest| rest.split_once("\n\n"))
+            .map(|(_, block)| ScriptedReply {
+                text: block.to_string(),
+                fault: None,
+            });
         s.received.push(body);
-        let reply = s.script.replies.get(s.next).cloned();
-        s.next += 1;
+        let reply = match canary {
+            Some(echo) => Some(echo),
+            None => {
+                s.next += 1;
+                s.script.replies.get(s.next - 1).cloned()
+            }
+        };
         (reply, s.script.chunk_chars.max(1), s.script.chunk_delay)
     };
     let Some(reply) = reply else {

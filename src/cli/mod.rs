@@ -4,6 +4,7 @@
 mod apply;
 mod check;
 mod demo;
+mod doctor;
 mod policy;
 mod progress;
 mod prompt;
@@ -188,7 +189,11 @@ pub fn run(args: Args) -> Status {
         Subcommands::Check { file, json } => check::run(file.as_deref(), json),
         Subcommands::Run { .. } => unavailable("run", "the turn loop"),
         Subcommands::Interactive { .. } => unavailable("interactive", "the turn loop"),
-        Subcommands::Doctor { .. } => unavailable("doctor", "the chat driver"),
+        Subcommands::Doctor {
+            json,
+            canary,
+            shared,
+        } => doctor::run(&shared, json, canary),
         Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
         Subcommands::Policy {
             cmdline,
@@ -217,6 +222,49 @@ fn load_config(shared: &Shared, command: &str) -> Result<crate::config::Config, 
         eprintln!("keyless {command}: {}: {}", f.code, f.reason);
         Status::Usage
     })
+}
+
+/// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
+fn driver_options(shared: &Shared, command: &str) -> Result<crate::chat::cdp::Options, Status> {
+    let config = load_config(shared, command)?;
+    let fail = |f: crate::catalog::Failure| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    };
+    let file = crate::chat::selectors::load(shared.selectors.as_deref()).map_err(fail)?;
+    let url = shared.url.clone().or(config.browser.url.clone());
+    let site = shared.site.clone().or(config.agent.site.clone());
+    let (site_name, site) = file.site(site.as_deref(), url.as_deref()).map_err(fail)?;
+    let profile = shared
+        .profile
+        .clone()
+        .or(config.browser.user_data_dir.clone())
+        .unwrap_or_else(default_profile);
+    Ok(crate::chat::cdp::Options {
+        url: url.unwrap_or_else(|| site.url.clone()),
+        site_name,
+        site,
+        cdp_url: shared.cdp.clone().or(config.browser.cdp_url.clone()),
+        executable: shared
+            .browser
+            .clone()
+            .or(config.browser.executable_path.clone()),
+        headless: shared.headless || config.browser.headless,
+        profile,
+        reply_timeout: std::time::Duration::from_secs(config.browser.reply_timeout_seconds),
+        truncation_budget: std::time::Duration::from_secs(config.browser.truncation_budget_seconds),
+    })
+}
+
+/// The browser profile keyless keeps, so the user logs in once: `$XDG_CONFIG_HOME/keyless/profile`
+/// or `~/.config/keyless/profile`.
+fn default_profile() -> PathBuf {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("keyless")
+        .join("profile")
 }
 
 /// Reads a reply from FILE, or from standard input for `-` or no file.

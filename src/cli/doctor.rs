@@ -1,0 +1,255 @@
+//! `keyless doctor`: opens the chat site and checks it: every selector key (which alternative
+//! matched, how many elements, visible or not), a login wall or bot challenge, and with
+//! `--canary` a round trip of a hostile block through every reading channel.
+
+use serde::Serialize;
+
+use crate::chat::ChatDriver;
+use crate::chat::cdp::CdpDriver;
+use crate::chat::local::CANARY_PREFIX;
+use crate::chat::selectors::{KEYS, REQUIRED};
+use crate::exit::Status;
+
+use super::Shared;
+
+/// A block full of what chat pages destroy: fences, @@ lines, leading spaces, tabs, `*`, `_`, `<`.
+const CANARY: &str = "````agentscript\n@@say\n<<<MSG\n*stars* and _underscores_ and <angle> & ampersand\n    four leading spaces\n\ttab\tinside\ntrailing   \n\n\nafter two blank lines\n```\nan inner fence\n```\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n````";
+
+#[derive(Serialize)]
+struct KeyReport {
+    key: &'static str,
+    required: bool,
+    /// The first alternative that matched, or null.
+    matched: Option<String>,
+    count: usize,
+    visible: bool,
+}
+
+#[derive(Serialize)]
+struct ChannelReport {
+    channel: &'static str,
+    exact: bool,
+    chars: usize,
+}
+
+#[derive(Serialize)]
+struct Report {
+    site: String,
+    url: String,
+    healthy: bool,
+    login_wall: bool,
+    challenge: bool,
+    selectors: Vec<KeyReport>,
+    canary: Option<Vec<ChannelReport>>,
+    problems: Vec<String>,
+}
+
+pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
+    let options = match super::driver_options(shared, "doctor") {
+        Ok(options) => options,
+        Err(status) => return status,
+    };
+    let site_name = options.site_name.clone();
+    let url = options.url.clone();
+    let site = options.site.clone();
+    let mut problems = Vec::new();
+    let mut driver = match CdpDriver::start(options) {
+        Ok(driver) => Some(driver),
+        Err(failure) => {
+            problems.push(format!("{}: {}", failure.code, failure.reason));
+            None
+        }
+    };
+    let mut report = Report {
+        site: site_name,
+        url,
+        healthy: false,
+        login_wall: false,
+        challenge: false,
+        selectors: Vec::new(),
+        canary: None,
+        problems: Vec::new(),
+    };
+    if let Some(driver) = driver.as_mut() {
+        for key in KEYS {
+            let alternatives = site.selectors.get(*key).cloned().unwrap_or_default();
+            let mut entry = KeyReport {
+                key,
+                required: REQUIRED.contains(key),
+                matched: None,
+                count: 0,
+                visible: false,
+            };
+            for css in &alternatives {
+                let js = format!(
+                    "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()",
+                    css = serde_json::to_string(css).unwrap_or_default()
+                );
+                if let Ok(found) = driver.evaluate_json(&js) {
+                    let count = found["count"].as_u64().unwrap_or(0) as usize;
+                    if count > 0 {
+                        entry.matched = Some(css.clone());
+                        entry.count = count;
+                        entry.visible = found["visible"].as_bool().unwrap_or(false);
+                        break;
+                    }
+                }
+            }
+            if entry.required
+                && entry.matched.is_none()
+                && !alternatives.is_empty()
+                && *key != "AssistantMessage"
+                && *key != "UserMessage"
+            {
+                problems.push(format!(
+                    "{key}: none of {} matched",
+                    alternatives.join(" | ")
+                ));
+            }
+            report.selectors.push(entry);
+        }
+        let page: serde_json::Value = driver
+            .evaluate_json("({title: document.title, text: document.body.innerText.slice(0, 5000), challenge: !!document.querySelector('script[src*=\"/challenge-platform/\"], iframe[src*=\"challenges.cloudflare.com\"]')})")
+            .unwrap_or_default();
+        let text = page["text"].as_str().unwrap_or_default().to_lowercase();
+        report.challenge = page["challenge"].as_bool().unwrap_or(false)
+            || page["title"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("Just a moment")
+            || text.contains("verify you are human");
+        report.login_wall = site
+            .texts
+            .get("LoginRequired")
+            .is_some_and(|phrases| phrases.iter().any(|p| text.contains(&p.to_lowercase())))
+            && report
+                .selectors
+                .iter()
+                .any(|s| s.key == "Composer" && s.matched.is_none());
+        if report.challenge {
+            problems.push("the page shows a bot challenge: solve it once in this browser profile (run without --headless)".into());
+        }
+        if report.login_wall {
+            problems.push("the page asks you to log in: log in once in this browser profile (run without --headless)".into());
+        }
+        if canary && problems.is_empty() {
+            report.canary = Some(round_trip(driver, &mut problems));
+        }
+    }
+    if let Some(driver) = driver {
+        driver.close();
+    }
+    report.healthy = problems.is_empty();
+    report.problems = problems;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    } else {
+        print_text(&report);
+    }
+    if report.healthy {
+        Status::Success
+    } else {
+        Status::Chat
+    }
+}
+
+fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<ChannelReport> {
+    let message = format!(
+        "{CANARY_PREFIX} Reply with exactly the block below, byte for byte, and nothing else.\n\n{CANARY}"
+    );
+    if let Err(f) = driver
+        .send(&message)
+        .and_then(|()| driver.wait_reply(&mut |_| {}).map(|_| ()))
+    {
+        problems.push(format!("canary: {}: {}", f.code, f.reason));
+        return Vec::new();
+    }
+    let inner: String = CANARY
+        .lines()
+        .skip(1)
+        .take(CANARY.lines().count() - 2)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut channels = Vec::new();
+    let copied = driver
+        .evaluate_json("window.__keyless.copy()")
+        .ok()
+        .filter(|v| v == "clicked")
+        .and_then(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            driver.evaluate_json("window.__keyless.copied()").ok()
+        });
+    for (channel, value, want) in [
+        ("copy_button", copied, CANARY),
+        (
+            "code_block",
+            driver.evaluate_json("window.__keyless.codeBlock()").ok(),
+            inner.as_str(),
+        ),
+        (
+            "dom",
+            driver.evaluate_json("window.__keyless.rebuilt()").ok(),
+            CANARY,
+        ),
+    ] {
+        let text = value
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        channels.push(ChannelReport {
+            channel,
+            exact: text == want,
+            chars: text.chars().count(),
+        });
+    }
+    if !channels.iter().any(|c| c.exact) {
+        problems.push("canary: no reading channel returned the block exactly".into());
+    }
+    channels
+}
+
+fn print_text(report: &Report) {
+    println!(
+        "{} ({}): {}",
+        report.site,
+        report.url,
+        if report.healthy {
+            "healthy"
+        } else {
+            "problems found"
+        }
+    );
+    for s in &report.selectors {
+        match &s.matched {
+            Some(css) => println!(
+                "  {:<16} {} element(s){}  via {css}",
+                s.key,
+                s.count,
+                if s.visible { "" } else { ", hidden" }
+            ),
+            None => println!(
+                "  {:<16} {}",
+                s.key,
+                if s.required {
+                    "NOT FOUND (required)"
+                } else {
+                    "not found"
+                }
+            ),
+        }
+    }
+    if let Some(channels) = &report.canary {
+        for c in channels {
+            println!(
+                "  canary via {:<12} {}",
+                c.channel,
+                if c.exact { "exact" } else { "NOT exact" }
+            );
+        }
+    }
+    for p in &report.problems {
+        println!("problem: {p}");
+    }
+}
