@@ -14,7 +14,7 @@ use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 use super::Shared;
 use super::terminal::TerminalHost;
 
-fn open_workspace(shared: &Shared, command: &str) -> Result<Workspace, Status> {
+pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<Workspace, Status> {
     let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
     Workspace::open(&path).map_err(|f| {
         eprintln!("keyless {command}: {}", f.reason);
@@ -81,7 +81,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
 
 /// Ctrl+C cancels the running command (its partial output is kept); a second Ctrl+C ends
 /// keyless at once.
-fn install_ctrl_c() {
+pub(super) fn install_ctrl_c() {
     let _ = ctrlc::set_handler(|| {
         if crate::exec::CANCEL.swap(true, std::sync::atomic::Ordering::SeqCst) {
             std::process::exit(130);

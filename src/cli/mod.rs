@@ -8,6 +8,7 @@ mod doctor;
 mod policy;
 mod progress;
 mod prompt;
+mod run;
 mod terminal;
 
 use std::path::PathBuf;
@@ -187,8 +188,8 @@ impl From<Pace> for crate::config::Pace {
 pub fn run(args: Args) -> Status {
     match args.command {
         Subcommands::Check { file, json } => check::run(file.as_deref(), json),
-        Subcommands::Run { .. } => unavailable("run", "the turn loop"),
-        Subcommands::Interactive { .. } => unavailable("interactive", "the turn loop"),
+        Subcommands::Run { task, shared } => run::run(&task, &shared),
+        Subcommands::Interactive { .. } => unavailable("interactive", "the interactive REPL"),
         Subcommands::Doctor {
             json,
             canary,
@@ -209,7 +210,7 @@ pub fn run(args: Args) -> Status {
 fn unavailable(name: &str, part: &str) -> Status {
     eprintln!(
         "keyless {name}: not available yet: this build does not include {part}. \
-         `keyless check` works today; see the README for what is ready."
+         Use `keyless run \"task\"` for one turn; see the README for what is ready."
     );
     Status::Unavailable
 }

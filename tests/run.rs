@@ -1,0 +1,76 @@
+//! `keyless run` through the built binary against the local chat page in headless Chromium:
+//! the task and rules go out, commands run, results come back, and @@done ends the turn.
+
+use std::process::{Command, Stdio};
+
+use keyless::chat::local::{LocalChat, Script};
+
+#[test]
+fn run_carries_a_task_to_done() {
+    let chat = LocalChat::start(Script::replies([
+        "```\n@@newfile notes.txt\n<<<CONTENT\nfirst note\nCONTENT>>>\n@@end\n@@runcommand\n<<<CMD\ncat notes.txt\nCMD>>>\n@@end\n@@eof\n```",
+        "```\n@@done\n<<<MSG\nWrote notes.txt.\nMSG>>>\n@@end\n@@eof\n```",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args([
+            "run",
+            "Write a note",
+            "--site",
+            "local",
+            "--headless",
+            "--url",
+            &chat.url(),
+            "--workspace",
+        ])
+        .arg(ws.path())
+        .arg("--profile")
+        .arg(profile.path())
+        .env("XDG_CONFIG_HOME", profile.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("Done. Wrote notes.txt."), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes.txt")).unwrap(),
+        "first note\n"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 2);
+    assert!(
+        received[0].contains("You are a coding agent")
+            && received[0].ends_with("Task:\nWrite a note\n"),
+        "{}",
+        received[0]
+    );
+    assert!(
+        received[1].starts_with(
+            "[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- result 1/2 | #1 newfile | notes.txt ---"
+        ),
+        "{}",
+        received[1]
+    );
+    assert!(
+        received[1].contains("<<<OUTPUT\nfirst note\nOUTPUT>>>"),
+        "{}",
+        received[1]
+    );
+}
+
+#[test]
+fn run_without_a_site_says_how_to_choose_one() {
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["run", "task", "--workspace"])
+        .arg(ws.path())
+        .env("XDG_CONFIG_HOME", ws.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --site NAME"));
+}
