@@ -526,6 +526,14 @@ impl CdpDriver {
 }
 
 impl ChatDriver for CdpDriver {
+    fn site(&self) -> String {
+        self.options.site_name.clone()
+    }
+
+    fn chat_url(&mut self) -> Option<String> {
+        self.eval::<String>("location.href").ok()
+    }
+
     fn send(&mut self, message: &str) -> Result<(), Failure> {
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();

@@ -5,6 +5,9 @@
 //! outside world through the batch [`Host`].
 
 pub mod prompt;
+pub mod record;
+
+use record::{Recorder, Session};
 
 use crate::batch::{self, Done, Host, Settings, results};
 use crate::catalog::{Code, Failure};
@@ -62,6 +65,21 @@ pub fn run(
     settings: &Settings,
     on_event: &mut dyn FnMut(Event),
 ) -> Stop {
+    let mut recorder = Recorder::new(ws);
+    let stop = drive(first, driver, ws, host, settings, on_event, &mut recorder);
+    recorder.entry("stop", serde_json::json!({ "reason": format!("{stop:?}") }));
+    stop
+}
+
+fn drive(
+    first: String,
+    driver: &mut dyn ChatDriver,
+    ws: &Workspace,
+    host: &mut dyn Host,
+    settings: &Settings,
+    on_event: &mut dyn FnMut(Event),
+    recorder: &mut Recorder,
+) -> Stop {
     let limit = if settings.pace == Pace::Step {
         settings
             .limits
@@ -70,15 +88,27 @@ pub fn run(
     } else {
         settings.limits.max_iterations_per_turn
     };
+    let retry_limit = settings.limits.max_format_retries;
     let mut message = first;
     let mut what = "task";
     let mut retries = 0;
     let mut batch_number = 0;
+    let mut session = Session {
+        site: driver.site(),
+        turn: 1,
+        ..Session::default()
+    };
     for _ in 0..limit {
         on_event(Event::Sending {
             chars: message.chars().count(),
             what,
         });
+        // Saved before the send: a crash or Ctrl+C from here on loses nothing.
+        session.pending = Some(message.clone());
+        session.batch = batch_number;
+        session.chat_url = driver.chat_url();
+        recorder.session(&session);
+        recorder.entry("sent", serde_json::json!({ "what": what, "text": message }));
         if let Err(failure) = driver.send(&message) {
             return Stop::Chat(failure);
         }
@@ -86,15 +116,16 @@ pub fn run(
             Ok(reply) => reply,
             // A reply cut off before @@eof is resent in smaller pieces, counted as a retry.
             Err(failure) if failure.code == Code::ReplyTruncated => {
+                recorder.entry("truncated", serde_json::json!({ "reason": failure.reason }));
                 retries += 1;
-                if retries > settings.limits.max_format_retries {
+                if retries > retry_limit {
                     return Stop::FormatRetries {
                         last_reply: failure.reason,
                     };
                 }
                 on_event(Event::Rejected {
                     problems: 1,
-                    retries_left: settings.limits.max_format_retries + 1 - retries,
+                    retries_left: retry_limit + 1 - retries,
                 });
                 let cut = Diagnostic {
                     code: Code::ReplyTruncated,
@@ -107,21 +138,32 @@ pub fn run(
             }
             Err(failure) => return Stop::Chat(failure),
         };
+        session.pending = None;
+        session.chat_url = driver.chat_url();
+        recorder.session(&session);
         on_event(Event::Received {
             chars: reply.text.chars().count(),
             channel: reply.channel,
         });
+        recorder.entry(
+            "reply",
+            serde_json::json!({ "channel": reply.channel, "text": reply.text }),
+        );
         let parsed = parse(&reply.text, &settings.limits);
+        recorder.entry(
+            "parse",
+            serde_json::json!({ "ok": parsed.is_ok(), "errors": parsed.diagnostics }),
+        );
         let Some(script) = parsed.script else {
             retries += 1;
-            if retries > settings.limits.max_format_retries {
+            if retries > retry_limit {
                 return Stop::FormatRetries {
                     last_reply: reply.text,
                 };
             }
             on_event(Event::Rejected {
                 problems: parsed.diagnostics.len(),
-                retries_left: settings.limits.max_format_retries + 1 - retries,
+                retries_left: retry_limit + 1 - retries,
             });
             message = format_error(&parsed.diagnostics, parsed.truncated);
             what = "format correction";
@@ -132,10 +174,15 @@ pub fn run(
         let mut backup = Backup::new(ws, BatchKind::Batch, format!("batch {batch_number}"));
         let report = batch::execute(&script, ws, &mut backup, host, settings, (1, batch_number));
         on_event(Event::Executed { report: &report });
+        let rendered = results::render(&report);
+        recorder.entry(
+            "results",
+            serde_json::json!({ "batch": batch_number, "text": rendered }),
+        );
         if let Done::Honoured { message } = report.done {
             return Stop::Done { message };
         }
-        message = results::render(&report);
+        message = rendered;
         what = "results";
     }
     Stop::Iterations { limit }

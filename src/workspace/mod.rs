@@ -144,7 +144,7 @@ impl Workspace {
     /// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, given
     /// `permissions`, then renamed over the target. Readers see the old or the new file, never a
     /// mix, even if keyless is killed half-way.
-    pub(crate) fn write_atomic(
+    pub fn write_atomic(
         &self,
         path: &Path,
         bytes: &[u8],
