@@ -148,3 +148,94 @@ fn keyless_prompt_prints_rules_limits_snapshot_and_task() {
     }
     eprintln!("first message: {} characters", text.chars().count());
 }
+
+/// The real driver, with the browser's network off for the first send and back on once the
+/// failure has been reported, as when a connection drops and returns.
+struct DropsOnce {
+    inner: CdpDriver,
+    dropped: bool,
+}
+
+impl keyless::chat::ChatDriver for DropsOnce {
+    fn send(&mut self, message: &str) -> Result<(), keyless::catalog::Failure> {
+        if !self.dropped {
+            self.inner.set_offline(true)?;
+        }
+        let sent = self.inner.send(message);
+        if sent.is_err() && !self.dropped {
+            self.dropped = true;
+            self.inner.set_offline(false)?;
+        }
+        sent
+    }
+    fn wait_reply(
+        &mut self,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<keyless::chat::Reply, keyless::catalog::Failure> {
+        let reply = self.inner.wait_reply(progress);
+        if reply.is_err() && !self.dropped {
+            self.dropped = true;
+            self.inner.set_offline(false)?;
+        }
+        reply
+    }
+    fn site(&self) -> String {
+        self.inner.site()
+    }
+    fn chat_url(&mut self) -> Option<String> {
+        self.inner.chat_url()
+    }
+}
+
+#[test]
+fn offline_waits_and_resends_the_same_message() {
+    let chat = LocalChat::start(Script::replies(["@@done\n@@end\n@@eof\n"])).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let (site_name, site) = selectors::load(None)
+        .unwrap()
+        .site(Some("local"), None)
+        .unwrap();
+    let inner = CdpDriver::start(Options {
+        site_name,
+        site,
+        url: chat.url(),
+        cdp_url: None,
+        executable: None,
+        headless: true,
+        profile: profile.path().to_path_buf(),
+        reply_timeout: Duration::from_secs(20),
+        truncation_budget: Duration::from_secs(2),
+    })
+    .unwrap();
+    let mut driver = DropsOnce {
+        inner,
+        dropped: false,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let settings = Settings {
+        mode: Mode::Auto,
+        ..Settings::default()
+    };
+    let mut offline_events = 0;
+    let stop = turn::run(
+        "the task".into(),
+        &mut driver,
+        &ws,
+        &mut Quiet,
+        &settings,
+        &mut |e| {
+            if matches!(e, turn::Event::Offline { .. }) {
+                offline_events += 1;
+            }
+        },
+    );
+    assert_eq!(stop, Stop::Done { message: None });
+    assert_eq!(offline_events, 1);
+    assert_eq!(
+        chat.received(),
+        vec!["the task"],
+        "sent once it could be, and only once"
+    );
+    driver.inner.close();
+}

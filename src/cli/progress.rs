@@ -34,6 +34,13 @@ pub fn print(event: Event) {
                 "✗ the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)"
             );
         }
+        Event::Offline { attempt, wait } => {
+            let _ = writeln!(
+                err,
+                "⚠ the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Resending the same message in {}s (try {attempt})",
+                wait.as_secs()
+            );
+        }
         Event::Executed { report } => {
             for result in &report.results {
                 let status = match &result.outcome.error {

@@ -9,6 +9,8 @@ pub mod record;
 
 use record::{Recorder, Session};
 
+use std::time::Duration;
+
 use crate::batch::{self, Done, Host, Settings, results};
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, ChatDriver};
@@ -19,10 +21,20 @@ use crate::workspace::backup::{Backup, BatchKind};
 
 /// Step pace raises the iteration limit to at least this.
 const STEP_MIN_ITERATIONS: usize = 60;
+/// Offline: the first wait before resending, doubled each time up to the cap.
+const OFFLINE_FIRST_WAIT: Duration = Duration::from_secs(2);
+const OFFLINE_MAX_WAIT: Duration = Duration::from_secs(30);
+/// Offline: how many times the same message is resent before the turn stops.
+const OFFLINE_TRIES: u32 = 8;
 
 /// What the loop tells whoever watches it.
 #[derive(Debug)]
 pub enum Event<'a> {
+    /// The machine is offline: the same message is resent after `wait`.
+    Offline {
+        attempt: u32,
+        wait: Duration,
+    },
     Sending {
         chars: usize,
         what: &'static str,
@@ -98,7 +110,9 @@ fn drive(
         turn: 1,
         ..Session::default()
     };
-    for _ in 0..limit {
+    let mut replies = 0;
+    let mut offline_tries = 0;
+    while replies < limit {
         on_event(Event::Sending {
             chars: message.chars().count(),
             what,
@@ -109,11 +123,28 @@ fn drive(
         session.chat_url = driver.chat_url();
         recorder.session(&session);
         recorder.entry("sent", serde_json::json!({ "what": what, "text": message }));
-        if let Err(failure) = driver.send(&message) {
-            return Stop::Chat(failure);
-        }
-        let reply = match driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars })) {
+        let outcome = driver
+            .send(&message)
+            .and_then(|()| driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars })));
+        let reply = match outcome {
             Ok(reply) => reply,
+            // Offline: nothing reached the model; wait, then resend the same message.
+            Err(failure)
+                if failure.code == Code::NetworkOffline && offline_tries < OFFLINE_TRIES =>
+            {
+                offline_tries += 1;
+                let wait = (OFFLINE_FIRST_WAIT * 2u32.pow(offline_tries - 1)).min(OFFLINE_MAX_WAIT);
+                recorder.entry(
+                    "offline",
+                    serde_json::json!({ "attempt": offline_tries, "wait_s": wait.as_secs() }),
+                );
+                on_event(Event::Offline {
+                    attempt: offline_tries,
+                    wait,
+                });
+                std::thread::sleep(wait);
+                continue;
+            }
             // A reply cut off before @@eof is resent in smaller pieces, counted as a retry.
             Err(failure) if failure.code == Code::ReplyTruncated => {
                 recorder.entry("truncated", serde_json::json!({ "reason": failure.reason }));
@@ -138,6 +169,8 @@ fn drive(
             }
             Err(failure) => return Stop::Chat(failure),
         };
+        replies += 1;
+        offline_tries = 0;
         session.pending = None;
         session.chat_url = driver.chat_url();
         recorder.session(&session);
