@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use keyless::batch::{Confirmation, Host, Outcome, Settings};
 use keyless::chat::cdp::{CdpDriver, Options};
-use keyless::chat::local::{LocalChat, Script};
+use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 use keyless::chat::selectors;
 use keyless::config::{Limits, Mode};
 use keyless::turn::{self, Stop};
@@ -179,6 +179,9 @@ impl keyless::chat::ChatDriver for DropsOnce {
         }
         reply
     }
+    fn new_chat(&mut self) -> Result<(), keyless::catalog::Failure> {
+        self.inner.new_chat()
+    }
     fn site(&self) -> String {
         self.inner.site()
     }
@@ -238,4 +241,70 @@ fn offline_waits_and_resends_the_same_message() {
         "sent once it could be, and only once"
     );
     driver.inner.close();
+}
+
+#[test]
+fn a_full_chat_is_continued_in_a_new_chat_with_a_summary() {
+    let script = Script {
+        replies: vec![
+            ScriptedReply {
+                text: "@@mkdir built\n@@end\n@@eof\n".into(),
+                fault: None,
+            },
+            ScriptedReply {
+                text: String::new(),
+                fault: Some(Fault::Exhausted),
+            },
+            ScriptedReply {
+                text: "@@done\n@@end\n@@eof\n".into(),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    };
+    let chat = LocalChat::start(script).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let (site_name, site) = selectors::load(None)
+        .unwrap()
+        .site(Some("local"), None)
+        .unwrap();
+    let mut driver = CdpDriver::start(Options {
+        site_name,
+        site,
+        url: chat.url(),
+        cdp_url: None,
+        executable: None,
+        headless: true,
+        profile: profile.path().to_path_buf(),
+        reply_timeout: Duration::from_secs(20),
+        truncation_budget: Duration::from_secs(2),
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let settings = Settings {
+        mode: Mode::Auto,
+        ..Settings::default()
+    };
+    let stop = turn::run(
+        "the task".into(),
+        &mut driver,
+        &ws,
+        &mut Quiet,
+        &settings,
+        &mut |_| {},
+    );
+    driver.close();
+    assert_eq!(stop, Stop::Done { message: None });
+    let received = chat.received();
+    assert_eq!(received.len(), 3, "{received:?}");
+    let continued = &received[2];
+    assert!(
+        continued.starts_with(
+            "the task\nThis task continues from a chat that reached its length limit."
+        ),
+        "{continued}"
+    );
+    assert!(continued.contains("- mkdir built: ok"), "{continued}");
+    assert!(continued.contains("The last message keyless sent, which you have not answered yet:\n[KEYLESSAGENT RESULTS]"), "{continued}");
 }

@@ -526,6 +526,17 @@ impl CdpDriver {
 }
 
 impl ChatDriver for CdpDriver {
+    fn new_chat(&mut self) -> Result<(), Failure> {
+        let page = self.page.clone();
+        let url = self.options.url.clone();
+        self.block(async move {
+            bounded(page.goto(url.as_str()), "open a new chat").await?;
+            Ok(())
+        })?;
+        self.assistants_before_send = 0;
+        self.wait_ready()
+    }
+
     fn site(&self) -> String {
         self.options.site_name.clone()
     }

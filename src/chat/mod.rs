@@ -37,6 +37,8 @@ pub trait ChatDriver {
     /// Waits for the reply to the last message and reads it exactly; `progress` hears the
     /// number of characters received so far.
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure>;
+    /// Opens a new, empty chat (after the old one reached its length limit).
+    fn new_chat(&mut self) -> Result<(), Failure>;
     /// The site's name in selectors.json.
     fn site(&self) -> String;
     /// The chat page's address now (it changes when a new chat gets its own URL).

@@ -34,6 +34,12 @@ pub fn print(event: Event) {
                 "✗ the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)"
             );
         }
+        Event::NewChat => {
+            let _ = writeln!(
+                err,
+                "⚠ the chat reached its length limit (KA_CHAT_EXHAUSTED); continuing in a new chat with a summary"
+            );
+        }
         Event::Offline { attempt, wait } => {
             let _ = writeln!(
                 err,

@@ -21,6 +21,10 @@ use crate::workspace::backup::{Backup, BatchKind};
 
 /// Step pace raises the iteration limit to at least this.
 const STEP_MIN_ITERATIONS: usize = 60;
+/// How many times one turn may move to a new chat.
+const MAX_NEW_CHATS: u32 = 3;
+/// Commands listed in a new chat's summary (the latest ones).
+const SUMMARY_COMMANDS: usize = 60;
 /// Offline: the first wait before resending, doubled each time up to the cap.
 const OFFLINE_FIRST_WAIT: Duration = Duration::from_secs(2);
 const OFFLINE_MAX_WAIT: Duration = Duration::from_secs(30);
@@ -30,6 +34,8 @@ const OFFLINE_TRIES: u32 = 8;
 /// What the loop tells whoever watches it.
 #[derive(Debug)]
 pub enum Event<'a> {
+    /// The chat reached its length limit: a new chat continues the turn.
+    NewChat,
     /// The machine is offline: the same message is resent after `wait`.
     Offline {
         attempt: u32,
@@ -101,6 +107,9 @@ fn drive(
         settings.limits.max_iterations_per_turn
     };
     let retry_limit = settings.limits.max_format_retries;
+    let rules = first.clone();
+    let mut done_so_far: Vec<String> = Vec::new();
+    let mut new_chats = 0;
     let mut message = first;
     let mut what = "task";
     let mut retries = 0;
@@ -128,6 +137,18 @@ fn drive(
             .and_then(|()| driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars })));
         let reply = match outcome {
             Ok(reply) => reply,
+            // The chat is full: a new chat gets the rules, what was done, and the message due.
+            Err(failure) if failure.code == Code::ChatExhausted && new_chats < MAX_NEW_CHATS => {
+                new_chats += 1;
+                recorder.entry("new_chat", serde_json::json!({ "reason": failure.reason }));
+                on_event(Event::NewChat);
+                if let Err(failure) = driver.new_chat() {
+                    return Stop::Chat(failure);
+                }
+                message = continuation(&rules, &done_so_far, &message);
+                what = "task, continued in a new chat";
+                continue;
+            }
             // Offline: nothing reached the model; wait, then resend the same message.
             Err(failure)
                 if failure.code == Code::NetworkOffline && offline_tries < OFFLINE_TRIES =>
@@ -207,6 +228,14 @@ fn drive(
         let mut backup = Backup::new(ws, BatchKind::Batch, format!("batch {batch_number}"));
         let report = batch::execute(&script, ws, &mut backup, host, settings, (1, batch_number));
         on_event(Event::Executed { report: &report });
+        for result in &report.results {
+            let status = result
+                .outcome
+                .error
+                .as_ref()
+                .map_or("ok".to_string(), |f| f.code.to_string());
+            done_so_far.push(format!("{} {}: {status}", result.kind.name(), result.label));
+        }
         let rendered = results::render(&report);
         recorder.entry(
             "results",
@@ -219,4 +248,27 @@ fn drive(
         what = "results";
     }
     Stop::Iterations { limit }
+}
+
+/// The first message of a new chat that continues a turn: the rules and task, what was done so
+/// far, and the message that was due when the old chat filled up.
+fn continuation(rules: &str, done: &[String], due: &str) -> String {
+    let mut out = rules.to_string();
+    out.push_str("\nThis task continues from a chat that reached its length limit. Already done, oldest first:\n");
+    let skip = done.len().saturating_sub(SUMMARY_COMMANDS);
+    if skip > 0 {
+        out.push_str(&format!("- ({skip} earlier commands)\n"));
+    }
+    for line in &done[skip..] {
+        out.push_str(&format!("- {line}\n"));
+    }
+    if done.is_empty() {
+        out.push_str("- nothing yet\n");
+    }
+    if due != rules {
+        out.push_str("\nThe last message keyless sent, which you have not answered yet:\n");
+        out.push_str(due);
+        out.push('\n');
+    }
+    out
 }
