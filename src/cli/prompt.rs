@@ -12,11 +12,17 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     };
     let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
     let pace = shared.pace.map(Into::into).unwrap_or(config.agent.pace);
-    let snapshot = Snapshot::take(
+    let mut snapshot = Snapshot::take(
         &root,
         &config.snapshot.tools,
         config.commands.shell.as_deref(),
     );
+    for warning in snapshot.run_scripts(&root, &config.snapshot.scripts) {
+        eprintln!(
+            "keyless prompt: {}: {} (the snapshot goes on without it)",
+            warning.code, warning.reason
+        );
+    }
     let task = if task.trim().is_empty() {
         "(the task goes here)"
     } else {

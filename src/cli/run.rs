@@ -37,7 +37,18 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     super::apply::install_ctrl_c();
 
     let shell = config.commands.shell.as_deref();
-    let snapshot = prompt::Snapshot::take(ws.root(), &config.snapshot.tools, shell);
+    let mut snapshot = prompt::Snapshot::take(ws.root(), &config.snapshot.tools, shell);
+    for warning in snapshot.run_scripts(ws.root(), &config.snapshot.scripts) {
+        eprintln!(
+            "keyless run: {}: {} (the turn goes on without it)",
+            warning.code, warning.reason
+        );
+    }
+    if !ws.root().join(".agent/session.json").is_file() {
+        eprintln!(
+            "keyless: KA_SESSION_NOT_FOUND: no saved session in this workspace (expected on a first run); starting a new chat"
+        );
+    }
     let first = prompt::first_message(task, &settings.limits, settings.pace, &snapshot);
     eprintln!(
         "keyless: opening {} ({}) in {}",

@@ -17,7 +17,14 @@ pub struct Snapshot {
     pub listing: Vec<String>,
     pub git_status: Option<String>,
     pub tools: Vec<Tool>,
+    /// Output of the user's snapshot scripts: (name, output).
+    pub scripts: Vec<(String, String)>,
 }
+
+/// How long one snapshot script may run.
+const SCRIPT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How much of a snapshot script's output the model sees.
+const SCRIPT_OUTPUT_CHARS: usize = 2_000;
 
 impl Snapshot {
     /// Looks at the workspace and the configured tools.
@@ -56,7 +63,59 @@ impl Snapshot {
             listing,
             git_status,
             tools: crate::exec::snapshot::probe(tools, root),
+            scripts: Vec::new(),
         }
+    }
+
+    /// Runs the user's snapshot scripts (`.sh` with sh; `.bat`/`.cmd` with cmd on Windows) and
+    /// adds their output. Problems are returned as warnings: the turn goes on without them.
+    pub fn run_scripts(&mut self, root: &Path, scripts: &[String]) -> Vec<crate::catalog::Failure> {
+        use crate::catalog::{Code, Failure};
+        let mut warnings = Vec::new();
+        for script in scripts {
+            let path = root.join(script);
+            if !path.is_file() {
+                warnings.push(Failure::new(
+                    Code::SnapshotMissing,
+                    format!("the snapshot script {script} does not exist (Snapshot.Scripts)"),
+                ));
+                continue;
+            }
+            let line = if cfg!(windows) {
+                format!("\"{}\"", path.display())
+            } else {
+                format!("sh '{}'", path.display())
+            };
+            match crate::exec::run(&line, root, SCRIPT_TIMEOUT, SCRIPT_OUTPUT_CHARS) {
+                Ok(run) if run.code == Some(0) && !run.output.trim().is_empty() => {
+                    self.scripts
+                        .push((script.clone(), run.output.trim_end().to_string()));
+                }
+                Ok(run) if run.code == Some(0) => warnings.push(Failure::new(
+                    Code::SnapshotMissing,
+                    format!("the snapshot script {script} printed nothing"),
+                )),
+                Ok(run) => warnings.push(Failure::new(
+                    Code::SnapshotRunFailed,
+                    match run.code {
+                        Some(code) => format!(
+                            "the snapshot script {script} exited with code {code}: {}",
+                            run.output.trim()
+                        ),
+                        None if run.timed_out => format!(
+                            "the snapshot script {script} ran longer than {}s",
+                            SCRIPT_TIMEOUT.as_secs()
+                        ),
+                        None => format!("the snapshot script {script} was ended by a signal"),
+                    },
+                )),
+                Err(e) => warnings.push(Failure::new(
+                    Code::SnapshotRunFailed,
+                    format!("the snapshot script {script} could not start: {e}"),
+                )),
+            }
+        }
+        warnings
     }
 }
 
@@ -142,6 +201,9 @@ Rules:
             .map(|t| format!("{} ({})", t.name, t.version.as_deref().unwrap_or("Missing")))
             .collect();
         out.push_str(&format!("- Tools: {}\n", tools.join("; ")));
+    }
+    for (name, output) in &snapshot.scripts {
+        out.push_str(&format!("- {name}:\n{output}\n"));
     }
     out.push_str("\nTask:\n");
     out.push_str(task.trim());
