@@ -13,8 +13,6 @@ pub enum Status {
     Stopped,
     /// The browser or the chat page failed.
     Chat,
-    /// The subcommand exists but is not built yet.
-    Unavailable,
     /// The user interrupted keyless (Ctrl+C).
     Interrupted,
 }
@@ -28,7 +26,6 @@ impl Status {
             Status::Usage => 2,
             Status::Stopped => 3,
             Status::Chat => 4,
-            Status::Unavailable => 69,
             Status::Interrupted => 130,
         }
     }

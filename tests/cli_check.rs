@@ -132,14 +132,3 @@ fn binary_input_is_a_usage_error() {
 fn unknown_subcommand_is_a_usage_error() {
     keyless().arg("frobnicate").assert().code(2);
 }
-
-#[test]
-fn subcommands_not_built_yet_say_so_and_fail() {
-    keyless()
-        .arg("interactive")
-        .write_stdin("")
-        .assert()
-        .code(69)
-        .stderr(predicate::str::contains("not available yet"))
-        .stderr(predicate::str::contains("keyless run"));
-}

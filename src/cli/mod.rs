@@ -5,6 +5,7 @@ mod apply;
 mod check;
 mod demo;
 mod doctor;
+mod interactive;
 mod policy;
 mod progress;
 mod prompt;
@@ -189,7 +190,7 @@ pub fn run(args: Args) -> Status {
     match args.command {
         Subcommands::Check { file, json } => check::run(file.as_deref(), json),
         Subcommands::Run { task, shared } => run::run(&task, &shared),
-        Subcommands::Interactive { .. } => unavailable("interactive", "the interactive REPL"),
+        Subcommands::Interactive { shared } => interactive::run(&shared),
         Subcommands::Doctor {
             json,
             canary,
@@ -205,14 +206,6 @@ pub fn run(args: Args) -> Status {
         Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
     }
-}
-
-fn unavailable(name: &str, part: &str) -> Status {
-    eprintln!(
-        "keyless {name}: not available yet: this build does not include {part}. \
-         Use `keyless run \"task\"` for one turn; see the README for what is ready."
-    );
-    Status::Unavailable
 }
 
 /// Loads the configuration for the shared options' workspace; on failure prints the code and

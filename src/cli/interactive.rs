@@ -1,0 +1,169 @@
+//! `keyless interactive`: a REPL in one chat. Each line is a task for the model (a turn); lines
+//! starting with `/` are commands for keyless. History and line editing come from rustyline and
+//! are kept in `.agent/history.txt`.
+
+use rustyline::DefaultEditor;
+use rustyline::error::ReadlineError;
+
+use crate::batch::Settings;
+use crate::chat::ChatDriver;
+use crate::chat::cdp::CdpDriver;
+use crate::config::{Mode, Pace};
+use crate::exec::snapshot;
+use crate::exit::Status;
+use crate::git;
+use crate::turn::{self, Stop, prompt};
+use crate::workspace::backup::{self, UndoReport};
+
+use super::Shared;
+use super::terminal::TerminalHost;
+
+const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
+Commands:
+  /new                      start a new chat (the rules are sent again)
+  /undo                     put back what the last batch changed
+  /mode ask|autosafe|auto   who approves commands
+  /pace step|balanced|batch how many commands one reply may carry
+  /help                     this help
+  /quit                     leave (Ctrl+D works too)";
+
+pub fn run(shared: &Shared) -> Status {
+    let config = match super::load_config(shared, "interactive") {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let options = match super::driver_options(shared, "interactive") {
+        Ok(options) => options,
+        Err(status) => return status,
+    };
+    let ws = match super::apply::open_workspace(shared, "interactive") {
+        Ok(ws) => ws,
+        Err(status) => return status,
+    };
+    let mut settings = Settings::from_config(&config);
+    if let Some(pace) = shared.pace {
+        settings.pace = pace.into();
+    }
+    if let Some(mode) = shared.mode {
+        settings.mode = mode.into();
+    }
+    settings.missing_tools = snapshot::missing(&config.snapshot.tools);
+    settings.git_hazards = git::read_only_hazards(ws.root());
+    super::apply::install_ctrl_c();
+    let mut editor = match DefaultEditor::new() {
+        Ok(editor) => editor,
+        Err(e) => {
+            eprintln!("keyless interactive: cannot read from the terminal: {e}");
+            return Status::Usage;
+        }
+    };
+    let history = ws.root().join(".agent").join("history.txt");
+    let _ = editor.load_history(&history);
+    eprintln!("keyless: opening {} ({})", options.site_name, options.url);
+    let mut driver = match CdpDriver::start(options) {
+        Ok(driver) => driver,
+        Err(failure) => {
+            eprintln!("keyless interactive: {}: {}", failure.code, failure.reason);
+            return Status::Chat;
+        }
+    };
+    let mut host = TerminalHost::new(
+        ws.root().to_path_buf(),
+        settings.limits.max_command_output_chars,
+        config.git.clone(),
+        config.commands.shell.clone(),
+    );
+    let shell = config.commands.shell.clone();
+    let mut rules_sent = false;
+    eprintln!("{HELP}");
+    loop {
+        let line = match editor.readline("keyless> ") {
+            Ok(line) => line,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(_) => break,
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(line);
+        let mut words = line.split_whitespace();
+        match words.next().unwrap_or_default() {
+            "/quit" | "/exit" => break,
+            "/help" => println!("{HELP}"),
+            "/new" => match driver.new_chat() {
+                Ok(()) => {
+                    rules_sent = false;
+                    println!("A new chat is open.");
+                }
+                Err(f) => println!("{}: {}", f.code, f.reason),
+            },
+            "/undo" => match backup::undo(&ws) {
+                Ok(UndoReport::Restored { id, actions, .. }) => {
+                    println!("Undid batch {id}:");
+                    for action in actions {
+                        println!("  {action}");
+                    }
+                }
+                Ok(UndoReport::AlreadyUndone { id, .. }) => {
+                    println!("Batch {id} was already undone.")
+                }
+                Ok(UndoReport::Nothing) => println!("Nothing to undo."),
+                Err(f) => println!("{}: {}", f.code, f.reason),
+            },
+            "/mode" => match words.next() {
+                Some("ask") => settings.mode = Mode::Ask,
+                Some("autosafe") => settings.mode = Mode::AutoSafe,
+                Some("auto") => settings.mode = Mode::Auto,
+                _ => println!("Usage: /mode ask|autosafe|auto"),
+            },
+            "/pace" => match words.next() {
+                Some("step") => settings.pace = Pace::Step,
+                Some("balanced") => settings.pace = Pace::Balanced,
+                Some("batch") => settings.pace = Pace::Batch,
+                _ => println!("Usage: /pace step|balanced|batch"),
+            },
+            command if command.starts_with('/') => {
+                println!("Unknown command {command}. /help lists them.")
+            }
+            _ => {
+                let message = if rules_sent {
+                    format!("Next task (reply in AgentScript v1 only):\n{line}\n")
+                } else {
+                    let mut snap =
+                        prompt::Snapshot::take(ws.root(), &config.snapshot.tools, shell.as_deref());
+                    for warning in snap.run_scripts(ws.root(), &config.snapshot.scripts) {
+                        eprintln!("keyless: {}: {}", warning.code, warning.reason);
+                    }
+                    prompt::first_message(line, &settings.limits, settings.pace, &snap)
+                };
+                rules_sent = true;
+                crate::exec::CANCEL.store(false, std::sync::atomic::Ordering::SeqCst);
+                let stop = turn::run(
+                    message,
+                    &mut driver,
+                    &ws,
+                    &mut host,
+                    &settings,
+                    &mut super::progress::print,
+                );
+                match stop {
+                    Stop::Done { message } => {
+                        println!("Done. {}", message.unwrap_or_default().trim())
+                    }
+                    Stop::FormatRetries { last_reply } => {
+                        println!("Stopped: too many invalid replies. The last one:\n{last_reply}")
+                    }
+                    Stop::Iterations { limit } => {
+                        println!("Stopped: {limit} replies without @@done.")
+                    }
+                    Stop::Chat(f) => println!("Stopped: {}: {}", f.code, f.reason),
+                }
+            }
+        }
+    }
+    let _ = std::fs::create_dir_all(history.parent().unwrap_or(ws.root()));
+    let _ = editor.save_history(&history);
+    driver.close();
+    Status::Success
+}
