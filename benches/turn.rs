@@ -39,6 +39,9 @@ impl ChatDriver for Timed {
     fn new_chat(&mut self) -> Result<(), Failure> {
         self.inner.new_chat()
     }
+    fn take_warnings(&mut self) -> Vec<keyless::catalog::Failure> {
+        self.inner.take_warnings()
+    }
     fn site(&self) -> String {
         self.inner.site()
     }

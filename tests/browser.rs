@@ -328,3 +328,55 @@ fn insertion_strategies_are_tried_in_order() {
     assert_eq!(s.chat.received(), vec![prompt]);
     s.driver.close();
 }
+
+#[test]
+fn a_message_over_the_composer_limit_goes_as_an_attachment() {
+    let mut s = start_with(Script::replies([SHORT]), |o| {
+        o.site.composer_limit = Some(1_000)
+    });
+    let prompt = big_prompt();
+    s.driver.send(&prompt).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert!(s.driver.take_warnings().is_empty());
+    let received = s.chat.received();
+    let want = format!(
+        "{}\n\n[attachment keyless-message.txt]\n{prompt}",
+        keyless::chat::cdp::ATTACHMENT_NOTE
+    );
+    assert_eq!(received.len(), 1);
+    assert!(
+        received[0] == want,
+        "the page received {} characters: {:?}…",
+        received[0].len(),
+        &received[0][..received[0].len().min(200)]
+    );
+    s.driver.close();
+}
+
+#[test]
+fn a_failed_upload_is_reported_and_the_message_is_pasted_instead() {
+    let script = Script {
+        page: PageFaults {
+            upload_fails: true,
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start_with(script, |o| o.site.composer_limit = Some(1_000));
+    let prompt = big_prompt();
+    s.driver.send(&prompt).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let warnings = s.driver.take_warnings();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].code, Code::AttachmentUploadFailed);
+    assert!(
+        warnings[0].reason.contains("pasted instead"),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        s.chat.received(),
+        vec![prompt],
+        "the whole message arrived, pasted"
+    );
+    s.driver.close();
+}

@@ -182,6 +182,9 @@ impl keyless::chat::ChatDriver for DropsOnce {
     fn new_chat(&mut self) -> Result<(), keyless::catalog::Failure> {
         self.inner.new_chat()
     }
+    fn take_warnings(&mut self) -> Vec<keyless::catalog::Failure> {
+        self.inner.take_warnings()
+    }
     fn site(&self) -> String {
         self.inner.site()
     }

@@ -11,6 +11,7 @@
   let model = "";
   let config = { dropSends: 0, staleComposer: null, uploadFails: false };
   let controller = null;
+  let attached = []; // files whose upload succeeded, sent with the next message
 
   // --- The composer: one <p> per line; the model is the truth. ---
   function renderComposer() {
@@ -75,7 +76,7 @@
   });
 
   // --- Attachments ---
-  function addChip(name, failed) {
+  function addChip(name, failed, file) {
     const chip = document.createElement("span");
     chip.className = "chip" + (failed ? " failed" : "");
     chip.setAttribute("data-testid", failed ? "attachment-failed" : "attachment-chip");
@@ -85,12 +86,18 @@
     remove.textContent = "×";
     remove.setAttribute("aria-label", "Remove attachment");
     remove.setAttribute("data-testid", "attachment-remove");
-    remove.addEventListener("click", () => chip.remove());
+    remove.addEventListener("click", () => {
+      attached = attached.filter((f) => f !== file);
+      chip.remove();
+    });
     chip.appendChild(remove);
     chips.appendChild(chip);
   }
   fileInput.addEventListener("change", () => {
-    for (const file of fileInput.files) addChip(file.name, config.uploadFails);
+    for (const file of fileInput.files) {
+      addChip(file.name, config.uploadFails, file);
+      if (!config.uploadFails) attached.push(file);
+    }
     fileInput.value = "";
   });
 
@@ -117,6 +124,10 @@
     model = "";
     renderComposer();
     chips.innerHTML = "";
+    // Attached files travel with the message, as a real site uploads them.
+    let payload = text;
+    for (const file of attached) payload += "\n\n[attachment " + file.name + "]\n" + (await file.text());
+    attached = [];
     addMessage("user", text);
     const reply = addMessage("assistant", "");
     reply.setAttribute("data-done", "false");
@@ -126,7 +137,7 @@
     controller = new AbortController();
     let raw = "";
     try {
-      const res = await fetch("/api/chat", { method: "POST", body: text, signal: controller.signal });
+      const res = await fetch("/api/chat", { method: "POST", body: payload, signal: controller.signal });
       if (res.status === 413) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {

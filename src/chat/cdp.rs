@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
 };
@@ -89,7 +90,16 @@ pub struct CdpDriver {
     failed_requests: Arc<Mutex<Vec<String>>>,
     notified: Arc<tokio::sync::Notify>,
     assistants_before_send: usize,
+    warnings: Vec<Failure>,
 }
+
+/// What keyless types when the message itself goes as an attachment.
+pub const ATTACHMENT_NOTE: &str =
+    "My message is in the attached file keyless-message.txt. Read it and reply exactly as it asks.";
+/// The attachment's file name.
+const ATTACHMENT_NAME: &str = "keyless-message.txt";
+/// How long an attached file has to show its chip.
+const ATTACH_WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Default, Deserialize)]
 struct PageState {
@@ -172,6 +182,7 @@ impl CdpDriver {
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             notified: Arc::new(tokio::sync::Notify::new()),
             assistants_before_send: 0,
+            warnings: Vec::new(),
         };
         driver.prepare_page()?;
         Ok(driver)
@@ -308,6 +319,15 @@ impl CdpDriver {
         self.eval_json("window.__keyless.composer()")
     }
 
+    /// Clears the composer's text, leaving attachment chips.
+    fn clear_text(&self) -> Result<(), Failure> {
+        if self.composer()?.unwrap_or_default().is_empty() {
+            return Ok(());
+        }
+        self.eval::<bool>("window.__keyless.selectComposer()")?;
+        self.key("Backspace", 8)
+    }
+
     /// Clears stale text and attachment chips from the composer.
     fn clean_composer(&self) -> Result<(), Failure> {
         let dirty = || -> Result<(bool, usize), Failure> {
@@ -433,6 +453,46 @@ impl CdpDriver {
         Ok(())
     }
 
+    /// Attaches the message as a file through the site's file input and waits for its chip.
+    fn attach(&self, message: &str) -> Result<(), Failure> {
+        let failed = |why: String| Failure::new(Code::AttachmentUploadFailed, why);
+        let folder = self.options.profile.join("keyless-attachments");
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        let path = folder.join(ATTACHMENT_NAME);
+        std::fs::write(&path, message)
+            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        let css: Option<String> = self.eval_json("window.__keyless.which('AttachmentInput')")?;
+        let css =
+            css.ok_or_else(|| failed("the page has no file input (AttachmentInput)".into()))?;
+        let page = self.page.clone();
+        let file = path.to_string_lossy().into_owned();
+        self.block(async move {
+            let input = bounded(page.find_element(css), "find the file input").await?;
+            let params = SetFileInputFilesParams::builder()
+                .file(file)
+                .backend_node_id(input.backend_node_id)
+                .build()
+                .map_err(|e| Failure::new(Code::Internal, e))?;
+            bounded(page.execute(params), "attach the file").await?;
+            Ok(())
+        })?;
+        let started = Instant::now();
+        while started.elapsed() < ATTACH_WAIT {
+            if self.eval::<usize>("window.__keyless.count('AttachmentFailed')")? > 0 {
+                return Err(failed("the site marked the attachment as failed".into()));
+            }
+            if self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > 0 {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(failed(format!(
+            "no attachment chip appeared within {}s",
+            ATTACH_WAIT.as_secs()
+        )))
+    }
+
     /// Whether a new user turn with the message appeared.
     fn confirmed(&self, message: &str, users_before: usize) -> Result<bool, Failure> {
         let started = Instant::now();
@@ -526,6 +586,10 @@ impl CdpDriver {
 }
 
 impl ChatDriver for CdpDriver {
+    fn take_warnings(&mut self) -> Vec<Failure> {
+        std::mem::take(&mut self.warnings)
+    }
+
     fn new_chat(&mut self) -> Result<(), Failure> {
         let page = self.page.clone();
         let url = self.options.url.clone();
@@ -550,11 +614,34 @@ impl ChatDriver for CdpDriver {
             failed.clear();
         }
         self.clean_composer()?;
+        // Over the site's composer limit the message goes as a file; a failed upload falls back
+        // to pasting the text (and is reported as a warning).
+        let too_long = self
+            .options
+            .site
+            .composer_limit
+            .is_some_and(|limit| message.chars().count() > limit);
+        let message = if too_long {
+            match self.attach(message) {
+                Ok(()) => ATTACHMENT_NOTE,
+                Err(failure) => {
+                    self.warnings.push(Failure::new(
+                        failure.code,
+                        format!("{}; the message was pasted instead", failure.reason),
+                    ));
+                    self.clean_composer()?;
+                    message
+                }
+            }
+        } else {
+            message
+        };
         let before = self.state()?;
         self.assistants_before_send = before.assistants;
         for _attempt in 0..2 {
             if self.composer()?.as_deref() != Some(message) {
-                self.clean_composer()?;
+                // Only the text: an attachment chip made for this message stays.
+                self.clear_text()?;
                 self.insert(message)?;
             }
             if !self.eval::<bool>("window.__keyless.click('SendButton')")? {

@@ -37,6 +37,9 @@ pub trait ChatDriver {
     /// Waits for the reply to the last message and reads it exactly; `progress` hears the
     /// number of characters received so far.
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure>;
+    /// Problems that did not stop the send (e.g. an attachment that fell back to pasting),
+    /// taken once.
+    fn take_warnings(&mut self) -> Vec<Failure>;
     /// Opens a new, empty chat (after the old one reached its length limit).
     fn new_chat(&mut self) -> Result<(), Failure>;
     /// The site's name in selectors.json.

@@ -52,6 +52,13 @@
   const api = {
     version: 1,
     exists: (key) => !!first(key),
+    // The first alternative of `key` that matches, for CDP calls that need one selector.
+    which: (key) => {
+      for (const css of S[key] || []) {
+        try { if (document.querySelector(css)) return css; } catch (e) { /* invalid selector */ }
+      }
+      return null;
+    },
     count: (key) => all(key).length,
     composer: () => composerText(first("Composer")),
     focusComposer: () => {

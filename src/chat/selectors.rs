@@ -65,6 +65,9 @@ pub struct Site {
     /// Insertion strategies, in order.
     #[serde(default)]
     pub insert: Vec<String>,
+    /// Longer messages go as a file attachment (falling back to pasting if the upload fails).
+    #[serde(default, rename = "composerLimit")]
+    pub composer_limit: Option<usize>,
     pub selectors: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub texts: BTreeMap<String, Vec<String>>,

@@ -34,6 +34,9 @@ pub fn print(event: Event) {
                 "✗ the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)"
             );
         }
+        Event::Warning(failure) => {
+            let _ = writeln!(err, "⚠ {}: {}", failure.code, failure.reason);
+        }
         Event::NewChat => {
             let _ = writeln!(
                 err,

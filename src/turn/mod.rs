@@ -36,6 +36,8 @@ const OFFLINE_TRIES: u32 = 8;
 pub enum Event<'a> {
     /// The chat reached its length limit: a new chat continues the turn.
     NewChat,
+    /// A problem that did not stop the turn.
+    Warning(Failure),
     /// The machine is offline: the same message is resent after `wait`.
     Offline {
         attempt: u32,
@@ -132,8 +134,15 @@ fn drive(
         session.chat_url = driver.chat_url();
         recorder.session(&session);
         recorder.entry("sent", serde_json::json!({ "what": what, "text": message }));
-        let outcome = driver
-            .send(&message)
+        let sent = driver.send(&message);
+        for warning in driver.take_warnings() {
+            recorder.entry(
+                "warning",
+                serde_json::json!({ "code": warning.code, "reason": warning.reason }),
+            );
+            on_event(Event::Warning(warning));
+        }
+        let outcome = sent
             .and_then(|()| driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars })));
         let reply = match outcome {
             Ok(reply) => reply,
