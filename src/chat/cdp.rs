@@ -189,6 +189,13 @@ impl CdpDriver {
     }
 
     fn block<T>(&self, future: impl Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
+        // The handler ends when the connection drops: a closed or crashed browser is known
+        // at once, without waiting for a call's time limit.
+        if self.handler.is_finished() {
+            return Err(connection(
+                "the browser closed or crashed (its DevTools connection is gone); run keyless again to reopen it",
+            ));
+        }
         self.runtime.block_on(future)
     }
 
@@ -569,6 +576,14 @@ impl CdpDriver {
             bounded(page.execute(params), "emulate network conditions").await?;
             Ok(())
         })
+    }
+
+    /// Kills a launched browser at once, as a crash would (tests and emergencies).
+    pub fn kill_browser(&mut self) {
+        let browser = &mut self.browser;
+        self.runtime.block_on(async {
+            let _ = tokio::time::timeout(Duration::from_secs(5), browser.kill()).await;
+        });
     }
 
     /// Closes the browser (a launched one) or detaches (an attached one).
