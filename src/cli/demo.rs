@@ -47,6 +47,7 @@ fn demo(shared: &Shared) -> Result<Status, String> {
     std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
     git::init_with_branch(&root, "demo").map_err(|f| f.reason)?;
     let ws = Workspace::open(&root).map_err(|f| f.reason)?;
+    super::logging::init(&root);
     eprintln!("keyless demo: workspace {}", root.display());
 
     let script = Script {

@@ -50,6 +50,7 @@ pub fn run(shared: &Shared) -> Status {
     settings.missing_tools = snapshot::missing(&config.snapshot.tools);
     settings.git_hazards = git::read_only_hazards(ws.root());
     super::apply::install_ctrl_c();
+    super::logging::init(ws.root());
     let mut editor = match DefaultEditor::new() {
         Ok(editor) => editor,
         Err(e) => {

@@ -6,6 +6,7 @@ mod check;
 mod demo;
 mod doctor;
 mod interactive;
+mod logging;
 mod policy;
 mod progress;
 mod prompt;
@@ -31,6 +32,12 @@ use crate::exit::Status;
     max_term_width = 100
 )]
 pub struct Args {
+    /// Show more: every message sent and every raw reply (on standard error).
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Show less: only warnings, problems and the outcome.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Subcommands,
 }
@@ -187,6 +194,13 @@ impl From<Pace> for crate::config::Pace {
 
 /// Runs the parsed command line and returns how it ended.
 pub fn run(args: Args) -> Status {
+    progress::set_level(if args.quiet {
+        progress::Level::Quiet
+    } else if args.verbose {
+        progress::Level::Verbose
+    } else {
+        progress::Level::Normal
+    });
     match args.command {
         Subcommands::Check { file, json } => check::run(file.as_deref(), json),
         Subcommands::Run { task, shared } => run::run(&task, &shared),

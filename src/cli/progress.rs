@@ -1,39 +1,61 @@
-//! What a person sees while a turn runs: each message sent, the reply arriving, each command's
-//! result, on standard error (standard output stays for results and summaries).
+//! What a person sees while a turn runs: each message sent, the reply arriving (characters and
+//! elapsed time), each command with its tier and result, warnings. All on standard error, so
+//! standard output stays for results and summaries. `-q` keeps only warnings and problems; `-v`
+//! adds every message sent and every raw reply.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::Instant;
 
 use crate::turn::Event;
 
-/// Prints turn events as short lines; the reply's progress rewrites one line.
+/// How much to show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Quiet,
+    Normal,
+    Verbose,
+}
+
+/// The chosen level, and when the current reply started arriving.
+static STATE: Mutex<(Level, Option<Instant>)> = Mutex::new((Level::Normal, None));
+
+pub fn set_level(level: Level) {
+    if let Ok(mut state) = STATE.lock() {
+        state.0 = level;
+    }
+}
+
+/// Whether only warnings and problems are shown.
+pub fn quiet() -> bool {
+    level() == Level::Quiet
+}
+
+fn level() -> Level {
+    STATE.lock().map(|s| s.0).unwrap_or(Level::Normal)
+}
+
+fn waiting_since(reset: bool) -> f64 {
+    let Ok(mut state) = STATE.lock() else {
+        return 0.0;
+    };
+    if reset {
+        state.1 = None;
+        return 0.0;
+    }
+    state
+        .1
+        .get_or_insert_with(Instant::now)
+        .elapsed()
+        .as_secs_f64()
+}
+
+/// Prints one turn event.
 pub fn print(event: Event) {
+    let level = level();
     let mut err = std::io::stderr();
+    let terminal = err.is_terminal();
     match event {
-        Event::Sending { chars, what } => {
-            let _ = writeln!(err, "→ sending the {what} ({chars} characters)");
-        }
-        // Only a terminal can rewrite the line in place; elsewhere the count would pile up.
-        Event::Receiving { chars } if err.is_terminal() => {
-            let _ = write!(err, "\r← the model is writing… {chars} characters");
-            let _ = err.flush();
-        }
-        Event::Receiving { .. } => {}
-        Event::Received { chars, channel } => {
-            let lead = if err.is_terminal() { "\r" } else { "" };
-            let _ = writeln!(
-                err,
-                "{lead}← reply received: {chars} characters, read via {channel:?}      "
-            );
-        }
-        Event::Rejected {
-            problems,
-            retries_left,
-        } => {
-            let _ = writeln!(
-                err,
-                "✗ the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)"
-            );
-        }
         Event::Warning(failure) => {
             let _ = writeln!(err, "⚠ {}: {}", failure.code, failure.reason);
         }
@@ -50,15 +72,63 @@ pub fn print(event: Event) {
                 wait.as_secs()
             );
         }
+        _ if level == Level::Quiet => {}
+        Event::Sending { chars, what, text } => {
+            waiting_since(true);
+            let _ = writeln!(err, "→ sending the {what} ({chars} characters)");
+            if level == Level::Verbose {
+                let _ = writeln!(err, "{text}");
+            }
+        }
+        // Only a terminal can rewrite the line in place; elsewhere the count would pile up.
+        Event::Receiving { chars } if terminal => {
+            let _ = write!(
+                err,
+                "\r← the model is writing… {chars} characters, {:.0}s",
+                waiting_since(false)
+            );
+            let _ = err.flush();
+        }
+        Event::Receiving { .. } => {}
+        Event::Received {
+            chars,
+            channel,
+            text,
+        } => {
+            let lead = if terminal { "\r" } else { "" };
+            let _ = writeln!(
+                err,
+                "{lead}← reply received: {chars} characters, read via {channel:?}            "
+            );
+            if level == Level::Verbose {
+                let _ = writeln!(err, "{text}");
+            }
+        }
+        Event::Rejected {
+            problems,
+            retries_left,
+        } => {
+            let _ = writeln!(
+                err,
+                "✗ the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)"
+            );
+        }
         Event::Executed { report } => {
             for result in &report.results {
-                let status = match &result.outcome.error {
+                let outcome = &result.outcome;
+                let status = match &outcome.error {
                     None => "ok".to_string(),
-                    Some(f) => format!("{}", f.code),
+                    Some(f) => f.code.to_string(),
                 };
+                let tier = outcome
+                    .details
+                    .iter()
+                    .find_map(|d| d.strip_prefix("tier: "))
+                    .map(|t| format!(" [{t}]"))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     err,
-                    "  #{} {} {} — {status}",
+                    "  #{} {} {}{tier} — {status}",
                     result.index,
                     result.kind.name(),
                     result.label

@@ -35,6 +35,7 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     settings.missing_tools = snapshot::missing(&config.snapshot.tools);
     settings.git_hazards = git::read_only_hazards(ws.root());
     super::apply::install_ctrl_c();
+    super::logging::init(ws.root());
 
     let shell = config.commands.shell.as_deref();
     let mut snapshot = prompt::Snapshot::take(ws.root(), &config.snapshot.tools, shell);

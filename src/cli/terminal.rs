@@ -92,10 +92,12 @@ impl Host for TerminalHost {
     }
 
     fn run_command(&mut self, cmd: &str, timeout: Duration) -> Outcome {
-        eprintln!(
-            "keyless: running {}",
-            cmd.lines().next().unwrap_or_default()
-        );
+        if !super::progress::quiet() {
+            eprintln!(
+                "keyless: running {}",
+                cmd.lines().next().unwrap_or_default()
+            );
+        }
         let shell = self.shell.as_deref();
         match crate::exec::run_with_shell(cmd, shell, &self.root, timeout, self.max_output_chars) {
             Ok(run) => batch::command_outcome(&run, timeout),

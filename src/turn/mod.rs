@@ -46,6 +46,7 @@ pub enum Event<'a> {
     Sending {
         chars: usize,
         what: &'static str,
+        text: &'a str,
     },
     Receiving {
         chars: usize,
@@ -53,6 +54,7 @@ pub enum Event<'a> {
     Received {
         chars: usize,
         channel: Channel,
+        text: &'a str,
     },
     Rejected {
         problems: usize,
@@ -87,6 +89,7 @@ pub fn run(
 ) -> Stop {
     let mut recorder = Recorder::new(ws);
     let stop = drive(first, driver, ws, host, settings, on_event, &mut recorder);
+    tracing::info!(?stop, "turn ended");
     recorder.entry("stop", serde_json::json!({ "reason": format!("{stop:?}") }));
     stop
 }
@@ -127,6 +130,7 @@ fn drive(
         on_event(Event::Sending {
             chars: message.chars().count(),
             what,
+            text: &message,
         });
         // Saved before the send: a crash or Ctrl+C from here on loses nothing.
         session.pending = Some(message.clone());
@@ -134,6 +138,7 @@ fn drive(
         session.chat_url = driver.chat_url();
         recorder.session(&session);
         recorder.entry("sent", serde_json::json!({ "what": what, "text": message }));
+        tracing::info!(what, chars = message.chars().count(), "sending");
         let sent = driver.send(&message);
         for warning in driver.take_warnings() {
             recorder.entry(
@@ -207,11 +212,13 @@ fn drive(
         on_event(Event::Received {
             chars: reply.text.chars().count(),
             channel: reply.channel,
+            text: &reply.text,
         });
         recorder.entry(
             "reply",
             serde_json::json!({ "channel": reply.channel, "text": reply.text }),
         );
+        tracing::info!(chars = reply.text.chars().count(), channel = ?reply.channel, "reply received");
         let parsed = parse(&reply.text, &settings.limits);
         recorder.entry(
             "parse",
@@ -244,6 +251,10 @@ fn drive(
                 .as_ref()
                 .map_or("ok".to_string(), |f| f.code.to_string());
             done_so_far.push(format!("{} {}: {status}", result.kind.name(), result.label));
+        }
+        for result in &report.results {
+            let code = result.outcome.error.as_ref().map(|f| f.code.code());
+            tracing::info!(index = result.index, command = result.kind.name(), label = %result.label, ?code, "executed");
         }
         let rendered = results::render(&report);
         recorder.entry(
