@@ -107,14 +107,7 @@ struct Reader<'a> {
 
 /// Reads a command line.
 pub fn read(src: &str) -> Line {
-    let mut reader = Reader {
-        src,
-        pos: 0,
-        problems: Vec::new(),
-        pending_heredocs: Vec::new(),
-        heredoc_subs: Vec::new(),
-        strip_next: false,
-    };
+    let mut reader = Reader::new(src);
     let tokens = reader.tokens();
     let mut line = Line {
         commands: Vec::new(),
@@ -122,6 +115,19 @@ pub fn read(src: &str) -> Line {
     };
     assemble(src, tokens, reader.heredoc_subs, &mut line);
     line
+}
+
+impl<'a> Reader<'a> {
+    fn new(src: &'a str) -> Reader<'a> {
+        Reader {
+            src,
+            pos: 0,
+            problems: Vec::new(),
+            pending_heredocs: Vec::new(),
+            heredoc_subs: Vec::new(),
+            strip_next: false,
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -514,15 +520,8 @@ impl Reader<'_> {
 }
 
 /// The substitutions inside a piece of text read as one word.
-fn read_word_subs(source: &str) -> (Vec<String>, Vec<Sub>) {
-    let mut reader = Reader {
-        src: source,
-        pos: 0,
-        problems: Vec::new(),
-        pending_heredocs: Vec::new(),
-        heredoc_subs: Vec::new(),
-        strip_next: false,
-    };
+pub(super) fn read_word_subs(source: &str) -> (Vec<String>, Vec<Sub>) {
+    let mut reader = Reader::new(source);
     let mut word = Word::default();
     while reader.pos < source.len() {
         if !reader.expansion(&mut word) {

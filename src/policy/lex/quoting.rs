@@ -33,22 +33,9 @@ impl Reader<'_> {
                 ));
             }
             if expands {
-                let mut inner = Reader {
-                    src: &body,
-                    pos: 0,
-                    problems: Vec::new(),
-                    pending_heredocs: Vec::new(),
-                    heredoc_subs: Vec::new(),
-                    strip_next: false,
-                };
-                let mut word = Word::default();
-                while inner.pos < body.len() {
-                    if !inner.expansion(&mut word) {
-                        inner.bump();
-                    }
-                }
-                self.problems.extend(inner.problems);
-                self.heredoc_subs.extend(word.subs);
+                let (problems, subs) = super::read_word_subs(&body);
+                self.problems.extend(problems);
+                self.heredoc_subs.extend(subs);
             }
         }
     }
