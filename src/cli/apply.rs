@@ -3,10 +3,8 @@
 
 use std::path::Path;
 
-use crate::batch::{self, Settings, results};
-use crate::exec::snapshot;
+use crate::batch::{self, results};
 use crate::exit::Status;
-use crate::git;
 use crate::protocol::{parse, render::format_error};
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
@@ -34,14 +32,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let mut settings = Settings::from_config(&config);
-    if let Some(pace) = shared.pace {
-        settings.pace = pace.into();
-    }
-    if let Some(mode) = shared.mode {
-        settings.mode = mode.into();
-    }
-    let parsed = parse(&reply, &settings.limits);
+    let parsed = parse(&reply, &config.limits);
     let Some(script) = parsed.script else {
         print!("{}", format_error(&parsed.diagnostics, parsed.truncated));
         return Status::Rejected;
@@ -54,12 +45,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         Some(path) if path.as_os_str() != "-" => format!("keyless apply {}", path.display()),
         _ => "keyless apply (standard input)".to_string(),
     };
-    let tools: Vec<String> = snapshot::DEFAULT_TOOLS
-        .iter()
-        .map(|t| t.to_string())
-        .collect();
-    settings.missing_tools = snapshot::missing(&tools);
-    settings.git_hazards = git::read_only_hazards(ws.root());
+    let settings = super::batch_settings(&config, shared, ws.root());
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
     let mut host = TerminalHost::new(

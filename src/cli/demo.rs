@@ -117,14 +117,6 @@ fn demo(shared: &Shared) -> Result<Status, String> {
             }
             Ok(Status::Success)
         }
-        Stop::FormatRetries { last_reply } => {
-            println!("Stopped: too many invalid replies. The last one:\n{last_reply}");
-            Ok(Status::Stopped)
-        }
-        Stop::Iterations { limit } => {
-            println!("Stopped: {limit} replies without @@done.");
-            Ok(Status::Stopped)
-        }
-        Stop::Chat(failure) => Err(format!("{}: {}", failure.code, failure.reason)),
+        other => Ok(super::report_stop(other, "demo")),
     }
 }

@@ -5,14 +5,11 @@
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
-use crate::batch::Settings;
 use crate::chat::ChatDriver;
 use crate::chat::cdp::CdpDriver;
 use crate::config::{Mode, Pace};
-use crate::exec::snapshot;
 use crate::exit::Status;
-use crate::git;
-use crate::turn::{self, Stop, prompt};
+use crate::turn::{self, prompt};
 use crate::workspace::backup::{self, UndoReport};
 
 use super::Shared;
@@ -40,15 +37,7 @@ pub fn run(shared: &Shared) -> Status {
         Ok(ws) => ws,
         Err(status) => return status,
     };
-    let mut settings = Settings::from_config(&config);
-    if let Some(pace) = shared.pace {
-        settings.pace = pace.into();
-    }
-    if let Some(mode) = shared.mode {
-        settings.mode = mode.into();
-    }
-    settings.missing_tools = snapshot::missing(&config.snapshot.tools);
-    settings.git_hazards = git::read_only_hazards(ws.root());
+    let mut settings = super::batch_settings(&config, shared, ws.root());
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
     let mut editor = match DefaultEditor::new() {
@@ -148,18 +137,7 @@ pub fn run(shared: &Shared) -> Status {
                     &settings,
                     &mut super::progress::print,
                 );
-                match stop {
-                    Stop::Done { message } => {
-                        println!("Done. {}", message.unwrap_or_default().trim())
-                    }
-                    Stop::FormatRetries { last_reply } => {
-                        println!("Stopped: too many invalid replies. The last one:\n{last_reply}")
-                    }
-                    Stop::Iterations { limit } => {
-                        println!("Stopped: {limit} replies without @@done.")
-                    }
-                    Stop::Chat(f) => println!("Stopped: {}: {}", f.code, f.reason),
-                }
+                let _ = super::report_stop(stop, "interactive");
             }
         }
     }

@@ -232,6 +232,56 @@ fn load_config(shared: &Shared, command: &str) -> Result<crate::config::Config, 
     })
 }
 
+/// The batch settings: the configuration, then the flags, then what only the machine knows
+/// (tools the snapshot finds Missing, the repository's git hazards).
+fn batch_settings(
+    config: &crate::config::Config,
+    shared: &Shared,
+    root: &std::path::Path,
+) -> crate::batch::Settings {
+    let mut settings = crate::batch::Settings::from_config(config);
+    if let Some(pace) = shared.pace {
+        settings.pace = pace.into();
+    }
+    if let Some(mode) = shared.mode {
+        settings.mode = mode.into();
+    }
+    settings.missing_tools = crate::exec::snapshot::missing(&config.snapshot.tools);
+    settings.git_hazards = crate::git::read_only_hazards(root);
+    settings
+}
+
+/// Prints why a turn ended and returns the matching exit status.
+fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
+    use crate::turn::Stop;
+    match stop {
+        Stop::Done { message } => {
+            println!("Done. {}", message.unwrap_or_default().trim());
+            Status::Success
+        }
+        Stop::FormatRetries { last_reply } => {
+            println!(
+                "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{last_reply}"
+            );
+            Status::Stopped
+        }
+        Stop::Iterations { limit } => {
+            println!(
+                "Stopped: {limit} replies without @@done (Limits.MaxIterationsPerTurn). Run again to go on."
+            );
+            Status::Stopped
+        }
+        Stop::Chat(failure) => {
+            eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
+            if failure.code == crate::catalog::Code::Cancelled {
+                Status::Interrupted
+            } else {
+                Status::Chat
+            }
+        }
+    }
+}
+
 /// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
 fn driver_options(shared: &Shared, command: &str) -> Result<crate::chat::cdp::Options, Status> {
     let config = load_config(shared, command)?;

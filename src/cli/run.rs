@@ -1,13 +1,9 @@
 //! `keyless run "task"`: one turn on a real chat site (or any site in selectors.json): the
 //! first message, then the loop until @@done or a stop reason.
 
-use crate::batch::Settings;
-use crate::catalog::Code;
 use crate::chat::cdp::CdpDriver;
-use crate::exec::snapshot;
 use crate::exit::Status;
-use crate::git;
-use crate::turn::{self, Stop, prompt};
+use crate::turn::{self, prompt};
 
 use super::Shared;
 use super::terminal::TerminalHost;
@@ -25,15 +21,7 @@ pub fn run(task: &str, shared: &Shared) -> Status {
         Ok(ws) => ws,
         Err(status) => return status,
     };
-    let mut settings = Settings::from_config(&config);
-    if let Some(pace) = shared.pace {
-        settings.pace = pace.into();
-    }
-    if let Some(mode) = shared.mode {
-        settings.mode = mode.into();
-    }
-    settings.missing_tools = snapshot::missing(&config.snapshot.tools);
-    settings.git_hazards = git::read_only_hazards(ws.root());
+    let settings = super::batch_settings(&config, shared, ws.root());
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
 
@@ -79,31 +67,5 @@ pub fn run(task: &str, shared: &Shared) -> Status {
         &mut super::progress::print,
     );
     driver.close();
-    match stop {
-        Stop::Done { message } => {
-            println!("Done. {}", message.unwrap_or_default().trim());
-            Status::Success
-        }
-        Stop::FormatRetries { last_reply } => {
-            println!(
-                "Stopped: the model's replies were not valid AgentScript {} times in a row. Its last reply:\n{last_reply}",
-                settings.limits.max_format_retries + 1
-            );
-            Status::Stopped
-        }
-        Stop::Iterations { limit } => {
-            println!(
-                "Stopped: {limit} replies without @@done (Limits.MaxIterationsPerTurn). Run again to go on."
-            );
-            Status::Stopped
-        }
-        Stop::Chat(failure) => {
-            eprintln!("keyless run: {}: {}", failure.code, failure.reason);
-            if failure.code == Code::Cancelled {
-                Status::Interrupted
-            } else {
-                Status::Chat
-            }
-        }
-    }
+    super::report_stop(stop, "run")
 }
