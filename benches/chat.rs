@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 use keyless::chat::ChatDriver;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{LocalChat, Script};
-use keyless::chat::selectors;
 
 const ROUNDS: usize = 15;
 
@@ -42,22 +41,10 @@ fn main() {
     })
     .unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let (site_name, site) = selectors::load(None)
-        .unwrap()
-        .site(Some("local"), None)
-        .unwrap();
-    let mut driver = CdpDriver::start(Options {
-        site_name,
-        site,
-        url: chat.url(),
-        cdp_url: None,
-        executable: None,
-        headless: true,
-        profile: profile.path().to_path_buf(),
-        reply_timeout: Duration::from_secs(30),
-        truncation_budget: Duration::from_secs(2),
-    })
-    .unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(30);
+    options.truncation_budget = Duration::from_secs(2);
+    let mut driver = CdpDriver::start(options).unwrap();
 
     let text = prompt();
     let mut insert_ms = Vec::new();

@@ -10,7 +10,7 @@ use keyless::batch::{Confirmation, Host, Outcome, Settings};
 use keyless::catalog::Failure;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{LocalChat, Script};
-use keyless::chat::{ChatDriver, Reply, selectors};
+use keyless::chat::{ChatDriver, Reply};
 use keyless::config::Mode;
 use keyless::turn;
 use keyless::workspace::Workspace;
@@ -80,22 +80,10 @@ fn main() {
     })
     .unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let (site_name, site) = selectors::load(None)
-        .unwrap()
-        .site(Some("local"), None)
-        .unwrap();
-    let inner = CdpDriver::start(Options {
-        site_name,
-        site,
-        url: chat.url(),
-        cdp_url: None,
-        executable: None,
-        headless: true,
-        profile: profile.path().to_path_buf(),
-        reply_timeout: Duration::from_secs(30),
-        truncation_budget: Duration::from_secs(2),
-    })
-    .unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(30);
+    options.truncation_budget = Duration::from_secs(2);
+    let inner = CdpDriver::start(options).unwrap();
     let mut driver = Timed {
         inner,
         finished: None,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use keyless::catalog::{Code, Failure};
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, PageFaults, Script, ScriptedReply};
-use keyless::chat::{Channel, ChatDriver, selectors};
+use keyless::chat::{Channel, ChatDriver};
 
 struct Setup {
     chat: LocalChat,
@@ -17,20 +17,9 @@ struct Setup {
 }
 
 fn options(url: String, profile: PathBuf) -> Options {
-    let (site_name, site) = selectors::load(None)
-        .unwrap()
-        .site(Some("local"), None)
-        .unwrap();
     Options {
-        site_name,
-        site,
-        url,
-        cdp_url: None,
-        executable: None,
-        headless: true,
-        profile,
-        reply_timeout: Duration::from_secs(20),
         truncation_budget: Duration::from_secs(1),
+        ..Options::local_page(url, profile).unwrap()
     }
 }
 

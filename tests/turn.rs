@@ -6,7 +6,6 @@ use std::time::Duration;
 use keyless::batch::{Confirmation, Host, Outcome, Settings};
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
-use keyless::chat::selectors;
 use keyless::config::{Limits, Mode};
 use keyless::turn::{self, Stop};
 use keyless::workspace::Workspace;
@@ -32,22 +31,10 @@ impl Host for Quiet {
 fn run_turn(replies: Vec<String>, limits: Limits) -> (Stop, Vec<String>) {
     let chat = LocalChat::start(Script::replies(replies)).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let (site_name, site) = selectors::load(None)
-        .unwrap()
-        .site(Some("local"), None)
-        .unwrap();
-    let mut driver = CdpDriver::start(Options {
-        site_name,
-        site,
-        url: chat.url(),
-        cdp_url: None,
-        executable: None,
-        headless: true,
-        profile: profile.path().to_path_buf(),
-        reply_timeout: Duration::from_secs(20),
-        truncation_budget: Duration::from_secs(2),
-    })
-    .unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(20);
+    options.truncation_budget = Duration::from_secs(2);
+    let mut driver = CdpDriver::start(options).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let settings = Settings {
@@ -197,22 +184,10 @@ impl keyless::chat::ChatDriver for DropsOnce {
 fn offline_waits_and_resends_the_same_message() {
     let chat = LocalChat::start(Script::replies(["@@done\n@@end\n@@eof\n"])).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let (site_name, site) = selectors::load(None)
-        .unwrap()
-        .site(Some("local"), None)
-        .unwrap();
-    let inner = CdpDriver::start(Options {
-        site_name,
-        site,
-        url: chat.url(),
-        cdp_url: None,
-        executable: None,
-        headless: true,
-        profile: profile.path().to_path_buf(),
-        reply_timeout: Duration::from_secs(20),
-        truncation_budget: Duration::from_secs(2),
-    })
-    .unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(20);
+    options.truncation_budget = Duration::from_secs(2);
+    let inner = CdpDriver::start(options).unwrap();
     let mut driver = DropsOnce {
         inner,
         dropped: false,
@@ -267,22 +242,10 @@ fn a_full_chat_is_continued_in_a_new_chat_with_a_summary() {
     };
     let chat = LocalChat::start(script).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let (site_name, site) = selectors::load(None)
-        .unwrap()
-        .site(Some("local"), None)
-        .unwrap();
-    let mut driver = CdpDriver::start(Options {
-        site_name,
-        site,
-        url: chat.url(),
-        cdp_url: None,
-        executable: None,
-        headless: true,
-        profile: profile.path().to_path_buf(),
-        reply_timeout: Duration::from_secs(20),
-        truncation_budget: Duration::from_secs(2),
-    })
-    .unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(20);
+    options.truncation_budget = Duration::from_secs(2);
+    let mut driver = CdpDriver::start(options).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let settings = Settings {

@@ -80,6 +80,25 @@ pub struct Options {
     pub truncation_budget: Duration,
 }
 
+impl Options {
+    /// Options for the built-in local chat page at `url`, in headless Chromium with the given
+    /// profile folder (the demo, the tests and the benchmarks).
+    pub fn local_page(url: String, profile: PathBuf) -> Result<Options, Failure> {
+        let (site_name, site) = super::selectors::load(None)?.site(Some("local"), None)?;
+        Ok(Options {
+            site_name,
+            site,
+            url,
+            cdp_url: None,
+            executable: None,
+            headless: true,
+            profile,
+            reply_timeout: Duration::from_secs(20),
+            truncation_budget: Duration::from_secs(2),
+        })
+    }
+}
+
 /// The driver: a browser, one chat page, and the runtime that drives them.
 pub struct CdpDriver {
     runtime: tokio::runtime::Runtime,

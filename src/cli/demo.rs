@@ -7,7 +7,6 @@ use std::time::Duration;
 use crate::batch::Settings;
 use crate::chat::cdp::{CdpDriver, Options};
 use crate::chat::local::{LocalChat, Script};
-use crate::chat::selectors;
 use crate::config::{Mode, Pace};
 use crate::exit::Status;
 use crate::git::{self, GitSettings};
@@ -57,19 +56,11 @@ fn demo(shared: &Shared) -> Result<Status, String> {
     };
     let chat =
         LocalChat::start(script).map_err(|e| format!("cannot start the local chat page: {e}"))?;
-    let (site_name, site) = selectors::load(None)
-        .and_then(|f| f.site(Some("local"), None))
-        .map_err(|f| f.reason)?;
     let options = Options {
-        site_name,
-        site,
-        url: chat.url(),
-        cdp_url: None,
         executable: shared.browser.clone(),
-        headless: true,
-        profile: folder.join("browser-profile"),
         reply_timeout: Duration::from_secs(60),
         truncation_budget: Duration::from_secs(5),
+        ..Options::local_page(chat.url(), folder.join("browser-profile")).map_err(|f| f.reason)?
     };
     eprintln!(
         "keyless demo: starting headless Chromium on the local chat page {}",
