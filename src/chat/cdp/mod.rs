@@ -8,29 +8,31 @@
 //! to decode.
 
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
-use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
-};
 // The by-rule replacement needs URL patterns; the global switch still works in Chromium 156.
 #[allow(deprecated)]
 use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParams;
 use chromiumoxide::cdp::browser_protocol::network::{EnableParams, EventLoadingFailed};
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
-use chromiumoxide::{Browser, BrowserConfig, Page};
+use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 use serde::Deserialize;
 
 use super::selectors::Site;
-use super::{Channel, ChatDriver, Reply};
+use super::{ChatDriver, Reply};
 use crate::catalog::{Code, Failure};
 
+mod composer;
+mod launch;
+
+pub use launch::find_browser;
+use launch::open_browser;
+
 /// The script keyless puts into the page.
-const PAGE_JS: &str = include_str!("page.js");
+const PAGE_JS: &str = include_str!("../page.js");
 
 /// The longest any one CDP call may take.
 const CDP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -133,49 +135,6 @@ struct PageState {
 
 fn connection(reason: impl Into<String>) -> Failure {
     Failure::new(Code::BrowserConnectionFailed, reason)
-}
-
-/// Finds the installed Chrome or Chromium.
-pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
-    if let Some(path) = configured {
-        return if path.exists() {
-            Ok(path.to_path_buf())
-        } else {
-            Err(connection(format!(
-                "the browser {} does not exist (Browser.ExecutablePath / --browser)",
-                path.display()
-            )))
-        };
-    }
-    // The real binary behind Debian's launcher script, which adds flags and noise.
-    let fixed = [
-        "/usr/lib/chromium/chromium",
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-        "/usr/bin/google-chrome-stable",
-        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-        "/Applications/Chromium.app/Contents/MacOS/Chromium",
-        "C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe",
-        "C:\\Program Files (x86)\\Google\\Chrome\\Application\\chrome.exe",
-    ];
-    if let Some(found) = fixed.iter().map(PathBuf::from).find(|p| p.exists()) {
-        return Ok(found);
-    }
-    for name in [
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-        "chrome",
-    ] {
-        if let Some(found) = crate::exec::snapshot::find_on_path(name) {
-            return Ok(found);
-        }
-    }
-    Err(connection(
-        "no Chrome or Chromium was found; install one (Debian: apt-get install chromium) or set Browser.ExecutablePath",
-    ))
 }
 
 impl CdpDriver {
@@ -343,227 +302,6 @@ impl CdpDriver {
 
     fn composer(&self) -> Result<Option<String>, Failure> {
         self.eval_json("window.__keyless.composer()")
-    }
-
-    /// Clears the composer's text, leaving attachment chips.
-    fn clear_text(&self) -> Result<(), Failure> {
-        if self.composer()?.unwrap_or_default().is_empty() {
-            return Ok(());
-        }
-        self.eval::<bool>("window.__keyless.selectComposer()")?;
-        self.key("Backspace", 8)
-    }
-
-    /// Clears stale text and attachment chips from the composer.
-    fn clean_composer(&self) -> Result<(), Failure> {
-        let dirty = || -> Result<(bool, usize), Failure> {
-            let text = self.composer()?.unwrap_or_default();
-            let chips: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
-            Ok((!text.is_empty(), chips))
-        };
-        let (text, chips) = dirty()?;
-        if !text && chips == 0 {
-            return Ok(());
-        }
-        if text {
-            self.eval::<bool>("window.__keyless.selectComposer()")?;
-            self.key("Backspace", 8)?;
-        }
-        if chips > 0 {
-            self.eval::<usize>("window.__keyless.removeChips()")?;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        let (text, chips) = dirty()?;
-        if text || chips > 0 {
-            return Err(Failure::new(
-                Code::ComposerNotClean,
-                format!(
-                    "the composer still holds {} after keyless tried to clear it; nothing was sent. Run keyless doctor to fix the AttachmentRemove/AttachmentFailed selectors.",
-                    if text {
-                        "stale text"
-                    } else {
-                        "attachment chips"
-                    }
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    fn key(&self, key: &str, code: i64) -> Result<(), Failure> {
-        let page = self.page.clone();
-        let key = key.to_string();
-        self.block(async move {
-            for kind in [
-                DispatchKeyEventType::RawKeyDown,
-                DispatchKeyEventType::KeyUp,
-            ] {
-                let params = DispatchKeyEventParams::builder()
-                    .r#type(kind)
-                    .key(key.clone())
-                    .code(key.clone())
-                    .windows_virtual_key_code(code)
-                    .build()
-                    .map_err(|e| Failure::new(Code::Internal, e))?;
-                bounded(page.execute(params), "press a key").await?;
-            }
-            Ok(())
-        })
-    }
-
-    /// Puts the message into the composer with the site's insertion strategies, in order
-    /// (`selectors.json` `insert`), until the composer holds exactly the message:
-    /// `insertTextWhole` is one `Input.insertText` (editors that handle `beforeinput` themselves,
-    /// like Lexical: fastest), `insertText` is checked chunks cut before line breaks (safe for
-    /// ProseMirror, whose cost grows with each line break).
-    pub fn insert(&self, message: &str) -> Result<(), Failure> {
-        let strategies: Vec<&str> = if self.options.site.insert.is_empty() {
-            vec!["insertText"]
-        } else {
-            self.options
-                .site
-                .insert
-                .iter()
-                .map(String::as_str)
-                .collect()
-        };
-        let mut last = None;
-        for strategy in strategies {
-            let chunk = match strategy {
-                "insertTextWhole" => usize::MAX,
-                "insertText" => INSERT_CHUNK,
-                _ => continue,
-            };
-            match self.insert_chunks(message, chunk) {
-                Ok(()) => return Ok(()),
-                Err(failure) => {
-                    last = Some(failure);
-                    self.clean_composer()?;
-                }
-            }
-        }
-        Err(last.unwrap_or_else(|| {
-            Failure::new(
-                Code::ConfigValidation,
-                "selectors.json names no insertion strategy keyless knows (insertTextWhole, insertText)",
-            )
-        }))
-    }
-
-    fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
-        self.eval::<bool>("window.__keyless.focusComposer()")?;
-        let mut sent = 0;
-        for chunk in chunks(message, max) {
-            let page = self.page.clone();
-            let text = chunk.to_string();
-            self.block(async move {
-                bounded(page.execute(InsertTextParams::new(text)), "insert text").await?;
-                Ok(())
-            })?;
-            sent += chunk.len();
-            let want = &message[..sent];
-            let started = Instant::now();
-            loop {
-                if self.composer()?.as_deref() == Some(want) {
-                    break;
-                }
-                if started.elapsed() > INSERT_SETTLE {
-                    return Err(Failure::new(
-                        Code::SendNotConfirmed,
-                        "the composer does not hold the message exactly after inserting it; nothing was sent",
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        Ok(())
-    }
-
-    /// Attaches the message as a file through the site's file input and waits for its chip.
-    fn attach(&self, message: &str) -> Result<(), Failure> {
-        let failed = |why: String| Failure::new(Code::AttachmentUploadFailed, why);
-        let folder = self.options.profile.join("keyless-attachments");
-        std::fs::create_dir_all(&folder)
-            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
-        let path = folder.join(ATTACHMENT_NAME);
-        std::fs::write(&path, message)
-            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
-        let css: Option<String> = self.eval_json("window.__keyless.which('AttachmentInput')")?;
-        let css =
-            css.ok_or_else(|| failed("the page has no file input (AttachmentInput)".into()))?;
-        let page = self.page.clone();
-        let file = path.to_string_lossy().into_owned();
-        self.block(async move {
-            let input = bounded(page.find_element(css), "find the file input").await?;
-            let params = SetFileInputFilesParams::builder()
-                .file(file)
-                .backend_node_id(input.backend_node_id)
-                .build()
-                .map_err(|e| Failure::new(Code::Internal, e))?;
-            bounded(page.execute(params), "attach the file").await?;
-            Ok(())
-        })?;
-        let started = Instant::now();
-        while started.elapsed() < ATTACH_WAIT {
-            if self.eval::<usize>("window.__keyless.count('AttachmentFailed')")? > 0 {
-                return Err(failed("the site marked the attachment as failed".into()));
-            }
-            if self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > 0 {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Err(failed(format!(
-            "no attachment chip appeared within {}s",
-            ATTACH_WAIT.as_secs()
-        )))
-    }
-
-    /// Whether a new user turn with the message appeared.
-    fn confirmed(&self, message: &str, users_before: usize) -> Result<bool, Failure> {
-        let started = Instant::now();
-        while started.elapsed() < SEND_CONFIRM {
-            let state = self.state()?;
-            if state.users > users_before {
-                let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
-                let text = text.unwrap_or_default();
-                return Ok(text == message || squash(&text) == squash(message));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(false)
-    }
-
-    /// Reads the last reply: the copy button, else the only code block, else the DOM.
-    fn read(&self) -> Result<Reply, Failure> {
-        let clicked: String = self.eval("window.__keyless.copy()")?;
-        if clicked == "clicked" {
-            let started = Instant::now();
-            while started.elapsed() < COPY_WAIT {
-                let copied: Option<String> = self.eval_json("window.__keyless.copied()")?;
-                if let Some(text) = copied {
-                    return Ok(Reply {
-                        text,
-                        channel: Channel::CopyButton,
-                        finished_at: Instant::now(),
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        if let Some(text) = self.eval_json::<Option<String>>("window.__keyless.codeBlock()")? {
-            return Ok(Reply {
-                text,
-                channel: Channel::CodeBlock,
-                finished_at: Instant::now(),
-            });
-        }
-        let text: Option<String> = self.eval_json("window.__keyless.rebuilt()")?;
-        Ok(Reply {
-            text: text.unwrap_or_default(),
-            channel: Channel::Dom,
-            finished_at: Instant::now(),
-        })
     }
 
     fn offline_failure(&self) -> Option<Failure> {
@@ -754,66 +492,6 @@ impl ChatDriver for CdpDriver {
                 let _ = tokio::time::timeout(POLL, notified.notified()).await;
             });
         }
-    }
-}
-
-async fn open_browser(
-    options: &Options,
-) -> Result<(Browser, Page, tokio::task::JoinHandle<()>), Failure> {
-    let (browser, mut handler) = match &options.cdp_url {
-        Some(url) => bounded(Browser::connect(url.clone()), "attach to the browser").await?,
-        None => {
-            let executable = find_browser(options.executable.as_deref())?;
-            std::fs::create_dir_all(&options.profile).map_err(|e| {
-                connection(format!(
-                    "cannot create the browser profile {}: {e}",
-                    options.profile.display()
-                ))
-            })?;
-            let mut builder = BrowserConfig::builder()
-                .chrome_executable(executable)
-                .user_data_dir(&options.profile)
-                .launch_timeout(Duration::from_secs(20))
-                .request_timeout(CDP_TIMEOUT)
-                .window_size(1280, 900);
-            // chromiumoxide adds the leading dashes itself.
-            for arg in [
-                "disable-gpu",
-                "disable-quic",
-                "no-first-run",
-                "disable-background-networking",
-                "disable-component-update",
-                "disable-sync",
-            ] {
-                builder = builder.arg(arg);
-            }
-            if !options.headless {
-                builder = builder.with_head();
-            }
-            if running_as_root() {
-                builder = builder.no_sandbox();
-            }
-            let config = builder.build().map_err(connection)?;
-            bounded(Browser::launch(config), "launch the browser").await?
-        }
-    };
-    let handler_task = tokio::spawn(async move {
-        // Errors are decode failures of newer events: never stop on them.
-        while handler.next().await.is_some() {}
-    });
-    let page = bounded(browser.new_page(options.url.as_str()), "open the chat page").await?;
-    Ok((browser, page, handler_task))
-}
-
-fn running_as_root() -> bool {
-    #[cfg(unix)]
-    {
-        // SAFETY: geteuid has no preconditions.
-        unsafe { libc::geteuid() == 0 }
-    }
-    #[cfg(not(unix))]
-    {
-        false
     }
 }
 

@@ -1,0 +1,239 @@
+//! The composer and the reply: clearing, inserting with the site's strategies, attaching,
+//! confirming a send, and reading a reply through the three channels.
+
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
+};
+
+use super::{
+    ATTACH_WAIT, ATTACHMENT_NAME, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, SEND_CONFIRM,
+    bounded, chunks, squash,
+};
+use crate::catalog::{Code, Failure};
+use crate::chat::{Channel, Reply};
+
+impl CdpDriver {
+    /// Clears the composer's text, leaving attachment chips.
+    pub(super) fn clear_text(&self) -> Result<(), Failure> {
+        if self.composer()?.unwrap_or_default().is_empty() {
+            return Ok(());
+        }
+        self.eval::<bool>("window.__keyless.selectComposer()")?;
+        self.key("Backspace", 8)
+    }
+
+    /// Clears stale text and attachment chips from the composer.
+    pub(super) fn clean_composer(&self) -> Result<(), Failure> {
+        let dirty = || -> Result<(bool, usize), Failure> {
+            let text = self.composer()?.unwrap_or_default();
+            let chips: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
+            Ok((!text.is_empty(), chips))
+        };
+        let (text, chips) = dirty()?;
+        if !text && chips == 0 {
+            return Ok(());
+        }
+        if text {
+            self.eval::<bool>("window.__keyless.selectComposer()")?;
+            self.key("Backspace", 8)?;
+        }
+        if chips > 0 {
+            self.eval::<usize>("window.__keyless.removeChips()")?;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let (text, chips) = dirty()?;
+        if text || chips > 0 {
+            return Err(Failure::new(
+                Code::ComposerNotClean,
+                format!(
+                    "the composer still holds {} after keyless tried to clear it; nothing was sent. Run keyless doctor to fix the AttachmentRemove/AttachmentFailed selectors.",
+                    if text {
+                        "stale text"
+                    } else {
+                        "attachment chips"
+                    }
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn key(&self, key: &str, code: i64) -> Result<(), Failure> {
+        let page = self.page.clone();
+        let key = key.to_string();
+        self.block(async move {
+            for kind in [
+                DispatchKeyEventType::RawKeyDown,
+                DispatchKeyEventType::KeyUp,
+            ] {
+                let params = DispatchKeyEventParams::builder()
+                    .r#type(kind)
+                    .key(key.clone())
+                    .code(key.clone())
+                    .windows_virtual_key_code(code)
+                    .build()
+                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                bounded(page.execute(params), "press a key").await?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Puts the message into the composer with the site's insertion strategies, in order
+    /// (`selectors.json` `insert`), until the composer holds exactly the message:
+    /// `insertTextWhole` is one `Input.insertText` (editors that handle `beforeinput` themselves,
+    /// like Lexical: fastest), `insertText` is checked chunks cut before line breaks (safe for
+    /// ProseMirror, whose cost grows with each line break).
+    pub fn insert(&self, message: &str) -> Result<(), Failure> {
+        let strategies: Vec<&str> = if self.options.site.insert.is_empty() {
+            vec!["insertText"]
+        } else {
+            self.options
+                .site
+                .insert
+                .iter()
+                .map(String::as_str)
+                .collect()
+        };
+        let mut last = None;
+        for strategy in strategies {
+            let chunk = match strategy {
+                "insertTextWhole" => usize::MAX,
+                "insertText" => INSERT_CHUNK,
+                _ => continue,
+            };
+            match self.insert_chunks(message, chunk) {
+                Ok(()) => return Ok(()),
+                Err(failure) => {
+                    last = Some(failure);
+                    self.clean_composer()?;
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| {
+            Failure::new(
+                Code::ConfigValidation,
+                "selectors.json names no insertion strategy keyless knows (insertTextWhole, insertText)",
+            )
+        }))
+    }
+
+    fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
+        self.eval::<bool>("window.__keyless.focusComposer()")?;
+        let mut sent = 0;
+        for chunk in chunks(message, max) {
+            let page = self.page.clone();
+            let text = chunk.to_string();
+            self.block(async move {
+                bounded(page.execute(InsertTextParams::new(text)), "insert text").await?;
+                Ok(())
+            })?;
+            sent += chunk.len();
+            let want = &message[..sent];
+            let started = Instant::now();
+            loop {
+                if self.composer()?.as_deref() == Some(want) {
+                    break;
+                }
+                if started.elapsed() > INSERT_SETTLE {
+                    return Err(Failure::new(
+                        Code::SendNotConfirmed,
+                        "the composer does not hold the message exactly after inserting it; nothing was sent",
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Ok(())
+    }
+
+    /// Attaches the message as a file through the site's file input and waits for its chip.
+    pub(super) fn attach(&self, message: &str) -> Result<(), Failure> {
+        let failed = |why: String| Failure::new(Code::AttachmentUploadFailed, why);
+        let folder = self.options.profile.join("keyless-attachments");
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        let path = folder.join(ATTACHMENT_NAME);
+        std::fs::write(&path, message)
+            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        let css: Option<String> = self.eval_json("window.__keyless.which('AttachmentInput')")?;
+        let css =
+            css.ok_or_else(|| failed("the page has no file input (AttachmentInput)".into()))?;
+        let page = self.page.clone();
+        let file = path.to_string_lossy().into_owned();
+        self.block(async move {
+            let input = bounded(page.find_element(css), "find the file input").await?;
+            let params = SetFileInputFilesParams::builder()
+                .file(file)
+                .backend_node_id(input.backend_node_id)
+                .build()
+                .map_err(|e| Failure::new(Code::Internal, e))?;
+            bounded(page.execute(params), "attach the file").await?;
+            Ok(())
+        })?;
+        let started = Instant::now();
+        while started.elapsed() < ATTACH_WAIT {
+            if self.eval::<usize>("window.__keyless.count('AttachmentFailed')")? > 0 {
+                return Err(failed("the site marked the attachment as failed".into()));
+            }
+            if self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > 0 {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(failed(format!(
+            "no attachment chip appeared within {}s",
+            ATTACH_WAIT.as_secs()
+        )))
+    }
+
+    /// Whether a new user turn with the message appeared.
+    pub(super) fn confirmed(&self, message: &str, users_before: usize) -> Result<bool, Failure> {
+        let started = Instant::now();
+        while started.elapsed() < SEND_CONFIRM {
+            let state = self.state()?;
+            if state.users > users_before {
+                let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
+                let text = text.unwrap_or_default();
+                return Ok(text == message || squash(&text) == squash(message));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(false)
+    }
+
+    /// Reads the last reply: the copy button, else the only code block, else the DOM.
+    pub(super) fn read(&self) -> Result<Reply, Failure> {
+        let clicked: String = self.eval("window.__keyless.copy()")?;
+        if clicked == "clicked" {
+            let started = Instant::now();
+            while started.elapsed() < COPY_WAIT {
+                let copied: Option<String> = self.eval_json("window.__keyless.copied()")?;
+                if let Some(text) = copied {
+                    return Ok(Reply {
+                        text,
+                        channel: Channel::CopyButton,
+                        finished_at: Instant::now(),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        if let Some(text) = self.eval_json::<Option<String>>("window.__keyless.codeBlock()")? {
+            return Ok(Reply {
+                text,
+                channel: Channel::CodeBlock,
+                finished_at: Instant::now(),
+            });
+        }
+        let text: Option<String> = self.eval_json("window.__keyless.rebuilt()")?;
+        Ok(Reply {
+            text: text.unwrap_or_default(),
+            channel: Channel::Dom,
+            finished_at: Instant::now(),
+        })
+    }
+}
