@@ -7,6 +7,7 @@
 pub mod classify;
 pub mod lex;
 mod programs;
+mod risks;
 mod tools;
 
 pub use classify::{Classification, Segment, Tier, classify};
