@@ -385,3 +385,16 @@ fn a_crashed_browser_is_connection_failed_never_a_hang() {
         started.elapsed()
     );
 }
+
+#[test]
+fn an_unexpected_answer_from_the_page_is_the_internal_bug_guard() {
+    let s = start(Script::default());
+    // `undefined` has no JSON form: the page gives no value where keyless needs one.
+    let failure = s.driver.evaluate_json("undefined").unwrap_err();
+    assert_eq!(failure.code, Code::Internal, "{failure:?}");
+    assert!(
+        failure.reason.contains("unexpected answer from the page"),
+        "{failure:?}"
+    );
+    s.driver.close();
+}
