@@ -48,6 +48,21 @@ pub fn init_with_branch(root: &Path, branch: &str) -> Result<(), Failure> {
         })
 }
 
+/// One line about the repository for the environment snapshot: the branch and how many files
+/// are changed or untracked; `None` when the workspace is not in a repository.
+pub fn status_summary(root: &Path) -> Option<String> {
+    let repo = git2::Repository::discover(root).ok()?;
+    let branch = repo
+        .head()
+        .ok()
+        .and_then(|h| h.shorthand().map(str::to_string))
+        .unwrap_or_else(|| "(no commits yet)".to_string());
+    let changed = repo.statuses(None).map(|s| s.len()).unwrap_or(0);
+    Some(format!(
+        "branch {branch}, {changed} changed or untracked file(s)"
+    ))
+}
+
 /// Settings in the configuration's `Git` section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GitSettings {

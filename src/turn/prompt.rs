@@ -46,15 +46,7 @@ impl Snapshot {
             })
             .unwrap_or_default();
         listing.sort();
-        let git_status = git2::Repository::discover(root).ok().map(|repo| {
-            let branch = repo
-                .head()
-                .ok()
-                .and_then(|h| h.shorthand().map(str::to_string))
-                .unwrap_or_else(|| "(no commits yet)".to_string());
-            let changed = repo.statuses(None).map(|s| s.len()).unwrap_or(0);
-            format!("branch {branch}, {changed} changed or untracked file(s)")
-        });
+        let git_status = crate::git::status_summary(root);
         Snapshot {
             os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
             shell: shell
