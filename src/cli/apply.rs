@@ -48,12 +48,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     let settings = super::batch_settings(&config, shared, ws.root());
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
-    let mut host = TerminalHost::new(
-        ws.root().to_path_buf(),
-        settings.limits.max_command_output_chars,
-        config.git.clone(),
-        config.commands.shell.clone(),
-    );
+    let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
     print!("{}", results::render(&report));
     if report.cancelled() {

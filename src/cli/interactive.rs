@@ -6,10 +6,9 @@ use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
 use crate::chat::ChatDriver;
-use crate::chat::cdp::CdpDriver;
 use crate::config::{Mode, Pace};
 use crate::exit::Status;
-use crate::turn::{self, prompt};
+use crate::turn;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::Shared;
@@ -49,21 +48,11 @@ pub fn run(shared: &Shared) -> Status {
     };
     let history = ws.root().join(".agent").join("history.txt");
     let _ = editor.load_history(&history);
-    eprintln!("keyless: opening {} ({})", options.site_name, options.url);
-    let mut driver = match CdpDriver::start(options) {
+    let mut driver = match super::start_driver(options, "interactive") {
         Ok(driver) => driver,
-        Err(failure) => {
-            eprintln!("keyless interactive: {}: {}", failure.code, failure.reason);
-            return Status::Chat;
-        }
+        Err(status) => return status,
     };
-    let mut host = TerminalHost::new(
-        ws.root().to_path_buf(),
-        settings.limits.max_command_output_chars,
-        config.git.clone(),
-        config.commands.shell.clone(),
-    );
-    let shell = config.commands.shell.clone();
+    let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
     let mut rules_sent = false;
     eprintln!("{HELP}");
     loop {
@@ -120,12 +109,14 @@ pub fn run(shared: &Shared) -> Status {
                 let message = if rules_sent {
                     format!("Next task (reply in AgentScript v1 only):\n{line}\n")
                 } else {
-                    let mut snap =
-                        prompt::Snapshot::take(ws.root(), &config.snapshot.tools, shell.as_deref());
-                    for warning in snap.run_scripts(ws.root(), &config.snapshot.scripts) {
-                        eprintln!("keyless: {}: {}", warning.code, warning.reason);
-                    }
-                    prompt::first_message(line, &settings.limits, settings.pace, &snap)
+                    super::first_message(
+                        line,
+                        ws.root(),
+                        &config,
+                        &settings.limits,
+                        settings.pace,
+                        "interactive",
+                    )
                 };
                 rules_sent = true;
                 crate::exec::CANCEL.store(false, std::sync::atomic::Ordering::SeqCst);

@@ -251,6 +251,45 @@ fn batch_settings(
     settings
 }
 
+/// The first message for `task` in `root`: the environment snapshot (the user's scripts
+/// included; their problems are printed as warnings, and the snapshot goes on without them),
+/// the rules, the limits and the pace.
+fn first_message(
+    task: &str,
+    root: &std::path::Path,
+    config: &crate::config::Config,
+    limits: &crate::config::Limits,
+    pace: crate::config::Pace,
+    command: &str,
+) -> String {
+    let shell = config.commands.shell.as_deref();
+    let mut snapshot = crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell);
+    for warning in snapshot.run_scripts(root, &config.snapshot.scripts) {
+        eprintln!(
+            "keyless {command}: {}: {} (the snapshot goes on without it)",
+            warning.code, warning.reason
+        );
+    }
+    crate::turn::prompt::first_message(task, limits, pace, &snapshot)
+}
+
+/// Starts the chat driver; a failure is printed with its code and ends the command.
+fn start_driver(
+    options: crate::chat::cdp::Options,
+    command: &str,
+) -> Result<crate::chat::cdp::CdpDriver, Status> {
+    eprintln!(
+        "keyless: opening {} ({}) in {}",
+        options.site_name,
+        options.url,
+        options.profile.display()
+    );
+    crate::chat::cdp::CdpDriver::start(options).map_err(|failure| {
+        eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
+        Status::Chat
+    })
+}
+
 /// Prints why a turn ended and returns the matching exit status.
 fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
     use crate::turn::Stop;

@@ -1,9 +1,8 @@
 //! `keyless run "task"`: one turn on a real chat site (or any site in selectors.json): the
 //! first message, then the loop until @@done or a stop reason.
 
-use crate::chat::cdp::CdpDriver;
 use crate::exit::Status;
-use crate::turn::{self, prompt};
+use crate::turn;
 
 use super::Shared;
 use super::terminal::TerminalHost;
@@ -25,39 +24,24 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
 
-    let shell = config.commands.shell.as_deref();
-    let mut snapshot = prompt::Snapshot::take(ws.root(), &config.snapshot.tools, shell);
-    for warning in snapshot.run_scripts(ws.root(), &config.snapshot.scripts) {
-        eprintln!(
-            "keyless run: {}: {} (the turn goes on without it)",
-            warning.code, warning.reason
-        );
-    }
     if !ws.root().join(".agent/session.json").is_file() {
         eprintln!(
             "keyless: KA_SESSION_NOT_FOUND: no saved session in this workspace (expected on a first run); starting a new chat"
         );
     }
-    let first = prompt::first_message(task, &settings.limits, settings.pace, &snapshot);
-    eprintln!(
-        "keyless: opening {} ({}) in {}",
-        options.site_name,
-        options.url,
-        options.profile.display()
+    let first = super::first_message(
+        task,
+        ws.root(),
+        &config,
+        &settings.limits,
+        settings.pace,
+        "run",
     );
-    let mut driver = match CdpDriver::start(options) {
+    let mut driver = match super::start_driver(options, "run") {
         Ok(driver) => driver,
-        Err(failure) => {
-            eprintln!("keyless run: {}: {}", failure.code, failure.reason);
-            return Status::Chat;
-        }
+        Err(status) => return status,
     };
-    let mut host = TerminalHost::new(
-        ws.root().to_path_buf(),
-        settings.limits.max_command_output_chars,
-        config.git.clone(),
-        config.commands.shell.clone(),
-    );
+    let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
     let stop = turn::run(
         first,
         &mut driver,

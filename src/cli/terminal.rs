@@ -41,6 +41,20 @@ impl TerminalHost {
         }
     }
 
+    /// A host for `root` as the configuration sets it up (git, shell, output limit).
+    pub fn from_config(
+        root: PathBuf,
+        settings: &crate::batch::Settings,
+        config: &crate::config::Config,
+    ) -> TerminalHost {
+        TerminalHost::new(
+            root,
+            settings.limits.max_command_output_chars,
+            config.git.clone(),
+            config.commands.shell.clone(),
+        )
+    }
+
     fn prompt(&self, text: &str) -> Option<String> {
         if !self.interactive {
             return None;
