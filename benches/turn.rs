@@ -48,6 +48,13 @@ impl ChatDriver for Timed {
     fn chat_url(&mut self) -> Option<String> {
         self.inner.chat_url()
     }
+    fn reopen(
+        &mut self,
+        url: &str,
+        pending: Option<&str>,
+    ) -> Result<keyless::chat::Reopened, Failure> {
+        self.inner.reopen(url, pending)
+    }
 }
 
 struct NoOne;

@@ -3,6 +3,7 @@
 //! See `ARCHITECTURE.md` for the map of modules and the invariants that hold between them.
 
 pub mod batch;
+pub mod cancel;
 pub mod catalog;
 pub mod chat;
 pub mod cli;

@@ -178,6 +178,13 @@ impl keyless::chat::ChatDriver for DropsOnce {
     fn chat_url(&mut self) -> Option<String> {
         self.inner.chat_url()
     }
+    fn reopen(
+        &mut self,
+        url: &str,
+        pending: Option<&str>,
+    ) -> Result<keyless::chat::Reopened, keyless::catalog::Failure> {
+        self.inner.reopen(url, pending)
+    }
 }
 
 #[test]

@@ -12,6 +12,10 @@
   let config = { dropSends: 0, staleComposer: null, uploadFails: false };
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
+  // The conversation's id: in the address (/c/ID) once the first message is sent, as real sites
+  // do, so that reopening the address shows the conversation again.
+  const match = location.pathname.match(/^\/c\/([A-Za-z0-9_-]+)/);
+  let conversation = match ? match[1] : null;
 
   // --- The composer: one <p> per line; the model is the truth. ---
   function renderComposer() {
@@ -124,6 +128,10 @@
     model = "";
     renderComposer();
     chips.innerHTML = "";
+    if (!conversation) {
+      conversation = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+      history.replaceState(null, "", "/c/" + conversation);
+    }
     // Attached files travel with the message, as a real site uploads them.
     let payload = text;
     for (const file of attached) payload += "\n\n[attachment " + file.name + "]\n" + (await file.text());
@@ -137,7 +145,12 @@
     controller = new AbortController();
     let raw = "";
     try {
-      const res = await fetch("/api/chat", { method: "POST", body: payload, signal: controller.signal });
+      const res = await fetch("/api/chat", {
+        method: "POST",
+        body: payload,
+        headers: { "x-conversation": conversation },
+        signal: controller.signal,
+      });
       if (res.status === 413) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {
@@ -158,6 +171,14 @@
       body.innerHTML = '<p class="error-text">Network error: the message could not be delivered.</p>';
     }
     controller = null;
+    finishReply(reply, raw);
+    window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
+    stopButton.hidden = true;
+    sendButton.hidden = false;
+  }
+
+  // A finished reply gets its copy button and is marked done.
+  function finishReply(reply, raw) {
     reply.setAttribute("data-raw-length", String(raw.length));
     const actions = document.createElement("div");
     actions.className = "actions";
@@ -170,9 +191,20 @@
     actions.appendChild(copy);
     reply.appendChild(actions);
     reply.setAttribute("data-done", "true");
-    window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
-    stopButton.hidden = true;
-    sendButton.hidden = false;
+  }
+
+  // A reopened conversation shows its messages again, replies rendered as they were.
+  async function loadConversation() {
+    if (!conversation) return;
+    const res = await fetch("/api/conversation/" + conversation);
+    if (!res.ok) return;
+    for (const turn of await res.json()) {
+      const msg = addMessage(turn.role, turn.text);
+      if (turn.role === "assistant") {
+        msg.querySelector(".markdown").innerHTML = window.renderMarkdown(turn.text);
+        finishReply(msg, turn.text);
+      }
+    }
   }
   sendButton.addEventListener("click", send);
   stopButton.addEventListener("click", () => controller && controller.abort());
@@ -184,7 +216,8 @@
   };
   fetch("/api/config")
     .then((r) => r.json())
-    .then((c) => {
+    .then(async (c) => {
+      await loadConversation().catch(() => {});
       config = Object.assign(config, c);
       if (config.staleComposer) {
         model = config.staleComposer;

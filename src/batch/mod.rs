@@ -210,6 +210,19 @@ pub const AFTER_DONE: &str = "after @@done";
 /// The skip reason once the user pressed Ctrl+C.
 pub const CANCELLED: &str = "cancelled by the user (Ctrl+C)";
 
+/// What [`execute_observed`] reports as it goes.
+#[derive(Debug)]
+pub enum Step<'a> {
+    /// A command is about to run.
+    Starting {
+        index: usize,
+        kind: CommandKind,
+        label: &'a str,
+    },
+    /// A command ran.
+    Finished(&'a CommandResult),
+}
+
 /// Runs a script's commands in order.
 pub fn execute(
     script: &Script,
@@ -217,7 +230,21 @@ pub fn execute(
     backup: &mut Backup,
     host: &mut dyn Host,
     settings: &Settings,
+    ids: (u64, u64),
+) -> Report {
+    execute_observed(script, ws, backup, host, settings, ids, &mut |_| {})
+}
+
+/// [`execute`], telling `on_step` before and after each command runs (the turn journals them,
+/// so that a crash mid-batch never runs a command twice).
+pub fn execute_observed(
+    script: &Script,
+    ws: &Workspace,
+    backup: &mut Backup,
+    host: &mut dyn Host,
+    settings: &Settings,
     (turn, batch): (u64, u64),
+    on_step: &mut dyn FnMut(Step),
 ) -> Report {
     let limit = settings.pace.limit(&settings.limits);
     let limit_reason = match settings.pace {
@@ -286,6 +313,11 @@ pub fn execute(
             continue;
         }
         counted += 1;
+        on_step(Step::Starting {
+            index: block.index,
+            kind,
+            label: &label,
+        });
         let (outcome, on_error) = run_one(command, ws, backup, host, settings);
         if let Some(failure) = &outcome.error {
             cancelled |= failure.code == Code::Cancelled;
@@ -309,6 +341,7 @@ pub fn execute(
             label,
             outcome,
         };
+        on_step(Step::Finished(&result));
         report.results.push(result);
     }
     report
@@ -530,7 +563,7 @@ pub fn commit_outcome(result: Result<crate::git::Committed, Failure>) -> Outcome
 }
 
 /// How a command is named in the results: its path, or the first line of its text.
-fn label(command: &Command) -> String {
+pub fn label(command: &Command) -> String {
     const MAX: usize = 80;
     let text = match command {
         Command::MoveFile { from, to } => return format!("{from} -> {to}"),

@@ -1,7 +1,9 @@
 //! The results message: one message mapping every result to its command, as the specification
 //! shows it. Failures carry their code (`status: error | code: KA_…`) and a reason.
 
-use super::{Done, Report};
+use super::{Done, Outcome, Report, Skipped};
+use crate::catalog::Code;
+use crate::protocol::CommandKind;
 use crate::protocol::render::push_named_section;
 
 /// The line that closes every results message.
@@ -10,44 +12,109 @@ const TRAILER: &str =
 
 /// Renders a batch report as the message sent back to the model.
 pub fn render(report: &Report) -> String {
-    let mut out = format!(
-        "[KEYLESSAGENT RESULTS] turn={} batch={}\n",
-        report.turn, report.batch
-    );
+    let mut out = opening(report.turn, report.batch);
     for (i, result) in report.results.iter().enumerate() {
-        out.push_str(&format!(
-            "--- result {}/{} | #{} {} | {} ---\n",
-            i + 1,
-            report.total,
-            result.index,
-            result.kind.name(),
-            result.label
-        ));
-        let outcome = &result.outcome;
-        let mut status = match &outcome.error {
-            None => "status: ok".to_string(),
-            Some(failure) => format!("status: error | code: {}", failure.code),
+        let head = CommandResultHead {
+            index: result.index,
+            kind: result.kind,
+            label: result.label.clone(),
         };
-        for detail in &outcome.details {
-            status.push_str(" | ");
-            status.push_str(detail);
-        }
-        out.push_str(&status);
-        out.push('\n');
-        if let Some(failure) = &outcome.error {
-            out.push_str("reason: ");
-            out.push_str(&failure.reason);
-            out.push('\n');
-        }
-        for line in &outcome.lines {
-            out.push_str(line);
-            out.push('\n');
-        }
-        if let Some((name, text)) = &outcome.block {
-            push_named_section(&mut out, name, text);
-        }
+        push_head(&mut out, i + 1, report.total, &head);
+        out.push_str(&outcome_text(&result.outcome));
     }
-    for skipped in &report.skipped {
+    closing(&mut out, &report.skipped, &report.done);
+    out
+}
+
+/// One result's text after its header: the status line, the reason, the lines and the output.
+/// The turn keeps it in its journal, so that a batch cut short by a crash can still be reported.
+pub fn outcome_text(outcome: &Outcome) -> String {
+    let mut out = match &outcome.error {
+        None => "status: ok".to_string(),
+        Some(failure) => format!("status: error | code: {}", failure.code),
+    };
+    for detail in &outcome.details {
+        out.push_str(" | ");
+        out.push_str(detail);
+    }
+    out.push('\n');
+    if let Some(failure) = &outcome.error {
+        out.push_str("reason: ");
+        out.push_str(&failure.reason);
+        out.push('\n');
+    }
+    for line in &outcome.lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    if let Some((name, text)) = &outcome.block {
+        push_named_section(&mut out, name, text);
+    }
+    out
+}
+
+/// A results message for a batch keyless was stopped in (killed, crashed): what finished, as
+/// journalled; the command that was running, whose outcome nobody knows; and what never ran.
+/// Nothing is run again: the model decides what is still needed.
+pub fn render_interrupted(
+    (turn, batch): (u64, u64),
+    total: usize,
+    finished: &[(CommandResultHead, String)],
+    running: Option<CommandResultHead>,
+    not_run: Skipped,
+) -> String {
+    let mut out = opening(turn, batch);
+    out.push_str(INTERRUPTED_NOTE);
+    for (i, (head, text)) in finished.iter().enumerate() {
+        push_head(&mut out, i + 1, total, head);
+        out.push_str(text);
+    }
+    if let Some(head) = running {
+        push_head(&mut out, finished.len() + 1, total, &head);
+        out.push_str(&format!(
+            "status: error | code: {}\nreason: keyless was stopped while this command ran; its outcome is unknown, so check it before relying on it\n",
+            Code::Cancelled
+        ));
+    }
+    let skipped: Vec<Skipped> = if not_run.commands.is_empty() {
+        Vec::new()
+    } else {
+        vec![not_run]
+    };
+    closing(&mut out, &skipped, &Done::NotRequested);
+    out
+}
+
+/// The first line of a results message after an interruption.
+const INTERRUPTED_NOTE: &str = "--- keyless was stopped while carrying out this batch and has restarted; nothing was run twice ---\n";
+
+/// The skip reason for commands a stopped keyless never reached.
+pub const NOT_RUN: &str =
+    "keyless was stopped before running them; send them again if they are still needed";
+
+/// A result's index, command and label: enough for its header line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandResultHead {
+    pub index: usize,
+    pub kind: CommandKind,
+    pub label: String,
+}
+
+fn opening(turn: u64, batch: u64) -> String {
+    format!("[KEYLESSAGENT RESULTS] turn={turn} batch={batch}\n")
+}
+
+fn push_head(out: &mut String, position: usize, total: usize, head: &CommandResultHead) {
+    out.push_str(&format!(
+        "--- result {position}/{total} | #{} {} | {} ---\n",
+        head.index,
+        head.kind.name(),
+        head.label
+    ));
+}
+
+fn closing(out: &mut String, skipped: &[Skipped], done: &Done) {
+    for skipped in skipped {
         out.push_str(&format!(
             "--- skipped {} commands: {} ---\n",
             skipped.commands.len(),
@@ -57,7 +124,7 @@ pub fn render(report: &Report) -> String {
             out.push_str(&format!("skipped: #{index} {} | {label}\n", kind.name()));
         }
     }
-    match &report.done {
+    match done {
         Done::NotHonoured { why } => out.push_str(&format!("--- @@done not honoured: {why} ---\n")),
         Done::Honoured { .. } => out.push_str("--- @@done honoured: the turn is finished ---\n"),
         Done::NotRequested => {}
@@ -65,5 +132,4 @@ pub fn render(report: &Report) -> String {
     out.push_str("[END RESULTS]\n");
     out.push_str(TRAILER);
     out.push('\n');
-    out
 }

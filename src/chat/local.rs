@@ -148,7 +148,19 @@ struct Shared {
     script: Script,
     next: usize,
     received: Vec<String>,
+    /// Conversations by id, as a real site keeps them: a reopened `/c/{id}` shows them again.
+    conversations: std::collections::HashMap<String, Vec<Turn>>,
 }
+
+/// One message of a stored conversation.
+#[derive(Clone, Debug, serde::Serialize)]
+struct Turn {
+    role: &'static str,
+    text: String,
+}
+
+/// The header that names the conversation a message belongs to.
+const CONVERSATION_HEADER: &str = "x-conversation";
 
 type AppState = Arc<Mutex<Shared>>;
 
@@ -170,6 +182,7 @@ impl LocalChat {
             script,
             next: 0,
             received: Vec::new(),
+            conversations: std::collections::HashMap::new(),
         }));
         let app = Router::new()
             .route(
@@ -193,6 +206,7 @@ impl LocalChat {
                 get(|| async { page(CHAT_CSS, "text/css; charset=utf-8") }),
             )
             .route("/api/config", get(config))
+            .route("/api/conversation/{id}", get(conversation))
             .route("/api/chat", post(chat))
             .with_state(Arc::clone(&state));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
@@ -253,7 +267,33 @@ async fn config(State(state): State<AppState>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], json).into_response()
 }
 
-async fn chat(State(state): State<AppState>, body: String) -> Response {
+/// A stored conversation's messages, oldest first (404 when the id is unknown).
+async fn conversation(
+    State(state): State<AppState>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Response {
+    let turns = state
+        .lock()
+        .ok()
+        .and_then(|s| s.conversations.get(&id).cloned());
+    match turns {
+        Some(turns) => {
+            let json = serde_json::to_string(&turns).unwrap_or_else(|_| "[]".to_string());
+            ([(header::CONTENT_TYPE, "application/json")], json).into_response()
+        }
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn chat(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    body: String,
+) -> Response {
+    let conversation = headers
+        .get(CONVERSATION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let (reply, chunk_chars, delay) = {
         let Ok(mut s) = state.lock() else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
@@ -266,6 +306,7 @@ async fn chat(State(state): State<AppState>, body: String) -> Response {
                 text: block.to_string(),
                 fault: None,
             });
+        let body_for_record = body.clone();
         s.received.push(body);
         let reply = match canary {
             Some(echo) => Some(echo),
@@ -274,6 +315,20 @@ async fn chat(State(state): State<AppState>, body: String) -> Response {
                 s.script.replies.get(s.next - 1).cloned()
             }
         };
+        // The site keeps the whole exchange, whether or not the page stays to read it.
+        if let Some(id) = conversation {
+            let turns = s.conversations.entry(id).or_default();
+            turns.push(Turn {
+                role: "user",
+                text: body_for_record,
+            });
+            if let Some(text) = reply.as_ref().and_then(stored_reply) {
+                turns.push(Turn {
+                    role: "assistant",
+                    text,
+                });
+            }
+        }
         (reply, s.script.chunk_chars.max(1), s.script.chunk_delay)
     };
     let Some(reply) = reply else {
@@ -292,10 +347,7 @@ async fn chat(State(state): State<AppState>, body: String) -> Response {
             let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
             return Response::new(Body::from_stream(pending));
         }
-        Some(Fault::Truncate) => match reply.text.rfind("@@eof") {
-            Some(at) => reply.text[..at].to_string(),
-            None => reply.text[..reply.text.len() / 2].to_string(),
-        },
+        Some(Fault::Truncate) => truncated(&reply.text),
         None => reply.text,
     };
     let chunks: Vec<String> = text
@@ -314,4 +366,28 @@ async fn chat(State(state): State<AppState>, body: String) -> Response {
         Body::from_stream(stream),
     )
         .into_response()
+}
+
+/// What the site keeps of a reply: nothing for a fault that produced none, the cut text for a
+/// truncated one.
+fn stored_reply(reply: &ScriptedReply) -> Option<String> {
+    match reply.fault {
+        None => Some(reply.text.clone()),
+        Some(Fault::Truncate) => Some(truncated(&reply.text)),
+        Some(Fault::NoReply | Fault::Exhausted | Fault::ServerError) => None,
+    }
+}
+
+/// A reply cut before its `@@eof` (or in half when it has none).
+fn truncated(text: &str) -> String {
+    match text.rfind("@@eof") {
+        Some(at) => text[..at].to_string(),
+        None => {
+            let mut half = text.len() / 2;
+            while !text.is_char_boundary(half) {
+                half -= 1;
+            }
+            text[..half].to_string()
+        }
+    }
 }

@@ -46,4 +46,18 @@ pub trait ChatDriver {
     fn site(&self) -> String;
     /// The chat page's address now (it changes when a new chat gets its own URL).
     fn chat_url(&mut self) -> Option<String>;
+    /// Opens a saved chat again (resuming a turn) and says where it stands with `pending`, the
+    /// message that was being sent when keyless stopped.
+    fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure>;
+}
+
+/// Where a reopened chat stands with the message that was being sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reopened {
+    /// The page shows no conversation: the chat is gone (or the address was a new chat).
+    Empty,
+    /// The conversation is there, but the message did not get a reply: send it (again).
+    Unsent,
+    /// The message is the last user turn and a reply follows it: wait for it and read it.
+    Answered,
 }

@@ -97,6 +97,12 @@
       return true;
     },
     lastUserText: () => { const el = last("UserMessage"); return el ? el.textContent : null; },
+    // Whether a reply follows the last user message (a reopened chat that was answered).
+    replyFollows: () => {
+      const u = last("UserMessage");
+      const a = last("AssistantMessage");
+      return !!(u && a && (u.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING));
+    },
     state: () => {
       const a = last("AssistantMessage");
       const stop = first("StopButton");

@@ -64,7 +64,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
 /// keyless at once.
 pub(super) fn install_ctrl_c() {
     let _ = ctrlc::set_handler(|| {
-        if crate::exec::CANCEL.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if crate::cancel::request() {
             std::process::exit(130);
         }
     });

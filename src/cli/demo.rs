@@ -74,7 +74,12 @@ fn demo(shared: &Shared) -> Result<Status, String> {
         ..Settings::default()
     };
     let snapshot = prompt::Snapshot::take(&root, &["git".to_string(), "sh".to_string()], None);
-    let first = prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot);
+    let rules = prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot);
+    let task = turn::Task {
+        task: TASK.to_string(),
+        first: rules.clone(),
+        rules,
+    };
     let mut host = TerminalHost::new(
         root.clone(),
         settings.limits.max_command_output_chars,
@@ -85,7 +90,7 @@ fn demo(shared: &Shared) -> Result<Status, String> {
         None,
     );
     let stop = turn::run(
-        first,
+        task,
         &mut driver,
         &ws,
         &mut host,

@@ -12,6 +12,7 @@ use crate::turn;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::Shared;
+use super::session::{self, Saved};
 use super::terminal::TerminalHost;
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
@@ -53,7 +54,24 @@ pub fn run(shared: &Shared) -> Status {
         Err(status) => return status,
     };
     let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
-    let mut rules_sent = false;
+    // The saved chat goes on: an interrupted turn is finished first.
+    let mut rules_sent = match session::saved(&ws, &driver.site(), shared.new_chat, "interactive") {
+        Saved::Interrupted(s) => {
+            session::announce_resume(&s, "interactive");
+            let stop = turn::resume(
+                s,
+                &mut driver,
+                &ws,
+                &mut host,
+                &settings,
+                &mut super::progress::print,
+            );
+            let _ = super::report_stop(stop, "interactive");
+            true
+        }
+        Saved::Chat(s) => session::open_chat(&mut driver, &s, "interactive"),
+        Saved::Fresh => false,
+    };
     eprintln!("{HELP}");
     loop {
         let line = match editor.readline("keyless> ") {
@@ -106,22 +124,28 @@ pub fn run(shared: &Shared) -> Status {
                 println!("Unknown command {command}. /help lists them.")
             }
             _ => {
-                let message = if rules_sent {
-                    format!("Next task (reply in AgentScript v1 only):\n{line}\n")
+                let rules = super::first_message(
+                    line,
+                    ws.root(),
+                    &config,
+                    &settings.limits,
+                    settings.pace,
+                    "interactive",
+                );
+                let first = if rules_sent {
+                    turn::prompt::follow_up(line)
                 } else {
-                    super::first_message(
-                        line,
-                        ws.root(),
-                        &config,
-                        &settings.limits,
-                        settings.pace,
-                        "interactive",
-                    )
+                    rules.clone()
                 };
                 rules_sent = true;
-                crate::exec::CANCEL.store(false, std::sync::atomic::Ordering::SeqCst);
+                crate::cancel::reset();
+                let task = turn::Task {
+                    task: line.to_string(),
+                    rules,
+                    first,
+                };
                 let stop = turn::run(
-                    message,
+                    task,
                     &mut driver,
                     &ws,
                     &mut host,

@@ -11,6 +11,7 @@ mod policy;
 mod progress;
 mod prompt;
 mod run;
+mod session;
 mod terminal;
 
 use std::path::PathBuf;
@@ -46,8 +47,12 @@ pub struct Args {
 pub enum Subcommands {
     /// Run one turn: send TASK, loop until @@done or a stop reason.
     Run {
-        /// What the model should do, in plain words.
-        task: String,
+        /// What the model should do, in plain words. Without it, an interrupted turn resumes.
+        task: Option<String>,
+        /// Resume the turn that stopped half-way (crash, closed browser, Ctrl+C) from
+        /// .agent/session.json: its reply is read if the chat has it, nothing runs twice.
+        #[arg(long)]
+        resume: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -203,7 +208,11 @@ pub fn run(args: Args) -> Status {
     });
     match args.command {
         Subcommands::Check { file, json } => check::run(file.as_deref(), json),
-        Subcommands::Run { task, shared } => run::run(&task, &shared),
+        Subcommands::Run {
+            task,
+            resume,
+            shared,
+        } => run::run(task.as_deref(), resume, &shared),
         Subcommands::Interactive { shared } => interactive::run(&shared),
         Subcommands::Doctor {
             json,

@@ -7,6 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::chat::Reopened;
 use crate::turn::Event;
 
 /// How much to show.
@@ -71,6 +72,14 @@ pub fn print(event: Event) {
                 "⚠ the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Resending the same message in {}s (try {attempt})",
                 wait.as_secs()
             );
+        }
+        Event::Resumed { reopened } => {
+            let how = match reopened {
+                Reopened::Answered => "the reply is on the page: reading it (nothing is resent)",
+                Reopened::Unsent => "the message had no reply: sending it again",
+                Reopened::Empty => "the chat is gone: going on in a new chat with a summary",
+            };
+            let _ = writeln!(err, "↻ reopened the saved chat; {how}");
         }
         _ if level == Level::Quiet => {}
         Event::Sending { chars, what, text } => {

@@ -1,13 +1,16 @@
 //! `keyless run "task"`: one turn on a real chat site (or any site in selectors.json): the
-//! first message, then the loop until @@done or a stop reason.
+//! first message, then the loop until @@done or a stop reason. A turn that stopped half-way is
+//! resumed (`--resume`, or the same task again); a finished turn's chat is reused for the next
+//! task unless `--new-chat`.
 
 use crate::exit::Status;
 use crate::turn;
 
 use super::Shared;
+use super::session::{self, Saved};
 use super::terminal::TerminalHost;
 
-pub fn run(task: &str, shared: &Shared) -> Status {
+pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
     let config = match super::load_config(shared, "run") {
         Ok(config) => config,
         Err(status) => return status,
@@ -24,32 +27,66 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
 
-    if !ws.root().join(".agent/session.json").is_file() {
-        eprintln!(
-            "keyless: KA_SESSION_NOT_FOUND: no saved session in this workspace (expected on a first run); starting a new chat"
-        );
+    let saved = session::saved(&ws, &options.site_name, shared.new_chat, "run");
+    // Decide before the browser opens: a mistake costs nothing then.
+    match (&saved, task) {
+        (Saved::Interrupted(s), Some(task)) if !resume && s.task.as_deref() != Some(task) => {
+            eprintln!(
+                "keyless run: a turn for another task stopped half-way here (\"{}\"). `keyless run --resume` finishes it; `keyless run --new-chat \"{task}\"` drops it and starts this task in a new chat.",
+                s.task.as_deref().unwrap_or("unknown")
+            );
+            return Status::Usage;
+        }
+        (Saved::Interrupted(_), _) => {}
+        (_, None) => {
+            eprintln!(
+                "keyless run: nothing to resume in this workspace; give a task: keyless run \"what to do\""
+            );
+            return Status::Usage;
+        }
+        (_, Some(_)) if resume => {
+            eprintln!("keyless run: nothing to resume in this workspace; starting the task");
+        }
+        _ => {}
     }
-    let first = super::first_message(
-        task,
-        ws.root(),
-        &config,
-        &settings.limits,
-        settings.pace,
-        "run",
-    );
     let mut driver = match super::start_driver(options, "run") {
         Ok(driver) => driver,
         Err(status) => return status,
     };
     let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
-    let stop = turn::run(
-        first,
-        &mut driver,
-        &ws,
-        &mut host,
-        &settings,
-        &mut super::progress::print,
-    );
+    let progress = &mut super::progress::print;
+    let stop = match saved {
+        Saved::Interrupted(s) => {
+            session::announce_resume(&s, "run");
+            turn::resume(s, &mut driver, &ws, &mut host, &settings, progress)
+        }
+        saved => {
+            let task = task.unwrap_or_default();
+            let rules = super::first_message(
+                task,
+                ws.root(),
+                &config,
+                &settings.limits,
+                settings.pace,
+                "run",
+            );
+            let has_rules = match &saved {
+                Saved::Chat(s) => session::open_chat(&mut driver, s, "run"),
+                _ => false,
+            };
+            let first = if has_rules {
+                turn::prompt::follow_up(task)
+            } else {
+                rules.clone()
+            };
+            let task = turn::Task {
+                task: task.to_string(),
+                rules,
+                first,
+            };
+            turn::run(task, &mut driver, &ws, &mut host, &settings, progress)
+        }
+    };
     driver.close();
     super::report_stop(stop, "run")
 }

@@ -11,14 +11,10 @@ pub mod snapshot;
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use capture::Capture;
-
-/// Set by the Ctrl+C handler; a running command is ended and reported as cancelled.
-pub static CANCEL: AtomicBool = AtomicBool::new(false);
 
 /// How often the runner looks at the clock and the cancel flag while a command runs.
 const POLL: Duration = Duration::from_millis(10);
@@ -150,7 +146,7 @@ pub fn run_command(
         }
         if started.elapsed() >= timeout {
             timed_out = true;
-        } else if CANCEL.load(Ordering::SeqCst) {
+        } else if crate::cancel::requested() {
             cancelled = true;
         }
         if timed_out || cancelled {

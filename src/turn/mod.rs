@@ -7,15 +7,16 @@
 pub mod prompt;
 pub mod record;
 
-use record::{Recorder, Session};
+use record::{JournalLine, Recorder, Session};
 
 use std::time::Duration;
 
-use crate::batch::{self, Done, Host, Settings, results};
+use crate::batch::results::{self, CommandResultHead};
+use crate::batch::{self, Done, Host, Settings, Skipped, Step};
 use crate::catalog::{Code, Failure};
-use crate::chat::{Channel, ChatDriver};
+use crate::chat::{Channel, ChatDriver, Reopened, Reply};
 use crate::config::Pace;
-use crate::protocol::{Diagnostic, parse, render::format_error};
+use crate::protocol::{CommandKind, Diagnostic, parse, render::format_error};
 use crate::workspace::Workspace;
 use crate::workspace::backup::{Backup, BatchKind};
 
@@ -34,6 +35,10 @@ const OFFLINE_TRIES: u32 = 8;
 /// What the loop tells whoever watches it.
 #[derive(Debug)]
 pub enum Event<'a> {
+    /// A saved turn is picked up again; `reopened` says where its chat stood.
+    Resumed {
+        reopened: Reopened,
+    },
     /// The chat reached its length limit: a new chat continues the turn.
     NewChat,
     /// A problem that did not stop the turn.
@@ -45,7 +50,7 @@ pub enum Event<'a> {
     },
     Sending {
         chars: usize,
-        what: &'static str,
+        what: &'a str,
         text: &'a str,
     },
     Receiving {
@@ -78,171 +83,448 @@ pub enum Stop {
     Chat(Failure),
 }
 
-/// Runs one turn: `first` is the first message (rules and task, or a follow-up line).
-pub fn run(
-    first: String,
-    driver: &mut dyn ChatDriver,
-    ws: &Workspace,
-    host: &mut dyn Host,
-    settings: &Settings,
-    on_event: &mut dyn FnMut(Event),
-) -> Stop {
-    let mut recorder = Recorder::new(ws);
-    let stop = drive(first, driver, ws, host, settings, on_event, &mut recorder);
-    tracing::info!(?stop, "turn ended");
-    recorder.entry("stop", serde_json::json!({ "reason": format!("{stop:?}") }));
-    stop
+/// A new turn's messages.
+#[derive(Clone, Debug)]
+pub struct Task {
+    /// The task as the user gave it.
+    pub task: String,
+    /// The whole first message of a new chat: the rules, limits, snapshot and task.
+    pub rules: String,
+    /// What is sent now: `rules`, or a shorter follow-up in a chat that has them already.
+    pub first: String,
 }
 
-fn drive(
-    first: String,
+impl From<&str> for Task {
+    /// A task whose first message is the task itself (tests, benchmarks).
+    fn from(task: &str) -> Task {
+        Task {
+            task: task.to_string(),
+            rules: task.to_string(),
+            first: task.to_string(),
+        }
+    }
+}
+
+/// Runs one turn from its first message.
+pub fn run(
+    task: Task,
     driver: &mut dyn ChatDriver,
     ws: &Workspace,
     host: &mut dyn Host,
     settings: &Settings,
     on_event: &mut dyn FnMut(Event),
-    recorder: &mut Recorder,
 ) -> Stop {
-    let limit = if settings.pace == Pace::Step {
-        settings
-            .limits
-            .max_iterations_per_turn
-            .max(STEP_MIN_ITERATIONS)
-    } else {
-        settings.limits.max_iterations_per_turn
-    };
-    let retry_limit = settings.limits.max_format_retries;
-    let rules = first.clone();
-    let mut done_so_far: Vec<String> = Vec::new();
-    let mut new_chats = 0;
-    let mut message = first;
-    let mut what = "task";
-    let mut retries = 0;
-    let mut batch_number = 0;
-    let mut session = Session {
+    let session = Session {
         site: driver.site(),
         turn: 1,
+        task: Some(task.task),
+        rules: Some(task.rules),
         ..Session::default()
     };
-    let mut replies = 0;
-    let mut offline_tries = 0;
-    while replies < limit {
+    let next = Next::Send {
+        message: task.first,
+        what: "task".to_string(),
+    };
+    Turn::new(session, ws, settings).drive(next, driver, host, on_event)
+}
+
+/// Picks up a turn that stopped half-way (see [`Session::interrupted`]): reopens its chat, then
+/// waits for the reply already on the page, resends the unanswered message, carries out a reply
+/// that never ran, or reports a batch cut short without running any of it twice.
+pub fn resume(
+    session: Session,
+    driver: &mut dyn ChatDriver,
+    ws: &Workspace,
+    host: &mut dyn Host,
+    settings: &Settings,
+    on_event: &mut dyn FnMut(Event),
+) -> Stop {
+    let mut turn = Turn::new(session, ws, settings);
+    turn.recorder.entry(
+        "resume",
+        serde_json::json!({ "batch": turn.session.batch, "pending": turn.session.pending.is_some(), "reply": turn.session.reply.is_some() }),
+    );
+    let reopened = match turn.session.chat_url.clone() {
+        Some(url) => match driver.reopen(&url, turn.session.pending.as_deref()) {
+            Ok(reopened) => reopened,
+            Err(failure) => return turn.stop(Stop::Chat(failure)),
+        },
+        None => Reopened::Empty,
+    };
+    on_event(Event::Resumed { reopened });
+    if reopened == Reopened::Empty {
+        // The chat is gone: a new one gets the rules and what was done before what is due.
+        if let Err(failure) = driver.new_chat() {
+            return turn.stop(Stop::Chat(failure));
+        }
+        turn.fresh_chat = true;
+    }
+    let next = if let Some(reply) = turn.session.reply.clone() {
+        let journal = record::read_journal(ws, turn.session.batch);
+        if journal.is_empty() {
+            // Nothing of it ran: carry it out now.
+            Next::Carry(reply)
+        } else {
+            let message = turn.interrupted_results(&reply, &journal);
+            Next::Send {
+                message,
+                what: "results".to_string(),
+            }
+        }
+    } else if let Some(pending) = turn.session.pending.clone() {
+        if reopened == Reopened::Answered {
+            Next::Wait
+        } else {
+            let what = turn
+                .session
+                .pending_what
+                .clone()
+                .unwrap_or_else(|| "message".to_string());
+            Next::Send {
+                message: pending,
+                what,
+            }
+        }
+    } else {
+        return turn.stop(Stop::Done {
+            message: Some("Nothing to resume: the saved turn had finished.".to_string()),
+        });
+    };
+    turn.drive(next, driver, host, on_event)
+}
+
+/// What the loop does next.
+enum Next {
+    /// Send this message, then wait for the reply.
+    Send { message: String, what: String },
+    /// The message is in the chat already: wait for its reply.
+    Wait,
+    /// Carry out a reply that was received but never carried out.
+    Carry(String),
+}
+
+/// One turn's state; the session mirrors it on disk.
+struct Turn<'w> {
+    ws: &'w Workspace,
+    settings: &'w Settings,
+    recorder: Recorder<'w>,
+    session: Session,
+    /// The chat is new: the next message goes with the rules and a summary.
+    fresh_chat: bool,
+    new_chats: u32,
+    retries: usize,
+    offline_tries: u32,
+}
+
+impl<'w> Turn<'w> {
+    fn new(session: Session, ws: &'w Workspace, settings: &'w Settings) -> Turn<'w> {
+        Turn {
+            ws,
+            settings,
+            recorder: Recorder::new(ws),
+            session,
+            fresh_chat: false,
+            new_chats: 0,
+            retries: 0,
+            offline_tries: 0,
+        }
+    }
+
+    /// Ends the turn: the session says what is left to resume, and the transcript why.
+    fn stop(mut self, stop: Stop) -> Stop {
+        match &stop {
+            // Finished, or handed to the user: nothing to resume.
+            Stop::Done { .. } | Stop::FormatRetries { .. } => {
+                self.session.pending = None;
+                self.session.pending_what = None;
+                self.session.reply = None;
+            }
+            // The unsent results (Iterations), or the message in flight (a chat failure,
+            // Ctrl+C) stay pending: the next run resumes from them.
+            Stop::Iterations { .. } | Stop::Chat(_) => {}
+        }
+        self.recorder.session(&self.session);
+        tracing::info!(?stop, "turn ended");
+        self.recorder
+            .entry("stop", serde_json::json!({ "reason": format!("{stop:?}") }));
+        stop
+    }
+
+    fn drive(
+        mut self,
+        mut next: Next,
+        driver: &mut dyn ChatDriver,
+        host: &mut dyn Host,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Stop {
+        let settings = self.settings;
+        let limit = if settings.pace == Pace::Step {
+            settings
+                .limits
+                .max_iterations_per_turn
+                .max(STEP_MIN_ITERATIONS)
+        } else {
+            settings.limits.max_iterations_per_turn
+        };
+        let mut replies = 0;
+        while replies < limit {
+            let outcome = match next {
+                Next::Carry(text) => {
+                    // A saved reply, numbered already.
+                    match self.carry_out(&text, host, on_event) {
+                        Ok(message) => {
+                            next = Next::Send {
+                                message,
+                                what: "results".to_string(),
+                            };
+                            continue;
+                        }
+                        Err(stop) => return self.stop(stop),
+                    }
+                }
+                Next::Send { message, what } => {
+                    let message = if self.fresh_chat {
+                        self.fresh_chat = false;
+                        self.continuation(&message)
+                    } else {
+                        message
+                    };
+                    self.send(&message, &what, driver, on_event)
+                        .and_then(|()| self.wait(driver, on_event))
+                }
+                Next::Wait => self.wait(driver, on_event),
+            };
+            let reply = match outcome {
+                Ok(reply) => reply,
+                Err(failure) => match self.recover(failure, driver, on_event) {
+                    Ok(again) => {
+                        next = again;
+                        continue;
+                    }
+                    Err(stop) => return self.stop(stop),
+                },
+            };
+            replies += 1;
+            self.offline_tries = 0;
+            on_event(Event::Received {
+                chars: reply.text.chars().count(),
+                channel: reply.channel,
+                text: &reply.text,
+            });
+            self.recorder.entry(
+                "reply",
+                serde_json::json!({ "channel": reply.channel, "text": reply.text }),
+            );
+            tracing::info!(chars = reply.text.chars().count(), channel = ?reply.channel, "reply received");
+            let parsed = parse(&reply.text, &settings.limits);
+            self.recorder.entry(
+                "parse",
+                serde_json::json!({ "ok": parsed.is_ok(), "errors": parsed.diagnostics }),
+            );
+            if parsed.script.is_none() {
+                self.retries += 1;
+                if self.retries > settings.limits.max_format_retries {
+                    return self.stop(Stop::FormatRetries {
+                        last_reply: reply.text,
+                    });
+                }
+                on_event(Event::Rejected {
+                    problems: parsed.diagnostics.len(),
+                    retries_left: settings.limits.max_format_retries + 1 - self.retries,
+                });
+                next = Next::Send {
+                    message: format_error(&parsed.diagnostics, parsed.truncated),
+                    what: "format correction".to_string(),
+                };
+                continue;
+            }
+            self.retries = 0;
+            self.session.batch += 1;
+            // Saved before anything runs: a crash from here on resumes this batch.
+            self.recorder.journal_start();
+            self.session.reply = Some(reply.text.clone());
+            self.session.pending = None;
+            self.session.pending_what = None;
+            self.recorder.session(&self.session);
+            match self.carry_out(&reply.text, host, on_event) {
+                Ok(results) => {
+                    next = Next::Send {
+                        message: results,
+                        what: "results".to_string(),
+                    }
+                }
+                Err(stop) => return self.stop(stop),
+            }
+        }
+        // The last results were not sent: they wait in the session for the next run.
+        if let Next::Send { message, what } = next {
+            self.session.pending = Some(message);
+            self.session.pending_what = Some(what);
+            self.session.reply = None;
+        }
+        self.stop(Stop::Iterations { limit })
+    }
+
+    /// Sends a message; the session (with the message) is saved first, so a crash or Ctrl+C
+    /// from here on loses nothing.
+    fn send(
+        &mut self,
+        message: &str,
+        what: &str,
+        driver: &mut dyn ChatDriver,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<(), Failure> {
         on_event(Event::Sending {
             chars: message.chars().count(),
             what,
-            text: &message,
+            text: message,
         });
-        // Saved before the send: a crash or Ctrl+C from here on loses nothing.
-        session.pending = Some(message.clone());
-        session.batch = batch_number;
-        session.chat_url = driver.chat_url();
-        recorder.session(&session);
-        recorder.entry("sent", serde_json::json!({ "what": what, "text": message }));
+        self.session.pending = Some(message.to_string());
+        self.session.pending_what = Some(what.to_string());
+        self.session.reply = None;
+        self.session.chat_url = driver.chat_url().or(self.session.chat_url.take());
+        self.recorder.session(&self.session);
+        self.recorder
+            .entry("sent", serde_json::json!({ "what": what, "text": message }));
         tracing::info!(what, chars = message.chars().count(), "sending");
-        let sent = driver.send(&message);
+        let sent = driver.send(message);
         for warning in driver.take_warnings() {
-            recorder.entry(
+            self.recorder.entry(
                 "warning",
                 serde_json::json!({ "code": warning.code, "reason": warning.reason }),
             );
             on_event(Event::Warning(warning));
         }
-        let outcome = sent
-            .and_then(|()| driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars })));
-        let reply = match outcome {
-            Ok(reply) => reply,
+        // A new chat gets its own address with its first message.
+        if let (true, Some(url)) = (sent.is_ok(), driver.chat_url())
+            && self.session.chat_url.as_deref() != Some(url.as_str())
+        {
+            self.session.chat_url = Some(url);
+            self.recorder.session(&self.session);
+        }
+        sent
+    }
+
+    fn wait(
+        &mut self,
+        driver: &mut dyn ChatDriver,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<Reply, Failure> {
+        driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars }))
+    }
+
+    /// What to do after a failed send or wait: the next step, or the stop.
+    fn recover(
+        &mut self,
+        failure: Failure,
+        driver: &mut dyn ChatDriver,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<Next, Stop> {
+        let due = self.session.pending.clone().unwrap_or_default();
+        let what = self
+            .session
+            .pending_what
+            .clone()
+            .unwrap_or_else(|| "message".to_string());
+        match failure.code {
             // The chat is full: a new chat gets the rules, what was done, and the message due.
-            Err(failure) if failure.code == Code::ChatExhausted && new_chats < MAX_NEW_CHATS => {
-                new_chats += 1;
-                recorder.entry("new_chat", serde_json::json!({ "reason": failure.reason }));
+            Code::ChatExhausted if self.new_chats < MAX_NEW_CHATS => {
+                self.new_chats += 1;
+                self.recorder
+                    .entry("new_chat", serde_json::json!({ "reason": failure.reason }));
                 on_event(Event::NewChat);
-                if let Err(failure) = driver.new_chat() {
-                    return Stop::Chat(failure);
-                }
-                message = continuation(&rules, &done_so_far, &message);
-                what = "task, continued in a new chat";
-                continue;
+                driver.new_chat().map_err(Stop::Chat)?;
+                self.fresh_chat = true;
+                Ok(Next::Send {
+                    message: due,
+                    what: "task, continued in a new chat".to_string(),
+                })
             }
             // Offline: nothing reached the model; wait, then resend the same message.
-            Err(failure)
-                if failure.code == Code::NetworkOffline && offline_tries < OFFLINE_TRIES =>
-            {
-                offline_tries += 1;
-                let wait = (OFFLINE_FIRST_WAIT * 2u32.pow(offline_tries - 1)).min(OFFLINE_MAX_WAIT);
-                recorder.entry(
+            Code::NetworkOffline if self.offline_tries < OFFLINE_TRIES => {
+                self.offline_tries += 1;
+                let wait =
+                    (OFFLINE_FIRST_WAIT * 2u32.pow(self.offline_tries - 1)).min(OFFLINE_MAX_WAIT);
+                self.recorder.entry(
                     "offline",
-                    serde_json::json!({ "attempt": offline_tries, "wait_s": wait.as_secs() }),
+                    serde_json::json!({ "attempt": self.offline_tries, "wait_s": wait.as_secs() }),
                 );
                 on_event(Event::Offline {
-                    attempt: offline_tries,
+                    attempt: self.offline_tries,
                     wait,
                 });
                 std::thread::sleep(wait);
-                continue;
+                Ok(Next::Send { message: due, what })
             }
-            // A reply cut off before @@eof is resent in smaller pieces, counted as a retry.
-            Err(failure) if failure.code == Code::ReplyTruncated => {
-                recorder.entry("truncated", serde_json::json!({ "reason": failure.reason }));
-                retries += 1;
-                if retries > retry_limit {
-                    return Stop::FormatRetries {
+            // A reply cut off before @@eof is asked for again in smaller pieces, as a retry.
+            Code::ReplyTruncated => {
+                self.recorder
+                    .entry("truncated", serde_json::json!({ "reason": failure.reason }));
+                self.retries += 1;
+                let retry_limit = self.settings.limits.max_format_retries;
+                if self.retries > retry_limit {
+                    return Err(Stop::FormatRetries {
                         last_reply: failure.reason,
-                    };
+                    });
                 }
                 on_event(Event::Rejected {
                     problems: 1,
-                    retries_left: retry_limit + 1 - retries,
+                    retries_left: retry_limit + 1 - self.retries,
                 });
                 let cut = Diagnostic {
                     code: Code::ReplyTruncated,
                     line: None,
                     message: "Your response stopped before @@eof (it looks cut off).".to_string(),
                 };
-                message = format_error(&[cut], true);
-                what = "format correction";
-                continue;
+                Ok(Next::Send {
+                    message: format_error(&[cut], true),
+                    what: "format correction".to_string(),
+                })
             }
-            Err(failure) => return Stop::Chat(failure),
-        };
-        replies += 1;
-        offline_tries = 0;
-        session.pending = None;
-        session.chat_url = driver.chat_url();
-        recorder.session(&session);
-        on_event(Event::Received {
-            chars: reply.text.chars().count(),
-            channel: reply.channel,
-            text: &reply.text,
-        });
-        recorder.entry(
-            "reply",
-            serde_json::json!({ "channel": reply.channel, "text": reply.text }),
-        );
-        tracing::info!(chars = reply.text.chars().count(), channel = ?reply.channel, "reply received");
-        let parsed = parse(&reply.text, &settings.limits);
-        recorder.entry(
-            "parse",
-            serde_json::json!({ "ok": parsed.is_ok(), "errors": parsed.diagnostics }),
-        );
+            _ => Err(Stop::Chat(failure)),
+        }
+    }
+
+    /// Carries out the reply of batch `session.batch` (saved in the session, journal emptied)
+    /// and returns the results message, or the stop it ends the turn with.
+    fn carry_out(
+        &mut self,
+        text: &str,
+        host: &mut dyn Host,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<String, Stop> {
+        let settings = self.settings;
+        let batch_number = self.session.batch;
+        let parsed = parse(text, &settings.limits);
         let Some(script) = parsed.script else {
-            retries += 1;
-            if retries > retry_limit {
-                return Stop::FormatRetries {
-                    last_reply: reply.text,
-                };
-            }
-            on_event(Event::Rejected {
-                problems: parsed.diagnostics.len(),
-                retries_left: retry_limit + 1 - retries,
-            });
-            message = format_error(&parsed.diagnostics, parsed.truncated);
-            what = "format correction";
-            continue;
+            // Only a reply that parsed is ever saved; a changed limit could reject it now.
+            return Ok(format_error(&parsed.diagnostics, parsed.truncated));
         };
-        retries = 0;
-        batch_number += 1;
-        let mut backup = Backup::new(ws, BatchKind::Batch, format!("batch {batch_number}"));
-        let report = batch::execute(&script, ws, &mut backup, host, settings, (1, batch_number));
+        let mut backup = Backup::new(self.ws, BatchKind::Batch, format!("batch {batch_number}"));
+        let recorder = &mut self.recorder;
+        let report = batch::execute_observed(
+            &script,
+            self.ws,
+            &mut backup,
+            host,
+            settings,
+            (self.session.turn, batch_number),
+            &mut |step| {
+                let line = match step {
+                    Step::Starting { index, .. } => JournalLine {
+                        batch: batch_number,
+                        index,
+                        result: None,
+                    },
+                    Step::Finished(result) => JournalLine {
+                        batch: batch_number,
+                        index: result.index,
+                        result: Some(results::outcome_text(&result.outcome)),
+                    },
+                };
+                recorder.journal(&line);
+            },
+        );
         on_event(Event::Executed { report: &report });
         for result in &report.results {
             let status = result
@@ -250,24 +532,108 @@ fn drive(
                 .error
                 .as_ref()
                 .map_or("ok".to_string(), |f| f.code.to_string());
-            done_so_far.push(format!("{} {}: {status}", result.kind.name(), result.label));
-        }
-        for result in &report.results {
+            self.remember(format!("{} {}: {status}", result.kind.name(), result.label));
             let code = result.outcome.error.as_ref().map(|f| f.code.code());
             tracing::info!(index = result.index, command = result.kind.name(), label = %result.label, ?code, "executed");
         }
         let rendered = results::render(&report);
-        recorder.entry(
+        self.recorder.entry(
             "results",
             serde_json::json!({ "batch": batch_number, "text": rendered }),
         );
         if let Done::Honoured { message } = report.done {
-            return Stop::Done { message };
+            return Err(Stop::Done { message });
         }
-        message = rendered;
-        what = "results";
+        if report.cancelled() {
+            // Ctrl+C: the results wait in the session, to be sent by the next run.
+            self.session.pending = Some(rendered);
+            self.session.pending_what = Some("results".to_string());
+            self.session.reply = None;
+            return Err(Stop::Chat(Failure::new(
+                Code::Cancelled,
+                "stopped by Ctrl+C; the results so far are saved and the next run sends them (keyless run --resume)",
+            )));
+        }
+        Ok(rendered)
     }
-    Stop::Iterations { limit }
+
+    /// Adds a line to the turn's summary, keeping the latest ones.
+    fn remember(&mut self, line: String) {
+        self.session.done.push(line);
+        let extra = self.session.done.len().saturating_sub(SUMMARY_COMMANDS);
+        self.session.done.drain(..extra);
+    }
+
+    /// The results message for a batch keyless was stopped in, from its journal.
+    fn interrupted_results(&mut self, reply: &str, journal: &[JournalLine]) -> String {
+        let script = parse(reply, &self.settings.limits).script;
+        let blocks: Vec<&crate::protocol::Block> = script
+            .as_ref()
+            .map(|s| {
+                s.blocks
+                    .iter()
+                    .filter(|b| {
+                        !matches!(
+                            b.command.kind(),
+                            CommandKind::Say | CommandKind::Next | CommandKind::Done
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let head = |index: usize| {
+            let block = blocks.iter().find(|b| b.index == index);
+            CommandResultHead {
+                index,
+                kind: block.map_or(CommandKind::RunCommand, |b| b.command.kind()),
+                label: block.map_or_else(String::new, |b| batch::label(&b.command)),
+            }
+        };
+        let mut finished = Vec::new();
+        let mut running = None;
+        let mut last_index = 0;
+        for line in journal {
+            last_index = last_index.max(line.index);
+            match &line.result {
+                Some(text) => {
+                    finished.push((head(line.index), text.clone()));
+                    running = None;
+                }
+                None => running = Some(head(line.index)),
+            }
+        }
+        for (head, text) in &finished {
+            let status = text.lines().next().unwrap_or_default().to_string();
+            self.remember(format!("{} {}: {status}", head.kind.name(), head.label));
+        }
+        let not_run = Skipped {
+            reason: results::NOT_RUN.to_string(),
+            commands: blocks
+                .iter()
+                .filter(|b| b.index > last_index)
+                .map(|b| (b.index, b.command.kind(), batch::label(&b.command)))
+                .collect(),
+        };
+        let message = results::render_interrupted(
+            (self.session.turn, self.session.batch),
+            blocks.len(),
+            &finished,
+            running,
+            not_run,
+        );
+        self.recorder.entry(
+            "results",
+            serde_json::json!({ "batch": self.session.batch, "text": message, "interrupted": true }),
+        );
+        message
+    }
+
+    /// The first message of a new chat that continues the turn: the rules and task, what was
+    /// done so far, and the message that was due.
+    fn continuation(&self, due: &str) -> String {
+        let rules = self.session.rules.as_deref().unwrap_or_default();
+        continuation(rules, &self.session.done, due)
+    }
 }
 
 /// The first message of a new chat that continues a turn: the rules and task, what was done so

@@ -111,6 +111,11 @@ impl Snapshot {
     }
 }
 
+/// A next task in a chat that has the rules already.
+pub fn follow_up(task: &str) -> String {
+    format!("Next task (reply in AgentScript v1 only):\n{task}\n")
+}
+
 /// The rules, limits, snapshot and task, as one message.
 pub fn first_message(task: &str, limits: &Limits, pace: Pace, snapshot: &Snapshot) -> String {
     let limit = pace.limit(limits);

@@ -13,17 +13,81 @@ use crate::workspace::{AGENT_DIR, Workspace};
 
 const SESSION: &str = "session.json";
 const TRANSCRIPT: &str = "transcript.jsonl";
+/// The running batch's journal: a line before and after each command.
+const JOURNAL: &str = "batch.jsonl";
 
-/// The turn's state, as saved before each send.
+/// The turn's state, saved before each send and before each batch is carried out. A turn that
+/// stopped half-way (crash, closed browser, Ctrl+C) leaves `pending` or `reply` set, and the next
+/// run resumes it from here.
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(default)]
 pub struct Session {
     pub site: String,
     /// The chat page's address, when known.
     pub chat_url: Option<String>,
     pub turn: u64,
     pub batch: u64,
+    /// The task as the user gave it.
+    pub task: Option<String>,
+    /// The whole first message of a new chat (rules, snapshot, task), for continuing the turn
+    /// in a new chat.
+    pub rules: Option<String>,
     /// The message being sent (the one to resend after a crash).
     pub pending: Option<String>,
+    /// What that message is ("task", "results", "format correction"…).
+    pub pending_what: Option<String>,
+    /// The reply whose commands are being carried out (batch `batch`); its journal says which
+    /// ran.
+    pub reply: Option<String>,
+    /// What the turn has done so far, latest last (a new chat's summary).
+    pub done: Vec<String>,
+}
+
+impl Session {
+    /// Whether a turn stopped half-way: a message was unanswered or a batch unfinished.
+    pub fn interrupted(&self) -> bool {
+        self.pending.is_some() || self.reply.is_some()
+    }
+}
+
+/// The saved session, if the workspace has one. An unreadable one is reported and set aside
+/// (renamed, never deleted), so that a new session can start.
+pub fn load_session(ws: &Workspace) -> Option<Session> {
+    let path = Path::new(AGENT_DIR).join(SESSION);
+    let bytes = ws.dir().read(&path).ok()?;
+    match serde_json::from_slice(&bytes) {
+        Ok(session) => Some(session),
+        Err(e) => {
+            let aside = Path::new(AGENT_DIR).join(format!("session.unreadable-{}.json", now_ms()));
+            let _ = ws.dir().rename(&path, ws.dir(), &aside);
+            eprintln!(
+                "keyless: {AGENT_DIR}/{SESSION} is unreadable ({e}); it was kept as {} and a new session starts",
+                aside.display()
+            );
+            None
+        }
+    }
+}
+
+/// One line of a batch's journal.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct JournalLine {
+    pub batch: u64,
+    /// The command's number in the reply (#N).
+    pub index: usize,
+    /// `None` when the command started; its result text once it finished.
+    pub result: Option<String>,
+}
+
+/// The journal of batch `batch`: lines of other batches (a journal left over) are ignored.
+pub fn read_journal(ws: &Workspace, batch: u64) -> Vec<JournalLine> {
+    let Ok(text) = ws.dir().read_to_string(Path::new(AGENT_DIR).join(JOURNAL)) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<JournalLine>(line).ok())
+        .filter(|line| line.batch == batch)
+        .collect()
 }
 
 /// Writes the session and the transcript; a write failure is reported once on stderr and never
@@ -66,12 +130,37 @@ impl<'w> Recorder<'w> {
         }
     }
 
+    /// Empties the journal before a batch starts.
+    pub fn journal_start(&mut self) {
+        let result = crate::workspace::backup::ensure_agent_dir(self.ws)
+            .map_err(|f| f.reason)
+            .and_then(|()| {
+                self.ws
+                    .write_atomic(&Path::new(AGENT_DIR).join(JOURNAL), b"", None)
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = result {
+            self.warn(JOURNAL, e);
+        }
+    }
+
+    /// Appends a journal line (a command starting or finished).
+    pub fn journal(&mut self, line: &JournalLine) {
+        let json = serde_json::to_string(line).unwrap_or_default();
+        self.append(JOURNAL, &json);
+    }
+
     /// Appends one transcript entry: `kind` and its fields.
     pub fn entry(&mut self, kind: &str, fields: serde_json::Value) {
         let mut line = serde_json::json!({ "at_ms": now_ms() as u64, "kind": kind });
         if let (Some(map), serde_json::Value::Object(extra)) = (line.as_object_mut(), fields) {
             map.extend(extra);
         }
+        self.append(TRANSCRIPT, &line.to_string());
+    }
+
+    /// Appends one line to a file of `.agent/`, in one write.
+    fn append(&mut self, name: &str, line: &str) {
         let result = crate::workspace::backup::ensure_agent_dir(self.ws)
             .map_err(|f| f.reason)
             .and_then(|()| {
@@ -79,14 +168,15 @@ impl<'w> Recorder<'w> {
                     .ws
                     .dir()
                     .open_with(
-                        Path::new(AGENT_DIR).join(TRANSCRIPT),
+                        Path::new(AGENT_DIR).join(name),
                         OpenOptions::new().append(true).create(true),
                     )
                     .map_err(|e| e.to_string())?;
-                writeln!(file, "{line}").map_err(|e| e.to_string())
+                file.write_all(format!("{line}\n").as_bytes())
+                    .map_err(|e| e.to_string())
             });
         if let Err(e) = result {
-            self.warn(TRANSCRIPT, e);
+            self.warn(name, e);
         }
     }
 }

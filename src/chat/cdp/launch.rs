@@ -52,12 +52,28 @@ pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
     ))
 }
 
-pub(super) async fn open_browser(
-    options: &Options,
-) -> Result<(Browser, Page, tokio::task::JoinHandle<()>), Failure> {
-    let (browser, mut handler) = match &options.cdp_url {
-        Some(url) => bounded(Browser::connect(url.clone()), "attach to the browser").await?,
-        None => {
+/// An open browser: the connection, the chat page, the task driving the connection, and the
+/// browser's process id when it runs on this machine (launched, or left over and adopted).
+pub(super) struct Opened {
+    pub browser: Browser,
+    pub page: Page,
+    pub handler: tokio::task::JoinHandle<()>,
+    pub pid: Option<i32>,
+}
+
+pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
+    let adopted = match &options.cdp_url {
+        Some(_) => None,
+        None => adopt(&options.profile).await?,
+    };
+    let (mut browser, mut handler, adopted_pid) = match (&options.cdp_url, adopted) {
+        (_, Some((browser, handler, pid))) => (browser, handler, Some(pid)),
+        (Some(url), None) => {
+            let (browser, handler) =
+                bounded(Browser::connect(url.clone()), "attach to the browser").await?;
+            (browser, handler, None)
+        }
+        (None, None) => {
             let executable = find_browser(options.executable.as_deref())?;
             std::fs::create_dir_all(&options.profile).map_err(|e| {
                 connection(format!(
@@ -89,15 +105,98 @@ pub(super) async fn open_browser(
                 builder = builder.no_sandbox();
             }
             let config = builder.build().map_err(connection)?;
-            bounded(Browser::launch(config), "launch the browser").await?
+            let (browser, handler) = bounded(Browser::launch(config), "launch the browser").await?;
+            (browser, handler, None)
         }
     };
     let handler_task = tokio::spawn(async move {
         // Errors are decode failures of newer events: never stop on them.
         while handler.next().await.is_some() {}
     });
+    let pid = adopted_pid.or_else(|| {
+        browser
+            .get_mut_child()
+            .and_then(|child| child.as_mut_inner().id())
+            .and_then(|id| i32::try_from(id).ok())
+    });
     let page = bounded(browser.new_page(options.url.as_str()), "open the chat page").await?;
-    Ok((browser, page, handler_task))
+    Ok(Opened {
+        browser,
+        page,
+        handler: handler_task,
+        pid,
+    })
+}
+
+/// A browser keyless launched on this profile that outlived it (keyless was killed): it still
+/// holds the profile, so a new launch would fail. keyless attaches to it instead, through the
+/// DevTools address it left in the profile, and closes it at the end as its own.
+async fn adopt(profile: &Path) -> Result<Option<Adopted>, Failure> {
+    let Some(pid) = profile_owner(profile) else {
+        return Ok(None);
+    };
+    let in_use = || {
+        connection(format!(
+            "the browser profile {} is in use by another browser (process {pid}) that keyless cannot attach to; close that browser or pass another --profile",
+            profile.display()
+        ))
+    };
+    let Ok(active) = std::fs::read_to_string(profile.join("DevToolsActivePort")) else {
+        return Err(in_use());
+    };
+    let mut lines = active.lines();
+    let (Some(port), Some(path)) = (lines.next(), lines.next()) else {
+        return Err(in_use());
+    };
+    let url = format!("ws://127.0.0.1:{}{}", port.trim(), path.trim());
+    match tokio::time::timeout(ADOPT_TIMEOUT, Browser::connect(url)).await {
+        Ok(Ok((browser, handler))) => {
+            tracing::info!(pid, "attached to the browser left running on this profile");
+            Ok(Some((browser, handler, pid)))
+        }
+        _ => Err(in_use()),
+    }
+}
+
+/// A left-over browser: the connection and its process id.
+type Adopted = (Browser, chromiumoxide::Handler, i32);
+
+/// How long attaching to a left-over browser may take.
+const ADOPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The live process holding the profile's lock (`SingletonLock` → `host-pid`), if any.
+fn profile_owner(profile: &Path) -> Option<i32> {
+    let target = std::fs::read_link(profile.join("SingletonLock")).ok()?;
+    let pid: i32 = target.to_str()?.rsplit('-').next()?.parse().ok()?;
+    process_alive(pid).then_some(pid)
+}
+
+/// Whether a process runs (a zombie, dead but not yet reaped, does not).
+pub(super) fn process_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // The state follows the command name's closing parenthesis.
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next())
+                .is_some_and(|state| !matches!(state, 'Z' | 'X' | 'x')),
+            Err(_) => false,
+        }
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid, 0) == 0 }
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
 }
 
 fn running_as_root() -> bool {

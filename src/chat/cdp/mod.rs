@@ -22,7 +22,7 @@ use futures::StreamExt;
 use serde::Deserialize;
 
 use super::selectors::Site;
-use super::{ChatDriver, Reply};
+use super::{ChatDriver, Reopened, Reply};
 use crate::catalog::{Code, Failure};
 
 mod composer;
@@ -38,6 +38,8 @@ const PAGE_JS: &str = include_str!("../page.js");
 const CDP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a page has to show its composer after navigation.
 const PAGE_READY: Duration = Duration::from_secs(20);
+/// A reopened chat counts as drawn once its messages stayed the same this long.
+const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 /// How long a sent message has to appear as a user turn.
 const SEND_CONFIRM: Duration = Duration::from_secs(5);
 /// Characters per `Input.insertText` call: cut before a line break (Lexical drops a chunk's
@@ -108,6 +110,8 @@ pub struct CdpDriver {
     page: Page,
     options: Options,
     handler: tokio::task::JoinHandle<()>,
+    /// The browser's process, when it runs here: its end is noticed at once.
+    browser_pid: Option<i32>,
     failed_requests: Arc<Mutex<Vec<String>>>,
     notified: Arc<tokio::sync::Notify>,
     assistants_before_send: usize,
@@ -150,13 +154,14 @@ impl CdpDriver {
                     format!("cannot start the async runtime: {e}"),
                 )
             })?;
-        let (browser, page, handler) = runtime.block_on(open_browser(&options))?;
+        let opened = runtime.block_on(open_browser(&options))?;
         let mut driver = CdpDriver {
             runtime,
-            browser,
-            page,
+            browser: opened.browser,
+            page: opened.page,
             options,
-            handler,
+            handler: opened.handler,
+            browser_pid: opened.pid,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             notified: Arc::new(tokio::sync::Notify::new()),
             assistants_before_send: 0,
@@ -167,14 +172,18 @@ impl CdpDriver {
     }
 
     fn block<T>(&self, future: impl Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
-        // The handler ends when the connection drops: a closed or crashed browser is known
-        // at once, without waiting for a call's time limit.
-        if self.handler.is_finished() {
-            return Err(connection(
-                "the browser closed or crashed (its DevTools connection is gone); run keyless again to reopen it",
-            ));
+        // A closed or crashed browser is known at once (its process ended, or the handler saw
+        // the connection drop), also in the middle of a call, never after a call's time limit.
+        let pid = self.browser_pid;
+        if self.handler.is_finished() || pid.is_some_and(|pid| !launch::process_alive(pid)) {
+            return Err(browser_gone());
         }
-        self.runtime.block_on(future)
+        self.runtime.block_on(async move {
+            tokio::select! {
+                result = future => result,
+                () = process_end(pid) => Err(browser_gone()),
+            }
+        })
     }
 
     /// Listens for the page's notifications and its failed requests, then waits for the page.
@@ -381,6 +390,49 @@ impl ChatDriver for CdpDriver {
         self.eval::<String>("location.href").ok()
     }
 
+    fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
+        let page = self.page.clone();
+        let target = url.to_string();
+        self.block(async move {
+            bounded(page.goto(target.as_str()), "reopen the chat").await?;
+            Ok(())
+        })?;
+        self.wait_ready()?;
+        // Real sites draw an old conversation after the composer: wait until it stops growing.
+        let started = Instant::now();
+        let mut last = (usize::MAX, usize::MAX);
+        let mut stable_since = Instant::now();
+        let state = loop {
+            let state = self.state()?;
+            let now = (state.users, state.assistants);
+            if now != last {
+                last = now;
+                stable_since = Instant::now();
+            } else if stable_since.elapsed() >= REOPEN_SETTLE || started.elapsed() >= PAGE_READY {
+                break state;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        if state.users == 0 && state.assistants == 0 {
+            return Ok(Reopened::Empty);
+        }
+        let Some(pending) = pending else {
+            return Ok(Reopened::Unsent);
+        };
+        let last_user: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
+        let last_user = last_user.unwrap_or_default();
+        let carried = [pending, ATTACHMENT_NOTE]
+            .iter()
+            .any(|m| last_user == *m || squash(&last_user) == squash(m));
+        if carried && self.eval::<bool>("window.__keyless.replyFollows()")? {
+            // The reply on the page is the one to wait for and read.
+            self.assistants_before_send = state.assistants.saturating_sub(1);
+            return Ok(Reopened::Answered);
+        }
+        self.assistants_before_send = state.assistants;
+        Ok(Reopened::Unsent)
+    }
+
     fn send(&mut self, message: &str) -> Result<(), Failure> {
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
@@ -438,6 +490,12 @@ impl ChatDriver for CdpDriver {
         let mut last_change = Instant::now();
         let mut finished_without_eof: Option<Instant> = None;
         loop {
+            if crate::cancel::requested() {
+                return Err(Failure::new(
+                    Code::Cancelled,
+                    "stopped while waiting for the reply (Ctrl+C); run keyless again to resume the turn",
+                ));
+            }
             if let Some(offline) = self.offline_failure() {
                 return Err(offline);
             }
@@ -494,6 +552,25 @@ impl ChatDriver for CdpDriver {
         }
     }
 }
+
+fn browser_gone() -> Failure {
+    connection(
+        "the browser closed or crashed; run keyless again to reopen it (the turn resumes where it stopped)",
+    )
+}
+
+/// Ends when the process ends (never, without a process to watch).
+async fn process_end(pid: Option<i32>) {
+    let Some(pid) = pid else {
+        return std::future::pending().await;
+    };
+    while launch::process_alive(pid) {
+        tokio::time::sleep(PROCESS_WATCH).await;
+    }
+}
+
+/// How often a call in flight looks at the browser's process.
+const PROCESS_WATCH: Duration = Duration::from_millis(100);
 
 /// Runs one CDP call with the time limit.
 async fn bounded<T, E: std::fmt::Display>(

@@ -1,0 +1,452 @@
+//! Resuming a turn that stopped half-way: keyless killed while a command ran or while the model
+//! was writing, Ctrl+C while waiting, the iteration limit, a chat that is gone. The next run
+//! picks the turn up from `.agent/session.json` without losing anything and without running
+//! anything twice. Real headless Chromium against the local chat page; the kill is a SIGKILL of
+//! the real binary, whose browser survives it as it would on a user's machine.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use keyless::batch::{Confirmation, Host, Outcome, Settings};
+use keyless::catalog::Code;
+use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
+use keyless::config::Mode;
+use keyless::turn::{self, Stop, record};
+use keyless::workspace::Workspace;
+
+fn keyless(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
+    cmd.args(args)
+        .args(["--site", "local", "--headless", "--mode", "auto", "--url"])
+        .arg(chat.url())
+        .arg("--workspace")
+        .arg(ws)
+        .arg("--profile")
+        .arg(profile)
+        .env("XDG_CONFIG_HOME", profile)
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn output(child: Child) -> (Output, String) {
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, text)
+}
+
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn kill(child: &mut Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Whether a process still runs with this profile on its command line (the browser).
+fn browser_alive(profile: &Path) -> bool {
+    let needle = profile.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).contains(&needle))
+            .unwrap_or(false)
+    })
+}
+
+fn block(header: &str, section: &str, body: &str) -> String {
+    format!("@@{header}\n<<<{section}\n{body}\n{section}>>>\n@@end\n")
+}
+
+#[test]
+fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
+    let first = format!(
+        "{}{}{}@@eof\n",
+        block("newfile a.txt", "CONTENT", "a"),
+        block("runcommand", "CMD", "echo ran >> ran.txt && sleep 10"),
+        block("newfile c.txt", "CONTENT", "c"),
+    );
+    let second = format!(
+        "{}@@done\n<<<MSG\nFinished after the restart.\nMSG>>>\n@@end\n@@eof\n",
+        block("newfile c.txt", "CONTENT", "c")
+    );
+    let chat = LocalChat::start(Script::replies([first, second])).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let task = "Write a, run the counter, write c";
+
+    let mut child = keyless(&["run", task], ws.path(), profile.path(), &chat)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the command to start", || {
+        ws.path().join("ran.txt").exists()
+    });
+    kill(&mut child);
+    assert!(
+        browser_alive(profile.path()),
+        "the browser outlives keyless"
+    );
+
+    let resumed = keyless(&["run", "--resume"], ws.path(), profile.path(), &chat)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, text) = output(resumed);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("resuming the interrupted turn"), "{text}");
+    assert!(text.contains("Done. Finished after the restart."), "{text}");
+    // The command ran once, before the kill; nothing ran it again.
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("ran.txt")).unwrap(),
+        "ran\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "a\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("c.txt")).unwrap(),
+        "c\n"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    let results = &received[1];
+    assert!(
+        results.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- keyless was stopped while carrying out this batch"),
+        "{results}"
+    );
+    assert!(
+        results.contains("--- result 1/3 | #1 newfile | a.txt ---\nstatus: ok\n"),
+        "{results}"
+    );
+    assert!(
+        results.contains("--- result 2/3 | #2 runcommand | echo ran >> ran.txt && sleep 10 ---\nstatus: error | code: KA_CANCELLED\nreason: keyless was stopped while this command ran"),
+        "{results}"
+    );
+    assert!(
+        results.contains("--- skipped 1 commands: keyless was stopped before running them; send them again if they are still needed ---\nskipped: #3 newfile | c.txt\n"),
+        "{results}"
+    );
+    // The left-over browser was taken over and closed at the end.
+    wait_for("the browser to close", || !browser_alive(profile.path()));
+    let session = std::fs::read_to_string(ws.path().join(".agent/session.json")).unwrap();
+    let session: record::Session = serde_json::from_str(&session).unwrap();
+    assert!(!session.interrupted(), "{session:?}");
+}
+
+#[test]
+fn killed_while_the_model_writes_reads_the_reply_from_the_page_without_resending() {
+    let first = format!("{}@@eof\n", block("newfile a.txt", "CONTENT", "slow reply"));
+    let mut script = Script::replies([
+        first,
+        "@@done\n<<<MSG\nRead after the restart.\nMSG>>>\n@@end\n@@eof\n".to_string(),
+    ]);
+    script.chunk_chars = 4;
+    script.chunk_delay = Duration::from_millis(150);
+    let chat = LocalChat::start(script).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let task = "Write a slowly";
+
+    let mut child = keyless(&["run", task], ws.path(), profile.path(), &chat)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let session_file = ws.path().join(".agent/session.json");
+    wait_for("the chat's own address in the session", || {
+        std::fs::read_to_string(&session_file).is_ok_and(|s| s.contains("/c/"))
+    });
+    kill(&mut child);
+    assert_eq!(chat.received().len(), 1);
+    assert!(!ws.path().join("a.txt").exists());
+
+    // The same task again resumes the turn.
+    let resumed = keyless(&["run", task], ws.path(), profile.path(), &chat)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, text) = output(resumed);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("the reply is on the page"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "slow reply\n"
+    );
+    let received = chat.received();
+    assert_eq!(
+        received.len(),
+        2,
+        "the task was not sent twice: {received:#?}"
+    );
+    assert!(
+        received[1].starts_with(
+            "[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- result 1/1 | #1 newfile | a.txt ---"
+        ),
+        "{}",
+        received[1]
+    );
+}
+
+#[test]
+fn another_task_while_a_turn_is_interrupted_is_refused_before_the_browser_opens() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join(".agent")).unwrap();
+    let session = record::Session {
+        site: "local".into(),
+        task: Some("the first task".into()),
+        pending: Some("a message".into()),
+        ..record::Session::default()
+    };
+    std::fs::write(
+        ws.path().join(".agent/session.json"),
+        serde_json::to_vec(&session).unwrap(),
+    )
+    .unwrap();
+    let child = keyless(&["run", "another task"], ws.path(), profile.path(), &chat)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, text) = output(child);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("the first task") && text.contains("keyless run --resume"),
+        "{text}"
+    );
+    assert!(chat.received().is_empty());
+
+    // Without a saved turn, a run needs a task.
+    let empty = tempfile::tempdir().unwrap();
+    let child = keyless(&["run"], empty.path(), profile.path(), &chat)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, text) = output(child);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("KA_SESSION_NOT_FOUND"), "{text}");
+    assert!(text.contains("give a task"), "{text}");
+}
+
+/// A host that runs nothing: the tests here only write files.
+struct Files;
+
+impl Host for Files {
+    fn say(&mut self, _: &str) {}
+    fn ask(&mut self, _: &str) -> Option<String> {
+        None
+    }
+    fn confirm(&mut self, _: &Confirmation) -> bool {
+        false
+    }
+    fn run_command(&mut self, _: &str, _: Duration) -> Outcome {
+        Outcome::default()
+    }
+    fn commit(&mut self, _: &str) -> Outcome {
+        Outcome::default()
+    }
+}
+
+fn driver(chat: &LocalChat, profile: &Path) -> CdpDriver {
+    let mut options = Options::local_page(chat.url(), profile.to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(20);
+    CdpDriver::start(options).unwrap()
+}
+
+fn settings() -> Settings {
+    Settings {
+        mode: Mode::Auto,
+        ..Settings::default()
+    }
+}
+
+#[test]
+fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
+    let chat = LocalChat::start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: String::new(),
+                fault: Some(Fault::NoReply),
+            },
+            ScriptedReply {
+                text: "@@done\n<<<MSG\nanswered\nMSG>>>\n@@end\n@@eof\n".into(),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut driver = driver(&chat, profile.path());
+    let stop = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            wait_for("the message", || chat.received().len() == 1);
+            keyless::cancel::request();
+        });
+        turn::run(
+            "the task".into(),
+            &mut driver,
+            &ws,
+            &mut Files,
+            &settings(),
+            &mut |_| {},
+        )
+    });
+    keyless::cancel::reset();
+    let Stop::Chat(failure) = stop else {
+        panic!("{stop:?}")
+    };
+    assert_eq!(failure.code, Code::Cancelled);
+    let session = record::load_session(&ws).unwrap();
+    assert_eq!(session.pending.as_deref(), Some("the task"));
+    assert!(session.chat_url.as_deref().unwrap().contains("/c/"));
+
+    // The chat shows the message without a reply: it is sent again, in the same chat.
+    let stop = turn::resume(
+        session,
+        &mut driver,
+        &ws,
+        &mut Files,
+        &settings(),
+        &mut |_| {},
+    );
+    assert_eq!(
+        stop,
+        Stop::Done {
+            message: Some("answered".into())
+        }
+    );
+    assert_eq!(chat.received(), vec!["the task", "the task"]);
+    driver.close();
+}
+
+#[test]
+fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_is_gone() {
+    let chat = LocalChat::start(Script::replies([
+        "@@done\n<<<MSG\ncontinued\nMSG>>>\n@@end\n@@eof\n",
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut driver = driver(&chat, profile.path());
+    // As keyless leaves it when killed between saving a reply and running its first command.
+    let session = record::Session {
+        site: "local".into(),
+        chat_url: Some(format!("{}c/forgotten", chat.url())),
+        turn: 1,
+        batch: 4,
+        task: Some("make b".into()),
+        rules: Some("RULES AND TASK".into()),
+        reply: Some(format!("{}@@eof\n", block("newfile b.txt", "CONTENT", "b"))),
+        done: vec!["newfile a.txt: ok".into()],
+        ..record::Session::default()
+    };
+    let stop = turn::resume(
+        session,
+        &mut driver,
+        &ws,
+        &mut Files,
+        &settings(),
+        &mut |_| {},
+    );
+    assert_eq!(
+        stop,
+        Stop::Done {
+            message: Some("continued".into())
+        }
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+        "b\n"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 1);
+    let message = &received[0];
+    assert!(message.starts_with("RULES AND TASK\n"), "{message}");
+    assert!(
+        message.contains("- newfile a.txt: ok\n- newfile b.txt: ok\n"),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            "[KEYLESSAGENT RESULTS] turn=1 batch=4\n--- result 1/1 | #1 newfile | b.txt ---"
+        ),
+        "{message}"
+    );
+    driver.close();
+}
+
+#[test]
+fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
+    let chat = LocalChat::start(Script::replies([
+        format!("{}@@eof\n", block("newfile a.txt", "CONTENT", "a")),
+        "@@done\n<<<MSG\nafter the limit\nMSG>>>\n@@end\n@@eof\n".to_string(),
+    ]))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut driver = driver(&chat, profile.path());
+    let mut settings = settings();
+    settings.limits.max_iterations_per_turn = 1;
+    let stop = turn::run(
+        "the task".into(),
+        &mut driver,
+        &ws,
+        &mut Files,
+        &settings,
+        &mut |_| {},
+    );
+    assert_eq!(stop, Stop::Iterations { limit: 1 });
+    let session = record::load_session(&ws).unwrap();
+    assert!(session.interrupted());
+    let pending = session.pending.clone().unwrap();
+    assert!(
+        pending.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n"),
+        "{pending}"
+    );
+    assert_eq!(chat.received().len(), 1);
+
+    let stop = turn::resume(
+        session,
+        &mut driver,
+        &ws,
+        &mut Files,
+        &settings,
+        &mut |_| {},
+    );
+    assert_eq!(
+        stop,
+        Stop::Done {
+            message: Some("after the limit".into())
+        }
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1], pending);
+    assert!(!record::load_session(&ws).unwrap().interrupted());
+    driver.close();
+}
