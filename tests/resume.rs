@@ -450,3 +450,42 @@ fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
     assert!(!record::load_session(&ws).unwrap().interrupted());
     driver.close();
 }
+
+#[test]
+fn the_next_task_goes_on_in_the_saved_chat_and_new_chat_starts_another() {
+    let done = |msg: &str| format!("@@done\n<<<MSG\n{msg}\nMSG>>>\n@@end\n@@eof\n");
+    let chat =
+        LocalChat::start(Script::replies([done("one"), done("two"), done("three")])).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    for (args, said) in [
+        (vec!["run", "first task"], "one"),
+        (vec!["run", "second task"], "two"),
+        (vec!["run", "--new-chat", "third task"], "three"),
+    ] {
+        let child = keyless(&args, ws.path(), profile.path(), &chat)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (out, text) = output(child);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains(&format!("Done. {said}")), "{text}");
+    }
+    let received = chat.received();
+    assert_eq!(received.len(), 3);
+    assert!(
+        received[0].contains("You are a coding agent"),
+        "{}",
+        received[0]
+    );
+    assert_eq!(
+        received[1],
+        "Next task (reply in AgentScript v1 only):\nsecond task\n"
+    );
+    assert!(
+        received[2].contains("You are a coding agent") && received[2].ends_with("third task\n"),
+        "{}",
+        received[2]
+    );
+}

@@ -79,6 +79,7 @@ fn demo(shared: &Shared) -> Result<Status, String> {
         task: TASK.to_string(),
         first: rules.clone(),
         rules,
+        turn: 1,
     };
     let mut host = TerminalHost::new(
         root.clone(),

@@ -54,10 +54,12 @@ pub fn run(shared: &Shared) -> Status {
         Err(status) => return status,
     };
     let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
-    // The saved chat goes on: an interrupted turn is finished first.
-    let mut rules_sent = match session::saved(&ws, &driver.site(), shared.new_chat, "interactive") {
+    // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
+    // in the chat (0: it has not had the rules).
+    let mut turns = match session::saved(&ws, &driver.site(), shared.new_chat, "interactive") {
         Saved::Interrupted(s) => {
             session::announce_resume(&s, "interactive");
+            let turn = s.turn.max(1);
             let stop = turn::resume(
                 s,
                 &mut driver,
@@ -67,10 +69,10 @@ pub fn run(shared: &Shared) -> Status {
                 &mut super::progress::print,
             );
             let _ = super::report_stop(stop, "interactive");
-            true
+            turn
         }
-        Saved::Chat(s) => session::open_chat(&mut driver, &s, "interactive"),
-        Saved::Fresh => false,
+        Saved::Chat(s) if session::open_chat(&mut driver, &s, "interactive") => s.turn.max(1),
+        Saved::Chat(_) | Saved::Fresh => 0,
     };
     eprintln!("{HELP}");
     loop {
@@ -90,7 +92,7 @@ pub fn run(shared: &Shared) -> Status {
             "/help" => println!("{HELP}"),
             "/new" => match driver.new_chat() {
                 Ok(()) => {
-                    rules_sent = false;
+                    turns = 0;
                     println!("A new chat is open.");
                 }
                 Err(f) => println!("{}: {}", f.code, f.reason),
@@ -132,17 +134,18 @@ pub fn run(shared: &Shared) -> Status {
                     settings.pace,
                     "interactive",
                 );
-                let first = if rules_sent {
+                let first = if turns > 0 {
                     turn::prompt::follow_up(line)
                 } else {
                     rules.clone()
                 };
-                rules_sent = true;
+                turns += 1;
                 crate::cancel::reset();
                 let task = turn::Task {
                     task: line.to_string(),
                     rules,
                     first,
+                    turn: turns,
                 };
                 let stop = turn::run(
                     task,

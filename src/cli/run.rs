@@ -70,9 +70,9 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
                 settings.pace,
                 "run",
             );
-            let has_rules = match &saved {
-                Saved::Chat(s) => session::open_chat(&mut driver, s, "run"),
-                _ => false,
+            let (has_rules, turn) = match &saved {
+                Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
+                _ => (false, 1),
             };
             let first = if has_rules {
                 turn::prompt::follow_up(task)
@@ -83,6 +83,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
                 task: task.to_string(),
                 rules,
                 first,
+                turn: if has_rules { turn } else { 1 },
             };
             turn::run(task, &mut driver, &ws, &mut host, &settings, progress)
         }

@@ -92,6 +92,8 @@ pub struct Task {
     pub rules: String,
     /// What is sent now: `rules`, or a shorter follow-up in a chat that has them already.
     pub first: String,
+    /// The turn's number in its chat (results say `turn=N`), from 1.
+    pub turn: u64,
 }
 
 impl From<&str> for Task {
@@ -101,6 +103,7 @@ impl From<&str> for Task {
             task: task.to_string(),
             rules: task.to_string(),
             first: task.to_string(),
+            turn: 1,
         }
     }
 }
@@ -116,7 +119,7 @@ pub fn run(
 ) -> Stop {
     let session = Session {
         site: driver.site(),
-        turn: 1,
+        turn: task.turn.max(1),
         task: Some(task.task),
         rules: Some(task.rules),
         ..Session::default()
