@@ -52,3 +52,38 @@ fn verbose_and_quiet_change_what_is_shown_and_logs_are_kept() {
         "{log}"
     );
 }
+
+/// `keyless demo` on a pseudo-terminal (`script`), with the environment given.
+fn demo_at_terminal(no_color: bool) -> String {
+    let mut command = Command::new("script");
+    command
+        .args([
+            "-qec",
+            &format!("{} demo", env!("CARGO_BIN_EXE_keyless")),
+            "/dev/null",
+        ])
+        .stdin(Stdio::null())
+        .env_remove("NO_COLOR");
+    if no_color {
+        command.env("NO_COLOR", "1");
+    }
+    let out = command
+        .output()
+        .expect("`script` (bsdutils) gives a terminal");
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn colours_only_on_a_terminal_and_never_with_no_color() {
+    let coloured = demo_at_terminal(false);
+    assert!(
+        coloured.contains("\x1b[32mok\x1b[0m"),
+        "results are coloured on a terminal: {coloured}"
+    );
+    let plain = demo_at_terminal(true);
+    assert!(plain.contains("— ok"), "{plain}");
+    assert!(!plain.contains("\x1b[3"), "NO_COLOR: {plain}");
+    let (_, piped) = demo("-v");
+    assert!(!piped.contains('\x1b'), "not a terminal: {piped}");
+}

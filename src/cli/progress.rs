@@ -56,20 +56,22 @@ pub fn print(event: Event) {
     let level = level();
     let mut err = std::io::stderr();
     let terminal = err.is_terminal();
+    let paint = Paint::new(terminal);
+    let warn = paint.yellow("⚠");
     match event {
         Event::Warning(failure) => {
-            let _ = writeln!(err, "⚠ {}: {}", failure.code, failure.reason);
+            let _ = writeln!(err, "{warn} {}: {}", failure.code, failure.reason);
         }
         Event::NewChat => {
             let _ = writeln!(
                 err,
-                "⚠ the chat reached its length limit (KA_CHAT_EXHAUSTED); continuing in a new chat with a summary"
+                "{warn} the chat reached its length limit (KA_CHAT_EXHAUSTED); continuing in a new chat with a summary"
             );
         }
         Event::Offline { attempt, wait } => {
             let _ = writeln!(
                 err,
-                "⚠ the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Resending the same message in {}s (try {attempt})",
+                "{warn} the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Resending the same message in {}s (try {attempt})",
                 wait.as_secs()
             );
         }
@@ -119,15 +121,16 @@ pub fn print(event: Event) {
         } => {
             let _ = writeln!(
                 err,
-                "✗ the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)"
+                "{} the reply was not valid AgentScript ({problems} problem(s)); asking the model to resend ({retries_left} retries left)",
+                paint.red("✗")
             );
         }
         Event::Executed { report } => {
             for result in &report.results {
                 let outcome = &result.outcome;
                 let status = match &outcome.error {
-                    None => "ok".to_string(),
-                    Some(f) => f.code.to_string(),
+                    None => paint.green("ok"),
+                    Some(f) => paint.red(f.code.code()),
                 };
                 let tier = outcome
                     .details
@@ -152,5 +155,38 @@ pub fn print(event: Event) {
                 );
             }
         }
+    }
+}
+
+/// Colours, only on a terminal and only without `NO_COLOR` (no-color.org).
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn new(terminal: bool) -> Paint {
+        Paint {
+            on: terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
+
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn red(&self, text: &str) -> String {
+        self.wrap("31", text)
+    }
+
+    fn green(&self, text: &str) -> String {
+        self.wrap("32", text)
+    }
+
+    fn yellow(&self, text: &str) -> String {
+        self.wrap("33", text)
     }
 }
