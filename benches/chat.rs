@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use keyless::chat::ChatDriver;
 use keyless::chat::cdp::{CdpDriver, Options};
-use keyless::chat::local::{LocalChat, Script};
+use keyless::chat::local::{self, LocalChat, PageFaults, Script};
 
 const ROUNDS: usize = 15;
 
@@ -94,6 +94,45 @@ fn main() {
             .skip(1)
             .collect::<Vec<_>>()
             .join(" ")
+    );
+    driver.close();
+    prosemirror(&text);
+}
+
+/// The same prompt into a real ProseMirror composer (Claude, Grok) with `pasteHtml`.
+fn prosemirror(text: &str) {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/prosemirror");
+    let modules = match local::prosemirror_modules(&folder) {
+        Ok(modules) => modules,
+        Err(why) => {
+            println!("chat/prosemirror_paste_html_60000_chars_exact: not measured: {why}");
+            return;
+        }
+    };
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            editor: Some("prosemirror".into()),
+            ..PageFaults::default()
+        },
+        modules: Some(modules),
+        ..Script::default()
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.site.insert = vec!["pasteHtml".to_string()];
+    let driver = CdpDriver::start(options).unwrap();
+    let mut paste_ms = Vec::new();
+    for _ in 0..5 {
+        driver.clear_composer().unwrap();
+        let started = Instant::now();
+        driver.insert(text).unwrap();
+        paste_ms.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    println!(
+        "chat/prosemirror_paste_html_60000_chars_exact: median {:.1} ms (runs: {:?})",
+        median(paste_ms.clone()),
+        paste_ms.iter().map(|m| m.round()).collect::<Vec<_>>()
     );
     driver.close();
 }

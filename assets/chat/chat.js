@@ -9,7 +9,9 @@
   const chips = document.getElementById("chips");
   const fileInput = document.getElementById("file-input");
   let model = "";
-  let config = { dropSends: 0, staleComposer: null, uploadFails: false };
+  // A mounted ProseMirror (config.editor === "prosemirror") replaces the page's own editor.
+  let editor = null;
+  let config = { dropSends: 0, staleComposer: null, uploadFails: false, editor: null };
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
   // The conversation's id: in the address (/c/ID) once the first message is sent, as real sites
@@ -119,14 +121,18 @@
   }
 
   async function send() {
-    const text = model;
+    const text = editor ? editor.text() : model;
     if (text.trim() === "" || controller) return;
     if (config.dropSends > 0) {
       config.dropSends -= 1; // The click is lost, as when a site ignores a send.
       return;
     }
-    model = "";
-    renderComposer();
+    if (editor) {
+      editor.clear();
+    } else {
+      model = "";
+      renderComposer();
+    }
     chips.innerHTML = "";
     if (!conversation) {
       conversation = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
@@ -210,16 +216,30 @@
   stopButton.addEventListener("click", () => controller && controller.abort());
 
   const ready = () => {
-    composer.setAttribute("contenteditable", "true");
-    composer.setAttribute("role", "textbox");
+    if (!editor) {
+      composer.setAttribute("contenteditable", "true");
+      composer.setAttribute("role", "textbox");
+    }
     document.body.setAttribute("data-ready", "true");
   };
+  async function mountProseMirror() {
+    const pm = await import("/pm-editor.js");
+    const host = document.createElement("div");
+    composer.replaceWith(host);
+    editor = pm.mount(host, {
+      id: "prompt-textarea",
+      class: "composer ProseMirror",
+      role: "textbox",
+      "aria-label": "Message",
+    }, send);
+  }
   fetch("/api/config")
     .then((r) => r.json())
     .then(async (c) => {
-      await loadConversation().catch(() => {});
       config = Object.assign(config, c);
-      if (config.staleComposer) {
+      if (config.editor === "prosemirror") await mountProseMirror();
+      await loadConversation().catch(() => {});
+      if (config.staleComposer && !editor) {
         model = config.staleComposer;
         renderComposer();
         addChip("stale-draft.txt", false);

@@ -20,6 +20,7 @@ const INDEX_HTML: &str = include_str!("../../assets/chat/index.html");
 const CHAT_JS: &str = include_str!("../../assets/chat/chat.js");
 const MARKDOWN_JS: &str = include_str!("../../assets/chat/markdown.js");
 const CHAT_CSS: &str = include_str!("../../assets/chat/chat.css");
+const PM_EDITOR_JS: &str = include_str!("../../assets/chat/pm-editor.js");
 
 /// What the chat says when a conversation is too long (ChatGPT's wording).
 pub const EXHAUSTED_TEXT: &str = "You've reached the maximum length for this conversation, but you can keep talking by starting a new chat.";
@@ -59,6 +60,10 @@ pub struct PageFaults {
     pub stale_composer: Option<String>,
     /// Attached files fail to upload.
     pub upload_fails: bool,
+    /// The composer's editor: `None` for the page's own (it handles `beforeinput` like
+    /// Lexical), `Some("prosemirror")` for a real ProseMirror from [`Script::modules`], as on
+    /// Claude and Grok.
+    pub editor: Option<String>,
 }
 
 /// The scripted model.
@@ -69,6 +74,9 @@ pub struct Script {
     /// Characters per streamed chunk, and the pause between chunks.
     pub chunk_chars: usize,
     pub chunk_delay: Duration,
+    /// A `node_modules` folder served at `/modules/` (the page's import map points there), for
+    /// an editor the page mounts from it.
+    pub modules: Option<std::path::PathBuf>,
 }
 
 impl Default for Script {
@@ -78,6 +86,7 @@ impl Default for Script {
             page: PageFaults::default(),
             chunk_chars: 400,
             chunk_delay: Duration::from_millis(10),
+            modules: None,
         }
     }
 }
@@ -138,9 +147,32 @@ impl Script {
                 drop_sends: meta.drop_sends,
                 stale_composer: meta.stale_composer,
                 upload_fails: meta.upload_fails,
+                editor: None,
             },
             ..Script::default()
         })
+    }
+}
+
+/// The ProseMirror packages for [`Script::modules`]: `folder`'s `node_modules`, installed with
+/// `npm ci` from its lock file when missing (the tests and benchmarks use
+/// `tests/prosemirror/`).
+pub fn prosemirror_modules(folder: &Path) -> Result<std::path::PathBuf, String> {
+    let modules = folder.join("node_modules");
+    if modules.join("prosemirror-view/dist/index.js").is_file() {
+        return Ok(modules);
+    }
+    let status = std::process::Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(folder)
+        .status()
+        .map_err(|e| {
+            format!("cannot run npm to install ProseMirror ({e}); on Debian: apt-get install npm")
+        })?;
+    if status.success() {
+        Ok(modules)
+    } else {
+        Err(format!("npm ci failed in {} ({status})", folder.display()))
     }
 }
 
@@ -205,6 +237,11 @@ impl LocalChat {
                 "/chat.css",
                 get(|| async { page(CHAT_CSS, "text/css; charset=utf-8") }),
             )
+            .route(
+                "/pm-editor.js",
+                get(|| async { page(PM_EDITOR_JS, "text/javascript; charset=utf-8") }),
+            )
+            .route("/modules/{*path}", get(module))
             .route("/api/config", get(config))
             .route("/api/conversation/{id}", get(conversation))
             .route("/api/chat", post(chat))
@@ -256,6 +293,29 @@ fn page(body: &'static str, kind: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+/// A file of the `node_modules` folder the script names: JavaScript and CSS only, never outside
+/// the folder.
+async fn module(
+    State(state): State<AppState>,
+    axum::extract::Path(path): axum::extract::Path<String>,
+) -> Response {
+    let Some(root) = state.lock().ok().and_then(|s| s.script.modules.clone()) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let inside = Path::new(&path)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    let kind = match Path::new(&path).extension().and_then(|e| e.to_str()) {
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        _ => return StatusCode::NOT_FOUND.into_response(),
+    };
+    match std::fs::read(root.join(&path)) {
+        Ok(bytes) if inside => ([(header::CONTENT_TYPE, kind)], bytes).into_response(),
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 async fn config(State(state): State<AppState>) -> Response {

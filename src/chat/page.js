@@ -85,6 +85,22 @@
       sel.addRange(range);
       return true;
     },
+    // A paste of one paragraph per line, as HTML that ProseMirror takes exactly: whitespace kept
+    // (pre-wrap) and `data-pm-slice` so that it does not collapse it. Only editors that handle
+    // the (untrusted) paste event themselves take it; the caller checks the composer after.
+    pasteHtml: (text) => {
+      const el = first("Composer");
+      if (!el) return false;
+      api.focusComposer();
+      const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+      const html = text.split("\n").map((line, i) =>
+        "<p" + (i === 0 ? ' data-pm-slice="1 1 []"' : "") + ' style="white-space:pre-wrap">' + esc(line) + "</p>").join("");
+      const data = new DataTransfer();
+      data.setData("text/html", html);
+      data.setData("text/plain", text);
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+      return true;
+    },
     removeChips: () => {
       let n = 0;
       for (const b of all("AttachmentRemove")) { b.click(); n++; }

@@ -43,8 +43,15 @@ impl CdpDriver {
         if chips > 0 {
             self.eval::<usize>("window.__keyless.removeChips()")?;
         }
-        std::thread::sleep(Duration::from_millis(100));
-        let (text, chips) = dirty()?;
+        // A big composer takes its editor a while to empty.
+        let started = Instant::now();
+        let (text, chips) = loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let (text, chips) = dirty()?;
+            if (!text && chips == 0) || started.elapsed() > INSERT_SETTLE {
+                break (text, chips);
+            }
+        };
         if text || chips > 0 {
             return Err(Failure::new(
                 Code::ComposerNotClean,
@@ -85,8 +92,11 @@ impl CdpDriver {
     /// Puts the message into the composer with the site's insertion strategies, in order
     /// (`selectors.json` `insert`), until the composer holds exactly the message:
     /// `insertTextWhole` is one `Input.insertText` (editors that handle `beforeinput` themselves,
-    /// like Lexical: fastest), `insertText` is checked chunks cut before line breaks (safe for
-    /// ProseMirror, whose cost grows with each line break).
+    /// like Lexical: fastest), `pasteHtml` one synthetic paste of a paragraph per line
+    /// (ProseMirror: fast where `Input.insertText` costs more with each line break), and
+    /// `insertText` checked chunks cut before line breaks (any editor, slowly in ProseMirror).
+    /// A strategy that leaves anything but the exact message, or an attachment chip the site
+    /// made of a big paste, is undone and the next one is tried.
     pub fn insert(&self, message: &str) -> Result<(), Failure> {
         let strategies: Vec<&str> = if self.options.site.insert.is_empty() {
             vec!["insertText"]
@@ -100,12 +110,13 @@ impl CdpDriver {
         };
         let mut last = None;
         for strategy in strategies {
-            let chunk = match strategy {
-                "insertTextWhole" => usize::MAX,
-                "insertText" => INSERT_CHUNK,
+            let inserted = match strategy {
+                "insertTextWhole" => self.insert_chunks(message, usize::MAX),
+                "insertText" => self.insert_chunks(message, INSERT_CHUNK),
+                "pasteHtml" => self.paste_html(message),
                 _ => continue,
             };
-            match self.insert_chunks(message, chunk) {
+            match inserted {
                 Ok(()) => return Ok(()),
                 Err(failure) => {
                     last = Some(failure);
@@ -116,9 +127,35 @@ impl CdpDriver {
         Err(last.unwrap_or_else(|| {
             Failure::new(
                 Code::ConfigValidation,
-                "selectors.json names no insertion strategy keyless knows (insertTextWhole, insertText)",
+                "selectors.json names no insertion strategy keyless knows (insertTextWhole, pasteHtml, insertText)",
             )
         }))
+    }
+
+    fn paste_html(&self, message: &str) -> Result<(), Failure> {
+        let chips = self.eval::<usize>("window.__keyless.count('AttachmentChip')")?;
+        let text = serde_json::to_string(message)
+            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
+        self.eval::<bool>(&format!("window.__keyless.pasteHtml({text})"))?;
+        let started = Instant::now();
+        loop {
+            if self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > chips {
+                return Err(Failure::new(
+                    Code::SendNotConfirmed,
+                    "the site turned the pasted message into an attachment",
+                ));
+            }
+            if self.composer()?.as_deref() == Some(message) {
+                return Ok(());
+            }
+            if started.elapsed() > INSERT_SETTLE {
+                return Err(Failure::new(
+                    Code::SendNotConfirmed,
+                    "the composer does not hold the message exactly after pasting it; nothing was sent",
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
