@@ -59,3 +59,72 @@ fn a_line_is_a_turn_and_slash_commands_work() {
     assert_eq!(chat.received().len(), 1);
     assert!(chat.received()[0].contains("Task:\nwrite a todo list"));
 }
+
+#[test]
+fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
+    let done = |msg: &str| format!("@@done\n<<<MSG\n{msg}\nMSG>>>\n@@end\n@@eof\n");
+    let chat = LocalChat::start(Script::replies([done("resumed"), done("second")])).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    // As keyless leaves it when killed after saving a reply, before running it.
+    std::fs::create_dir(ws.path().join(".agent")).unwrap();
+    let session = keyless::turn::record::Session {
+        site: "local".into(),
+        turn: 1,
+        batch: 1,
+        task: Some("make a".into()),
+        rules: Some("THE RULES".into()),
+        reply: Some("@@newfile a.txt\n<<<CONTENT\na\nCONTENT>>>\n@@end\n@@eof\n".into()),
+        ..Default::default()
+    };
+    std::fs::write(
+        ws.path().join(".agent/session.json"),
+        serde_json::to_vec(&session).unwrap(),
+    )
+    .unwrap();
+    let command = format!(
+        "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {}",
+        env!("CARGO_BIN_EXE_keyless"),
+        chat.url(),
+        ws.path().display(),
+        profile.path().display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("XDG_CONFIG_HOME", profile.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("`script` (bsdutils) provides the terminal");
+    let mut stdin = child.stdin.take().unwrap();
+    for (wait, line) in [(6000, "second thing"), (4000, "/quit")] {
+        std::thread::sleep(Duration::from_millis(wait));
+        write!(stdin, "{line}\r").unwrap();
+        stdin.flush().unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    assert!(
+        text.contains("resuming the interrupted turn \"make a\""),
+        "{text}"
+    );
+    assert!(text.contains("Done. resumed"), "{text}");
+    assert!(text.contains("Done. second"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "a\n"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert!(received[0].starts_with("THE RULES\n"), "{}", received[0]);
+    assert!(
+        received[0].contains("--- result 1/1 | #1 newfile | a.txt ---"),
+        "{}",
+        received[0]
+    );
+    assert_eq!(
+        received[1],
+        "Next task (reply in AgentScript v1 only):\nsecond thing\n"
+    );
+}
