@@ -132,3 +132,38 @@ fn binary_input_is_a_usage_error() {
 fn unknown_subcommand_is_a_usage_error() {
     keyless().arg("frobnicate").assert().code(2);
 }
+
+#[test]
+fn the_workspace_configuration_sets_the_limits_check_applies() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("keyless.json"),
+        "{ // a project that keeps files small\n  \"Limits\": { \"MaxFileContentChars\": 100 }\n}\n",
+    )
+    .unwrap();
+    let reply = format!(
+        "@@newfile a.txt\n<<<CONTENT\n{}\nCONTENT>>>\n@@end\n@@eof\n",
+        "x".repeat(150)
+    );
+    keyless()
+        .arg("check")
+        .write_stdin(reply.clone())
+        .assert()
+        .code(0);
+    keyless()
+        .args(["check", "--workspace"])
+        .arg(ws.path())
+        .write_stdin(reply.clone())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("KA_LIMIT_FILE_CONTENT_CHARS"));
+    let broken = ws.path().join("broken.json");
+    std::fs::write(&broken, "{ \"Limits\": ").unwrap();
+    keyless()
+        .args(["check", "--config"])
+        .arg(&broken)
+        .write_stdin(reply)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("KA_CONFIG_INVALID"));
+}

@@ -4,7 +4,6 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::config::Limits;
 use crate::exit::Status;
 use crate::protocol::{Diagnostic, Parsed, parse};
 
@@ -24,7 +23,19 @@ struct CommandEntry<'a> {
     line: usize,
 }
 
-pub fn run(file: Option<&Path>, json: bool) -> Status {
+pub fn run(
+    file: Option<&Path>,
+    json: bool,
+    config: Option<&Path>,
+    workspace: Option<&Path>,
+) -> Status {
+    let limits = match crate::config::file::load(config, workspace.unwrap_or(Path::new("."))) {
+        Ok(config) => config.limits,
+        Err(failure) => {
+            eprintln!("keyless check: {}: {}", failure.code, failure.reason);
+            return Status::Usage;
+        }
+    };
     let reply = match super::read_reply(file) {
         Ok(reply) => reply,
         Err(message) => {
@@ -32,7 +43,7 @@ pub fn run(file: Option<&Path>, json: bool) -> Status {
             return Status::Usage;
         }
     };
-    let parsed = parse(&reply, &Limits::default());
+    let parsed = parse(&reply, &limits);
     if json {
         println!("{}", render_json(&parsed));
     } else {

@@ -81,6 +81,13 @@ pub enum Subcommands {
         /// Print one JSON object: {ok, control, commands, errors}.
         #[arg(long)]
         json: bool,
+        /// The configuration whose Limits apply (default: <workspace>/keyless.json, then the
+        /// user's config folder), so that check rejects what run and apply would.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// The workspace whose keyless.json applies (default: the current folder).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
     },
     /// Execute one reply in the workspace without a browser and print the results message.
     Apply {
@@ -207,7 +214,17 @@ pub fn run(args: Args) -> Status {
         progress::Level::Normal
     });
     match args.command {
-        Subcommands::Check { file, json } => check::run(file.as_deref(), json),
+        Subcommands::Check {
+            file,
+            json,
+            config,
+            workspace,
+        } => check::run(
+            file.as_deref(),
+            json,
+            config.as_deref(),
+            workspace.as_deref(),
+        ),
         Subcommands::Run {
             task,
             resume,
