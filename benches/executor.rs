@@ -6,29 +6,15 @@ use std::fs;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use keyless::batch::{self, Confirmation, Host, Outcome, Settings};
+use keyless::batch::{self, Settings};
 use keyless::config::{Limits, Mode, Pace};
 use keyless::protocol::parse;
 use keyless::workspace::Workspace;
 use keyless::workspace::backup::{Backup, BatchKind};
 
-struct NoOne;
-
-impl Host for NoOne {
-    fn say(&mut self, _: &str) {}
-    fn ask(&mut self, _: &str) -> Option<String> {
-        None
-    }
-    fn confirm(&mut self, _: &Confirmation) -> bool {
-        false
-    }
-    fn run_command(&mut self, _: &str, _: std::time::Duration) -> Outcome {
-        Outcome::default()
-    }
-    fn commit(&mut self, _: &str) -> Outcome {
-        Outcome::default()
-    }
-}
+#[path = "../tests/common/quiet_host.rs"]
+mod quiet_host;
+use quiet_host::Quiet;
 
 fn big_file() -> Vec<u8> {
     let mut out = Vec::with_capacity(52_000_000);
@@ -95,7 +81,7 @@ fn bench(c: &mut Criterion) {
                 let ws = Workspace::open(dir.path()).unwrap();
                 let mut backup = Backup::new(&ws, BatchKind::Batch, "bench");
                 let report =
-                    batch::execute(&script, &ws, &mut backup, &mut NoOne, &settings, (1, 1));
+                    batch::execute(&script, &ws, &mut backup, &mut Quiet, &settings, (1, 1));
                 assert!(report.all_ok());
                 dir
             },

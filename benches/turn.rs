@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use keyless::batch::{Confirmation, Host, Outcome, Settings};
+use keyless::batch::Settings;
 use keyless::catalog::Failure;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{LocalChat, Script};
@@ -14,6 +14,10 @@ use keyless::chat::{ChatDriver, Reply};
 use keyless::config::Mode;
 use keyless::turn;
 use keyless::workspace::Workspace;
+
+#[path = "../tests/common/quiet_host.rs"]
+mod quiet_host;
+use quiet_host::Quiet;
 
 const ITERATIONS: usize = 15;
 
@@ -57,24 +61,6 @@ impl ChatDriver for Timed {
     }
 }
 
-struct NoOne;
-
-impl Host for NoOne {
-    fn say(&mut self, _: &str) {}
-    fn ask(&mut self, _: &str) -> Option<String> {
-        None
-    }
-    fn confirm(&mut self, _: &Confirmation) -> bool {
-        false
-    }
-    fn run_command(&mut self, _: &str, _: Duration) -> Outcome {
-        Outcome::default()
-    }
-    fn commit(&mut self, _: &str) -> Outcome {
-        Outcome::default()
-    }
-}
-
 fn main() {
     let mut replies: Vec<String> = (0..ITERATIONS)
         .map(|i| format!("```\n@@newfile src/f{i}.rs\n<<<CONTENT\npub fn f{i}() {{}}\nCONTENT>>>\n@@end\n@@editfile src/f{i}.rs\n<<<FIND\nf{i}()\nFIND>>>\n<<<REPLACE\nf{i}(x: u32)\nREPLACE>>>\n@@end\n@@readfile src/f{i}.rs\n@@end\n@@eof\n```"))
@@ -106,7 +92,7 @@ fn main() {
         "benchmark".into(),
         &mut driver,
         &ws,
-        &mut NoOne,
+        &mut Quiet,
         &settings,
         &mut |_| {},
     );

@@ -2,24 +2,21 @@
 //! page in headless Chromium: a task runs as a turn, /undo puts it back, /quit leaves.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use keyless::chat::local::{LocalChat, Script};
 
-#[test]
-fn a_line_is_a_turn_and_slash_commands_work() {
-    let chat = LocalChat::start(Script::replies([
-        "@@newfile todo.txt\n<<<CONTENT\nbuy milk\nCONTENT>>>\n@@end\n@@done\n<<<MSG\nWrote todo.txt.\nMSG>>>\n@@end\n@@eof\n",
-    ]))
-    .unwrap();
-    let ws = tempfile::tempdir().unwrap();
+/// Runs `keyless interactive` on a pseudo-terminal in `ws`, typing each line after its wait
+/// (milliseconds), and returns what the terminal showed.
+fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(u64, &str)]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let command = format!(
         "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {}",
         env!("CARGO_BIN_EXE_keyless"),
         chat.url(),
-        ws.path().display(),
+        ws.display(),
         profile.path().display()
     );
     let mut child = Command::new("script")
@@ -31,19 +28,33 @@ fn a_line_is_a_turn_and_slash_commands_work() {
         .spawn()
         .expect("`script` (bsdutils) provides the terminal");
     let mut stdin = child.stdin.take().unwrap();
-    for (wait, line) in [
-        (4000, "write a todo list"),
-        (4000, "/undo"),
-        (800, "/help"),
-        (500, "/frobnicate"),
-        (500, "/quit"),
-    ] {
-        std::thread::sleep(Duration::from_millis(wait));
+    for (wait, line) in lines {
+        std::thread::sleep(Duration::from_millis(*wait));
         write!(stdin, "{line}\r").unwrap();
         stdin.flush().unwrap();
     }
     let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+}
+
+#[test]
+fn a_line_is_a_turn_and_slash_commands_work() {
+    let chat = LocalChat::start(Script::replies([
+        "@@newfile todo.txt\n<<<CONTENT\nbuy milk\nCONTENT>>>\n@@end\n@@done\n<<<MSG\nWrote todo.txt.\nMSG>>>\n@@end\n@@eof\n",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let text = at_terminal(
+        &chat,
+        ws.path(),
+        &[
+            (4000, "write a todo list"),
+            (4000, "/undo"),
+            (800, "/help"),
+            (500, "/frobnicate"),
+            (500, "/quit"),
+        ],
+    );
     assert!(text.contains("Done. Wrote todo.txt."), "{text}");
     assert!(
         text.contains("removed todo.txt (it was new; a copy is kept)"),
@@ -65,7 +76,6 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
     let done = |msg: &str| format!("@@done\n<<<MSG\n{msg}\nMSG>>>\n@@end\n@@eof\n");
     let chat = LocalChat::start(Script::replies([done("resumed"), done("second")])).unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let profile = tempfile::tempdir().unwrap();
     // As keyless leaves it when killed after saving a reply, before running it.
     std::fs::create_dir(ws.path().join(".agent")).unwrap();
     let session = keyless::turn::record::Session {
@@ -82,29 +92,7 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
         serde_json::to_vec(&session).unwrap(),
     )
     .unwrap();
-    let command = format!(
-        "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {}",
-        env!("CARGO_BIN_EXE_keyless"),
-        chat.url(),
-        ws.path().display(),
-        profile.path().display()
-    );
-    let mut child = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("XDG_CONFIG_HOME", profile.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("`script` (bsdutils) provides the terminal");
-    let mut stdin = child.stdin.take().unwrap();
-    for (wait, line) in [(6000, "second thing"), (4000, "/quit")] {
-        std::thread::sleep(Duration::from_millis(wait));
-        write!(stdin, "{line}\r").unwrap();
-        stdin.flush().unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    let text = at_terminal(&chat, ws.path(), &[(6000, "second thing"), (4000, "/quit")]);
     assert!(
         text.contains("resuming the interrupted turn \"make a\""),
         "{text}"

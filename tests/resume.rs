@@ -8,13 +8,17 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use keyless::batch::{Confirmation, Host, Outcome, Settings};
+use keyless::batch::Settings;
 use keyless::catalog::Code;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 use keyless::config::Mode;
 use keyless::turn::{self, Stop, record};
 use keyless::workspace::Workspace;
+
+#[path = "common/quiet_host.rs"]
+mod quiet_host;
+use quiet_host::Quiet;
 
 fn keyless(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
@@ -30,8 +34,18 @@ fn keyless(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Comman
     cmd
 }
 
-fn output(child: Child) -> (Output, String) {
-    let out = child.wait_with_output().unwrap();
+/// Starts keyless with its output thrown away (it is going to be killed).
+fn start_silently(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Child {
+    keyless(args, ws, profile, chat)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs keyless to its end; returns its output and all of it as text for assertion messages.
+fn run_to_end(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> (Output, String) {
+    let out = keyless(args, ws, profile, chat).output().unwrap();
     let text = format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         out.status.code(),
@@ -88,11 +102,7 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
     let profile = tempfile::tempdir().unwrap();
     let task = "Write a, run the counter, write c";
 
-    let mut child = keyless(&["run", task], ws.path(), profile.path(), &chat)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = start_silently(&["run", task], ws.path(), profile.path(), &chat);
     wait_for("the command to start", || {
         ws.path().join("ran.txt").exists()
     });
@@ -102,12 +112,7 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
         "the browser outlives keyless"
     );
 
-    let resumed = keyless(&["run", "--resume"], ws.path(), profile.path(), &chat)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (out, text) = output(resumed);
+    let (out, text) = run_to_end(&["run", "--resume"], ws.path(), profile.path(), &chat);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("resuming the interrupted turn"), "{text}");
     assert!(text.contains("Done. Finished after the restart."), "{text}");
@@ -164,11 +169,7 @@ fn killed_while_the_model_writes_reads_the_reply_from_the_page_without_resending
     let profile = tempfile::tempdir().unwrap();
     let task = "Write a slowly";
 
-    let mut child = keyless(&["run", task], ws.path(), profile.path(), &chat)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = start_silently(&["run", task], ws.path(), profile.path(), &chat);
     let session_file = ws.path().join(".agent/session.json");
     wait_for("the chat's own address in the session", || {
         std::fs::read_to_string(&session_file).is_ok_and(|s| s.contains("/c/"))
@@ -178,12 +179,7 @@ fn killed_while_the_model_writes_reads_the_reply_from_the_page_without_resending
     assert!(!ws.path().join("a.txt").exists());
 
     // The same task again resumes the turn.
-    let resumed = keyless(&["run", task], ws.path(), profile.path(), &chat)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (out, text) = output(resumed);
+    let (out, text) = run_to_end(&["run", task], ws.path(), profile.path(), &chat);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("the reply is on the page"), "{text}");
     assert_eq!(
@@ -222,12 +218,7 @@ fn another_task_while_a_turn_is_interrupted_is_refused_before_the_browser_opens(
         serde_json::to_vec(&session).unwrap(),
     )
     .unwrap();
-    let child = keyless(&["run", "another task"], ws.path(), profile.path(), &chat)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (out, text) = output(child);
+    let (out, text) = run_to_end(&["run", "another task"], ws.path(), profile.path(), &chat);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(
         text.contains("the first task") && text.contains("keyless run --resume"),
@@ -237,40 +228,36 @@ fn another_task_while_a_turn_is_interrupted_is_refused_before_the_browser_opens(
 
     // Without a saved turn, a run needs a task.
     let empty = tempfile::tempdir().unwrap();
-    let child = keyless(&["run"], empty.path(), profile.path(), &chat)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (out, text) = output(child);
+    let (out, text) = run_to_end(&["run"], empty.path(), profile.path(), &chat);
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("KA_SESSION_NOT_FOUND"), "{text}");
     assert!(text.contains("give a task"), "{text}");
-}
-
-/// A host that runs nothing: the tests here only write files.
-struct Files;
-
-impl Host for Files {
-    fn say(&mut self, _: &str) {}
-    fn ask(&mut self, _: &str) -> Option<String> {
-        None
-    }
-    fn confirm(&mut self, _: &Confirmation) -> bool {
-        false
-    }
-    fn run_command(&mut self, _: &str, _: Duration) -> Outcome {
-        Outcome::default()
-    }
-    fn commit(&mut self, _: &str) -> Outcome {
-        Outcome::default()
-    }
 }
 
 fn driver(chat: &LocalChat, profile: &Path) -> CdpDriver {
     let mut options = Options::local_page(chat.url(), profile.to_path_buf()).unwrap();
     options.reply_timeout = Duration::from_secs(20);
     CdpDriver::start(options).unwrap()
+}
+
+/// Resumes a saved turn with the files-only host.
+fn resume(
+    session: record::Session,
+    driver: &mut CdpDriver,
+    ws: &Workspace,
+    settings: &Settings,
+) -> Stop {
+    turn::resume(session, driver, ws, &mut Quiet, settings, &mut |_| {})
+}
+
+fn done(message: &str) -> Stop {
+    Stop::Done {
+        message: Some(message.to_string()),
+    }
+}
+
+fn done_reply(message: &str) -> String {
+    format!("@@done\n<<<MSG\n{message}\nMSG>>>\n@@end\n@@eof\n")
 }
 
 fn settings() -> Settings {
@@ -289,7 +276,7 @@ fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
                 fault: Some(Fault::NoReply),
             },
             ScriptedReply {
-                text: "@@done\n<<<MSG\nanswered\nMSG>>>\n@@end\n@@eof\n".into(),
+                text: done_reply("answered"),
                 fault: None,
             },
         ],
@@ -309,7 +296,7 @@ fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
             "the task".into(),
             &mut driver,
             &ws,
-            &mut Files,
+            &mut Quiet,
             &settings(),
             &mut |_| {},
         )
@@ -324,30 +311,15 @@ fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
     assert!(session.chat_url.as_deref().unwrap().contains("/c/"));
 
     // The chat shows the message without a reply: it is sent again, in the same chat.
-    let stop = turn::resume(
-        session,
-        &mut driver,
-        &ws,
-        &mut Files,
-        &settings(),
-        &mut |_| {},
-    );
-    assert_eq!(
-        stop,
-        Stop::Done {
-            message: Some("answered".into())
-        }
-    );
+    let stop = resume(session, &mut driver, &ws, &settings());
+    assert_eq!(stop, done("answered"));
     assert_eq!(chat.received(), vec!["the task", "the task"]);
     driver.close();
 }
 
 #[test]
 fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_is_gone() {
-    let chat = LocalChat::start(Script::replies([
-        "@@done\n<<<MSG\ncontinued\nMSG>>>\n@@end\n@@eof\n",
-    ]))
-    .unwrap();
+    let chat = LocalChat::start(Script::replies([done_reply("continued")])).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let profile = tempfile::tempdir().unwrap();
@@ -364,20 +336,8 @@ fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_
         done: vec!["newfile a.txt: ok".into()],
         ..record::Session::default()
     };
-    let stop = turn::resume(
-        session,
-        &mut driver,
-        &ws,
-        &mut Files,
-        &settings(),
-        &mut |_| {},
-    );
-    assert_eq!(
-        stop,
-        Stop::Done {
-            message: Some("continued".into())
-        }
-    );
+    let stop = resume(session, &mut driver, &ws, &settings());
+    assert_eq!(stop, done("continued"));
     assert_eq!(
         std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
         "b\n"
@@ -403,7 +363,7 @@ fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_
 fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
     let chat = LocalChat::start(Script::replies([
         format!("{}@@eof\n", block("newfile a.txt", "CONTENT", "a")),
-        "@@done\n<<<MSG\nafter the limit\nMSG>>>\n@@end\n@@eof\n".to_string(),
+        done_reply("after the limit"),
     ]))
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -416,7 +376,7 @@ fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
         "the task".into(),
         &mut driver,
         &ws,
-        &mut Files,
+        &mut Quiet,
         &settings,
         &mut |_| {},
     );
@@ -430,20 +390,8 @@ fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
     );
     assert_eq!(chat.received().len(), 1);
 
-    let stop = turn::resume(
-        session,
-        &mut driver,
-        &ws,
-        &mut Files,
-        &settings,
-        &mut |_| {},
-    );
-    assert_eq!(
-        stop,
-        Stop::Done {
-            message: Some("after the limit".into())
-        }
-    );
+    let stop = resume(session, &mut driver, &ws, &settings);
+    assert_eq!(stop, done("after the limit"));
     let received = chat.received();
     assert_eq!(received.len(), 2);
     assert_eq!(received[1], pending);
@@ -463,12 +411,7 @@ fn the_next_task_goes_on_in_the_saved_chat_and_new_chat_starts_another() {
         (vec!["run", "second task"], "two"),
         (vec!["run", "--new-chat", "third task"], "three"),
     ] {
-        let child = keyless(&args, ws.path(), profile.path(), &chat)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (out, text) = output(child);
+        let (out, text) = run_to_end(&args, ws.path(), profile.path(), &chat);
         assert_eq!(out.status.code(), Some(0), "{text}");
         assert!(text.contains(&format!("Done. {said}")), "{text}");
     }

@@ -3,30 +3,16 @@
 
 use std::time::Duration;
 
-use keyless::batch::{Confirmation, Host, Outcome, Settings};
+use keyless::batch::Settings;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 use keyless::config::{Limits, Mode};
 use keyless::turn::{self, Stop};
 use keyless::workspace::Workspace;
 
-struct Quiet;
-
-impl Host for Quiet {
-    fn say(&mut self, _: &str) {}
-    fn ask(&mut self, _: &str) -> Option<String> {
-        None
-    }
-    fn confirm(&mut self, _: &Confirmation) -> bool {
-        false
-    }
-    fn run_command(&mut self, _: &str, _: Duration) -> Outcome {
-        Outcome::default()
-    }
-    fn commit(&mut self, _: &str) -> Outcome {
-        Outcome::default()
-    }
-}
+#[path = "common/quiet_host.rs"]
+mod quiet_host;
+use quiet_host::Quiet;
 
 fn run_turn(replies: Vec<String>, limits: Limits) -> (Stop, Vec<String>) {
     let chat = LocalChat::start(Script::replies(replies)).unwrap();
