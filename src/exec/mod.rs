@@ -194,5 +194,13 @@ fn kill_group(pid: u32, grace: Duration) {
     }
 }
 
+/// Ends the process tree at once (Windows has no process groups to signal): `taskkill /T /F`.
 #[cfg(not(unix))]
-fn kill_group(_pid: u32, _grace: Duration) {}
+fn kill_group(pid: u32, _grace: Duration) {
+    let _ = Command::new("taskkill")
+        .args(["/T", "/F", "/PID", &pid.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}

@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::{Permissions, PermissionsExt};
+use cap_std::fs::Permissions;
+#[cfg(unix)]
+use cap_std::fs::PermissionsExt;
 use serde::{Deserialize, Serialize};
 
 use super::{AGENT_DIR, Workspace};
@@ -91,13 +93,26 @@ pub fn ensure_agent_dir(ws: &Workspace) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The mode bits to restore a file with.
+/// The mode bits to restore a file with (unix; elsewhere a restored file gets the default
+/// permissions).
+#[cfg(unix)]
 pub fn mode_of(permissions: &Permissions) -> Option<u32> {
     Some(permissions.mode() & 0o7777)
 }
 
+#[cfg(not(unix))]
+pub fn mode_of(_: &Permissions) -> Option<u32> {
+    None
+}
+
+#[cfg(unix)]
 fn permissions_of(mode: Option<u32>) -> Option<Permissions> {
     mode.map(Permissions::from_mode)
+}
+
+#[cfg(not(unix))]
+fn permissions_of(_: Option<u32>) -> Option<Permissions> {
+    None
 }
 
 /// Every saved batch, oldest first.
