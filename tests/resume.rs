@@ -432,3 +432,53 @@ fn the_next_task_goes_on_in_the_saved_chat_and_new_chat_starts_another() {
         received[2]
     );
 }
+
+#[test]
+fn ctrl_c_during_a_command_stops_the_turn_and_the_next_run_sends_its_results() {
+    let first = format!(
+        "{}{}@@eof\n",
+        block(
+            "runcommand",
+            "CMD",
+            "echo started >> started.txt && sleep 30"
+        ),
+        block("newfile never.txt", "CONTENT", "never"),
+    );
+    let chat = LocalChat::start(Script::replies([first, done_reply("after Ctrl+C")])).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = start_silently(&["run", "sleep"], ws.path(), profile.path(), &chat);
+    wait_for("the command to start", || {
+        ws.path().join("started.txt").exists()
+    });
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "Ctrl+C is exit 130");
+    assert_eq!(chat.received().len(), 1, "nothing more was sent");
+    assert!(!ws.path().join("never.txt").exists());
+
+    let (out, text) = run_to_end(&["run", "--resume"], ws.path(), profile.path(), &chat);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Done. after Ctrl+C"), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert!(
+        received[1].contains("status: error | code: KA_CANCELLED"),
+        "{}",
+        received[1]
+    );
+    assert!(
+        received[1].contains("skipped: #2 newfile | never.txt"),
+        "{}",
+        received[1]
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("started.txt")).unwrap(),
+        "started\n",
+        "the command ran once"
+    );
+}
