@@ -68,6 +68,10 @@ pub struct Site {
     /// Longer messages go as a file attachment (falling back to pasting if the upload fails).
     #[serde(default, rename = "composerLimit")]
     pub composer_limit: Option<usize>,
+    /// How long a reopened conversation may take to show its messages, in milliseconds
+    /// (default 8000); a page still empty after that is a chat that is gone.
+    #[serde(default, rename = "historyWaitMs")]
+    pub history_wait_ms: Option<u64>,
     pub selectors: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     pub texts: BTreeMap<String, Vec<String>>,

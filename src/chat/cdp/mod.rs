@@ -38,6 +38,8 @@ const PAGE_JS: &str = include_str!("../page.js");
 const CDP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a page has to show its composer after navigation.
 const PAGE_READY: Duration = Duration::from_secs(20);
+/// How long a reopened conversation may take to show its messages, unless the site says.
+const DEFAULT_HISTORY_WAIT_MS: u64 = 8_000;
 /// A reopened chat counts as drawn once its messages stayed the same this long.
 const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 /// How long a sent message has to appear as a user turn.
@@ -398,17 +400,27 @@ impl ChatDriver for CdpDriver {
             Ok(())
         })?;
         self.wait_ready()?;
-        // Real sites draw an old conversation after the composer: wait until it stops growing.
+        // Real sites draw an old conversation after the composer: wait until it shows messages
+        // and stops growing, or until the site's wait says the chat is gone.
+        let history_wait = Duration::from_millis(
+            self.options
+                .site
+                .history_wait_ms
+                .unwrap_or(DEFAULT_HISTORY_WAIT_MS),
+        );
         let started = Instant::now();
         let mut last = (usize::MAX, usize::MAX);
         let mut stable_since = Instant::now();
         let state = loop {
             let state = self.state()?;
             let now = (state.users, state.assistants);
+            let drawn = now != (0, 0) || started.elapsed() >= history_wait;
             if now != last {
                 last = now;
                 stable_since = Instant::now();
-            } else if stable_since.elapsed() >= REOPEN_SETTLE || started.elapsed() >= PAGE_READY {
+            } else if (drawn && stable_since.elapsed() >= REOPEN_SETTLE)
+                || started.elapsed() >= PAGE_READY
+            {
                 break state;
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -421,9 +433,14 @@ impl ChatDriver for CdpDriver {
         };
         let last_user: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
         let last_user = last_user.unwrap_or_default();
-        let carried = [pending, ATTACHMENT_NOTE]
-            .iter()
-            .any(|m| last_user == *m || squash(&last_user) == squash(m));
+        // A message over the composer limit went as a file, behind the note.
+        let attached = self
+            .options
+            .site
+            .composer_limit
+            .is_some_and(|limit| pending.chars().count() > limit);
+        let shown = if attached { ATTACHMENT_NOTE } else { pending };
+        let carried = last_user == shown || squash(&last_user) == squash(shown);
         if carried && self.eval::<bool>("window.__keyless.replyFollows()")? {
             // The reply on the page is the one to wait for and read.
             self.assistants_before_send = state.assistants.saturating_sub(1);
