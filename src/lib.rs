@@ -6,6 +6,7 @@ pub mod batch;
 pub mod cancel;
 pub mod catalog;
 pub mod chat;
+pub mod claim;
 pub mod cli;
 pub mod config;
 pub mod exec;

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::batch::{self, results};
+use crate::claim::Claim;
 use crate::exit::Status;
 use crate::protocol::{parse, render::format_error};
 use crate::workspace::Workspace;
@@ -12,12 +13,27 @@ use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 use super::Shared;
 use super::terminal::TerminalHost;
 
-pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<Workspace, Status> {
+/// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
+/// the same folder at once would mix up sessions, journals and backups. The claim ends with the
+/// returned value.
+pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspace, Claim), Status> {
     let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
-    Workspace::open(&path).map_err(|f| {
+    let ws = Workspace::open(&path).map_err(|f| {
         eprintln!("keyless {command}: {}", f.reason);
         Status::Usage
-    })
+    })?;
+    backup::ensure_agent_dir(&ws).map_err(|f| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    })?;
+    let claim = Claim::take(&ws.root().join(".agent").join("keyless.pid")).map_err(|pid| {
+        eprintln!(
+            "keyless {command}: another keyless (process {pid}) is working in {}; wait for it to finish",
+            ws.root().display()
+        );
+        Status::Usage
+    })?;
+    Ok((ws, claim))
 }
 
 pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
@@ -37,8 +53,8 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         print!("{}", format_error(&parsed.diagnostics, parsed.truncated));
         return Status::Rejected;
     };
-    let ws = match open_workspace(shared, "apply") {
-        Ok(ws) => ws,
+    let (ws, _claim) = match open_workspace(shared, "apply") {
+        Ok(opened) => opened,
         Err(status) => return status,
     };
     let label = match file {
@@ -71,8 +87,8 @@ pub(super) fn install_ctrl_c() {
 }
 
 pub fn undo(shared: &Shared) -> Status {
-    let ws = match open_workspace(shared, "undo") {
-        Ok(ws) => ws,
+    let (ws, _claim) = match open_workspace(shared, "undo") {
+        Ok(opened) => opened,
         Err(status) => return status,
     };
     match backup::undo(&ws) {

@@ -33,8 +33,8 @@ pub fn run(shared: &Shared) -> Status {
         Ok(options) => options,
         Err(status) => return status,
     };
-    let ws = match super::apply::open_workspace(shared, "interactive") {
-        Ok(ws) => ws,
+    let (ws, _claim) = match super::apply::open_workspace(shared, "interactive") {
+        Ok(opened) => opened,
         Err(status) => return status,
     };
     let mut settings = super::batch_settings(&config, shared, ws.root());

@@ -19,8 +19,8 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         Ok(options) => options,
         Err(status) => return status,
     };
-    let ws = match super::apply::open_workspace(shared, "run") {
-        Ok(ws) => ws,
+    let (ws, _claim) = match super::apply::open_workspace(shared, "run") {
+        Ok(opened) => opened,
         Err(status) => return status,
     };
     let settings = super::batch_settings(&config, shared, ws.root());

@@ -8,6 +8,7 @@ use futures::StreamExt;
 
 use super::{CDP_TIMEOUT, Options, bounded, connection};
 use crate::catalog::Failure;
+use crate::claim::Claim;
 
 /// Finds the installed Chrome or Chromium.
 pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
@@ -59,9 +60,34 @@ pub(super) struct Opened {
     pub page: Page,
     pub handler: tokio::task::JoinHandle<()>,
     pub pid: Option<i32>,
+    /// This process's claim on the profile, for as long as the browser is open.
+    pub claim: Option<Claim>,
 }
 
+fn claim_profile(profile: &Path) -> Result<Claim, Failure> {
+    std::fs::create_dir_all(profile).map_err(|e| {
+        connection(format!(
+            "cannot create the browser profile {}: {e}",
+            profile.display()
+        ))
+    })?;
+    Claim::take(&profile.join(PROFILE_CLAIM)).map_err(|pid| {
+        connection(format!(
+            "the browser profile {} is in use by another keyless (process {pid}); wait for it to finish, or pass another --profile",
+            profile.display()
+        ))
+    })
+}
+
+/// The file in a profile that names the keyless using it.
+const PROFILE_CLAIM: &str = "keyless.pid";
+
 pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
+    // One keyless per profile: a second would take over the first one's browser.
+    let claim = match &options.cdp_url {
+        Some(_) => None,
+        None => Some(claim_profile(&options.profile)?),
+    };
     let adopted = match &options.cdp_url {
         Some(_) => None,
         None => adopt(&options.profile).await?,
@@ -75,12 +101,6 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         }
         (None, None) => {
             let executable = find_browser(options.executable.as_deref())?;
-            std::fs::create_dir_all(&options.profile).map_err(|e| {
-                connection(format!(
-                    "cannot create the browser profile {}: {e}",
-                    options.profile.display()
-                ))
-            })?;
             let mut builder = BrowserConfig::builder()
                 .chrome_executable(executable)
                 .user_data_dir(&options.profile)
@@ -125,6 +145,7 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         page,
         handler: handler_task,
         pid,
+        claim,
     })
 }
 
@@ -168,35 +189,7 @@ const ADOPT_TIMEOUT: Duration = Duration::from_secs(5);
 fn profile_owner(profile: &Path) -> Option<i32> {
     let target = std::fs::read_link(profile.join("SingletonLock")).ok()?;
     let pid: i32 = target.to_str()?.rsplit('-').next()?.parse().ok()?;
-    process_alive(pid).then_some(pid)
-}
-
-/// Whether a process runs (a zombie, dead but not yet reaped, does not).
-pub(super) fn process_alive(pid: i32) -> bool {
-    if pid <= 0 {
-        return false;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        // The state follows the command name's closing parenthesis.
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.trim_start().chars().next())
-                .is_some_and(|state| !matches!(state, 'Z' | 'X' | 'x')),
-            Err(_) => false,
-        }
-    }
-    #[cfg(all(unix, not(target_os = "linux")))]
-    {
-        // SAFETY: kill with signal 0 only checks that the process exists.
-        unsafe { libc::kill(pid, 0) == 0 }
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-    #[cfg(not(unix))]
-    {
-        true
-    }
+    crate::claim::process_alive(pid).then_some(pid)
 }
 
 fn running_as_root() -> bool {

@@ -114,6 +114,8 @@ pub struct CdpDriver {
     handler: tokio::task::JoinHandle<()>,
     /// The browser's process, when it runs here: its end is noticed at once.
     browser_pid: Option<i32>,
+    /// Held while the driver lives: no second keyless takes this profile's browser over.
+    _profile_claim: Option<crate::claim::Claim>,
     failed_requests: Arc<Mutex<Vec<String>>>,
     notified: Arc<tokio::sync::Notify>,
     assistants_before_send: usize,
@@ -164,6 +166,7 @@ impl CdpDriver {
             options,
             handler: opened.handler,
             browser_pid: opened.pid,
+            _profile_claim: opened.claim,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             notified: Arc::new(tokio::sync::Notify::new()),
             assistants_before_send: 0,
@@ -177,7 +180,7 @@ impl CdpDriver {
         // A closed or crashed browser is known at once (its process ended, or the handler saw
         // the connection drop), also in the middle of a call, never after a call's time limit.
         let pid = self.browser_pid;
-        if self.handler.is_finished() || pid.is_some_and(|pid| !launch::process_alive(pid)) {
+        if self.handler.is_finished() || pid.is_some_and(|pid| !crate::claim::process_alive(pid)) {
             return Err(browser_gone());
         }
         self.runtime.block_on(async move {
@@ -581,7 +584,7 @@ async fn process_end(pid: Option<i32>) {
     let Some(pid) = pid else {
         return std::future::pending().await;
     };
-    while launch::process_alive(pid) {
+    while crate::claim::process_alive(pid) {
         tokio::time::sleep(PROCESS_WATCH).await;
     }
 }

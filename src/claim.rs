@@ -1,0 +1,93 @@
+//! Claims on shared places (a browser profile, a workspace's `.agent/`): a file naming the
+//! process that holds it, removed when the claim ends. A claim left by a process that died (a
+//! crash, SIGKILL) is taken over; one held by a live process is refused.
+
+use std::path::{Path, PathBuf};
+
+/// A held claim; dropping it gives the place up.
+#[derive(Debug)]
+pub struct Claim {
+    path: PathBuf,
+}
+
+impl Claim {
+    /// Claims `path` for this process. `Err(pid)` names the live process that holds it.
+    pub fn take(path: &Path) -> Result<Claim, i32> {
+        let me = std::process::id() as i32;
+        if let Some(holder) = holder(path)
+            && holder != me
+        {
+            return Err(holder);
+        }
+        // Best effort: a folder we cannot write to is reported by whatever writes there next.
+        let _ = std::fs::write(path, format!("{me}\n"));
+        Ok(Claim {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if holder(&self.path) == Some(std::process::id() as i32) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The live process named in the claim file, if any.
+pub fn holder(path: &Path) -> Option<i32> {
+    let pid: i32 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+    process_alive(pid).then_some(pid)
+}
+
+/// Whether a process runs (a zombie, dead but not yet reaped, does not).
+pub fn process_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // The state follows the command name's closing parenthesis.
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.trim_start().chars().next())
+                .is_some_and(|state| !matches!(state, 'Z' | 'X' | 'x')),
+            Err(_) => false,
+        }
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid, 0) == 0 }
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_holder_is_refused_a_dead_one_taken_over_and_the_claim_ends_with_its_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claim.pid");
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        std::fs::write(&path, format!("{}\n", child.id())).unwrap();
+        assert_eq!(Claim::take(&path).unwrap_err(), child.id() as i32);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let claim = Claim::take(&path).unwrap();
+        assert_eq!(holder(&path), Some(std::process::id() as i32));
+        drop(claim);
+        assert!(!path.exists());
+    }
+}

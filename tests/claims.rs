@@ -1,0 +1,85 @@
+//! One keyless per workspace and per browser profile: a second one started while the first
+//! works is refused with the first one's process id, never let in to mix up sessions or take
+//! over the first one's browser. The real binary, headless Chromium, the local chat page.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
+
+fn keyless(ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
+    cmd.args(["run", "wait", "--site", "local", "--headless", "--url"])
+        .arg(chat.url())
+        .arg("--workspace")
+        .arg(ws)
+        .arg("--profile")
+        .arg(profile)
+        .env("XDG_CONFIG_HOME", profile)
+        .stdin(Stdio::null());
+    cmd
+}
+
+#[test]
+fn a_second_keyless_on_the_same_workspace_or_profile_is_refused() {
+    let chat = LocalChat::start(Script {
+        replies: vec![ScriptedReply {
+            text: String::new(),
+            fault: Some(Fault::NoReply),
+        }],
+        ..Script::default()
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut first = keyless(ws.path(), profile.path(), &chat)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while chat.received().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the first run sends"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = first.id().to_string();
+
+    let same_workspace = keyless(ws.path(), tempfile::tempdir().unwrap().path(), &chat)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&same_workspace.stderr);
+    assert_eq!(same_workspace.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("another keyless (process {pid}) is working in")),
+        "{stderr}"
+    );
+
+    let other_ws = tempfile::tempdir().unwrap();
+    let same_profile = keyless(other_ws.path(), profile.path(), &chat)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&same_profile.stderr);
+    assert_eq!(same_profile.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("KA_BROWSER_CONNECTION_FAILED")
+            && stderr.contains(&format!("in use by another keyless (process {pid})")),
+        "{stderr}"
+    );
+    assert_eq!(chat.received().len(), 1, "neither sent anything");
+
+    // Ctrl+C ends the first one's wait; it closes its browser and exits 130.
+    let interrupted = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    assert_eq!(first.wait().unwrap().code(), Some(130));
+    assert!(
+        !ws.path().join(".agent/keyless.pid").exists(),
+        "the claim ended with the run"
+    );
+}
