@@ -72,10 +72,7 @@ fn a_second_keyless_on_the_same_workspace_or_profile_is_refused() {
     assert_eq!(chat.received().len(), 1, "neither sent anything");
 
     // Ctrl+C ends the first one's wait; it closes its browser and exits 130.
-    let interrupted = Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap();
+    let interrupted = Command::new("kill").args(["-INT", &pid]).status().unwrap();
     assert!(interrupted.success());
     assert_eq!(first.wait().unwrap().code(), Some(130));
     assert!(

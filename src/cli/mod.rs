@@ -43,9 +43,19 @@ pub struct Args {
     pub command: Subcommands,
 }
 
+const RUN_EXAMPLES: &str = "Examples:
+  keyless run --site chatgpt \"Add a --verbose flag and test it\"
+  keyless run \"Now document the flag\"     the next task goes on in the same chat
+  keyless run --new-chat \"Fix issue 12\"   a new chat (the rules are sent again)
+  keyless run --resume                    finish a turn cut short by a crash or Ctrl+C
+
+Exit codes: 0 done, 2 usage or configuration, 3 stopped before @@done, 4 browser or chat,
+130 interrupted (the session is kept: --resume goes on).";
+
 #[derive(Debug, Subcommand)]
 pub enum Subcommands {
     /// Run one turn: send TASK, loop until @@done or a stop reason.
+    #[command(after_help = RUN_EXAMPLES)]
     Run {
         /// What the model should do, in plain words. Without it, an interrupted turn resumes.
         task: Option<String>,
