@@ -167,3 +167,26 @@ fn the_workspace_configuration_sets_the_limits_check_applies() {
         .code(2)
         .stderr(predicate::str::contains("KA_CONFIG_INVALID"));
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly_never_with_a_panic() {
+    use std::io::Write;
+    use std::process::{Command as Process, Stdio};
+    // `keyless prompt` prints about 2,400 characters; its reader is gone before it starts.
+    for args in [&["prompt", "a task"][..], &["check", "-"][..]] {
+        let mut child = Process::new(env!("CARGO_BIN_EXE_keyless"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(VALID.as_bytes());
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

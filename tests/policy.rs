@@ -429,6 +429,31 @@ const CORPUS: &[(&str, Tier)] = &[
     ("bomb(){ bomb|bomb& };bomb", Denied),
     ("chmod -R 777 /", Denied),
     ("chown -R nobody /etc", Denied),
+    // keyless's own state and settings, and git's store: the model never sets its own safety
+    // switches (research §2.5 item 7) nor plants hooks or program-running git config (item 1).
+    ("cat .agent/transcript.jsonl", Denied),
+    ("ls ./.agent", Denied),
+    ("rm -rf .agent", Denied),
+    ("cp /dev/null .agent/session.json", Denied),
+    ("echo '{}' > keyless.json", Denied),
+    ("sed -i s/Ask/Auto/ keyless.json", Denied),
+    ("mv draft.json ./keyless.json", Denied),
+    ("rm -rf .git", Denied),
+    ("tee .git/hooks/pre-commit < payload", Denied),
+    ("chmod +x .git/hooks/post-checkout", Denied),
+    ("echo '[core] fsmonitor = sh evil' >> .git/config", Denied),
+    ("git config core.hooksPath .githooks", Denied),
+    ("git config core.fsmonitor 'sh -c evil'", Denied),
+    ("git config alias.st '!sh evil.sh'", Denied),
+    ("git config --local filter.lfs.clean 'sh evil'", Denied),
+    ("git config set core.sshCommand 'sh evil'", Denied),
+    ("git config include.path ../evil.cfg", Denied),
+    // …while reading them, and ordinary git configuration, stay as they were.
+    ("cat keyless.json", ReadOnly),
+    ("cat .git/config", ReadOnly),
+    ("git config --get core.hooksPath", ReadOnly),
+    ("git config user.name 'A Dev'", Risky),
+    ("echo 'logs are in .agent/logs'", ReadOnly),
 ];
 
 #[test]

@@ -350,3 +350,31 @@ proptest! {
         prop_assert_eq!(middle, &expected_middle[..]);
     }
 }
+
+#[test]
+fn the_model_reads_keyless_json_but_never_changes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "{ \"Agent\": { \"Mode\": \"Ask\" } }\n";
+    fs::write(dir.path().join("keyless.json"), config).unwrap();
+    symlink("keyless.json", dir.path().join("settings.json")).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let before = tree(dir.path());
+    let reply = "@@readfile keyless.json\n@@end\n\
+        @@updatefile keyless.json\n<<<CONTENT\n{ \"Agent\": { \"Mode\": \"Auto\" } }\nCONTENT>>>\n@@end\n\
+        @@editfile keyless.json\n<<<FIND\nAsk\nFIND>>>\n<<<REPLACE\nAuto\nREPLACE>>>\n@@end\n\
+        @@updatefile settings.json\n<<<CONTENT\n{}\nCONTENT>>>\n@@end\n\
+        @@deletefile keyless.json\n@@end\n\
+        @@movefile keyless.json\n<<<TO\nold.json\nTO>>>\n@@end\n\
+        @@newfile draft.json\n<<<CONTENT\n{}\nCONTENT>>>\n@@end\n\
+        @@movefile draft.json\n<<<TO\nkeyless.json\nTO>>>\n@@end\n@@eof\n";
+    let outside = Some(Code::PathOutside);
+    assert_eq!(
+        apply(&ws, reply),
+        vec![
+            None, outside, outside, outside, outside, outside, None, outside
+        ]
+    );
+    let mut after = tree(dir.path());
+    assert!(after.remove("draft.json").is_some());
+    assert_eq!(after, before, "keyless.json is as it was");
+}

@@ -223,6 +223,18 @@ pub fn run(args: Args) -> Status {
     } else {
         progress::Level::Normal
     });
+    // Commands that print a result and talk to no browser or server end quietly when their
+    // reader goes away (`keyless policy … | head -1`), as other command-line tools do.
+    if matches!(
+        args.command,
+        Subcommands::Check { .. }
+            | Subcommands::Policy { .. }
+            | Subcommands::Prompt { .. }
+            | Subcommands::Apply { .. }
+            | Subcommands::Undo { .. }
+    ) {
+        end_quietly_on_closed_output();
+    }
     match args.command {
         Subcommands::Check {
             file,
@@ -255,6 +267,17 @@ pub fn run(args: Args) -> Status {
         Subcommands::Prompt { task, shared } => prompt::run(&task, &shared),
         Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
+    }
+}
+
+/// Restores the default SIGPIPE action, which Rust's runtime ignores (so that printing to a
+/// closed pipe would panic). Never for commands holding sockets to a browser or a server: a
+/// dropped connection there must be an error keyless reports, not a silent death.
+fn end_quietly_on_closed_output() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

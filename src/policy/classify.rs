@@ -191,7 +191,46 @@ fn command_verdict(command: &SimpleCommand, depth: usize, out: &mut Vec<Segment>
     for redirect in &command.redirects {
         verdict = max(verdict, redirect_verdict(redirect.op, &redirect.target));
     }
+    let named = command
+        .words
+        .iter()
+        .skip(1)
+        .chain(command.redirects.iter().map(|r| &r.target));
+    for word in named {
+        if let Some(why) = protected(&word.value, verdict.0 > Tier::ReadOnly) {
+            verdict = max(verdict, v(Tier::Denied, why));
+        }
+    }
     verdict
+}
+
+/// Paths the model's commands may not touch: keyless's own state (`.agent`, not even to read),
+/// and, from a command that may write, keyless's configuration and git's own store.
+fn protected(path: &str, may_write: bool) -> Option<String> {
+    let mut p = path;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    let first = p.split('/').next().unwrap_or(p);
+    if first.eq_ignore_ascii_case(".agent") {
+        return Some(format!(
+            "names {path}, keyless's own state (session, backups, transcript), which the model may not read or change"
+        ));
+    }
+    if !may_write {
+        return None;
+    }
+    if p.eq_ignore_ascii_case("keyless.json") {
+        return Some(format!(
+            "may change {path}, keyless's own configuration (mode, allow and deny lists), which only the user edits"
+        ));
+    }
+    if first.eq_ignore_ascii_case(".git") {
+        return Some(format!(
+            "may change {path} inside .git, git's own store (its hooks and config make git run programs); use git commands or @@commit"
+        ));
+    }
+    None
 }
 
 pub(super) const NETWORK_REASON: &str = "network access";

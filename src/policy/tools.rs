@@ -309,8 +309,16 @@ pub(super) fn git(args: &[&str]) -> Verdict {
                 )
             }) || matches!(positional.first(), Some(&"get" | &"list"));
             let outside = has(rest, &["--global", "--system"]);
+            let program_key = positional.iter().find(|k| config_key_runs_programs(k));
             match (reading, outside) {
                 (true, _) => v(Tier::ReadOnly, "git config: reads configuration"),
+                (false, _) if program_key.is_some() => v(
+                    Tier::Denied,
+                    format!(
+                        "git config {} makes git run a program of the model's choosing",
+                        program_key.copied().unwrap_or_default()
+                    ),
+                ),
                 (false, true) => v(
                     Tier::Denied,
                     "git config --global/--system changes git for every repository",
@@ -327,6 +335,48 @@ pub(super) fn git(args: &[&str]) -> Verdict {
             format!("git {sub}: changes the repository or talks to a remote"),
         ),
     }
+}
+
+/// Git configuration keys whose value names a program git runs (or more configuration to
+/// read): setting one is handing git a command (research: core.fsmonitor and core.hooksPath
+/// turned "read-only" git into code execution in other agents).
+fn config_key_runs_programs(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    let section_ends = |section: &str, name: &str| k.starts_with(section) && k.ends_with(name);
+    matches!(
+        k.as_str(),
+        "core.hookspath"
+            | "core.fsmonitor"
+            | "core.sshcommand"
+            | "core.pager"
+            | "core.editor"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "sequence.editor"
+            | "diff.external"
+            | "diff.tool"
+            | "merge.tool"
+            | "credential.helper"
+            | "gpg.program"
+            | "include.path"
+            | "uploadpack.packobjectshook"
+    ) || [
+        "alias.",
+        "includeif.",
+        "filter.",
+        "pager.",
+        "difftool.",
+        "mergetool.",
+    ]
+    .iter()
+    .any(|p| k.starts_with(p))
+        || section_ends("diff.", ".textconv")
+        || section_ends("diff.", ".command")
+        || section_ends("merge.", ".driver")
+        || section_ends("gpg.", ".program")
+        || section_ends("credential.", ".helper")
+        || section_ends("remote.", ".uploadpack")
+        || section_ends("remote.", ".receivepack")
 }
 
 fn git_push(rest: &[&str]) -> Verdict {

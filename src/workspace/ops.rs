@@ -142,6 +142,7 @@ impl Workspace {
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
         let path = self.resolve(rel)?;
+        writable(rel, &path)?;
         if let Ok(meta) = self.dir().symlink_metadata(&path) {
             let what = if meta.is_dir() { "a folder" } else { "a file" };
             return Err(Failure::new(
@@ -176,6 +177,7 @@ impl Workspace {
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
         let old = self.existing(rel)?;
+        writable(rel, &old.path)?;
         let eol =
             dominant(&old.text.text).unwrap_or_else(|| new_file_eol(self.root(), &old.path).0);
         let bytes = self.rewrite(rel, &old, file_body(content, eol), backup)?;
@@ -198,6 +200,7 @@ impl Workspace {
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
         let old = self.existing(rel)?;
+        writable(rel, &old.path)?;
         let original = &old.text.text;
         let norm = normalize(original);
         let matches = find_all(&norm, find);
@@ -240,6 +243,7 @@ impl Workspace {
     /// `@@deletefile`: backs the file up, then removes it.
     pub fn delete_file(&self, rel: &str, backup: &mut Backup) -> Result<FileOutcome, Failure> {
         let path = self.resolve_entry(rel)?;
+        writable(rel, &path)?;
         let meta = self.dir().symlink_metadata(&path).map_err(|_| {
             Failure::new(
                 Code::FileNotFound,
@@ -325,6 +329,7 @@ impl Workspace {
     /// `@@mkdir`: creates the folder and its parents; succeeds if it exists.
     pub fn make_dir(&self, rel: &str, backup: &mut Backup) -> Result<FileOutcome, Failure> {
         let path = self.resolve(rel)?;
+        writable(rel, &path)?;
         match self.dir().metadata(&path) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => {
@@ -349,6 +354,8 @@ impl Workspace {
     ) -> Result<FileOutcome, Failure> {
         let from = self.resolve_entry(rel)?;
         let dest = self.resolve(to)?;
+        writable(rel, &from)?;
+        writable(to, &dest)?;
         let meta = self.dir().symlink_metadata(&from).map_err(|_| {
             Failure::new(
                 Code::FileNotFound,
@@ -410,4 +417,25 @@ fn common_suffix(a: &str, b: &str) -> usize {
         n -= 1;
     }
     n
+}
+
+/// keyless's own configuration at the workspace root: the model may read it, never change it
+/// (it holds the mode and the allow and deny lists: a model must not set its own safety
+/// switches).
+pub const CONFIG_FILE: &str = "keyless.json";
+
+/// Refuses a change to [`CONFIG_FILE`] (`path` is resolved, so a symlink to it counts too).
+fn writable(rel: &str, path: &Path) -> Result<(), Failure> {
+    let is_config = path
+        .to_str()
+        .is_some_and(|p| p.eq_ignore_ascii_case(CONFIG_FILE));
+    if is_config {
+        return Err(Failure::new(
+            Code::PathOutside,
+            format!(
+                "{rel} is keyless's own configuration (its mode, allow and deny lists): the model may read it but never change it; ask the user to edit it"
+            ),
+        ));
+    }
+    Ok(())
 }
