@@ -33,7 +33,13 @@ fn verbose_and_quiet_change_what_is_shown_and_logs_are_kept() {
         "commands show their tier: {verbose}"
     );
 
+    assert!(
+        verbose.contains("Summary: 3 batch(es), 5 command(s) ok.\nChanged: greet.sh."),
+        "a short summary at the end: {verbose}"
+    );
+
     let (stdout, quiet) = demo("-q");
+    assert!(!quiet.contains("Summary:"), "{quiet}");
     assert!(stdout.contains("Done: greet.sh prints"), "{stdout}");
     assert!(!quiet.contains("→ sending"), "{quiet}");
     assert!(!quiet.contains("keyless: running"), "{quiet}");

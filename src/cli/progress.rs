@@ -84,6 +84,27 @@ pub fn print(event: Event) {
             let _ = writeln!(err, "↻ reopened the saved chat; {how}");
         }
         _ if level == Level::Quiet => {}
+        Event::Finished { summary } => {
+            if summary.batches > 0 {
+                let failed = if summary.failed > 0 {
+                    paint.red(&format!(", {} failed", summary.failed))
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    err,
+                    "Summary: {} batch(es), {} command(s) ok{failed}.",
+                    summary.batches, summary.ok
+                );
+                if !summary.changed.is_empty() {
+                    let _ = writeln!(
+                        err,
+                        "Changed: {}. `keyless undo` puts back the last batch.",
+                        summary.changed.join(", ")
+                    );
+                }
+            }
+        }
         Event::Sending { chars, what, text } => {
             waiting_since(true);
             let _ = writeln!(err, "→ sending the {what} ({chars} characters)");

@@ -71,6 +71,19 @@ pub enum Event<'a> {
     Executed {
         report: &'a batch::Report,
     },
+    /// The turn ended (its stop reason is returned to the caller).
+    Finished {
+        summary: &'a Summary,
+    },
+}
+
+/// Whether a command kind changes files or folders.
+fn changes_files(kind: crate::protocol::CommandKind) -> bool {
+    use crate::protocol::CommandKind::*;
+    matches!(
+        kind,
+        NewFile | UpdateFile | EditFile | DeleteFile | MoveFile | Mkdir
+    )
 }
 
 /// Why a turn ended.
@@ -155,6 +168,20 @@ struct Turn<'w> {
     new_chats: u32,
     retries: usize,
     offline_tries: u32,
+    /// What this run of the turn did, for the summary at the end.
+    summary: Summary,
+}
+
+/// What a turn did (in this run of keyless), shown when it ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Batches carried out.
+    pub batches: u64,
+    /// Commands that ran and succeeded, and that ran and failed.
+    pub ok: usize,
+    pub failed: usize,
+    /// Files and folders the file commands changed, in the order first changed.
+    pub changed: Vec<String>,
 }
 
 impl<'w> Turn<'w> {
@@ -168,11 +195,13 @@ impl<'w> Turn<'w> {
             new_chats: 0,
             retries: 0,
             offline_tries: 0,
+            summary: Summary::default(),
         }
     }
 
-    /// Ends the turn: the session says what is left to resume, and the transcript why.
-    fn stop(mut self, stop: Stop) -> Stop {
+    /// Ends the turn: the session says what is left to resume, the transcript why, and the
+    /// watcher what was done.
+    fn stop(mut self, stop: Stop, on_event: &mut dyn FnMut(Event)) -> Stop {
         match &stop {
             // Finished, or handed to the user: nothing to resume.
             Stop::Done { .. } | Stop::FormatRetries { .. } => {
@@ -188,6 +217,9 @@ impl<'w> Turn<'w> {
         tracing::info!(?stop, "turn ended");
         self.recorder
             .entry("stop", serde_json::json!({ "reason": format!("{stop:?}") }));
+        on_event(Event::Finished {
+            summary: &self.summary,
+        });
         stop
     }
 
@@ -220,7 +252,7 @@ impl<'w> Turn<'w> {
                             };
                             continue;
                         }
-                        Err(stop) => return self.stop(stop),
+                        Err(stop) => return self.stop(stop, on_event),
                     }
                 }
                 Next::Send { message, what } => {
@@ -242,7 +274,7 @@ impl<'w> Turn<'w> {
                         next = again;
                         continue;
                     }
-                    Err(stop) => return self.stop(stop),
+                    Err(stop) => return self.stop(stop, on_event),
                 },
             };
             replies += 1;
@@ -265,9 +297,10 @@ impl<'w> Turn<'w> {
             if parsed.script.is_none() {
                 self.retries += 1;
                 if self.retries > settings.limits.max_format_retries {
-                    return self.stop(Stop::FormatRetries {
+                    let stop = Stop::FormatRetries {
                         last_reply: reply.text,
-                    });
+                    };
+                    return self.stop(stop, on_event);
                 }
                 on_event(Event::Rejected {
                     problems: parsed.diagnostics.len(),
@@ -294,7 +327,7 @@ impl<'w> Turn<'w> {
                         what: "results".to_string(),
                     }
                 }
-                Err(stop) => return self.stop(stop),
+                Err(stop) => return self.stop(stop, on_event),
             }
         }
         // The last results were not sent: they wait in the session for the next run.
@@ -303,7 +336,7 @@ impl<'w> Turn<'w> {
             self.session.pending_what = Some(what);
             self.session.reply = None;
         }
-        self.stop(Stop::Iterations { limit })
+        self.stop(Stop::Iterations { limit }, on_event)
     }
 
     /// Sends a message; the session (with the message) is saved first, so a crash or Ctrl+C
@@ -467,7 +500,16 @@ impl<'w> Turn<'w> {
             },
         );
         on_event(Event::Executed { report: &report });
+        self.summary.batches += 1;
         for result in &report.results {
+            if result.outcome.error.is_some() {
+                self.summary.failed += 1;
+            } else {
+                self.summary.ok += 1;
+                if changes_files(result.kind) && !self.summary.changed.contains(&result.label) {
+                    self.summary.changed.push(result.label.clone());
+                }
+            }
             let status = result
                 .outcome
                 .error

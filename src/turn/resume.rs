@@ -29,7 +29,7 @@ pub fn resume(
     let reopened = match turn.session.chat_url.clone() {
         Some(url) => match driver.reopen(&url, turn.session.pending.as_deref()) {
             Ok(reopened) => reopened,
-            Err(failure) => return turn.stop(Stop::Chat(failure)),
+            Err(failure) => return turn.stop(Stop::Chat(failure), on_event),
         },
         None => Reopened::Empty,
     };
@@ -37,7 +37,7 @@ pub fn resume(
     if reopened == Reopened::Empty {
         // The chat is gone: a new one gets the rules and what was done before what is due.
         if let Err(failure) = driver.new_chat() {
-            return turn.stop(Stop::Chat(failure));
+            return turn.stop(Stop::Chat(failure), on_event);
         }
         turn.fresh_chat = true;
     }
@@ -68,9 +68,10 @@ pub fn resume(
             }
         }
     } else {
-        return turn.stop(Stop::Done {
+        let done = Stop::Done {
             message: Some("Nothing to resume: the saved turn had finished.".to_string()),
-        });
+        };
+        return turn.stop(done, on_event);
     };
     turn.drive(next, driver, host, on_event)
 }
