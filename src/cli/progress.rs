@@ -18,8 +18,13 @@ pub enum Level {
     Verbose,
 }
 
-/// The chosen level, and when the current reply started arriving.
-static STATE: Mutex<(Level, Option<Instant>)> = Mutex::new((Level::Normal, None));
+/// The chosen level, when the wait for the current reply began, and when a line about it was
+/// last printed where lines cannot be rewritten.
+static STATE: Mutex<(Level, Option<Instant>, Option<Instant>)> =
+    Mutex::new((Level::Normal, None, None));
+
+/// Without a terminal, how often a long wait is reported.
+const HEARTBEAT: std::time::Duration = std::time::Duration::from_secs(30);
 
 pub fn set_level(level: Level) {
     if let Ok(mut state) = STATE.lock() {
@@ -42,6 +47,7 @@ fn waiting_since(reset: bool) -> f64 {
     };
     if reset {
         state.1 = None;
+        state.2 = None;
         return 0.0;
     }
     state
@@ -49,6 +55,20 @@ fn waiting_since(reset: bool) -> f64 {
         .get_or_insert_with(Instant::now)
         .elapsed()
         .as_secs_f64()
+}
+
+/// Whether a heartbeat line is due (and, if so, notes it as printed).
+fn heartbeat_due() -> bool {
+    let Ok(mut state) = STATE.lock() else {
+        return false;
+    };
+    let last = *state.2.get_or_insert_with(Instant::now);
+    if last.elapsed() >= HEARTBEAT {
+        state.2 = Some(Instant::now());
+        true
+    } else {
+        false
+    }
 }
 
 /// Prints one turn event.
@@ -114,14 +134,27 @@ pub fn print(event: Event) {
         }
         // Only a terminal can rewrite the line in place; elsewhere the count would pile up.
         Event::Receiving { chars } if terminal => {
-            let _ = write!(
-                err,
-                "\r← the model is writing… {chars} characters, {:.0}s",
-                waiting_since(false)
-            );
+            let elapsed = waiting_since(false);
+            let _ = if chars == 0 {
+                write!(err, "\r← waiting for the model… {elapsed:.0}s")
+            } else {
+                write!(
+                    err,
+                    "\r← the model is writing… {chars} characters, {elapsed:.0}s"
+                )
+            };
             let _ = err.flush();
         }
-        Event::Receiving { .. } => {}
+        // Elsewhere a line every HEARTBEAT, so that a long wait is never silent.
+        Event::Receiving { chars } => {
+            let elapsed = waiting_since(false);
+            if heartbeat_due() {
+                let _ = writeln!(
+                    err,
+                    "← still waiting for the reply: {chars} characters after {elapsed:.0}s"
+                );
+            }
+        }
         Event::Received {
             chars,
             channel,

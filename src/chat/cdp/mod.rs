@@ -526,11 +526,13 @@ impl ChatDriver for CdpDriver {
                     "the chat reached its length limit; a new chat is needed to go on",
                 ));
             }
-            if state.assistants > self.assistants_before_send {
+            let replying = state.assistants > self.assistants_before_send;
+            // Heard on every look, so that a watcher's clock ticks while the model thinks.
+            progress(if replying { state.chars } else { 0 });
+            if replying {
                 if state.chars != last_chars {
                     last_chars = state.chars;
                     last_change = Instant::now();
-                    progress(state.chars);
                 }
                 let settled = last_change.elapsed() >= SETTLE;
                 if !state.streaming && (state.done || settled) {
