@@ -50,6 +50,21 @@ fn the_local_page_is_healthy_and_passes_the_canary() {
         "#prompt-textarea[contenteditable=\"true\"]"
     );
     assert_eq!(composer["visible"], true);
+    let inserts = report["inserts"].as_array().unwrap();
+    let strategies: Vec<(&str, bool)> = inserts
+        .iter()
+        .map(|i| {
+            (
+                i["strategy"].as_str().unwrap(),
+                i["exact"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        strategies,
+        vec![("insertTextWhole", true), ("insertText", true)],
+        "each of the site's insertion strategies is tried alone: {report:#}"
+    );
     let channels = report["canary"].as_array().unwrap();
     let exact =
         |name: &str| channels.iter().find(|c| c["channel"] == name).unwrap()["exact"].clone();
@@ -62,16 +77,51 @@ fn the_local_page_is_healthy_and_passes_the_canary() {
     );
 }
 
-#[test]
-fn a_broken_selector_is_reported_and_fails_the_exit_code() {
-    let chat = LocalChat::start(Script::default()).unwrap();
+/// Runs doctor with the built-in selectors changed for the local site.
+fn doctor_with(url: &str, change: impl FnOnce(&mut Value), extra: &[&str]) -> (Value, Option<i32>) {
     let mut file: Value =
         serde_json::from_str(&std::fs::read_to_string("selectors.json").unwrap()).unwrap();
-    file["sites"]["local"]["selectors"]["SendButton"] = serde_json::json!(["#no-such-send-button"]);
+    change(&mut file["sites"]["local"]);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("selectors.json");
     std::fs::write(&path, file.to_string()).unwrap();
-    let (report, code) = doctor(&chat.url(), &["--selectors", path.to_str().unwrap()]);
+    let mut args = vec!["--selectors", path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    doctor(url, &args)
+}
+
+#[test]
+fn a_strategy_that_fails_is_reported_and_the_site_stays_healthy_with_another() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let (report, code) = doctor_with(
+        &chat.url(),
+        |site| site["insert"] = serde_json::json!(["typeEachKey", "pasteHtml"]),
+        &["--canary"],
+    );
+    assert_eq!(code, Some(0), "{report:#}");
+    let inserts = report["inserts"].as_array().unwrap();
+    assert_eq!(inserts[0]["exact"], false, "{report:#}");
+    assert!(
+        inserts[0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("KA_CONFIG_VALIDATION: unknown insertion strategy typeEachKey"),
+        "{report:#}"
+    );
+    assert_eq!(
+        inserts[1]["exact"], true,
+        "the local page's editor takes a paste: {report:#}"
+    );
+}
+
+#[test]
+fn a_broken_selector_is_reported_and_fails_the_exit_code() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let (report, code) = doctor_with(
+        &chat.url(),
+        |site| site["selectors"]["SendButton"] = serde_json::json!(["#no-such-send-button"]),
+        &[],
+    );
     assert_eq!(code, Some(4), "{report:#}");
     assert_eq!(report["healthy"], false);
     let send = report["selectors"]

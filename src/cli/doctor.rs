@@ -33,6 +33,14 @@ struct ChannelReport {
 }
 
 #[derive(Serialize)]
+struct InsertReport {
+    strategy: String,
+    exact: bool,
+    ms: u64,
+    problem: Option<String>,
+}
+
+#[derive(Serialize)]
 struct Report {
     site: String,
     url: String,
@@ -41,6 +49,8 @@ struct Report {
     challenge: bool,
     selectors: Vec<KeyReport>,
     canary: Option<Vec<ChannelReport>>,
+    /// With --canary: each insertion strategy of the site, tried alone.
+    inserts: Option<Vec<InsertReport>>,
     problems: Vec<String>,
 }
 
@@ -68,6 +78,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         challenge: false,
         selectors: Vec::new(),
         canary: None,
+        inserts: None,
         problems: Vec::new(),
     };
     if let Some(driver) = driver.as_mut() {
@@ -133,6 +144,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
             problems.push("the page asks you to log in: log in once in this browser profile (run without --headless)".into());
         }
         if canary && problems.is_empty() {
+            report.inserts = Some(try_inserts(driver, &site.insert, &mut problems));
             report.canary = Some(round_trip(driver, &mut problems));
         }
     }
@@ -154,6 +166,51 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
     } else {
         Status::Chat
     }
+}
+
+/// What an editor may change when text goes in: blank lines, indentation, trailing spaces,
+/// tabs, markup-like text, characters outside ASCII; long enough to need several chunks' care.
+fn insert_probe() -> String {
+    let mut text = String::from("  keyless doctor: insertion probe\n\n");
+    for i in 0..60 {
+        text.push_str(&format!(
+            "line {i}:\tindented  <b>not html</b> &amp; ünïcödé ✓ *stars*   \n"
+        ));
+        if i % 9 == 0 {
+            text.push_str("\n\n    four spaces\n");
+        }
+    }
+    text.push_str("the end  ");
+    text
+}
+
+/// Tries each of the site's insertion strategies alone, reading the composer back.
+fn try_inserts(
+    driver: &CdpDriver,
+    strategies: &[String],
+    problems: &mut Vec<String>,
+) -> Vec<InsertReport> {
+    let probe = insert_probe();
+    let mut reports = Vec::new();
+    for strategy in strategies {
+        let _ = driver.clear_composer();
+        let started = std::time::Instant::now();
+        let result = driver.insert_using(strategy, &probe);
+        reports.push(InsertReport {
+            strategy: strategy.clone(),
+            exact: result.is_ok(),
+            ms: started.elapsed().as_millis() as u64,
+            problem: result.err().map(|f| format!("{}: {}", f.code, f.reason)),
+        });
+    }
+    if let Err(f) = driver.clear_composer() {
+        problems.push(format!("insert: {}: {}", f.code, f.reason));
+    }
+    if !strategies.is_empty() && reports.iter().all(|r| !r.exact) {
+        problems
+            .push("insert: no insertion strategy put the probe into the composer exactly".into());
+    }
+    reports
 }
 
 fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<ChannelReport> {
@@ -239,6 +296,18 @@ fn print_text(report: &Report) {
                 }
             ),
         }
+    }
+    for i in report.inserts.iter().flatten() {
+        println!(
+            "  insert via {:<16} {} ({} ms){}",
+            i.strategy,
+            if i.exact { "exact" } else { "NOT exact" },
+            i.ms,
+            i.problem
+                .as_deref()
+                .map(|p| format!(": {p}"))
+                .unwrap_or_default()
+        );
     }
     if let Some(channels) = &report.canary {
         for c in channels {

@@ -15,6 +15,9 @@ use super::{
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, Reply};
 
+/// The insertion strategies keyless knows (`selectors.json` `insert`).
+pub const STRATEGIES: &[&str] = &["insertTextWhole", "pasteHtml", "insertText"];
+
 impl CdpDriver {
     /// Clears the composer's text, leaving attachment chips.
     pub(super) fn clear_text(&self) -> Result<(), Failure> {
@@ -110,13 +113,10 @@ impl CdpDriver {
         };
         let mut last = None;
         for strategy in strategies {
-            let inserted = match strategy {
-                "insertTextWhole" => self.insert_chunks(message, usize::MAX),
-                "insertText" => self.insert_chunks(message, INSERT_CHUNK),
-                "pasteHtml" => self.paste_html(message),
-                _ => continue,
-            };
-            match inserted {
+            if !STRATEGIES.contains(&strategy) {
+                continue;
+            }
+            match self.insert_using(strategy, message) {
                 Ok(()) => return Ok(()),
                 Err(failure) => {
                     last = Some(failure);
@@ -130,6 +130,23 @@ impl CdpDriver {
                 "selectors.json names no insertion strategy keyless knows (insertTextWhole, pasteHtml, insertText)",
             )
         }))
+    }
+
+    /// Puts the message into the composer with one strategy (`keyless doctor` checks each),
+    /// checked exact; a failure leaves the composer as the strategy left it.
+    pub fn insert_using(&self, strategy: &str, message: &str) -> Result<(), Failure> {
+        match strategy {
+            "insertTextWhole" => self.insert_chunks(message, usize::MAX),
+            "insertText" => self.insert_chunks(message, INSERT_CHUNK),
+            "pasteHtml" => self.paste_html(message),
+            _ => Err(Failure::new(
+                Code::ConfigValidation,
+                format!(
+                    "unknown insertion strategy {strategy}; keyless knows {}",
+                    STRATEGIES.join(", ")
+                ),
+            )),
+        }
     }
 
     fn paste_html(&self, message: &str) -> Result<(), Failure> {
