@@ -233,8 +233,26 @@
       "aria-label": "Message",
     }, send);
   }
+  // A login wall, as a site shows to a browser profile that is not logged in: the composer
+  // appears once the user has logged in (the server says so).
+  async function loggedIn(c) {
+    if (!c.loginWall) return c;
+    const wall = document.createElement("div");
+    wall.id = "login-wall";
+    wall.textContent = "Log in to continue. This chat needs an account.";
+    document.body.prepend(wall);
+    for (;;) {
+      await new Promise((done) => setTimeout(done, 300));
+      const now = await (await fetch("/api/config")).json();
+      if (!now.loginWall) {
+        wall.remove();
+        return now;
+      }
+    }
+  }
   fetch("/api/config")
     .then((r) => r.json())
+    .then(loggedIn)
     .then(async (c) => {
       config = Object.assign(config, c);
       if (config.editor === "prosemirror") await mountProseMirror();

@@ -64,6 +64,8 @@ pub struct PageFaults {
     /// Lexical), `Some("prosemirror")` for a real ProseMirror from [`Script::modules`], as on
     /// Claude and Grok.
     pub editor: Option<String>,
+    /// The page asks the user to log in and shows no composer until [`LocalChat::log_in`].
+    pub login_wall: bool,
 }
 
 /// The scripted model.
@@ -148,6 +150,7 @@ impl Script {
                 stale_composer: meta.stale_composer,
                 upload_fails: meta.upload_fails,
                 editor: None,
+                login_wall: false,
             },
             ..Script::default()
         })
@@ -275,6 +278,13 @@ impl LocalChat {
     pub fn push_reply(&self, reply: ScriptedReply) {
         if let Ok(mut s) = self.state.lock() {
             s.script.replies.push(reply);
+        }
+    }
+
+    /// The user logs in: the page's login wall goes, and its composer appears.
+    pub fn log_in(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.script.page.login_wall = false;
         }
     }
 

@@ -391,6 +391,7 @@ fn driver_options(shared: &Shared, command: &str) -> Result<crate::chat::cdp::Op
     let url = shared.url.clone().or(config.browser.url.clone());
     let site = shared.site.clone().or(config.agent.site.clone());
     let (site_name, site) = file.site(site.as_deref(), url.as_deref()).map_err(fail)?;
+    let headless = shared.headless || config.browser.headless;
     let profile = shared
         .profile
         .clone()
@@ -405,11 +406,26 @@ fn driver_options(shared: &Shared, command: &str) -> Result<crate::chat::cdp::Op
             .browser
             .clone()
             .or(config.browser.executable_path.clone()),
-        headless: shared.headless || config.browser.headless,
+        headless,
         profile,
         reply_timeout: std::time::Duration::from_secs(config.browser.reply_timeout_seconds),
         truncation_budget: std::time::Duration::from_secs(config.browser.truncation_budget_seconds),
+        // In a window the user can log in; headless, nobody can.
+        login_wait: if headless {
+            std::time::Duration::ZERO
+        } else {
+            LOGIN_WAIT
+        },
+        notice: Some(notice),
     })
+}
+
+/// How long a login wall in a visible browser waits for the user.
+const LOGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Prints a notice from the chat driver for the person at the terminal.
+fn notice(text: &str) {
+    eprintln!("keyless: {text}");
 }
 
 /// The browser profile keyless keeps, so the user logs in once: `$XDG_CONFIG_HOME/keyless/profile`

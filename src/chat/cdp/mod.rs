@@ -38,6 +38,9 @@ const PAGE_JS: &str = include_str!("../page.js");
 const CDP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a page has to show its composer after navigation.
 const PAGE_READY: Duration = Duration::from_secs(20);
+/// How long a login wall may stand in a browser nobody can log in with (it may be a page still
+/// loading).
+const LOGIN_GRACE: Duration = Duration::from_secs(3);
 /// How long a reopened conversation may take to show its messages, unless the site says.
 const DEFAULT_HISTORY_WAIT_MS: u64 = 8_000;
 /// A reopened chat counts as drawn once its messages stayed the same this long.
@@ -84,6 +87,11 @@ pub struct Options {
     pub profile: PathBuf,
     pub reply_timeout: Duration,
     pub truncation_budget: Duration,
+    /// How long a login wall is waited out for the user to log in (zero: report it at once,
+    /// as without a window nobody can log in).
+    pub login_wait: Duration,
+    /// Where the driver's notices for the user go (the CLI prints them).
+    pub notice: Option<fn(&str)>,
 }
 
 impl Options {
@@ -101,6 +109,8 @@ impl Options {
             profile,
             reply_timeout: Duration::from_secs(20),
             truncation_budget: Duration::from_secs(2),
+            login_wait: Duration::ZERO,
+            notice: None,
         })
     }
 }
@@ -180,7 +190,7 @@ impl CdpDriver {
         // A closed or crashed browser is known at once (its process ended, or the handler saw
         // the connection drop), also in the middle of a call, never after a call's time limit.
         let pid = self.browser_pid;
-        if self.handler.is_finished() || pid.is_some_and(|pid| !crate::claim::process_alive(pid)) {
+        if !self.browser_alive() {
             return Err(browser_gone());
         }
         self.runtime.block_on(async move {
@@ -235,20 +245,57 @@ impl CdpDriver {
     }
 
     /// Waits until the page shows its composer (and says why not: a login wall, a wrong page).
+    /// A login wall in a browser the user can see is waited out (`Options::login_wait`): the
+    /// user logs in there, and keyless goes on by itself.
     fn wait_ready(&mut self) -> Result<(), Failure> {
         let started = Instant::now();
+        let mut told = false;
         loop {
-            self.install()?;
-            if self.eval::<bool>("window.__keyless.exists('Composer')")? {
-                let _ = self.eval::<bool>("window.__keyless.observe()");
-                return Ok(());
+            // A page that navigates (as a login does) loses the helper and may fail a call in
+            // the middle: only a browser that is gone ends the wait early.
+            let ready = self
+                .install()
+                .and_then(|()| self.eval::<bool>("window.__keyless.exists('Composer')"));
+            match ready {
+                Ok(true) => {
+                    let _ = self.eval::<bool>("window.__keyless.observe()");
+                    return Ok(());
+                }
+                Err(failure) if !self.browser_alive() => return Err(failure),
+                _ => {}
             }
-            if started.elapsed() > PAGE_READY {
-                let state: PageState = self
-                    .eval_json("window.__keyless.state()")
-                    .unwrap_or_default();
+            let state: PageState = self
+                .eval_json("window.__keyless.state()")
+                .unwrap_or_default();
+            let login_wait = self.options.login_wait;
+            let limit = if state.login && !login_wait.is_zero() {
+                if !told {
+                    told = true;
+                    if let Some(notice) = self.options.notice {
+                        notice(&format!(
+                            "{} asks you to log in: log in in the browser window keyless opened (profile {}); keyless goes on by itself once the chat shows its message box. Waiting up to {} minutes; Ctrl+C stops.",
+                            self.options.site_name,
+                            self.options.profile.display(),
+                            login_wait.as_secs().div_ceil(60)
+                        ));
+                    }
+                }
+                login_wait
+            } else if state.login {
+                // Nobody can log in (no window): say so soon.
+                LOGIN_GRACE
+            } else {
+                PAGE_READY
+            };
+            if crate::cancel::requested() {
+                return Err(Failure::new(
+                    Code::Cancelled,
+                    "stopped while waiting for the chat page (Ctrl+C)",
+                ));
+            }
+            if started.elapsed() > limit {
                 let why = if state.login {
-                    " The page asks you to log in: log in once in this browser profile, then run keyless again."
+                    " The page asks you to log in: run keyless without --headless and log in in the window it opens (the profile keeps the login)."
                 } else {
                     ""
                 };
@@ -256,6 +303,11 @@ impl CdpDriver {
             }
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Whether the browser still runs and its connection still stands.
+    fn browser_alive(&self) -> bool {
+        !self.handler.is_finished() && self.browser_pid.is_none_or(crate::claim::process_alive)
     }
 
     fn selector_not_found(&self, key: &str, why: &str) -> Failure {
