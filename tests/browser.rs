@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use keyless::catalog::{Code, Failure};
-use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::cdp::{ATTACHMENT_NOTE, CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, PageFaults, Script, ScriptedReply};
 use keyless::chat::{Channel, ChatDriver};
 
@@ -330,7 +330,7 @@ fn a_message_over_the_composer_limit_goes_as_an_attachment() {
     let received = s.chat.received();
     let want = format!(
         "{}\n\n[attachment keyless-message.txt]\n{prompt}",
-        keyless::chat::cdp::ATTACHMENT_NOTE
+        ATTACHMENT_NOTE
     );
     assert_eq!(received.len(), 1);
     assert!(
@@ -464,4 +464,52 @@ fn a_login_wall_without_a_window_is_reported_soon() {
         "not the whole page wait: {:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn a_message_the_site_refuses_as_too_long_goes_again_as_a_file() {
+    let mut s = start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: String::new(),
+                fault: Some(Fault::TooLong),
+            },
+            ScriptedReply {
+                text: SHORT.to_string(),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    });
+    let message = "a message the site finds too long\nwith two lines";
+    s.driver.send(message).unwrap();
+    let reply = s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(reply.text, SHORT);
+    let received = s.chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert_eq!(received[0], message);
+    assert_eq!(
+        received[1],
+        format!("{ATTACHMENT_NOTE}\n\n[attachment keyless-message.txt]\n{message}")
+    );
+    let warnings = s.driver.take_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].reason.contains("sent again as a file"),
+        "{warnings:?}"
+    );
+    s.driver.close();
+}
+
+#[test]
+fn a_message_limit_stops_with_a_clear_reason() {
+    let mut s = start(faulty("", Fault::RateLimited));
+    s.driver.send("one more").unwrap();
+    let failure = s.driver.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::SendNotConfirmed, "{failure:?}");
+    assert!(
+        failure.reason.contains("message limit is reached") && failure.reason.contains("--resume"),
+        "{failure:?}"
+    );
+    s.driver.close();
 }

@@ -482,3 +482,44 @@ fn ctrl_c_during_a_command_stops_the_turn_and_the_next_run_sends_its_results() {
         "the command ran once"
     );
 }
+
+#[test]
+fn a_message_limit_stops_the_turn_and_a_later_resume_sends_the_message_again() {
+    let chat = LocalChat::start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: String::new(),
+                fault: Some(Fault::RateLimited),
+            },
+            ScriptedReply {
+                text: done_reply("after the limit reset"),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut driver = driver(&chat, profile.path());
+    let stop = turn::run(
+        "the task".into(),
+        &mut driver,
+        &ws,
+        &mut Quiet,
+        &settings(),
+        &mut |_| {},
+    );
+    let Stop::Chat(failure) = stop else {
+        panic!("{stop:?}")
+    };
+    assert_eq!(failure.code, Code::SendNotConfirmed);
+    let session = record::load_session(&ws).unwrap();
+    assert_eq!(session.pending.as_deref(), Some("the task"));
+
+    let stop = resume(session, &mut driver, &ws, &settings());
+    assert_eq!(stop, done("after the limit reset"));
+    assert_eq!(chat.received(), vec!["the task", "the task"]);
+    driver.close();
+}

@@ -157,7 +157,7 @@
         headers: { "x-conversation": conversation },
         signal: controller.signal,
       });
-      if (res.status === 413) {
+      if (res.status === 413 || res.status === 429) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {
         body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";

@@ -25,6 +25,12 @@ const PM_EDITOR_JS: &str = include_str!("../../assets/chat/pm-editor.js");
 /// What the chat says when a conversation is too long (ChatGPT's wording).
 pub const EXHAUSTED_TEXT: &str = "You've reached the maximum length for this conversation, but you can keep talking by starting a new chat.";
 
+/// What the chat says when a message is too long (ChatGPT's wording).
+pub const TOO_LONG_TEXT: &str = "The message you submitted was too long, please reload the conversation and submit something shorter.";
+
+/// What the chat says when the user's message limit is reached.
+pub const RATE_LIMIT_TEXT: &str = "Too many requests in 1 hour. Try again later.";
+
 /// How `keyless doctor` starts its canary message; the local model echoes the block after the
 /// first blank line.
 pub const CANARY_PREFIX: &str = "keyless doctor canary.";
@@ -41,6 +47,10 @@ pub enum Fault {
     Exhausted,
     /// A server error instead of a reply.
     ServerError,
+    /// The site refuses the message as too long (ChatGPT's wording, HTTP 413).
+    TooLong,
+    /// The site's message limit is reached (HTTP 429).
+    RateLimited,
 }
 
 /// One reply of the script.
@@ -409,6 +419,12 @@ async fn chat(
             .into_response();
     };
     let text = match reply.fault {
+        Some(Fault::TooLong) => {
+            return (StatusCode::PAYLOAD_TOO_LARGE, TOO_LONG_TEXT).into_response();
+        }
+        Some(Fault::RateLimited) => {
+            return (StatusCode::TOO_MANY_REQUESTS, RATE_LIMIT_TEXT).into_response();
+        }
         Some(Fault::Exhausted) => {
             return (StatusCode::PAYLOAD_TOO_LARGE, EXHAUSTED_TEXT).into_response();
         }
@@ -444,7 +460,13 @@ fn stored_reply(reply: &ScriptedReply) -> Option<String> {
     match reply.fault {
         None => Some(reply.text.clone()),
         Some(Fault::Truncate) => Some(truncated(&reply.text)),
-        Some(Fault::NoReply | Fault::Exhausted | Fault::ServerError) => None,
+        Some(
+            Fault::NoReply
+            | Fault::Exhausted
+            | Fault::ServerError
+            | Fault::TooLong
+            | Fault::RateLimited,
+        ) => None,
     }
 }
 

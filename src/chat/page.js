@@ -124,6 +124,12 @@
       const stop = first("StopButton");
       const text = a ? a.textContent : "";
       const banners = all("ErrorBanner").map((e) => e.textContent).join("\n");
+      // Banners of earlier replies are history: only the last reply's and the page's own count.
+      const replies = all("AssistantMessage");
+      const fresh = all("ErrorBanner")
+        .filter((e) => !replies.some((m) => m !== a && m.contains(e)))
+        .map((e) => e.textContent)
+        .join("\n");
       const done = !!a && (S.Completed || []).some((css) => { try { return a.matches(css) || !!a.querySelector(css); } catch (e) { return false; } });
       return {
         users: all("UserMessage").length,
@@ -132,6 +138,10 @@
         done,
         chars: text.length,
         exhausted: phrases("ChatExhausted", text + "\n" + banners),
+        // A refusal shows as a banner or as a short reply of its own, never inside a long one
+        // (a model may well write "too many requests" in an answer).
+        tooLong: phrases("TooLong", fresh + "\n" + (text.length < 400 ? text : "")),
+        rateLimited: phrases("RateLimit", fresh + "\n" + (text.length < 400 ? text : "")),
         offline: phrases("Offline", banners),
         login: phrases("LoginRequired", document.body.innerText.slice(0, 5000)),
       };

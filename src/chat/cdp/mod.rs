@@ -129,6 +129,9 @@ pub struct CdpDriver {
     failed_requests: Arc<Mutex<Vec<String>>>,
     notified: Arc<tokio::sync::Notify>,
     assistants_before_send: usize,
+    /// The last message sent and whether it went as a file (a site that refuses it as too
+    /// long gets it again as a file, once).
+    last_sent: Option<(String, bool)>,
     warnings: Vec<Failure>,
 }
 
@@ -149,6 +152,10 @@ struct PageState {
     chars: usize,
     exhausted: bool,
     login: bool,
+    #[serde(rename = "tooLong")]
+    too_long: bool,
+    #[serde(rename = "rateLimited")]
+    rate_limited: bool,
 }
 
 fn connection(reason: impl Into<String>) -> Failure {
@@ -180,6 +187,7 @@ impl CdpDriver {
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             notified: Arc::new(tokio::sync::Notify::new()),
             assistants_before_send: 0,
+            last_sent: None,
             warnings: Vec::new(),
         };
         driver.prepare_page()?;
@@ -305,6 +313,11 @@ impl CdpDriver {
         }
     }
 
+    /// Whether the page has a file input to attach a message with.
+    fn has_file_input(&self) -> Result<bool, Failure> {
+        self.eval::<bool>("window.__keyless.exists('AttachmentInput')")
+    }
+
     /// Whether the browser still runs and its connection still stands.
     fn browser_alive(&self) -> bool {
         !self.handler.is_finished() && self.browser_pid.is_none_or(crate::claim::process_alive)
@@ -378,6 +391,53 @@ impl CdpDriver {
                 format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
             )
         })
+    }
+
+    /// Sends a message, as a file attachment when `too_long` (a failed upload falls back to
+    /// pasting the text, reported as a warning).
+    fn send_as(&mut self, message: &str, too_long: bool) -> Result<(), Failure> {
+        if let Ok(mut failed) = self.failed_requests.lock() {
+            failed.clear();
+        }
+        self.last_sent = Some((message.to_string(), too_long));
+        self.clean_composer()?;
+        let message = if too_long {
+            match self.attach(message) {
+                Ok(()) => ATTACHMENT_NOTE,
+                Err(failure) => {
+                    self.warnings.push(Failure::new(
+                        failure.code,
+                        format!("{}; the message was pasted instead", failure.reason),
+                    ));
+                    self.clean_composer()?;
+                    message
+                }
+            }
+        } else {
+            message
+        };
+        let before = self.state()?;
+        self.assistants_before_send = before.assistants;
+        for _attempt in 0..2 {
+            if self.composer()?.as_deref() != Some(message) {
+                // Only the text: an attachment chip made for this message stays.
+                self.clear_text()?;
+                self.insert(message)?;
+            }
+            if !self.eval::<bool>("window.__keyless.click('SendButton')")? {
+                return Err(self.selector_not_found("SendButton", ""));
+            }
+            if self.confirmed(message, before.users)? {
+                return Ok(());
+            }
+            if let Some(offline) = self.offline_failure() {
+                return Err(offline);
+            }
+        }
+        Err(Failure::new(
+            Code::SendNotConfirmed,
+            "the message did not appear in the chat as a new user turn, after one retry; check the page, then send again",
+        ))
     }
 
     /// Evaluates an expression in the page and returns its value as JSON (benchmarks, doctor).
@@ -496,7 +556,9 @@ impl ChatDriver for CdpDriver {
             .is_some_and(|limit| pending.chars().count() > limit);
         let shown = if attached { ATTACHMENT_NOTE } else { pending };
         let carried = last_user == shown || squash(&last_user) == squash(shown);
-        if carried && self.eval::<bool>("window.__keyless.replyFollows()")? {
+        // A refusal after it (too long, a message limit) is no reply: the message goes again.
+        let refused = state.too_long || state.rate_limited;
+        if carried && !refused && self.eval::<bool>("window.__keyless.replyFollows()")? {
             // The reply on the page is the one to wait for and read.
             self.assistants_before_send = state.assistants.saturating_sub(1);
             return Ok(Reopened::Answered);
@@ -506,54 +568,13 @@ impl ChatDriver for CdpDriver {
     }
 
     fn send(&mut self, message: &str) -> Result<(), Failure> {
-        if let Ok(mut failed) = self.failed_requests.lock() {
-            failed.clear();
-        }
-        self.clean_composer()?;
-        // Over the site's composer limit the message goes as a file; a failed upload falls back
-        // to pasting the text (and is reported as a warning).
+        // Over the site's composer limit the message goes as a file.
         let too_long = self
             .options
             .site
             .composer_limit
             .is_some_and(|limit| message.chars().count() > limit);
-        let message = if too_long {
-            match self.attach(message) {
-                Ok(()) => ATTACHMENT_NOTE,
-                Err(failure) => {
-                    self.warnings.push(Failure::new(
-                        failure.code,
-                        format!("{}; the message was pasted instead", failure.reason),
-                    ));
-                    self.clean_composer()?;
-                    message
-                }
-            }
-        } else {
-            message
-        };
-        let before = self.state()?;
-        self.assistants_before_send = before.assistants;
-        for _attempt in 0..2 {
-            if self.composer()?.as_deref() != Some(message) {
-                // Only the text: an attachment chip made for this message stays.
-                self.clear_text()?;
-                self.insert(message)?;
-            }
-            if !self.eval::<bool>("window.__keyless.click('SendButton')")? {
-                return Err(self.selector_not_found("SendButton", ""));
-            }
-            if self.confirmed(message, before.users)? {
-                return Ok(());
-            }
-            if let Some(offline) = self.offline_failure() {
-                return Err(offline);
-            }
-        }
-        Err(Failure::new(
-            Code::SendNotConfirmed,
-            "the message did not appear in the chat as a new user turn, after one retry; check the page, then send again",
-        ))
+        self.send_as(message, too_long)
     }
 
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
@@ -577,6 +598,32 @@ impl ChatDriver for CdpDriver {
                     Code::ChatExhausted,
                     "the chat reached its length limit; a new chat is needed to go on",
                 ));
+            }
+            if state.rate_limited {
+                return Err(Failure::new(
+                    Code::SendNotConfirmed,
+                    "the site says its message limit is reached (texts.RateLimit); nothing was lost: run `keyless run --resume` once the limit has reset",
+                ));
+            }
+            if state.too_long {
+                match self.last_sent.take() {
+                    Some((message, false)) if self.has_file_input()? => {
+                        self.warnings.push(Failure::new(
+                            Code::SendNotConfirmed,
+                            "the site refused the message as too long; it was sent again as a file",
+                        ));
+                        self.send_as(&message, true)?;
+                        last_chars = 0;
+                        finished_without_eof = None;
+                        continue;
+                    }
+                    _ => {
+                        return Err(Failure::new(
+                            Code::SendNotConfirmed,
+                            "the site refused the message as too long, and it could not go as a file; set a lower composerLimit for the site in selectors.json",
+                        ));
+                    }
+                }
             }
             let replying = state.assistants > self.assistants_before_send;
             // Heard on every look, so that a watcher's clock ticks while the model thinks.
