@@ -405,65 +405,79 @@ fn note(text: &str) {
     NOTICES.lock().unwrap().push(text.to_string());
 }
 
-#[test]
-fn a_login_wall_is_waited_out_while_the_user_logs_in() {
-    let chat = LocalChat::start(Script {
+/// A page that asks the user to log in, or shows a bot check, until `LocalChat::log_in`.
+fn walled(challenge: bool, replies: Script) -> LocalChat {
+    LocalChat::start(Script {
         page: PageFaults {
-            login_wall: true,
+            login_wall: !challenge,
+            challenge,
             ..PageFaults::default()
         },
-        ..Script::replies([SHORT])
+        ..replies
     })
-    .unwrap();
-    let profile = tempfile::tempdir().unwrap();
-    let mut opts = options(chat.url(), profile.path().to_path_buf());
-    opts.login_wait = Duration::from_secs(60);
-    opts.notice = Some(note);
-    let mut driver = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            // The user takes a while to log in.
-            std::thread::sleep(Duration::from_millis(1500));
-            chat.log_in();
-        });
-        CdpDriver::start(opts).unwrap()
-    });
-    let notices = NOTICES.lock().unwrap().clone();
-    assert_eq!(notices.len(), 1, "{notices:?}");
-    assert!(
-        notices[0].starts_with("local asks you to log in: log in in the browser window"),
-        "{notices:?}"
-    );
-    driver.send("after the login").unwrap();
-    driver.wait_reply(&mut |_| {}).unwrap();
-    assert_eq!(chat.received(), vec!["after the login"]);
-    driver.close();
+    .unwrap()
 }
 
 #[test]
-fn a_login_wall_without_a_window_is_reported_soon() {
-    let chat = LocalChat::start(Script {
-        page: PageFaults {
-            login_wall: true,
-            ..PageFaults::default()
-        },
-        ..Script::default()
-    })
-    .unwrap();
-    let started = std::time::Instant::now();
-    let (driver, _profile) = launch(&chat, |_| {});
-    let failure = driver.err().unwrap();
-    assert_eq!(failure.code, Code::SelectorNotFound, "{failure:?}");
-    assert!(
-        failure
-            .reason
-            .contains("The page asks you to log in: run keyless without --headless"),
-        "{failure:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "not the whole page wait: {:?}",
-        started.elapsed()
-    );
+fn a_login_wall_or_a_bot_check_is_waited_out_while_the_user_deals_with_it() {
+    for (challenge, told) in [
+        (
+            false,
+            "local asks you to log in: log in in the browser window",
+        ),
+        (
+            true,
+            "local shows a bot check: pass it in the browser window",
+        ),
+    ] {
+        NOTICES.lock().unwrap().clear();
+        let chat = walled(challenge, Script::replies([SHORT]));
+        let profile = tempfile::tempdir().unwrap();
+        let mut opts = options(chat.url(), profile.path().to_path_buf());
+        opts.login_wait = Duration::from_secs(60);
+        opts.notice = Some(note);
+        let mut driver = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                // The user takes a while.
+                std::thread::sleep(Duration::from_millis(1500));
+                chat.log_in();
+            });
+            CdpDriver::start(opts).unwrap()
+        });
+        let notices = NOTICES.lock().unwrap().clone();
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert!(notices[0].starts_with(told), "{notices:?}");
+        driver.send("after the wall").unwrap();
+        driver.wait_reply(&mut |_| {}).unwrap();
+        assert_eq!(chat.received(), vec!["after the wall"]);
+        driver.close();
+    }
+}
+
+#[test]
+fn a_wall_without_a_window_is_reported_soon() {
+    for (challenge, why) in [
+        (
+            false,
+            "The page asks you to log in: run keyless without --headless",
+        ),
+        (
+            true,
+            "The page shows a bot check: run keyless without --headless",
+        ),
+    ] {
+        let chat = walled(challenge, Script::default());
+        let started = std::time::Instant::now();
+        let (driver, _profile) = launch(&chat, |_| {});
+        let failure = driver.err().unwrap();
+        assert_eq!(failure.code, Code::SelectorNotFound, "{failure:?}");
+        assert!(failure.reason.contains(why), "{failure:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "not the whole page wait: {:?}",
+            started.elapsed()
+        );
+    }
 }
 
 #[test]

@@ -236,16 +236,23 @@
   // A login wall, as a site shows to a browser profile that is not logged in: the composer
   // appears once the user has logged in (the server says so).
   async function loggedIn(c) {
-    if (!c.loginWall) return c;
+    if (!c.loginWall && !c.challenge) return c;
+    const title = document.title;
     const wall = document.createElement("div");
     wall.id = "login-wall";
-    wall.textContent = "Log in to continue. This chat needs an account.";
+    if (c.challenge) {
+      document.title = "Just a moment...";
+      wall.textContent = "Verify you are human by completing the action below.";
+    } else {
+      wall.textContent = "Log in to continue. This chat needs an account.";
+    }
     document.body.prepend(wall);
     for (;;) {
       await new Promise((done) => setTimeout(done, 300));
       const now = await (await fetch("/api/config")).json();
-      if (!now.loginWall) {
+      if (!now.loginWall && !now.challenge) {
         wall.remove();
+        document.title = title;
         return now;
       }
     }

@@ -76,6 +76,9 @@ pub struct PageFaults {
     pub editor: Option<String>,
     /// The page asks the user to log in and shows no composer until [`LocalChat::log_in`].
     pub login_wall: bool,
+    /// The page shows a bot check (Cloudflare's "Just a moment...") until
+    /// [`LocalChat::log_in`].
+    pub challenge: bool,
 }
 
 /// The scripted model.
@@ -161,6 +164,7 @@ impl Script {
                 upload_fails: meta.upload_fails,
                 editor: None,
                 login_wall: false,
+                challenge: false,
             },
             ..Script::default()
         })
@@ -291,10 +295,11 @@ impl LocalChat {
         }
     }
 
-    /// The user logs in: the page's login wall goes, and its composer appears.
+    /// The user logs in (or passes the bot check): the wall goes, and the composer appears.
     pub fn log_in(&self) {
         if let Ok(mut s) = self.state.lock() {
             s.script.page.login_wall = false;
+            s.script.page.challenge = false;
         }
     }
 

@@ -144,6 +144,10 @@
         rateLimited: phrases("RateLimit", fresh + "\n" + (text.length < 400 ? text : "")),
         offline: phrases("Offline", banners),
         login: phrases("LoginRequired", document.body.innerText.slice(0, 5000)),
+        // A bot check (Cloudflare's): a person has to pass it in the window.
+        challenge: document.title.includes("Just a moment") ||
+          !!document.querySelector('script[src*="/challenge-platform/"], iframe[src*="challenges.cloudflare.com"]') ||
+          document.body.innerText.slice(0, 5000).toLowerCase().includes("verify you are human"),
       };
     },
     // Reading channel 1: the site's copy button, with the clipboard captured in the page.

@@ -152,6 +152,7 @@ struct PageState {
     chars: usize,
     exhausted: bool,
     login: bool,
+    challenge: bool,
     #[serde(rename = "tooLong")]
     too_long: bool,
     #[serde(rename = "rateLimited")]
@@ -252,9 +253,9 @@ impl CdpDriver {
         self.wait_ready()
     }
 
-    /// Waits until the page shows its composer (and says why not: a login wall, a wrong page).
-    /// A login wall in a browser the user can see is waited out (`Options::login_wait`): the
-    /// user logs in there, and keyless goes on by itself.
+    /// Waits until the page shows its composer (and says why not: a login wall, a bot check, a
+    /// wrong page). A login wall or a bot check in a browser the user can see is waited out
+    /// (`Options::login_wait`): the user deals with it there, and keyless goes on by itself.
     fn wait_ready(&mut self) -> Result<(), Failure> {
         let started = Instant::now();
         let mut told = false;
@@ -276,24 +277,32 @@ impl CdpDriver {
                 .eval_json("window.__keyless.state()")
                 .unwrap_or_default();
             let login_wait = self.options.login_wait;
-            let limit = if state.login && !login_wait.is_zero() {
-                if !told {
-                    told = true;
-                    if let Some(notice) = self.options.notice {
-                        notice(&format!(
-                            "{} asks you to log in: log in in the browser window keyless opened (profile {}); keyless goes on by itself once the chat shows its message box. Waiting up to {} minutes; Ctrl+C stops.",
-                            self.options.site_name,
-                            self.options.profile.display(),
-                            login_wait.as_secs().div_ceil(60)
-                        ));
-                    }
-                }
-                login_wait
-            } else if state.login {
-                // Nobody can log in (no window): say so soon.
-                LOGIN_GRACE
+            // A login or a bot check needs the person: in a window, they get time for it.
+            let blocked = if state.login {
+                Some("asks you to log in: log in")
+            } else if state.challenge {
+                Some("shows a bot check: pass it")
             } else {
-                PAGE_READY
+                None
+            };
+            let limit = match blocked {
+                Some(what) if !login_wait.is_zero() => {
+                    if !told {
+                        told = true;
+                        if let Some(notice) = self.options.notice {
+                            notice(&format!(
+                                "{} {what} in the browser window keyless opened (profile {}); keyless goes on by itself once the chat shows its message box. Waiting up to {} minutes; Ctrl+C stops.",
+                                self.options.site_name,
+                                self.options.profile.display(),
+                                login_wait.as_secs().div_ceil(60)
+                            ));
+                        }
+                    }
+                    login_wait
+                }
+                // Nobody can act on it (no window): say so soon.
+                Some(_) => LOGIN_GRACE,
+                None => PAGE_READY,
             };
             if crate::cancel::requested() {
                 return Err(Failure::new(
@@ -304,6 +313,8 @@ impl CdpDriver {
             if started.elapsed() > limit {
                 let why = if state.login {
                     " The page asks you to log in: run keyless without --headless and log in in the window it opens (the profile keeps the login)."
+                } else if state.challenge {
+                    " The page shows a bot check: run keyless without --headless and pass it in the window it opens."
                 } else {
                     ""
                 };
