@@ -55,11 +55,14 @@ pub fn run(shared: &Shared) -> Status {
     };
     let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
     // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
-    // in the chat (0: it has not had the rules).
+    // in the chat (0: it has not had the rules); `chat_rules` is the first message the chat
+    // had, which a continuation in a new chat starts with.
+    let mut chat_rules: Option<String> = None;
     let mut turns = match session::saved(&ws, &driver.site(), shared.new_chat, "interactive") {
         Saved::Interrupted(s) => {
             session::announce_resume(&s, "interactive");
-            let turn = s.turn.max(1);
+            let resumed_turn = s.turn.max(1);
+            chat_rules = s.rules.clone();
             let stop = turn::resume(
                 s,
                 &mut driver,
@@ -69,9 +72,12 @@ pub fn run(shared: &Shared) -> Status {
                 &mut super::progress::print,
             );
             let _ = super::report_stop(stop, "interactive");
-            turn
+            resumed_turn
         }
-        Saved::Chat(s) if session::open_chat(&mut driver, &s, "interactive") => s.turn.max(1),
+        Saved::Chat(s) if session::open_chat(&mut driver, &s, "interactive") => {
+            chat_rules = s.rules.clone();
+            s.turn.max(1)
+        }
         Saved::Chat(_) | Saved::Fresh => 0,
     };
     eprintln!("{HELP}");
@@ -93,6 +99,7 @@ pub fn run(shared: &Shared) -> Status {
             "/new" => match driver.new_chat() {
                 Ok(()) => {
                     turns = 0;
+                    chat_rules = None;
                     println!("A new chat is open.");
                 }
                 Err(f) => println!("{}: {}", f.code, f.reason),
@@ -126,18 +133,21 @@ pub fn run(shared: &Shared) -> Status {
                 println!("Unknown command {command}. /help lists them.")
             }
             _ => {
-                let rules = super::first_message(
-                    line,
-                    ws.root(),
-                    &config,
-                    &settings.limits,
-                    settings.pace,
-                    "interactive",
-                );
-                let first = if turns > 0 {
-                    turn::prompt::follow_up(line)
-                } else {
-                    rules.clone()
+                // The snapshot is taken for a chat's first message only.
+                let (rules, first) = match (&chat_rules, turns > 0) {
+                    (Some(rules), true) => (rules.clone(), turn::prompt::follow_up(line)),
+                    _ => {
+                        let rules = super::first_message(
+                            line,
+                            ws.root(),
+                            &config,
+                            &settings.limits,
+                            settings.pace,
+                            "interactive",
+                        );
+                        chat_rules = Some(rules.clone());
+                        (rules.clone(), rules)
+                    }
                 };
                 turns += 1;
                 crate::cancel::reset();

@@ -70,7 +70,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
                 settings.pace,
                 "run",
             );
-            let (has_rules, turn) = match &saved {
+            let (has_rules, next_turn) = match &saved {
                 Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
                 _ => (false, 1),
             };
@@ -83,7 +83,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
                 task: task.to_string(),
                 rules,
                 first,
-                turn: if has_rules { turn } else { 1 },
+                turn: if has_rules { next_turn } else { 1 },
             };
             turn::run(task, &mut driver, &ws, &mut host, &settings, progress)
         }
