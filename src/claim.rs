@@ -14,16 +14,35 @@ impl Claim {
     /// Claims `path` for this process. `Err(pid)` names the live process that holds it.
     pub fn take(path: &Path) -> Result<Claim, i32> {
         let me = std::process::id() as i32;
-        if let Some(holder) = holder(path)
-            && holder != me
-        {
-            return Err(holder);
-        }
-        // Best effort: a folder we cannot write to is reported by whatever writes there next.
-        let _ = std::fs::write(path, format!("{me}\n"));
-        Ok(Claim {
+        let claim = Claim {
             path: path.to_path_buf(),
-        })
+        };
+        // The file appears whole or not at all (a link to a written temporary file), so two
+        // keyless starting at once never both see the place free.
+        let temporary = path.with_extension(format!("{me}.tmp"));
+        if std::fs::write(&temporary, format!("{me}\n")).is_err() {
+            // A folder we cannot write to is reported by whatever writes there next.
+            return Ok(claim);
+        }
+        let mut result = Ok(());
+        for _ in 0..2 {
+            result = match std::fs::hard_link(&temporary, path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match holder(path) {
+                    Some(pid) if pid != me => Err(pid),
+                    // Ours already, or left by a process that died: take it over.
+                    Some(_) => Ok(()),
+                    None => {
+                        let _ = std::fs::remove_file(path);
+                        continue;
+                    }
+                },
+                Err(_) => Ok(()),
+            };
+            break;
+        }
+        let _ = std::fs::remove_file(&temporary);
+        result.map(|()| claim)
     }
 }
 
