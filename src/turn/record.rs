@@ -180,3 +180,50 @@ impl<'w> Recorder<'w> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreadable_session_is_set_aside_never_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join(AGENT_DIR);
+        std::fs::create_dir(&agent).unwrap();
+        std::fs::write(agent.join(SESSION), "{ not json").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        assert_eq!(load_session(&ws), None);
+        assert!(!agent.join(SESSION).exists());
+        let kept: Vec<String> = std::fs::read_dir(&agent)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("session.unreadable-"))
+            .collect();
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(
+            std::fs::read_to_string(agent.join(&kept[0])).unwrap(),
+            "{ not json"
+        );
+    }
+
+    #[test]
+    fn a_journal_ignores_lines_of_other_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let mut recorder = Recorder::new(&ws);
+        recorder.journal_start();
+        for (batch, index, result) in [(3, 1, Some("ok")), (4, 1, None), (4, 1, Some("done"))] {
+            recorder.journal(&JournalLine {
+                batch,
+                index,
+                result: result.map(str::to_string),
+            });
+        }
+        let lines = read_journal(&ws, 4);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[1].result.as_deref(), Some("done"));
+        recorder.journal_start();
+        assert!(read_journal(&ws, 4).is_empty(), "a new batch starts empty");
+    }
+}
