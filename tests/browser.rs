@@ -527,3 +527,77 @@ fn a_message_limit_stops_with_a_clear_reason() {
     );
     s.driver.close();
 }
+
+/// The DevTools HTTP endpoint's answer for `path` (a minimal GET; the test has no HTTP client).
+fn devtools_get(port: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    // The endpoint may keep the connection open: read what comes within the time limit.
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
+    let chat = LocalChat::start(Script::replies([SHORT])).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let executable = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .unwrap_or("chromium");
+    let mut browser = std::process::Command::new(executable)
+        .args(["--headless", "--no-sandbox", "--remote-debugging-port=0"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let active = profile.path().join("DevToolsActivePort");
+    let started = std::time::Instant::now();
+    let (port, path) = loop {
+        if let Ok(text) = std::fs::read_to_string(&active) {
+            let mut lines = text.lines();
+            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                break (port.to_string(), path.to_string());
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the browser starts"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+
+    let keyless_profile = tempfile::tempdir().unwrap();
+    let mut opts = options(chat.url(), keyless_profile.path().to_path_buf());
+    opts.cdp_url = Some(format!("ws://127.0.0.1:{port}{path}"));
+    let mut driver = CdpDriver::start(opts).unwrap();
+    assert!(devtools_get(&port, "/json/list").contains(&chat.url()));
+    driver.send("from an attached keyless").unwrap();
+    assert_eq!(driver.wait_reply(&mut |_| {}).unwrap().text, SHORT);
+    driver.close();
+
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        browser.try_wait().unwrap().is_none(),
+        "the user's browser stays open"
+    );
+    let targets = devtools_get(&port, "/json/list");
+    assert!(
+        !targets.contains(&chat.url()),
+        "keyless's tab is closed: {targets}"
+    );
+    assert_eq!(chat.received(), vec!["from an attached keyless"]);
+    browser.kill().unwrap();
+    browser.wait().unwrap();
+}

@@ -481,13 +481,18 @@ impl CdpDriver {
     }
 
     /// Closes the browser (a launched one) or detaches (an attached one).
+    /// Closes the browser (a launched one), or, in the user's own browser (attached), only the
+    /// tab keyless opened: the chat stays at its address for the next run.
     pub fn close(mut self) {
         let launched = self.options.cdp_url.is_none();
         let handler = self.handler;
+        let page = self.page.clone();
         self.runtime.block_on(async {
             if launched {
                 let _ = tokio::time::timeout(Duration::from_secs(5), self.browser.close()).await;
                 let _ = tokio::time::timeout(Duration::from_secs(5), self.browser.wait()).await;
+            } else {
+                let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
             }
             handler.abort();
         });
