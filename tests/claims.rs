@@ -48,6 +48,23 @@ fn a_second_keyless_on_the_same_workspace_or_profile_is_refused() {
     }
     let pid = first.id().to_string();
 
+    // `keyless status` reads alongside: who works here, and where the turn stands.
+    let status = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["status", "--workspace"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert_eq!(status.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!("now: a keyless (process {pid}) is working here")),
+        "{text}"
+    );
+    assert!(
+        text.contains("turn: in progress: the task awaits its reply"),
+        "{text}"
+    );
+
     let same_workspace = keyless(ws.path(), tempfile::tempdir().unwrap().path(), &chat)
         .output()
         .unwrap();
@@ -78,5 +95,18 @@ fn a_second_keyless_on_the_same_workspace_or_profile_is_refused() {
     assert!(
         !ws.path().join(".agent/keyless.pid").exists(),
         "the claim ended with the run"
+    );
+
+    // A workspace keyless never ran in has no session.
+    let fresh = tempfile::tempdir().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["status", "--workspace"])
+        .arg(fresh.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        text.contains("session: none; the next `keyless run \"task\"` starts a new chat"),
+        "{text}"
     );
 }

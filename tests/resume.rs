@@ -112,9 +112,28 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
         "the browser outlives keyless"
     );
 
+    // `keyless status` says where the turn stands, without a browser.
+    let (out, text) = run_to_end(&["status"], ws.path(), profile.path(), &chat);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("turn: interrupted while batch 1 was carried out (finished: #1; #2 was running (its outcome is unknown))"),
+        "{text}"
+    );
+    assert!(
+        text.contains("undo: `keyless undo` puts back batch 1 (1 change(s))"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("is working here"),
+        "the killed keyless holds nothing: {text}"
+    );
+
     let (out, text) = run_to_end(&["run", "--resume"], ws.path(), profile.path(), &chat);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("resuming the interrupted turn"), "{text}");
+    let (out, status) = run_to_end(&["status", "--json"], ws.path(), profile.path(), &chat);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["state"], "idle", "{status}");
     assert!(text.contains("Done. Finished after the restart."), "{text}");
     // The command ran once, before the kill; nothing ran it again.
     assert_eq!(

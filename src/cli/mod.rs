@@ -12,6 +12,7 @@ mod progress;
 mod prompt;
 mod run;
 mod session;
+mod status;
 mod terminal;
 
 use std::path::PathBuf;
@@ -130,6 +131,15 @@ pub enum Subcommands {
         #[command(flatten)]
         shared: Shared,
     },
+    /// Show the saved session: where its turn stands and what --resume would do, whether a
+    /// keyless works here now, and what undo would put back. Opens no browser.
+    Status {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
     /// Restore the files the last executed batch changed.
     Undo {
         #[command(flatten)]
@@ -232,6 +242,7 @@ pub fn run(args: Args) -> Status {
             | Subcommands::Prompt { .. }
             | Subcommands::Apply { .. }
             | Subcommands::Undo { .. }
+            | Subcommands::Status { .. }
     ) {
         end_quietly_on_closed_output();
     }
@@ -267,6 +278,7 @@ pub fn run(args: Args) -> Status {
         Subcommands::Prompt { task, shared } => prompt::run(&task, &shared),
         Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
+        Subcommands::Status { json, shared } => status::run(&shared, json),
     }
 }
 

@@ -1,0 +1,139 @@
+//! `keyless status`: what the workspace's `.agent/` says, without opening a browser: the saved
+//! session and where its turn stands (what `--resume` would do), whether a keyless is working
+//! here now, and the batch `keyless undo` would put back.
+
+use serde::Serialize;
+
+use crate::exit::Status;
+use crate::turn::record::{self, Session};
+use crate::workspace::Workspace;
+use crate::workspace::backup;
+
+use super::Shared;
+
+#[derive(Serialize)]
+struct Report {
+    workspace: String,
+    /// "none", "idle", "waiting" (a message awaits its reply) or "executing" (a batch was cut
+    /// short).
+    state: &'static str,
+    session: Option<Session>,
+    /// Commands of the cut-short batch that finished, and the one that was running.
+    finished: Vec<usize>,
+    running: Option<usize>,
+    /// The process of a keyless working in this workspace now.
+    running_pid: Option<i32>,
+    /// The batch `keyless undo` would put back: its number and how many changes it made.
+    undo: Option<(u64, usize)>,
+}
+
+pub fn run(shared: &Shared, json: bool) -> Status {
+    let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
+    let ws = match Workspace::open(&path) {
+        Ok(ws) => ws,
+        Err(f) => {
+            eprintln!("keyless status: {}", f.reason);
+            return Status::Usage;
+        }
+    };
+    let session = record::load_session(&ws);
+    let (mut finished, mut running) = (Vec::new(), None);
+    let state = match &session {
+        None => "none",
+        Some(s) if s.reply.is_some() => {
+            for line in record::read_journal(&ws, s.batch) {
+                match line.result {
+                    Some(_) => {
+                        finished.push(line.index);
+                        running = None;
+                    }
+                    None => running = Some(line.index),
+                }
+            }
+            "executing"
+        }
+        Some(s) if s.pending.is_some() => "waiting",
+        Some(_) => "idle",
+    };
+    let undo = backup::list(&ws)
+        .ok()
+        .and_then(|all| all.into_iter().rev().find(|m| !m.undone))
+        .map(|m| (m.id, m.entries.len()));
+    let report = Report {
+        workspace: ws.root().display().to_string(),
+        state,
+        session,
+        finished,
+        running,
+        running_pid: crate::claim::holder(&ws.root().join(".agent").join("keyless.pid")),
+        undo,
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).unwrap_or_else(|_| "{}".into())
+        );
+    } else {
+        print!("{}", text(&report));
+    }
+    Status::Success
+}
+
+fn text(report: &Report) -> String {
+    let mut out = format!("workspace: {}\n", report.workspace);
+    if let Some(pid) = report.running_pid {
+        out.push_str(&format!("now: a keyless (process {pid}) is working here\n"));
+    }
+    match &report.session {
+        None => out.push_str("session: none; the next `keyless run \"task\"` starts a new chat\n"),
+        Some(s) => {
+            out.push_str(&format!(
+                "chat: {} on {} (turn {}, batch {})\n",
+                s.chat_url.as_deref().unwrap_or("(no address yet)"),
+                s.site,
+                s.turn,
+                s.batch
+            ));
+            if let Some(task) = &s.task {
+                out.push_str(&format!("task: {task}\n"));
+            }
+            let what = s.pending_what.as_deref().unwrap_or("message");
+            let state = match report.state {
+                _ if report.running_pid.is_some() && report.state == "waiting" => {
+                    format!("in progress: the {what} awaits its reply")
+                }
+                _ if report.running_pid.is_some() && report.state == "executing" => {
+                    format!("in progress: batch {} is being carried out", s.batch)
+                }
+                "executing" => {
+                    let done: Vec<String> =
+                        report.finished.iter().map(|i| format!("#{i}")).collect();
+                    let running = report
+                        .running
+                        .map(|i| format!("; #{i} was running (its outcome is unknown)"))
+                        .unwrap_or_default();
+                    format!(
+                        "interrupted while batch {} was carried out (finished: {}{running}). `keyless run --resume` tells the model what ran, and runs none of it again",
+                        s.batch,
+                        if done.is_empty() {
+                            "none".to_string()
+                        } else {
+                            done.join(", ")
+                        }
+                    )
+                }
+                "waiting" => format!(
+                    "interrupted while the {what} awaited its reply. `keyless run --resume` reads the reply if the chat has it, or sends the {what} again"
+                ),
+                _ => "finished. The next `keyless run \"task\"` goes on in this chat (--new-chat starts another)".to_string(),
+            };
+            out.push_str(&format!("turn: {state}\n"));
+        }
+    }
+    if let Some((id, changes)) = report.undo {
+        out.push_str(&format!(
+            "undo: `keyless undo` puts back batch {id} ({changes} change(s))\n"
+        ));
+    }
+    out
+}
