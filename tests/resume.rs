@@ -279,6 +279,24 @@ fn done_reply(message: &str) -> String {
     format!("@@done\n<<<MSG\n{message}\nMSG>>>\n@@end\n@@eof\n")
 }
 
+/// A chat whose first answer is a fault, and whose second is `@@done` with `message`.
+fn fault_then_done(fault: Fault, message: &str) -> LocalChat {
+    LocalChat::start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: String::new(),
+                fault: Some(fault),
+            },
+            ScriptedReply {
+                text: done_reply(message),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    })
+    .unwrap()
+}
+
 fn settings() -> Settings {
     Settings {
         mode: Mode::Auto,
@@ -288,20 +306,7 @@ fn settings() -> Settings {
 
 #[test]
 fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
-    let chat = LocalChat::start(Script {
-        replies: vec![
-            ScriptedReply {
-                text: String::new(),
-                fault: Some(Fault::NoReply),
-            },
-            ScriptedReply {
-                text: done_reply("answered"),
-                fault: None,
-            },
-        ],
-        ..Script::default()
-    })
-    .unwrap();
+    let chat = fault_then_done(Fault::NoReply, "answered");
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let profile = tempfile::tempdir().unwrap();
@@ -504,20 +509,7 @@ fn ctrl_c_during_a_command_stops_the_turn_and_the_next_run_sends_its_results() {
 
 #[test]
 fn a_message_limit_stops_the_turn_and_a_later_resume_sends_the_message_again() {
-    let chat = LocalChat::start(Script {
-        replies: vec![
-            ScriptedReply {
-                text: String::new(),
-                fault: Some(Fault::RateLimited),
-            },
-            ScriptedReply {
-                text: done_reply("after the limit reset"),
-                fault: None,
-            },
-        ],
-        ..Script::default()
-    })
-    .unwrap();
+    let chat = fault_then_done(Fault::RateLimited, "after the limit reset");
     let dir = tempfile::tempdir().unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let profile = tempfile::tempdir().unwrap();
