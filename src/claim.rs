@@ -57,35 +57,7 @@ impl Drop for Claim {
 /// The live process named in the claim file, if any.
 pub fn holder(path: &Path) -> Option<i32> {
     let pid: i32 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
-    process_alive(pid).then_some(pid)
-}
-
-/// Whether a process runs (a zombie, dead but not yet reaped, does not).
-pub fn process_alive(pid: i32) -> bool {
-    if pid <= 0 {
-        return false;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        // The state follows the command name's closing parenthesis.
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.trim_start().chars().next())
-                .is_some_and(|state| !matches!(state, 'Z' | 'X' | 'x')),
-            Err(_) => false,
-        }
-    }
-    #[cfg(all(unix, not(target_os = "linux")))]
-    {
-        // SAFETY: kill with signal 0 only checks that the process exists.
-        unsafe { libc::kill(pid, 0) == 0 }
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-    }
-    #[cfg(not(unix))]
-    {
-        true
-    }
+    crate::exec::process_alive(pid).then_some(pid)
 }
 
 #[cfg(test)]

@@ -201,23 +201,13 @@ impl Workspace {
             let Some(pid) = rest.strip_suffix(".tmp").and_then(|r| r.split('-').next()) else {
                 continue;
             };
-            if pid.parse::<u32>().is_ok() && !process_alive(pid) {
+            if pid
+                .parse::<i32>()
+                .is_ok_and(|pid| !crate::exec::process_alive(pid))
+            {
                 let _ = self.dir.remove_file(folder.join(&file));
             }
         }
-    }
-}
-
-/// Whether a process with this id exists (Linux: /proc; elsewhere assumed alive, so nothing
-/// is removed).
-fn process_alive(pid: &str) -> bool {
-    if pid == std::process::id().to_string() {
-        return true;
-    }
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid).exists()
-    } else {
-        true
     }
 }
 

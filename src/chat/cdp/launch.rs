@@ -189,7 +189,7 @@ const ADOPT_TIMEOUT: Duration = Duration::from_secs(5);
 fn profile_owner(profile: &Path) -> Option<i32> {
     let target = std::fs::read_link(profile.join("SingletonLock")).ok()?;
     let pid: i32 = target.to_str()?.rsplit('-').next()?.parse().ok()?;
-    crate::claim::process_alive(pid).then_some(pid)
+    crate::exec::process_alive(pid).then_some(pid)
 }
 
 fn running_as_root() -> bool {

@@ -331,7 +331,7 @@ impl CdpDriver {
 
     /// Whether the browser still runs and its connection still stands.
     fn browser_alive(&self) -> bool {
-        !self.handler.is_finished() && self.browser_pid.is_none_or(crate::claim::process_alive)
+        !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
     }
 
     fn selector_not_found(&self, key: &str, why: &str) -> Failure {
@@ -701,7 +701,7 @@ async fn process_end(pid: Option<i32>) {
     let Some(pid) = pid else {
         return std::future::pending().await;
     };
-    while crate::claim::process_alive(pid) {
+    while crate::exec::process_alive(pid) {
         tokio::time::sleep(PROCESS_WATCH).await;
     }
 }
