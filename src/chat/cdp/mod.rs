@@ -6,6 +6,9 @@
 //! (KA_BROWSER_CONNECTION_FAILED), never a hang. The handler stream is polled in its own task and
 //! never stopped on an error: chromiumoxide's schema is older than Chromium and some events fail
 //! to decode.
+//!
+//! This file is the browser and page plumbing; `conversation.rs` sends, reopens and waits,
+//! `composer.rs` clears, inserts, attaches and reads, `launch.rs` finds and starts the browser.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -22,10 +25,10 @@ use futures::StreamExt;
 use serde::Deserialize;
 
 use super::selectors::Site;
-use super::{ChatDriver, Reopened, Reply};
 use crate::catalog::{Code, Failure};
 
 mod composer;
+mod conversation;
 mod launch;
 
 pub use launch::find_browser;
@@ -41,10 +44,6 @@ const PAGE_READY: Duration = Duration::from_secs(20);
 /// How long a login wall may stand in a browser nobody can log in with (it may be a page still
 /// loading).
 const LOGIN_GRACE: Duration = Duration::from_secs(3);
-/// How long a reopened conversation may take to show its messages, unless the site says.
-const DEFAULT_HISTORY_WAIT_MS: u64 = 8_000;
-/// A reopened chat counts as drawn once its messages stayed the same this long.
-const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 /// How long a sent message has to appear as a user turn.
 const SEND_CONFIRM: Duration = Duration::from_secs(5);
 /// Characters per `Input.insertText` call: cut before a line break (Lexical drops a chunk's
@@ -52,11 +51,6 @@ const SEND_CONFIRM: Duration = Duration::from_secs(5);
 const INSERT_CHUNK: usize = 16_000;
 /// How long the composer may take to show an inserted chunk.
 const INSERT_SETTLE: Duration = Duration::from_secs(3);
-/// The safety-net poll while waiting for a reply (the page's MutationObserver is the fast path).
-const POLL: Duration = Duration::from_millis(250);
-/// How long the reply text must stay unchanged, with no stop control, to count as finished when
-/// the site shows no completion sign.
-const SETTLE: Duration = Duration::from_millis(1500);
 /// How long the copy button's clipboard write may take.
 const COPY_WAIT: Duration = Duration::from_secs(2);
 
@@ -324,11 +318,6 @@ impl CdpDriver {
         }
     }
 
-    /// Whether the page has a file input to attach a message with.
-    fn has_file_input(&self) -> Result<bool, Failure> {
-        self.eval::<bool>("window.__keyless.exists('AttachmentInput')")
-    }
-
     /// Whether the browser still runs and its connection still stands.
     fn browser_alive(&self) -> bool {
         !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
@@ -404,53 +393,6 @@ impl CdpDriver {
         })
     }
 
-    /// Sends a message, as a file attachment when `too_long` (a failed upload falls back to
-    /// pasting the text, reported as a warning).
-    fn send_as(&mut self, message: &str, too_long: bool) -> Result<(), Failure> {
-        if let Ok(mut failed) = self.failed_requests.lock() {
-            failed.clear();
-        }
-        self.last_sent = Some((message.to_string(), too_long));
-        self.clean_composer()?;
-        let message = if too_long {
-            match self.attach(message) {
-                Ok(()) => ATTACHMENT_NOTE,
-                Err(failure) => {
-                    self.warnings.push(Failure::new(
-                        failure.code,
-                        format!("{}; the message was pasted instead", failure.reason),
-                    ));
-                    self.clean_composer()?;
-                    message
-                }
-            }
-        } else {
-            message
-        };
-        let before = self.state()?;
-        self.assistants_before_send = before.assistants;
-        for _attempt in 0..2 {
-            if self.composer()?.as_deref() != Some(message) {
-                // Only the text: an attachment chip made for this message stays.
-                self.clear_text()?;
-                self.insert(message)?;
-            }
-            if !self.eval::<bool>("window.__keyless.click('SendButton')")? {
-                return Err(self.selector_not_found("SendButton", ""));
-            }
-            if self.confirmed(message, before.users)? {
-                return Ok(());
-            }
-            if let Some(offline) = self.offline_failure() {
-                return Err(offline);
-            }
-        }
-        Err(Failure::new(
-            Code::SendNotConfirmed,
-            "the message did not appear in the chat as a new user turn, after one retry; check the page, then send again",
-        ))
-    }
-
     /// Evaluates an expression in the page and returns its value as JSON (benchmarks, doctor).
     pub fn evaluate_json(&self, expression: &str) -> Result<serde_json::Value, Failure> {
         self.eval_json(expression)
@@ -496,197 +438,6 @@ impl CdpDriver {
             }
             handler.abort();
         });
-    }
-}
-
-impl ChatDriver for CdpDriver {
-    fn take_warnings(&mut self) -> Vec<Failure> {
-        std::mem::take(&mut self.warnings)
-    }
-
-    fn new_chat(&mut self) -> Result<(), Failure> {
-        let page = self.page.clone();
-        let url = self.options.url.clone();
-        self.block(async move {
-            bounded(page.goto(url.as_str()), "open a new chat").await?;
-            Ok(())
-        })?;
-        self.assistants_before_send = 0;
-        self.wait_ready()
-    }
-
-    fn site(&self) -> String {
-        self.options.site_name.clone()
-    }
-
-    fn chat_url(&mut self) -> Option<String> {
-        self.eval::<String>("location.href").ok()
-    }
-
-    fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
-        let page = self.page.clone();
-        let target = url.to_string();
-        self.block(async move {
-            bounded(page.goto(target.as_str()), "reopen the chat").await?;
-            Ok(())
-        })?;
-        self.wait_ready()?;
-        // Real sites draw an old conversation after the composer: wait until it shows messages
-        // and stops growing, or until the site's wait says the chat is gone.
-        let history_wait = Duration::from_millis(
-            self.options
-                .site
-                .history_wait_ms
-                .unwrap_or(DEFAULT_HISTORY_WAIT_MS),
-        );
-        let started = Instant::now();
-        let mut last = (usize::MAX, usize::MAX);
-        let mut stable_since = Instant::now();
-        let state = loop {
-            let state = self.state()?;
-            let now = (state.users, state.assistants);
-            let drawn = now != (0, 0) || started.elapsed() >= history_wait;
-            if now != last {
-                last = now;
-                stable_since = Instant::now();
-            } else if (drawn && stable_since.elapsed() >= REOPEN_SETTLE)
-                || started.elapsed() >= PAGE_READY
-            {
-                break state;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        if state.users == 0 && state.assistants == 0 {
-            return Ok(Reopened::Empty);
-        }
-        let Some(pending) = pending else {
-            return Ok(Reopened::Unsent);
-        };
-        let last_user: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
-        let last_user = last_user.unwrap_or_default();
-        // A message over the composer limit went as a file, behind the note.
-        let attached = self
-            .options
-            .site
-            .composer_limit
-            .is_some_and(|limit| pending.chars().count() > limit);
-        let shown = if attached { ATTACHMENT_NOTE } else { pending };
-        let carried = last_user == shown || squash(&last_user) == squash(shown);
-        // A refusal after it (too long, a message limit) is no reply: the message goes again.
-        let refused = state.too_long || state.rate_limited;
-        if carried && !refused && self.eval::<bool>("window.__keyless.replyFollows()")? {
-            // The reply on the page is the one to wait for and read.
-            self.assistants_before_send = state.assistants.saturating_sub(1);
-            return Ok(Reopened::Answered);
-        }
-        self.assistants_before_send = state.assistants;
-        Ok(Reopened::Unsent)
-    }
-
-    fn send(&mut self, message: &str) -> Result<(), Failure> {
-        // Over the site's composer limit the message goes as a file.
-        let too_long = self
-            .options
-            .site
-            .composer_limit
-            .is_some_and(|limit| message.chars().count() > limit);
-        self.send_as(message, too_long)
-    }
-
-    fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
-        let started = Instant::now();
-        let mut last_chars = 0;
-        let mut last_change = Instant::now();
-        let mut finished_without_eof: Option<Instant> = None;
-        loop {
-            if crate::cancel::requested() {
-                return Err(Failure::new(
-                    Code::Cancelled,
-                    "stopped while waiting for the reply (Ctrl+C); run keyless again to resume the turn",
-                ));
-            }
-            if let Some(offline) = self.offline_failure() {
-                return Err(offline);
-            }
-            let state = self.state()?;
-            if state.exhausted {
-                return Err(Failure::new(
-                    Code::ChatExhausted,
-                    "the chat reached its length limit; a new chat is needed to go on",
-                ));
-            }
-            if state.rate_limited {
-                return Err(Failure::new(
-                    Code::SendNotConfirmed,
-                    "the site says its message limit is reached (texts.RateLimit); nothing was lost: run `keyless run --resume` once the limit has reset",
-                ));
-            }
-            if state.too_long {
-                match self.last_sent.take() {
-                    Some((message, false)) if self.has_file_input()? => {
-                        self.warnings.push(Failure::new(
-                            Code::SendNotConfirmed,
-                            "the site refused the message as too long; it was sent again as a file",
-                        ));
-                        self.send_as(&message, true)?;
-                        last_chars = 0;
-                        finished_without_eof = None;
-                        continue;
-                    }
-                    _ => {
-                        return Err(Failure::new(
-                            Code::SendNotConfirmed,
-                            "the site refused the message as too long, and it could not go as a file; set a lower composerLimit for the site in selectors.json",
-                        ));
-                    }
-                }
-            }
-            let replying = state.assistants > self.assistants_before_send;
-            // Heard on every look, so that a watcher's clock ticks while the model thinks.
-            progress(if replying { state.chars } else { 0 });
-            if replying {
-                if state.chars != last_chars {
-                    last_chars = state.chars;
-                    last_change = Instant::now();
-                }
-                let settled = last_change.elapsed() >= SETTLE;
-                if !state.streaming && (state.done || settled) {
-                    let finished_at = Instant::now();
-                    let mut reply = self.read()?;
-                    reply.finished_at = finished_at;
-                    if has_eof(&reply.text) {
-                        return Ok(reply);
-                    }
-                    let since = *finished_without_eof.get_or_insert_with(Instant::now);
-                    if since.elapsed() >= self.options.truncation_budget {
-                        return Err(Failure::new(
-                            Code::ReplyTruncated,
-                            format!(
-                                "the reply ended without @@eof and stayed so for {}s ({} characters arrived); ask for it again in smaller pieces",
-                                self.options.truncation_budget.as_secs(),
-                                reply.text.chars().count()
-                            ),
-                        ));
-                    }
-                } else {
-                    finished_without_eof = None;
-                }
-            }
-            if started.elapsed() >= self.options.reply_timeout {
-                return Err(Failure::new(
-                    Code::ReplyTimeout,
-                    format!(
-                        "no complete reply within {}s ({} characters arrived)",
-                        self.options.reply_timeout.as_secs(),
-                        last_chars
-                    ),
-                ));
-            }
-            let notified = Arc::clone(&self.notified);
-            self.runtime.block_on(async move {
-                let _ = tokio::time::timeout(POLL, notified.notified()).await;
-            });
-        }
     }
 }
 
@@ -745,10 +496,6 @@ fn chunks(text: &str, max: usize) -> Vec<&str> {
     out
 }
 
-fn has_eof(text: &str) -> bool {
-    text.lines().any(|l| l.trim().eq_ignore_ascii_case("@@eof"))
-}
-
 fn squash(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -768,11 +515,5 @@ mod tests {
         assert_eq!(pieces.concat(), text);
         assert!(pieces.iter().all(|p| p.len() <= 16));
         assert!(pieces[1].starts_with('\n'), "{pieces:?}");
-    }
-
-    #[test]
-    fn eof_is_a_whole_line() {
-        assert!(has_eof("@@done\n@@end\n@@eof\n```"));
-        assert!(!has_eof("text mentioning @@eof inline"));
     }
 }
