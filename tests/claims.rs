@@ -8,17 +8,13 @@ use std::time::{Duration, Instant};
 
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 
+#[path = "common/local_keyless.rs"]
+mod local_keyless;
+use local_keyless::keyless_on;
+
+/// `keyless run wait` on the local page.
 fn keyless(ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
-    cmd.args(["run", "wait", "--site", "local", "--headless", "--url"])
-        .arg(chat.url())
-        .arg("--workspace")
-        .arg(ws)
-        .arg("--profile")
-        .arg(profile)
-        .env("XDG_CONFIG_HOME", profile)
-        .stdin(Stdio::null());
-    cmd
+    keyless_on(chat, ws, profile, &["run", "wait"])
 }
 
 #[test]

@@ -7,29 +7,18 @@ use std::process::{Command, Stdio};
 
 use keyless::chat::local::{LocalChat, Script};
 
+#[path = "common/local_keyless.rs"]
+mod local_keyless;
+use local_keyless::keyless_on;
+
 /// Runs `keyless run` in `ws` against a local page scripted with `replies`; returns stdout,
 /// the exit code, and every message the model received.
 fn run(ws: &Path, replies: &[&str], args: &[&str]) -> (String, Option<i32>, Vec<String>) {
     let chat = LocalChat::start(Script::replies(replies.iter().copied())).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args([
-            "run",
-            "the task",
-            "--site",
-            "local",
-            "--headless",
-            "--url",
-            &chat.url(),
-            "--workspace",
-        ])
-        .arg(ws)
-        .arg("--profile")
-        .arg(profile.path())
+    let out = keyless_on(&chat, ws, profile.path(), &["run", "the task"])
         .args(args)
-        .env("XDG_CONFIG_HOME", profile.path())
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     (

@@ -20,17 +20,14 @@ use keyless::workspace::Workspace;
 mod quiet_host;
 use quiet_host::Quiet;
 
+#[path = "common/local_keyless.rs"]
+mod local_keyless;
+use local_keyless::keyless_on;
+
+/// `keyless <args>` on the local page, approving every command (Auto mode).
 fn keyless(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
-    cmd.args(args)
-        .args(["--site", "local", "--headless", "--mode", "auto", "--url"])
-        .arg(chat.url())
-        .arg("--workspace")
-        .arg(ws)
-        .arg("--profile")
-        .arg(profile)
-        .env("XDG_CONFIG_HOME", profile)
-        .stdin(Stdio::null());
+    let mut cmd = keyless_on(chat, ws, profile, args);
+    cmd.args(["--mode", "auto"]);
     cmd
 }
 

@@ -1,9 +1,13 @@
 //! `keyless run` through the built binary against the local chat page in headless Chromium:
 //! the task and rules go out, commands run, results come back, and @@done ends the turn.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use keyless::chat::local::{LocalChat, Script};
+
+#[path = "common/local_keyless.rs"]
+mod local_keyless;
+use local_keyless::keyless_on;
 
 #[test]
 fn run_carries_a_task_to_done() {
@@ -14,22 +18,7 @@ fn run_carries_a_task_to_done() {
     .unwrap();
     let ws = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args([
-            "run",
-            "Write a note",
-            "--site",
-            "local",
-            "--headless",
-            "--url",
-            &chat.url(),
-            "--workspace",
-        ])
-        .arg(ws.path())
-        .arg("--profile")
-        .arg(profile.path())
-        .env("XDG_CONFIG_HOME", profile.path())
-        .stdin(Stdio::null())
+    let out = keyless_on(&chat, ws.path(), profile.path(), &["run", "Write a note"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
