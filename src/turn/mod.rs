@@ -19,7 +19,7 @@ use crate::batch::{self, Done, Host, Settings, Step};
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, ChatDriver, Reopened, Reply};
 use crate::config::Pace;
-use crate::protocol::{Diagnostic, parse, render::format_error};
+use crate::protocol::{Diagnostic, Script, parse, render::format_error};
 use crate::workspace::Workspace;
 use crate::workspace::backup::{Backup, BatchKind};
 
@@ -243,8 +243,14 @@ impl<'w> Turn<'w> {
         while replies < limit {
             let outcome = match next {
                 Next::Carry(text) => {
-                    // A saved reply, numbered already.
-                    match self.carry_out(&text, host, on_event) {
+                    // A saved reply, numbered already. Only a reply that parsed is ever saved;
+                    // a limit changed since could reject it now.
+                    let parsed = parse(&text, &settings.limits);
+                    let carried = match parsed.script {
+                        Some(script) => self.carry_out(&script, host, on_event),
+                        None => Ok(format_error(&parsed.diagnostics, parsed.truncated)),
+                    };
+                    match carried {
                         Ok(message) => {
                             next = Next::Send {
                                 message,
@@ -294,7 +300,7 @@ impl<'w> Turn<'w> {
                 "parse",
                 serde_json::json!({ "ok": parsed.is_ok(), "errors": parsed.diagnostics }),
             );
-            if parsed.script.is_none() {
+            let Some(script) = parsed.script else {
                 self.retries += 1;
                 if self.retries > settings.limits.max_format_retries {
                     let stop = Stop::FormatRetries {
@@ -311,7 +317,7 @@ impl<'w> Turn<'w> {
                     what: "format correction".to_string(),
                 };
                 continue;
-            }
+            };
             self.retries = 0;
             self.session.batch += 1;
             // Saved before anything runs: a crash from here on resumes this batch.
@@ -320,7 +326,7 @@ impl<'w> Turn<'w> {
             self.session.pending = None;
             self.session.pending_what = None;
             self.recorder.session(&self.session);
-            match self.carry_out(&reply.text, host, on_event) {
+            match self.carry_out(&script, host, on_event) {
                 Ok(results) => {
                     next = Next::Send {
                         message: results,
@@ -459,25 +465,20 @@ impl<'w> Turn<'w> {
         }
     }
 
-    /// Carries out the reply of batch `session.batch` (saved in the session, journal emptied)
-    /// and returns the results message, or the stop it ends the turn with.
+    /// Carries out the script of batch `session.batch` (its reply saved in the session, the
+    /// journal emptied) and returns the results message, or the stop it ends the turn with.
     fn carry_out(
         &mut self,
-        text: &str,
+        script: &Script,
         host: &mut dyn Host,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<String, Stop> {
         let settings = self.settings;
         let batch_number = self.session.batch;
-        let parsed = parse(text, &settings.limits);
-        let Some(script) = parsed.script else {
-            // Only a reply that parsed is ever saved; a changed limit could reject it now.
-            return Ok(format_error(&parsed.diagnostics, parsed.truncated));
-        };
         let mut backup = Backup::new(self.ws, BatchKind::Batch, format!("batch {batch_number}"));
         let recorder = &mut self.recorder;
         let report = batch::execute_observed(
-            &script,
+            script,
             self.ws,
             &mut backup,
             host,

@@ -447,13 +447,17 @@ fn browser_gone() -> Failure {
     )
 }
 
-/// Ends when the process ends (never, without a process to watch).
+/// Ends when the process ends (never, without a process to watch). The caller has just seen
+/// it alive, so the first look is after a pause.
 async fn process_end(pid: Option<i32>) {
     let Some(pid) = pid else {
         return std::future::pending().await;
     };
-    while crate::exec::process_alive(pid) {
+    loop {
         tokio::time::sleep(PROCESS_WATCH).await;
+        if !crate::exec::process_alive(pid) {
+            return;
+        }
     }
 }
 
