@@ -37,6 +37,33 @@ fn apply(ws: &Path, reply: &Path) -> std::process::Child {
         .unwrap()
 }
 
+/// Runs keyless to the end; a failure shows what it printed.
+fn apply_to_the_end(ws: &Path, reply: &Path) {
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .arg("apply")
+        .arg(reply)
+        .arg("--workspace")
+        .arg(ws)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "keyless apply failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Each run backs the 50 MB file up; dropping the backups between runs keeps the test's disk
+/// use near two copies of the file (CI machines can be short of disk).
+fn drop_backups(ws: &Path) {
+    let backups = ws.join(".agent").join("backups");
+    if backups.exists() {
+        fs::remove_dir_all(backups).unwrap();
+    }
+}
+
 fn kill_loop(reply_text: &str, old: &[u8], new: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     let reply = dir.path().join("reply.txt");
@@ -47,7 +74,7 @@ fn kill_loop(reply_text: &str, old: &[u8], new: &[u8]) {
 
     fs::write(&target, old).unwrap();
     let started = Instant::now();
-    assert!(apply(&ws, &reply).wait().unwrap().success());
+    apply_to_the_end(&ws, &reply);
     let full = started.elapsed();
     assert_eq!(
         fs::read(&target).unwrap(),
@@ -57,6 +84,7 @@ fn kill_loop(reply_text: &str, old: &[u8], new: &[u8]) {
 
     let (mut saw_old, mut saw_new) = (0, 0);
     for k in 0..KILLS {
+        drop_backups(&ws);
         fs::write(&target, old).unwrap();
         let mut child = apply(&ws, &reply);
         std::thread::sleep(full.mul_f64(f64::from(k) / f64::from(KILLS)));
@@ -80,8 +108,9 @@ fn kill_loop(reply_text: &str, old: &[u8], new: &[u8]) {
         "no kill landed before the write finished: the test proved nothing"
     );
     // A later run clears the temporary files the killed ones left behind.
+    drop_backups(&ws);
     fs::write(&target, old).unwrap();
-    assert!(apply(&ws, &reply).wait().unwrap().success());
+    apply_to_the_end(&ws, &reply);
     let litter: Vec<_> = fs::read_dir(&ws)
         .unwrap()
         .flatten()
