@@ -8,7 +8,7 @@ use std::time::Duration;
 use keyless::catalog::{Code, Failure};
 use keyless::chat::cdp::{ATTACHMENT_NOTE, CdpDriver, Options};
 use keyless::chat::local::{Fault, LocalChat, PageFaults, Script, ScriptedReply};
-use keyless::chat::{Channel, ChatDriver};
+use keyless::chat::{Channel, ChatDriver, Reopened};
 
 struct Setup {
     chat: LocalChat,
@@ -214,6 +214,58 @@ fn a_lost_send_is_retried_once_then_not_confirmed() {
     assert_eq!(failure.code, Code::SendNotConfirmed, "{failure:?}");
     assert!(s.chat.received().is_empty());
     s.driver.close();
+}
+
+/// Real sites draw the user's message in their own way: a paragraph per line, the start of a
+/// long one with "Show more", a chip for a pasted file. The message is sent once whatever the
+/// drawing (sending again would make the model answer twice), and a reopened chat finds it
+/// answered when the drawing still shows its text.
+#[test]
+fn a_message_drawn_another_way_is_sent_once_and_found_again_on_reopening() {
+    let message: String = (0..120)
+        .map(|i| {
+            format!(
+                "line {i}:  text\n{}",
+                if i % 9 == 0 { "\n    indented\n" } else { "" }
+            )
+        })
+        .collect();
+    for (display, warned, found_again) in [
+        ("paragraphs", false, true),
+        ("shortened", false, true),
+        ("replaced", true, false),
+    ] {
+        let script = Script {
+            page: PageFaults {
+                user_display: Some(display.into()),
+                ..PageFaults::default()
+            },
+            ..Script::replies([SHORT])
+        };
+        let mut s = start(script);
+        s.driver.send(&message).unwrap();
+        s.driver.wait_reply(&mut |_| {}).unwrap();
+        assert_eq!(s.chat.received(), vec![message.clone()], "{display}");
+        let warnings = s.driver.take_warnings();
+        assert_eq!(
+            warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+            if warned {
+                vec![Code::SendNotConfirmed]
+            } else {
+                vec![]
+            },
+            "{display}: {warnings:?}"
+        );
+        let url = s.driver.chat_url().unwrap();
+        let reopened = s.driver.reopen(&url, Some(&message)).unwrap();
+        let want = if found_again {
+            Reopened::Answered
+        } else {
+            Reopened::Unsent
+        };
+        assert_eq!(reopened, want, "{display}");
+        s.driver.close();
+    }
 }
 
 #[test]

@@ -11,7 +11,13 @@
   let model = "";
   // A mounted ProseMirror (config.editor === "prosemirror") replaces the page's own editor.
   let editor = null;
-  let config = { dropSends: 0, staleComposer: null, uploadFails: false, editor: null };
+  let config = {
+    dropSends: 0,
+    staleComposer: null,
+    uploadFails: false,
+    editor: null,
+    userDisplay: null,
+  };
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
   // The conversation's id: in the address (/c/ID) once the first message is sent, as real sites
@@ -108,13 +114,45 @@
   });
 
   // --- Messages ---
+  // The user's text, drawn the way the site under test draws it (config.userDisplay).
+  function showUserText(body, text) {
+    switch (config.userDisplay) {
+      case "paragraphs":
+        for (const line of text.split("\n")) {
+          const p = document.createElement("p");
+          if (line === "") p.appendChild(document.createElement("br"));
+          else p.textContent = line;
+          body.appendChild(p);
+        }
+        break;
+      case "shortened":
+        if (text.length > 300) {
+          body.textContent = text.slice(0, 300) + "…";
+          const more = document.createElement("button");
+          more.textContent = "Show more";
+          body.appendChild(more);
+        } else body.textContent = text;
+        break;
+      case "replaced":
+        if (text.length > 1000) {
+          const chip = document.createElement("span");
+          chip.className = "chip";
+          chip.textContent = "Pasted text.txt";
+          body.appendChild(chip);
+        } else body.textContent = text;
+        break;
+      default:
+        body.textContent = text;
+    }
+  }
+
   function addMessage(role, text) {
     const msg = document.createElement("div");
     msg.className = "msg";
     msg.setAttribute("data-message-author-role", role);
     const body = document.createElement("div");
     body.className = role === "user" ? "body" : "markdown";
-    if (role === "user") body.textContent = text;
+    if (role === "user") showUserText(body, text);
     msg.appendChild(body);
     thread.appendChild(msg);
     return msg;

@@ -79,6 +79,11 @@ pub struct PageFaults {
     /// The page shows a bot check (Cloudflare's "Just a moment...") until
     /// [`LocalChat::log_in`].
     pub challenge: bool,
+    /// How the page draws the user's messages, as real sites differ: `None` as sent (one text
+    /// node), `"paragraphs"` a paragraph per line (Claude; no line breaks in the text),
+    /// `"shortened"` the first 300 characters and a "Show more" button, `"replaced"` a chip
+    /// standing for a pasted file when the message is over 1,000 characters (ChatGPT).
+    pub user_display: Option<String>,
 }
 
 /// The scripted model.
@@ -165,6 +170,7 @@ impl Script {
                 editor: None,
                 login_wall: false,
                 challenge: false,
+                user_display: None,
             },
             ..Script::default()
         })

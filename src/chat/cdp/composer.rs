@@ -10,7 +10,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
 
 use super::{
     ATTACH_WAIT, ATTACHMENT_NAME, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, SEND_CONFIRM,
-    bounded, chunks, squash,
+    Shown, bounded, chunks, shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, Reply};
@@ -244,19 +244,23 @@ impl CdpDriver {
         )))
     }
 
-    /// Whether a new user turn with the message appeared.
-    pub(super) fn confirmed(&self, message: &str, users_before: usize) -> Result<bool, Failure> {
+    /// How the new user turn reads against the message, or `None` when no new turn appeared
+    /// (the send did not happen).
+    pub(super) fn confirmed(
+        &self,
+        message: &str,
+        users_before: usize,
+    ) -> Result<Option<Shown>, Failure> {
         let started = Instant::now();
         while started.elapsed() < SEND_CONFIRM {
             let state = self.state()?;
             if state.users > users_before {
                 let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
-                let text = text.unwrap_or_default();
-                return Ok(text == message || squash(&text) == squash(message));
+                return Ok(Some(shown_as(&text.unwrap_or_default(), message)));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        Ok(false)
+        Ok(None)
     }
 
     /// Reads the last reply: the copy button, else the only code block, else the DOM.

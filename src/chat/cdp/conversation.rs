@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{ATTACHMENT_NOTE, CdpDriver, PAGE_READY, bounded, squash};
+use super::{ATTACHMENT_NOTE, CdpDriver, PAGE_READY, Shown, bounded, shown_as};
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
 
@@ -54,8 +54,18 @@ impl CdpDriver {
             if !self.eval::<bool>("window.__keyless.click('SendButton')")? {
                 return Err(self.selector_not_found("SendButton", ""));
             }
-            if self.confirmed(message, before.users)? {
-                return Ok(());
+            match self.confirmed(message, before.users)? {
+                Some(Shown::Same | Shown::Shortened) => return Ok(()),
+                // A new turn is there: the message went, and sending it again would make the
+                // model answer twice. The site draws it some other way; say so once.
+                Some(Shown::Different) => {
+                    self.warnings.push(Failure::new(
+                        Code::SendNotConfirmed,
+                        "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. If this repeats, check the site with `keyless doctor --canary`",
+                    ));
+                    return Ok(());
+                }
+                None => {}
             }
             if let Some(offline) = self.offline_failure() {
                 return Err(offline);
@@ -145,7 +155,7 @@ impl ChatDriver for CdpDriver {
             .composer_limit
             .is_some_and(|limit| pending.chars().count() > limit);
         let shown = if attached { ATTACHMENT_NOTE } else { pending };
-        let carried = last_user == shown || squash(&last_user) == squash(shown);
+        let carried = shown_as(&last_user, shown) != Shown::Different;
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long || state.rate_limited;
         if carried && !refused && self.eval::<bool>("window.__keyless.replyFollows()")? {

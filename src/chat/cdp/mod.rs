@@ -500,8 +500,54 @@ fn chunks(text: &str, max: usize) -> Vec<&str> {
     out
 }
 
-fn squash(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// How a user turn on the page reads against the message keyless sent.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Shown {
+    /// The same text, apart from whitespace (sites draw a paragraph per line, trim blank lines).
+    Same,
+    /// The start of the message, cut short for display ("… Show more").
+    Shortened,
+    /// Something else: a chip for a pasted file, another rendering.
+    Different,
+}
+
+/// Shortened displays keep at least this much of the message (whitespace aside) before they
+/// count as showing it; less could be the shared start of two different messages.
+const SHORTENED_MIN: usize = 100;
+
+/// Compares a user turn's text with the message sent. Whitespace is ignored altogether: a page
+/// that draws each line as its own paragraph reads with no line breaks at all.
+pub(super) fn shown_as(shown: &str, sent: &str) -> Shown {
+    let bare = |text: &str| {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+    };
+    let (shown, sent) = (bare(shown), bare(sent));
+    if shown == sent {
+        return Shown::Same;
+    }
+    let mut start = shown.as_str();
+    loop {
+        let cut = ["Showmore", "Showless", "Readmore", "Seemore", "…", "..."]
+            .iter()
+            .find_map(|mark| {
+                start
+                    .get(start.len().saturating_sub(mark.len())..)
+                    .filter(|tail| tail.eq_ignore_ascii_case(mark))
+                    .map(|_| &start[..start.len() - mark.len()])
+            });
+        match cut {
+            Some(rest) => start = rest,
+            None => break,
+        }
+    }
+    if start.chars().count() >= SHORTENED_MIN && start.len() < sent.len() && sent.starts_with(start)
+    {
+        Shown::Shortened
+    } else {
+        Shown::Different
+    }
 }
 
 fn short(text: &str) -> String {
@@ -511,6 +557,30 @@ fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_user_turn_reads_as_the_message_whitespace_and_shortening_aside() {
+        let sent = format!("first line\n\n  indented\n{}", "x".repeat(400));
+        assert_eq!(shown_as(&sent, &sent), Shown::Same);
+        // A paragraph per line: textContent has no line breaks at all.
+        let paragraphs = sent.replace('\n', "");
+        assert_eq!(shown_as(&paragraphs, &sent), Shown::Same);
+        let cut: String = sent.chars().take(300).collect();
+        assert_eq!(
+            shown_as(&format!("{cut}… Show more"), &sent),
+            Shown::Shortened
+        );
+        assert_eq!(shown_as(&format!("{cut}..."), &sent), Shown::Shortened);
+        // Too short a start proves nothing; another text, or one longer than sent, is different.
+        assert_eq!(shown_as("first line…", &sent), Shown::Different);
+        assert_eq!(shown_as("pasted.txt", &sent), Shown::Different);
+        assert_eq!(shown_as(&format!("{sent}y"), &sent), Shown::Different);
+        let other = sent.replace("first", "second");
+        assert_eq!(
+            shown_as(&format!("{}…", &other[..300]), &sent),
+            Shown::Different
+        );
+    }
 
     #[test]
     fn chunks_cut_before_line_breaks_and_keep_every_byte() {
