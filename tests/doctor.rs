@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use keyless::chat::local::{LocalChat, Script};
+use keyless::chat::local::{LocalChat, PageFaults, Script};
 use serde_json::Value;
 
 fn doctor(url: &str, extra: &[&str]) -> (Value, Option<i32>) {
@@ -136,6 +136,37 @@ fn a_broken_selector_is_reported_and_fails_the_exit_code() {
             .as_str()
             .unwrap()
             .contains("SendButton: none of #no-such-send-button matched"),
+        "{report:#}"
+    );
+}
+
+/// A site that draws the sent probe as something else (a chip for a pasted file) would leave a
+/// resumed turn unable to tell whether its message went: the canary says so.
+#[test]
+fn a_sent_message_that_does_not_read_back_fails_the_canary() {
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            user_display: Some("replaced".into()),
+            ..PageFaults::default()
+        },
+        ..Script::default()
+    })
+    .unwrap();
+    let (report, code) = doctor(&chat.url(), &["--canary"]);
+    assert_eq!(code, Some(4), "{report:#}");
+    assert_eq!(report["healthy"], false);
+    let problems = report["problems"].to_string();
+    assert!(
+        problems.contains("canary: KA_SEND_NOT_CONFIRMED"),
+        "{report:#}"
+    );
+    // The reply itself was still read exactly.
+    assert!(
+        report["canary"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["exact"] == true),
         "{report:#}"
     );
 }

@@ -133,14 +133,13 @@
           body.appendChild(more);
         } else body.textContent = text;
         break;
-      case "replaced":
-        if (text.length > 1000) {
-          const chip = document.createElement("span");
-          chip.className = "chip";
-          chip.textContent = "Pasted text.txt";
-          body.appendChild(chip);
-        } else body.textContent = text;
+      case "replaced": {
+        const chip = document.createElement("span");
+        chip.className = "chip";
+        chip.textContent = "Pasted text.txt";
+        body.appendChild(chip);
         break;
+      }
       default:
         body.textContent = text;
     }

@@ -82,7 +82,7 @@ pub struct PageFaults {
     /// How the page draws the user's messages, as real sites differ: `None` as sent (one text
     /// node), `"paragraphs"` a paragraph per line (Claude; no line breaks in the text),
     /// `"shortened"` the first 300 characters and a "Show more" button, `"replaced"` a chip
-    /// standing for a pasted file when the message is over 1,000 characters (ChatGPT).
+    /// standing for a pasted file (ChatGPT does this to long pastes).
     pub user_display: Option<String>,
 }
 

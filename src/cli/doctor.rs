@@ -224,6 +224,11 @@ fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<Channel
         problems.push(format!("canary: {}: {}", f.code, f.reason));
         return Vec::new();
     }
+    // The sent probe must read back from the chat (UserMessage), or resuming cannot tell
+    // whether a message went.
+    for warning in driver.take_warnings() {
+        problems.push(format!("canary: {}: {}", warning.code, warning.reason));
+    }
     let inner: String = CANARY
         .lines()
         .skip(1)
