@@ -177,6 +177,68 @@ fn no_reply_is_reply_timeout() {
     s.driver.close();
 }
 
+/// A failure a changed site explains leaves a sketch of the page for a report: its structure
+/// and which selectors matched, never the conversation's text. One per kind of failure.
+#[test]
+fn a_reply_timeout_leaves_a_sketch_of_the_page_without_its_text() {
+    let sketches = tempfile::tempdir().unwrap();
+    let script = Script {
+        replies: vec![
+            ScriptedReply {
+                text:
+                    "```\n@@say\n<<<MSG\nSECRET-REPLY\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n```\n"
+                        .into(),
+                fault: None,
+            },
+            ScriptedReply {
+                text: SHORT.into(),
+                fault: Some(Fault::NoReply),
+            },
+        ],
+        ..Script::default()
+    };
+    let folder = sketches.path().to_path_buf();
+    let mut s = start_with(script, |o| {
+        o.reply_timeout = Duration::from_secs(1);
+        o.sketches = Some(folder);
+    });
+    s.driver.send("SECRET-MESSAGE one").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    s.driver.send("SECRET-MESSAGE two").unwrap();
+    let failure = s.driver.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ReplyTimeout, "{failure:?}");
+    let files: Vec<_> = std::fs::read_dir(sketches.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(
+        failure.reason.contains(&files[0].display().to_string()),
+        "{failure:?}"
+    );
+    let sketch = std::fs::read_to_string(&files[0]).unwrap();
+    for expected in [
+        "because of KA_REPLY_TIMEOUT",
+        "selector Composer: #prompt-textarea",
+        "div#prompt-textarea",
+        "[data-message-author-role=user]",
+        "[aria-label=Send prompt]",
+        "characters)",
+    ] {
+        assert!(sketch.contains(expected), "{expected} missing:\n{sketch}");
+    }
+    assert!(
+        !sketch.contains("SECRET"),
+        "the conversation leaked:\n{sketch}"
+    );
+    // The same kind of failure again: no second sketch.
+    let again = s.driver.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(again.code, Code::ReplyTimeout);
+    assert!(!again.reason.contains("sketch"), "{again:?}");
+    assert_eq!(std::fs::read_dir(sketches.path()).unwrap().count(), 1);
+    s.driver.close();
+}
+
 #[test]
 fn the_length_limit_is_chat_exhausted() {
     let mut s = start(faulty(SHORT, Fault::Exhausted));

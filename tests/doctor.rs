@@ -23,13 +23,17 @@ fn doctor(url: &str, extra: &[&str]) -> (Value, Option<i32>) {
         .args(extra)
         .output()
         .unwrap();
-    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+    let mut json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{e}: {}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         )
     });
+    // A sketch lives in the profile folder, gone with it: read it while it is there.
+    if let Some(path) = json["sketch"].as_str() {
+        json["sketch_text"] = Value::String(std::fs::read_to_string(path).unwrap());
+    }
     (json, out.status.code())
 }
 
@@ -138,6 +142,13 @@ fn a_broken_selector_is_reported_and_fails_the_exit_code() {
             .contains("SendButton: none of #no-such-send-button matched"),
         "{report:#}"
     );
+    // A sketch of the page is kept for a report.
+    let sketch = report["sketch_text"].as_str().unwrap();
+    assert!(
+        sketch.contains("selector SendButton: none matched"),
+        "{sketch}"
+    );
+    assert!(sketch.contains("button#send-button"), "{sketch}");
 }
 
 /// A site that draws the sent probe as something else (a chip for a pasted file) would leave a

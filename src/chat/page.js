@@ -3,7 +3,7 @@
 // reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
 // captured inside the page.
 (function (S, T) {
-  if (window.__keyless && window.__keyless.version === 1) return "present";
+  if (window.__keyless && window.__keyless.version === 2) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
   const all = (key, root) => {
     for (const css of S[key] || []) {
@@ -50,7 +50,7 @@
     return blocks.join("\n\n");
   };
   const api = {
-    version: 1,
+    version: 2,
     exists: (key) => !!first(key),
     // The first alternative of `key` that matches, for CDP calls that need one selector.
     which: (key) => {
@@ -111,6 +111,40 @@
       if (!el) return false;
       el.click();
       return true;
+    },
+    // The page's structure for a report when the site seems to have changed: elements with
+    // their ids, classes and the attributes selectors use, which selector alternative matched
+    // each key, and text only as a length (never the conversation itself).
+    sketch: () => {
+      const lines = ["origin: " + location.origin, "title: " + document.title.length + " characters"];
+      for (const key of Object.keys(S)) lines.push("selector " + key + ": " + (api.which(key) || "none matched"));
+      lines.push("");
+      const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "LINK", "META", "PATH"]);
+      const control = (el) => /^(BUTTON|INPUT|TEXTAREA|SELECT)$/.test(el.tagName) || el.getAttribute("role") === "button";
+      const attrs = ["data-testid", "data-message-author-role", "role", "contenteditable", "type", "name", "placeholder", "disabled", "hidden", "aria-hidden", "data-state"];
+      let count = 0;
+      const walk = (el, depth) => {
+        if (skip.has(el.tagName) || depth > 60) return;
+        if (++count > 5000) return;
+        let line = "  ".repeat(depth) + el.tagName.toLowerCase();
+        if (el.id) line += "#" + el.id;
+        line += Array.from(el.classList).slice(0, 8).map((c) => "." + c).join("");
+        for (const a of attrs) {
+          if (el.hasAttribute(a)) line += " [" + a + "=" + el.getAttribute(a).slice(0, 40) + "]";
+        }
+        // Labels of controls are the site's words ("Send prompt"); other labels can be titles.
+        if (control(el) && el.hasAttribute("aria-label")) line += " [aria-label=" + el.getAttribute("aria-label").slice(0, 40) + "]";
+        let text = 0;
+        for (const n of el.childNodes) if (n.nodeType === Node.TEXT_NODE) text += n.textContent.trim().length;
+        if (text) line += " (" + text + " characters)";
+        lines.push(line);
+        if (el.tagName === "svg") return;
+        for (const child of el.children) walk(child, depth + 1);
+        if (el.shadowRoot) for (const child of el.shadowRoot.children) walk(child, depth + 1);
+      };
+      walk(document.body, 0);
+      if (count > 5000) lines.push("… cut at 5000 elements");
+      return lines.join("\n") + "\n";
     },
     lastUserText: () => { const el = last("UserMessage"); return el ? el.textContent : null; },
     // Whether a reply follows the last user message (a reopened chat that was answered).

@@ -52,6 +52,8 @@ struct Report {
     /// With --canary: each insertion strategy of the site, tried alone.
     inserts: Option<Vec<InsertReport>>,
     problems: Vec<String>,
+    /// Where a sketch of the page was saved, when there were problems.
+    sketch: Option<String>,
 }
 
 pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
@@ -61,6 +63,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
     };
     let site_name = options.site_name.clone();
     let url = options.url.clone();
+    let options_profile = options.profile.clone();
     let site = options.site.clone();
     let mut problems = Vec::new();
     let mut driver = match CdpDriver::start(options) {
@@ -80,6 +83,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         canary: None,
         inserts: None,
         problems: Vec::new(),
+        sketch: None,
     };
     if let Some(driver) = driver.as_mut() {
         for key in KEYS {
@@ -149,6 +153,13 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         }
     }
     if let Some(driver) = driver {
+        if !problems.is_empty() {
+            // What the page looked like, for a report when the site changed.
+            let folder = options_profile.join("keyless-sketches");
+            report.sketch = driver
+                .save_sketch(&folder, "keyless doctor found problems")
+                .map(|p| p.display().to_string());
+        }
         driver.close();
     }
     report.healthy = problems.is_empty();
@@ -325,5 +336,10 @@ fn print_text(report: &Report) {
     }
     for p in &report.problems {
         println!("problem: {p}");
+    }
+    if let Some(sketch) = &report.sketch {
+        println!(
+            "A sketch of the page (its structure, without text) is in {sketch}; attach it to a report if the site changed."
+        );
     }
 }

@@ -29,7 +29,7 @@ pub fn run(shared: &Shared) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let options = match super::driver_options(shared, "interactive") {
+    let mut options = match super::driver_options(shared, "interactive") {
         Ok(options) => options,
         Err(status) => return status,
     };
@@ -40,6 +40,7 @@ pub fn run(shared: &Shared) -> Status {
     let mut settings = super::batch_settings(&config, shared, ws.root());
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
+    options.sketches = Some(ws.root().join(".agent").join("logs"));
     let mut editor = match DefaultEditor::new() {
         Ok(editor) => editor,
         Err(e) => {

@@ -429,6 +429,8 @@ fn driver_options(shared: &Shared, command: &str) -> Result<crate::chat::cdp::Op
             LOGIN_WAIT
         },
         notice: Some(notice),
+        // Set by the command that knows where its logs go.
+        sketches: None,
     })
 }
 

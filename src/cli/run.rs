@@ -15,7 +15,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let options = match super::driver_options(shared, "run") {
+    let mut options = match super::driver_options(shared, "run") {
         Ok(options) => options,
         Err(status) => return status,
     };
@@ -26,6 +26,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
     let settings = super::batch_settings(&config, shared, ws.root());
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
+    options.sketches = Some(ws.root().join(".agent").join("logs"));
 
     let saved = session::saved(&ws, &options.site_name, shared.new_chat, "run");
     // Decide before the browser opens: a mistake costs nothing then.

@@ -77,37 +77,8 @@ impl CdpDriver {
         ))
     }
 
-    /// Whether the page has a file input to attach a message with.
-    fn has_file_input(&self) -> Result<bool, Failure> {
-        self.eval::<bool>("window.__keyless.exists('AttachmentInput')")
-    }
-}
-
-impl ChatDriver for CdpDriver {
-    fn take_warnings(&mut self) -> Vec<Failure> {
-        std::mem::take(&mut self.warnings)
-    }
-
-    fn new_chat(&mut self) -> Result<(), Failure> {
-        let page = self.page.clone();
-        let url = self.options.url.clone();
-        self.block(async move {
-            bounded(page.goto(url.as_str()), "open a new chat").await?;
-            Ok(())
-        })?;
-        self.assistants_before_send = 0;
-        self.wait_ready()
-    }
-
-    fn site(&self) -> String {
-        self.options.site_name.clone()
-    }
-
-    fn chat_url(&mut self) -> Option<String> {
-        self.eval::<String>("location.href").ok()
-    }
-
-    fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
+    /// Opens a saved chat and finds where it stands with the pending message.
+    fn reopen_chat(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
         let page = self.page.clone();
         let target = url.to_string();
         self.block(async move {
@@ -167,17 +138,8 @@ impl ChatDriver for CdpDriver {
         Ok(Reopened::Unsent)
     }
 
-    fn send(&mut self, message: &str) -> Result<(), Failure> {
-        // Over the site's composer limit the message goes as a file.
-        let too_long = self
-            .options
-            .site
-            .composer_limit
-            .is_some_and(|limit| message.chars().count() > limit);
-        self.send_as(message, too_long)
-    }
-
-    fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
+    /// Waits for the reply to the last message, on positive proof that it is finished.
+    fn wait_for_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
         let started = Instant::now();
         let mut last_chars = 0;
         let mut last_change = Instant::now();
@@ -271,6 +233,57 @@ impl ChatDriver for CdpDriver {
                 let _ = tokio::time::timeout(POLL, notified.notified()).await;
             });
         }
+    }
+
+    /// Whether the page has a file input to attach a message with.
+    fn has_file_input(&self) -> Result<bool, Failure> {
+        self.eval::<bool>("window.__keyless.exists('AttachmentInput')")
+    }
+}
+
+impl ChatDriver for CdpDriver {
+    fn take_warnings(&mut self) -> Vec<Failure> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    fn new_chat(&mut self) -> Result<(), Failure> {
+        let page = self.page.clone();
+        let url = self.options.url.clone();
+        self.block(async move {
+            bounded(page.goto(url.as_str()), "open a new chat").await?;
+            Ok(())
+        })?;
+        self.assistants_before_send = 0;
+        self.wait_ready()
+    }
+
+    fn site(&self) -> String {
+        self.options.site_name.clone()
+    }
+
+    fn chat_url(&mut self) -> Option<String> {
+        self.eval::<String>("location.href").ok()
+    }
+
+    fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
+        let reopened = self.reopen_chat(url, pending);
+        self.sketched(reopened)
+    }
+
+    fn send(&mut self, message: &str) -> Result<(), Failure> {
+        // Over the site's composer limit the message goes as a file.
+        let too_long = self
+            .options
+            .site
+            .composer_limit
+            .is_some_and(|limit| message.chars().count() > limit);
+        let sent = self.send_as(message, too_long);
+        self.sketched(sent)
+    }
+
+    fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
+        let reply = self.wait_for_reply(progress);
+        self.sketched(reply)
     }
 }
 

@@ -86,6 +86,9 @@ pub struct Options {
     pub login_wait: Duration,
     /// Where the driver's notices for the user go (the CLI prints them).
     pub notice: Option<fn(&str)>,
+    /// A folder for sketches of the page (its structure, no text), saved when the chat fails
+    /// in a way a changed site explains; `None` saves none.
+    pub sketches: Option<PathBuf>,
 }
 
 impl Options {
@@ -105,6 +108,7 @@ impl Options {
             truncation_budget: Duration::from_secs(2),
             login_wait: Duration::ZERO,
             notice: None,
+            sketches: None,
         })
     }
 }
@@ -127,6 +131,8 @@ pub struct CdpDriver {
     /// long gets it again as a file, once).
     last_sent: Option<(String, bool)>,
     warnings: Vec<Failure>,
+    /// The failures a sketch of the page was saved for (one each).
+    sketched: std::collections::HashSet<Code>,
 }
 
 /// What keyless types when the message itself goes as an attachment.
@@ -184,6 +190,7 @@ impl CdpDriver {
             assistants_before_send: 0,
             last_sent: None,
             warnings: Vec::new(),
+            sketched: std::collections::HashSet::new(),
         };
         driver.prepare_page()?;
         Ok(driver)
@@ -321,6 +328,58 @@ impl CdpDriver {
     /// Whether the browser still runs and its connection still stands.
     fn browser_alive(&self) -> bool {
         !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
+    }
+
+    /// Saves a sketch of the page for a failure a changed site explains, once per kind, and
+    /// says where it is. Other failures (offline, Ctrl+C, a closed browser) pass unchanged.
+    fn sketched<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
+        let Err(mut failure) = result else {
+            return result;
+        };
+        let telling = matches!(
+            failure.code,
+            Code::SelectorNotFound
+                | Code::SendNotConfirmed
+                | Code::ComposerNotClean
+                | Code::ReplyTimeout
+                | Code::ReplyTruncated
+        );
+        let Some(folder) = self.options.sketches.clone() else {
+            return Err(failure);
+        };
+        if !telling || !self.sketched.insert(failure.code) {
+            return Err(failure);
+        }
+        if let Some(path) =
+            self.save_sketch(&folder, &format!("{}: {}", failure.code, failure.reason))
+        {
+            let reason = failure.reason.trim_end().trim_end_matches('.');
+            failure.reason = format!(
+                "{reason}. A sketch of the page (its structure, without the conversation's text) is in {}; attach it to a report if the site changed.",
+                path.display()
+            );
+        }
+        Err(failure)
+    }
+
+    /// Saves a sketch of the page into `folder` (created if missing): which selector
+    /// alternative matched each key, then the elements with their ids, classes and the
+    /// attributes selectors use, text only as a length. `None` when the page or the folder
+    /// cannot be had.
+    pub fn save_sketch(&self, folder: &std::path::Path, why: &str) -> Option<PathBuf> {
+        let sketch = self.eval::<String>("window.__keyless.sketch()").ok()?;
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let path = folder.join(format!("page-sketch-{millis}.txt"));
+        let header = format!(
+            "keyless {}: the {} page, sketched because of {why}\n",
+            env!("CARGO_PKG_VERSION"),
+            self.options.site_name,
+        );
+        std::fs::create_dir_all(folder).ok()?;
+        std::fs::write(&path, format!("{header}{sketch}")).ok()?;
+        Some(path)
     }
 
     fn selector_not_found(&self, key: &str, why: &str) -> Failure {
