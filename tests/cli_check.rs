@@ -190,3 +190,56 @@ fn output_into_a_closed_pipe_ends_quietly_never_with_a_panic() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// `keyless undo` as a user runs it twice, with `keyless status` between: each undo walks back
+/// one batch, says what the next one would put back, and status agrees with it (an undo's own
+/// safety copy is never what undo puts back).
+#[test]
+fn undo_walks_back_batch_by_batch_and_status_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().to_str().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "v0\n").unwrap();
+    for content in ["v1", "v2"] {
+        keyless()
+            .args(["apply", "-", "--workspace", ws])
+            .write_stdin(format!(
+                "@@updatefile a.txt\n<<<CONTENT\n{content}\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n"
+            ))
+            .assert()
+            .code(0);
+    }
+    let undo_target = || {
+        let out = keyless()
+            .args(["status", "--json", "--workspace", ws])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["undo"].clone()
+    };
+    assert_eq!(undo_target(), serde_json::json!([2, 1]));
+    keyless()
+        .args(["undo", "--workspace", ws])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Undid batch 2"))
+        .stdout(predicate::str::contains(
+            "`keyless undo` again puts back batch 1",
+        ));
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"v1\n");
+    assert_eq!(undo_target(), serde_json::json!([1, 1]));
+    keyless()
+        .args(["undo", "--workspace", ws])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Undid batch 1"))
+        .stdout(predicate::str::contains("again").not());
+    assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"v0\n");
+    assert_eq!(undo_target(), Value::Null);
+    keyless()
+        .args(["undo", "--workspace", ws])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "Nothing to undo: all 2 batch(es) saved in this workspace are undone.",
+        ));
+}

@@ -251,10 +251,10 @@ fn undo_restores_every_kind_of_change_and_a_second_undo_is_harmless() {
         0o700
     );
 
-    assert!(matches!(
+    assert_eq!(
         backup::undo(&ws).unwrap(),
-        UndoReport::AlreadyUndone { id: 1, .. }
-    ));
+        UndoReport::AllUndone { count: 1 }
+    );
     assert_eq!(tree(root), before);
     // The state undo replaced is kept, so undoing lost nothing either.
     let copy = root.join(".agent/backups/b000002");
@@ -268,6 +268,43 @@ fn undo_restores_every_kind_of_change_and_a_second_undo_is_harmless() {
         kept.contains(&b"fresh\n".to_vec()),
         "the new file's bytes are kept"
     );
+}
+
+/// Undoing again walks back one batch at a time, each step to the state before a batch; a
+/// batch run after an undo is undone first, and the undone one is not undone twice.
+#[test]
+fn undo_again_walks_back_one_batch_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::write(root.join("a.txt"), "v0\n").unwrap();
+    let ws = Workspace::open(root).unwrap();
+    let update =
+        |content: &str| format!("@@updatefile a.txt\n<<<CONTENT\n{content}\nCONTENT>>>\n@@end\n");
+    let s0 = tree(root);
+    assert_eq!(
+        apply(&ws, &(update("v1") + &newfile("b.txt", "b") + NEXT)),
+        vec![None; 2]
+    );
+    let s1 = tree(root);
+    assert_eq!(apply(&ws, &(update("v2") + NEXT)), vec![None]);
+
+    let restored = |report: UndoReport| match report {
+        UndoReport::Restored { id, .. } => id,
+        other => panic!("unexpected {other:?}"),
+    };
+    assert_eq!(restored(backup::undo(&ws).unwrap()), 2);
+    assert_eq!(tree(root), s1);
+    // Batch 3 is undo's safety copy; batch 4 runs on the state before batch 2.
+    assert_eq!(apply(&ws, &(update("v3") + NEXT)), vec![None]);
+    assert_eq!(restored(backup::undo(&ws).unwrap()), 4);
+    assert_eq!(tree(root), s1);
+    assert_eq!(restored(backup::undo(&ws).unwrap()), 1);
+    assert_eq!(tree(root), s0);
+    assert_eq!(
+        backup::undo(&ws).unwrap(),
+        UndoReport::AllUndone { count: 3 }
+    );
+    assert_eq!(tree(root), s0);
 }
 
 #[test]

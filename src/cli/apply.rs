@@ -96,8 +96,8 @@ pub fn undo(shared: &Shared) -> Status {
             println!("Nothing to undo: no batch has changed files in this workspace.");
             Status::Success
         }
-        Ok(UndoReport::AlreadyUndone { id, label }) => {
-            println!("Nothing to undo: the last batch ({id}, {label}) was already undone.");
+        Ok(UndoReport::AllUndone { count }) => {
+            println!("Nothing to undo: all {count} batch(es) saved in this workspace are undone.");
             Status::Success
         }
         Ok(UndoReport::Restored {
@@ -116,6 +116,16 @@ pub fn undo(shared: &Shared) -> Status {
             if let Some(copy) = safety_copy {
                 println!(
                     "The files as they were before this undo are kept in .agent/backups/b{copy:06}."
+                );
+            }
+            if let Some(next) = backup::list(&ws)
+                .ok()
+                .as_deref()
+                .and_then(backup::next_undo)
+            {
+                println!(
+                    "`keyless undo` again puts back batch {} ({}) too.",
+                    next.id, next.label
                 );
             }
             Status::Success

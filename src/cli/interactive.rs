@@ -18,7 +18,7 @@ use super::terminal::TerminalHost;
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
 Commands:
   /new                      start a new chat (the rules are sent again)
-  /undo                     put back what the last batch changed
+  /undo                     put back what the last batch changed (again: the one before)
   /mode ask|autosafe|auto   who approves commands
   /pace step|balanced|batch how many commands one reply may carry
   /help                     this help
@@ -112,8 +112,8 @@ pub fn run(shared: &Shared) -> Status {
                         println!("  {action}");
                     }
                 }
-                Ok(UndoReport::AlreadyUndone { id, .. }) => {
-                    println!("Batch {id} was already undone.")
+                Ok(UndoReport::AllUndone { count }) => {
+                    println!("Nothing to undo: all {count} batch(es) are undone.")
                 }
                 Ok(UndoReport::Nothing) => println!("Nothing to undo."),
                 Err(f) => println!("{}: {}", f.code, f.reason),

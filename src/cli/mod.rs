@@ -140,7 +140,7 @@ pub enum Subcommands {
         #[command(flatten)]
         shared: Shared,
     },
-    /// Restore the files the last executed batch changed.
+    /// Restore the files the last executed batch changed; run again to go back one more batch.
     Undo {
         #[command(flatten)]
         shared: Shared,

@@ -57,7 +57,8 @@ pub fn run(shared: &Shared, json: bool) -> Status {
     };
     let undo = backup::list(&ws)
         .ok()
-        .and_then(|all| all.into_iter().rev().find(|m| !m.undone))
+        .as_deref()
+        .and_then(backup::next_undo)
         .map(|m| (m.id, m.entries.len()));
     let report = Report {
         workspace: ws.root().display().to_string(),

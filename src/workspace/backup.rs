@@ -265,9 +265,9 @@ fn display(path: &Path) -> String {
 #[derive(Debug, PartialEq, Eq)]
 pub enum UndoReport {
     Nothing,
-    AlreadyUndone {
-        id: u64,
-        label: String,
+    /// Every batch saved here is undone already; `count` of them.
+    AllUndone {
+        count: usize,
     },
     Restored {
         id: u64,
@@ -277,22 +277,31 @@ pub enum UndoReport {
     },
 }
 
-/// Restores the workspace to its state before the last batch.
+/// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
+/// are out of the history, so undoing again walks back one batch at a time, each step to the
+/// state before a batch. Safety copies taken by undo are not batches.
+pub fn next_undo(manifests: &[Manifest]) -> Option<&Manifest> {
+    manifests
+        .iter()
+        .rev()
+        .find(|m| m.kind == BatchKind::Batch && !m.undone)
+}
+
+/// Restores the workspace to its state before the newest batch not undone yet.
 pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
     let manifests = list(ws)?;
-    let Some(mut target) = manifests
-        .into_iter()
-        .rev()
-        .find(|m| m.kind == BatchKind::Batch)
-    else {
-        return Ok(UndoReport::Nothing);
-    };
-    if target.undone {
-        return Ok(UndoReport::AlreadyUndone {
-            id: target.id,
-            label: target.label,
+    let Some(target) = next_undo(&manifests) else {
+        let count = manifests
+            .iter()
+            .filter(|m| m.kind == BatchKind::Batch)
+            .count();
+        return Ok(if count == 0 {
+            UndoReport::Nothing
+        } else {
+            UndoReport::AllUndone { count }
         });
-    }
+    };
+    let mut target = target.clone();
     let folder = backups_root().join(format!("b{:06}", target.id));
     let dir = ws.dir();
     let mut safety = Backup::new(
