@@ -239,6 +239,37 @@ fn a_reply_timeout_leaves_a_sketch_of_the_page_without_its_text() {
     s.driver.close();
 }
 
+/// The browser keyless starts does not say it is "controlled by automated test software"
+/// (`--enable-automation`, which chromiumoxide adds by default): Google's sign-in refuses such a
+/// browser, so the user could not log in to Gemini. It keeps streaming behind other windows.
+/// (Headless Chromium sets `navigator.webdriver` whatever the flags, so the flags are checked.)
+#[test]
+fn the_browser_does_not_announce_automation() {
+    let s = start(Script::replies([SHORT]));
+    let profile = s._profile.path().to_string_lossy().into_owned();
+    let browser: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&profile) && !c.contains("--type="))
+        .collect();
+    assert_eq!(browser.len(), 1, "{browser:?}");
+    assert!(
+        !browser[0].contains("--enable-automation"),
+        "{}",
+        browser[0]
+    );
+    for wanted in [
+        "--disable-renderer-backgrounding",
+        "--lang=en-US",
+        "--no-first-run",
+    ] {
+        assert!(browser[0].contains(wanted), "{wanted}: {}", browser[0]);
+    }
+    s.driver.close();
+}
+
 #[test]
 fn the_length_limit_is_chat_exhausted() {
     let mut s = start(faulty(SHORT, Fault::Exhausted));

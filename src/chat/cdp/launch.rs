@@ -82,6 +82,35 @@ fn claim_profile(profile: &Path) -> Result<Claim, Failure> {
 /// The file in a profile that names the keyless using it.
 const PROFILE_CLAIM: &str = "keyless.pid";
 
+/// The browser's flags, without leading dashes. Never `enable-automation` (see `open_browser`).
+pub const LAUNCH_ARGS: &[&str] = &[
+    // A reply must stream while the window is behind others or minimised.
+    "disable-background-timer-throttling",
+    "disable-backgrounding-occluded-windows",
+    "disable-renderer-backgrounding",
+    "disable-ipc-flooding-protection",
+    // Quiet: no first-run pages, sync, updates, crash reports or translate bar.
+    "no-first-run",
+    "disable-default-apps",
+    "disable-sync",
+    "disable-background-networking",
+    "disable-component-update",
+    "disable-breakpad",
+    "disable-hang-monitor",
+    "disable-prompt-on-repost",
+    "disable-client-side-phishing-detection",
+    "disable-features=TranslateUI",
+    // No keyring prompt when the browser starts (the profile is keyless's own).
+    "password-store=basic",
+    "use-mock-keychain",
+    // English, so the site's banners match the phrases in selectors.json.
+    "lang=en-US",
+    // Shared memory is small in containers; HTTP/3 and the GPU only add failure modes here.
+    "disable-dev-shm-usage",
+    "disable-quic",
+    "disable-gpu",
+];
+
 pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
     // One keyless per profile: a second would take over the first one's browser.
     let claim = match &options.cdp_url {
@@ -107,16 +136,14 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
                 .launch_timeout(Duration::from_secs(20))
                 .request_timeout(CDP_TIMEOUT)
                 .window_size(1280, 900);
-            // chromiumoxide adds the leading dashes itself.
-            for arg in [
-                "disable-gpu",
-                "disable-quic",
-                "no-first-run",
-                "disable-background-networking",
-                "disable-component-update",
-                "disable-sync",
-            ] {
-                builder = builder.arg(arg);
+            // chromiumoxide's own defaults (puppeteer's) include `enable-automation`: Chrome
+            // then says it is "controlled by automated test software", sets
+            // `navigator.webdriver`, and Google's sign-in refuses the browser ("may not be
+            // secure"), so the user could not log in to Gemini. keyless keeps the rest of them
+            // that matter, and the dashes are added by chromiumoxide.
+            builder = builder.disable_default_args();
+            for arg in LAUNCH_ARGS {
+                builder = builder.arg(*arg);
             }
             if !options.headless {
                 builder = builder.with_head();
