@@ -361,6 +361,24 @@ fn a_message_drawn_another_way_is_sent_once_and_found_again_on_reopening() {
     }
 }
 
+/// A send button that ignores scripted clicks gets a real mouse click on the retry, and the
+/// message goes once.
+#[test]
+fn a_send_button_that_wants_a_real_click_gets_one() {
+    let script = Script {
+        page: PageFaults {
+            real_clicks_only: true,
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start(script);
+    s.driver.send("only a real click sends this").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec!["only a real click sends this"]);
+    s.driver.close();
+}
+
 #[test]
 fn a_stale_composer_is_cleared_before_sending() {
     let script = Script {

@@ -17,6 +17,7 @@
     uploadFails: false,
     editor: null,
     userDisplay: null,
+    realClicksOnly: false,
   };
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
@@ -249,7 +250,11 @@
       }
     }
   }
-  sendButton.addEventListener("click", send);
+  // Some sites' send buttons answer only a real click (config.realClicksOnly).
+  sendButton.addEventListener("click", (e) => {
+    if (config.realClicksOnly && !e.isTrusted) return;
+    send();
+  });
   stopButton.addEventListener("click", () => controller && controller.abort());
 
   const ready = () => {

@@ -84,6 +84,8 @@ pub struct PageFaults {
     /// `"shortened"` the first 300 characters and a "Show more" button, `"replaced"` a chip
     /// standing for a pasted file (ChatGPT does this to long pastes).
     pub user_display: Option<String>,
+    /// The send button ignores scripted clicks and answers only real mouse events.
+    pub real_clicks_only: bool,
 }
 
 /// The scripted model.
@@ -171,6 +173,7 @@ impl Script {
                 login_wall: false,
                 challenge: false,
                 user_display: None,
+                real_clicks_only: false,
             },
             ..Script::default()
         })

@@ -112,6 +112,18 @@
       el.click();
       return true;
     },
+    // Where a real mouse click on `key` lands, scrolled into view: null when the element is
+    // hidden or something else is drawn over its centre (the click would go there).
+    centre: (key) => {
+      const el = last(key);
+      if (!el || !visible(el)) return null;
+      el.scrollIntoView({ block: "center", inline: "center" });
+      const r = el.getBoundingClientRect();
+      const x = r.left + r.width / 2;
+      const y = r.top + r.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      return hit && (hit === el || el.contains(hit)) ? [x, y] : null;
+    },
     // The page's structure for a report when the site seems to have changed: elements with
     // their ids, classes and the attributes selectors use, which selector alternative matched
     // each key, and text only as a length (never the conversation itself).

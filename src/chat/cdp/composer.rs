@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    InsertTextParams, MouseButton,
 };
 
 use super::{
@@ -90,6 +91,36 @@ impl CdpDriver {
             }
             Ok(())
         })
+    }
+
+    /// Clicks `key` as a person would: real mouse events at its centre, which handlers that
+    /// ignore scripted clicks accept. `false` when it is hidden or covered.
+    pub(super) fn click_trusted(&self, key: &str) -> Result<bool, Failure> {
+        let Some((x, y)) =
+            self.eval_json::<Option<(f64, f64)>>(&format!("window.__keyless.centre({key:?})"))?
+        else {
+            return Ok(false);
+        };
+        let page = self.page.clone();
+        self.block(async move {
+            for kind in [
+                DispatchMouseEventType::MouseMoved,
+                DispatchMouseEventType::MousePressed,
+                DispatchMouseEventType::MouseReleased,
+            ] {
+                let params = DispatchMouseEventParams::builder()
+                    .r#type(kind)
+                    .x(x)
+                    .y(y)
+                    .button(MouseButton::Left)
+                    .click_count(1)
+                    .build()
+                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                bounded(page.execute(params), "click").await?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
     }
 
     /// Puts the message into the composer with the site's insertion strategies, in order

@@ -45,13 +45,17 @@ impl CdpDriver {
         };
         let before = self.state()?;
         self.assistants_before_send = before.assistants;
-        for _attempt in 0..2 {
+        for attempt in 0..2 {
             if self.composer()?.as_deref() != Some(message) {
                 // Only the text: an attachment chip made for this message stays.
                 self.clear_text()?;
                 self.insert(message)?;
             }
-            if !self.eval::<bool>("window.__keyless.click('SendButton')")? {
+            // A scripted click first (it needs no free view of the button); the retry is a real
+            // mouse click, for handlers that ignore scripted ones.
+            let clicked = attempt > 0 && self.click_trusted("SendButton")?
+                || self.eval::<bool>("window.__keyless.click('SendButton')")?;
+            if !clicked {
                 return Err(self.selector_not_found("SendButton", ""));
             }
             match self.confirmed(message, before.users)? {
