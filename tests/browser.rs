@@ -379,6 +379,29 @@ fn a_send_button_that_wants_a_real_click_gets_one() {
     s.driver.close();
 }
 
+/// A site that empties the composer at once but shows the sent turn only after the first
+/// wait has taken the message: keyless waits for the turn instead of sending again.
+#[test]
+fn a_message_shown_late_is_not_sent_twice() {
+    let script = Script {
+        page: PageFaults {
+            slow_user_turn_ms: 7_000,
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT, SHORT])
+    };
+    let mut s = start(script);
+    s.driver.send("shown late").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec!["shown late"]);
+    assert_eq!(
+        s.driver.evaluate_json("window.localChatSends").unwrap(),
+        serde_json::json!(1),
+        "the page took the message more than once"
+    );
+    s.driver.close();
+}
+
 #[test]
 fn a_stale_composer_is_cleared_before_sending() {
     let script = Script {

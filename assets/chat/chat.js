@@ -18,6 +18,7 @@
     editor: null,
     userDisplay: null,
     realClicksOnly: false,
+    slowUserTurnMs: 0,
   };
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
@@ -165,6 +166,8 @@
       config.dropSends -= 1; // The click is lost, as when a site ignores a send.
       return;
     }
+    // Sends the page took, for tests: the server sees a late one only after its delay.
+    window.localChatSends = (window.localChatSends || 0) + 1;
     if (editor) {
       editor.clear();
     } else {
@@ -172,6 +175,9 @@
       renderComposer();
     }
     chips.innerHTML = "";
+    // A busy site shows the sent message late (config.slowUserTurnMs); the composer is
+    // already empty, and a second click now would send the message again.
+    if (config.slowUserTurnMs) await new Promise((r) => setTimeout(r, config.slowUserTurnMs));
     if (!conversation) {
       conversation = Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
       history.replaceState(null, "", "/c/" + conversation);

@@ -86,6 +86,8 @@ pub struct PageFaults {
     pub user_display: Option<String>,
     /// The send button ignores scripted clicks and answers only real mouse events.
     pub real_clicks_only: bool,
+    /// Milliseconds between the send (the composer emptied) and the user's turn appearing.
+    pub slow_user_turn_ms: u64,
 }
 
 /// The scripted model.
@@ -174,6 +176,7 @@ impl Script {
                 challenge: false,
                 user_display: None,
                 real_clicks_only: false,
+                slow_user_turn_ms: 0,
             },
             ..Script::default()
         })

@@ -10,8 +10,8 @@ use chromiumoxide::cdp::browser_protocol::input::{
 };
 
 use super::{
-    ATTACH_WAIT, ATTACHMENT_NAME, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, SEND_CONFIRM,
-    Shown, bounded, chunks, shown_as,
+    ATTACH_WAIT, ATTACHMENT_NAME, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown,
+    bounded, chunks, shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, Reply};
@@ -281,9 +281,10 @@ impl CdpDriver {
         &self,
         message: &str,
         users_before: usize,
+        wait: Duration,
     ) -> Result<Option<Shown>, Failure> {
         let started = Instant::now();
-        while started.elapsed() < SEND_CONFIRM {
+        while started.elapsed() < wait {
             let state = self.state()?;
             if state.users > users_before {
                 let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{ATTACHMENT_NOTE, CdpDriver, PAGE_READY, Shown, bounded, shown_as};
+use super::{
+    ATTACHMENT_NOTE, CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, bounded, shown_as,
+};
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
 
@@ -58,7 +60,13 @@ impl CdpDriver {
             if !clicked {
                 return Err(self.selector_not_found("SendButton", ""));
             }
-            match self.confirmed(message, before.users)? {
+            let mut shown = self.confirmed(message, before.users, SEND_CONFIRM)?;
+            if shown.is_none() && self.composer()?.is_some_and(|text| text.is_empty()) {
+                // The site emptied the composer: it took the message, and its turn is late,
+                // not lost.
+                shown = self.confirmed(message, before.users, LATE_TURN)?;
+            }
+            match shown {
                 Some(Shown::Same | Shown::Shortened) => return Ok(()),
                 // A new turn is there: the message went, and sending it again would make the
                 // model answer twice. The site draws it some other way; say so once.

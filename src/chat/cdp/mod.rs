@@ -46,6 +46,9 @@ const PAGE_READY: Duration = Duration::from_secs(20);
 const LOGIN_GRACE: Duration = Duration::from_secs(3);
 /// How long a sent message has to appear as a user turn.
 const SEND_CONFIRM: Duration = Duration::from_secs(5);
+/// How much longer a sent message's turn may take to appear once the site has emptied the
+/// composer (it took the message; sending again would send it twice).
+const LATE_TURN: Duration = Duration::from_secs(15);
 /// Characters per `Input.insertText` call: cut before a line break (Lexical drops a chunk's
 /// final newline), and short enough to finish well inside the CDP time limit.
 const INSERT_CHUNK: usize = 16_000;
