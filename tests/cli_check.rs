@@ -208,15 +208,24 @@ fn undo_walks_back_batch_by_batch_and_status_agrees() {
             .assert()
             .code(0);
     }
-    let undo_target = || {
+    let status = || {
         let out = keyless()
             .args(["status", "--json", "--workspace", ws])
             .output()
             .unwrap();
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-        json["undo"].clone()
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
     };
+    let undo_target = || status()["undo"].clone();
     assert_eq!(undo_target(), serde_json::json!([2, 1]));
+    let backups = status()["backups"].clone();
+    assert_eq!(backups[0], 2, "{backups}");
+    assert!(backups[1].as_u64().unwrap() > 0, "{backups}");
+    // What the backups take is shown; all are kept.
+    keyless()
+        .args(["status", "--workspace", ws])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("backups: 2 batch(es), 0.0 MB"));
     keyless()
         .args(["undo", "--workspace", ws])
         .assert()

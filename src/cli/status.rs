@@ -25,6 +25,8 @@ struct Report {
     running_pid: Option<i32>,
     /// The batch `keyless undo` would put back: its number and how many changes it made.
     undo: Option<(u64, usize)>,
+    /// The batch folders kept in `.agent/backups/` and their size in bytes.
+    backups: (usize, u64),
 }
 
 pub fn run(shared: &Shared, json: bool) -> Status {
@@ -68,6 +70,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         running,
         running_pid: crate::claim::holder(&ws.root().join(".agent").join("keyless.pid")),
         undo,
+        backups: backup::usage(&ws),
     };
     if json {
         println!(
@@ -134,6 +137,13 @@ fn text(report: &Report) -> String {
     if let Some((id, changes)) = report.undo {
         out.push_str(&format!(
             "undo: `keyless undo` puts back batch {id} ({changes} change(s))\n"
+        ));
+    }
+    let (batches, bytes) = report.backups;
+    if batches > 0 {
+        out.push_str(&format!(
+            "backups: {batches} batch(es), {:.1} MB in .agent/backups (all kept; delete old b… folders to free space)\n",
+            bytes as f64 / 1_000_000.0
         ));
     }
     out

@@ -277,6 +277,30 @@ pub enum UndoReport {
     },
 }
 
+/// How many batch folders `.agent/backups/` holds and their size in bytes. keyless deletes
+/// none of them; `keyless status` shows this so the user knows what they take.
+pub fn usage(ws: &Workspace) -> (usize, u64) {
+    fn size(path: &Path) -> u64 {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            return 0;
+        };
+        if !meta.is_dir() {
+            return meta.len();
+        }
+        std::fs::read_dir(path)
+            .map(|entries| entries.flatten().map(|e| size(&e.path())).sum())
+            .unwrap_or(0)
+    }
+    let root = ws.root().join(backups_root());
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return (0, 0);
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .fold((0, 0), |(n, bytes), e| (n + 1, bytes + size(&e.path())))
+}
+
 /// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
 /// are out of the history, so undoing again walks back one batch at a time, each step to the
 /// state before a batch. Safety copies taken by undo are not batches.
