@@ -41,6 +41,7 @@ fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(u64, &str)]) -> String {
 fn a_line_is_a_turn_and_slash_commands_work() {
     let chat = LocalChat::start(Script::replies([
         "@@newfile todo.txt\n<<<CONTENT\nbuy milk\nCONTENT>>>\n@@end\n@@done\n<<<MSG\nWrote todo.txt.\nMSG>>>\n@@end\n@@eof\n",
+        "@@done\n<<<MSG\nNothing to do.\nMSG>>>\n@@end\n@@eof\n",
     ]))
     .unwrap();
     let ws = tempfile::tempdir().unwrap();
@@ -52,7 +53,10 @@ fn a_line_is_a_turn_and_slash_commands_work() {
             (4000, "/undo"),
             (800, "/help"),
             (500, "/frobnicate"),
-            (500, "/quit"),
+            (500, "/pace"),
+            (500, "/pace step"),
+            (500, "check it"),
+            (4000, "/quit"),
         ],
     );
     assert!(text.contains("Done. Wrote todo.txt."), "{text}");
@@ -60,15 +64,26 @@ fn a_line_is_a_turn_and_slash_commands_work() {
         text.contains("removed todo.txt (it was new; a copy is kept)"),
         "{text}"
     );
-    assert!(text.contains("/pace step|balanced|batch"), "{text}");
+    assert!(text.contains("/pace [step|balanced|batch]"), "{text}");
     assert!(text.contains("Unknown command /frobnicate"), "{text}");
     assert!(!ws.path().join("todo.txt").exists(), "undone");
     assert!(
         ws.path().join(".agent/history.txt").is_file(),
         "history is kept"
     );
-    assert_eq!(chat.received().len(), 1);
-    assert!(chat.received()[0].contains("Task:\nwrite a todo list"));
+    // The pace is shown, changed, and the chat is told before the next task.
+    assert!(text.contains("Pace: Balanced."), "{text}");
+    assert!(text.contains("Pace: Step."), "{text}");
+    assert!(text.contains("Done. Nothing to do."), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert!(received[0].contains("Task:\nwrite a todo list"));
+    assert!(
+        received[1].starts_with("The user changed the pace to Step: "),
+        "{}",
+        received[1]
+    );
+    assert!(received[1].ends_with("Next task (reply in AgentScript v1 only):\ncheck it\n"));
 }
 
 #[test]

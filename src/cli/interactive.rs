@@ -17,12 +17,13 @@ use super::terminal::TerminalHost;
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
 Commands:
-  /new                      start a new chat (the rules are sent again)
-  /undo                     put back what the last batch changed (again: the one before)
-  /mode ask|autosafe|auto   who approves commands
-  /pace step|balanced|batch how many commands one reply may carry
-  /help                     this help
-  /quit                     leave (Ctrl+D works too)";
+  /new                        start a new chat (the rules are sent again)
+  /undo                       put back what the last batch changed (again: the one before)
+  /mode [ask|autosafe|auto]   who approves commands (alone: shows it)
+  /pace [step|balanced|batch] how many commands one reply may carry (alone: shows it;
+                              the chat is told of a change with the next task)
+  /help                       this help
+  /quit                       leave (Ctrl+D works too)";
 
 pub fn run(shared: &Shared) -> Status {
     let config = match super::load_config(shared, "interactive") {
@@ -118,25 +119,36 @@ pub fn run(shared: &Shared) -> Status {
                 Ok(UndoReport::Nothing) => println!("Nothing to undo."),
                 Err(f) => println!("{}: {}", f.code, f.reason),
             },
-            "/mode" => match words.next() {
-                Some("ask") => settings.mode = Mode::Ask,
-                Some("autosafe") => settings.mode = Mode::AutoSafe,
-                Some("auto") => settings.mode = Mode::Auto,
-                _ => println!("Usage: /mode ask|autosafe|auto"),
-            },
-            "/pace" => match words.next() {
-                Some("step") => settings.pace = Pace::Step,
-                Some("balanced") => settings.pace = Pace::Balanced,
-                Some("batch") => settings.pace = Pace::Batch,
-                _ => println!("Usage: /pace step|balanced|batch"),
-            },
+            "/mode" => {
+                match words.next() {
+                    Some("ask") => settings.mode = Mode::Ask,
+                    Some("autosafe") => settings.mode = Mode::AutoSafe,
+                    Some("auto") => settings.mode = Mode::Auto,
+                    None => {}
+                    Some(_) => println!("Usage: /mode ask|autosafe|auto"),
+                }
+                println!("Mode: {}.", settings.mode.name());
+            }
+            "/pace" => {
+                match words.next() {
+                    Some("step") => settings.pace = Pace::Step,
+                    Some("balanced") => settings.pace = Pace::Balanced,
+                    Some("batch") => settings.pace = Pace::Batch,
+                    None => {}
+                    Some(_) => println!("Usage: /pace step|balanced|batch"),
+                }
+                println!("Pace: {}.", settings.pace.name());
+            }
             command if command.starts_with('/') => {
                 println!("Unknown command {command}. /help lists them.")
             }
             _ => {
                 // The snapshot is taken for a chat's first message only.
                 let (rules, first) = match (&chat_rules, turns > 0) {
-                    (Some(rules), true) => (rules.clone(), turn::prompt::follow_up(line)),
+                    (Some(rules), true) => (
+                        rules.clone(),
+                        turn::prompt::next_task(line, rules, settings.pace, &settings.limits),
+                    ),
                     _ => {
                         let rules = super::first_message(
                             line,

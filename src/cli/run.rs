@@ -75,8 +75,12 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
                 Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
                 _ => (false, 1),
             };
+            let chat_rules = match &saved {
+                Saved::Chat(s) => s.rules.clone().unwrap_or_default(),
+                _ => String::new(),
+            };
             let first = if has_rules {
-                turn::prompt::follow_up(task)
+                turn::prompt::next_task(task, &chat_rules, settings.pace, &settings.limits)
             } else {
                 rules.clone()
             };

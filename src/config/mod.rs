@@ -180,6 +180,17 @@ pub enum Mode {
     Auto,
 }
 
+impl Mode {
+    /// The name as the specification spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Ask => "Ask",
+            Mode::AutoSafe => "AutoSafe",
+            Mode::Auto => "Auto",
+        }
+    }
+}
+
 /// Commands.BatchFailureMode: what a failed command does to the rest of the batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum FailureMode {

@@ -116,6 +116,32 @@ pub fn follow_up(task: &str) -> String {
     format!("Next task (reply in AgentScript v1 only):\n{task}\n")
 }
 
+/// The message for the next task in a chat that had `chat_rules`: the task, after a note when
+/// the pace differs from the one those rules stated (the user changed it since).
+pub fn next_task(task: &str, chat_rules: &str, pace: Pace, limits: &Limits) -> String {
+    let stated = chat_rules
+        .split_once("(pace ")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(name, _)| name);
+    match stated {
+        Some(name) if name != pace.name() => pace_changed(pace, limits) + &follow_up(task),
+        _ => follow_up(task),
+    }
+}
+
+/// What a chat is told when the user changed the pace since its rules were sent.
+fn pace_changed(pace: Pace, limits: &Limits) -> String {
+    let mut out = format!(
+        "The user changed the pace to {}: from now on at most {} command(s) per reply besides @@say; further ones are skipped and you must resend them.\n",
+        pace.name(),
+        pace.limit(limits)
+    );
+    if pace == Pace::Step {
+        out.push_str("Send one command, then @@next, and check its result before the next one.\n");
+    }
+    out
+}
+
 /// The rules, limits, snapshot and task, as one message.
 pub fn first_message(task: &str, limits: &Limits, pace: Pace, snapshot: &Snapshot) -> String {
     let limit = pace.limit(limits);
@@ -206,4 +232,34 @@ Rules:
     out.push_str(task.trim());
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_next_task_says_so_when_the_pace_changed_since_the_rules() {
+        let limits = Limits::default();
+        let snapshot = Snapshot::take(Path::new("."), &[], Some("sh"));
+        let rules = first_message("first", &limits, Pace::Balanced, &snapshot);
+        assert_eq!(
+            next_task("second", &rules, Pace::Balanced, &limits),
+            follow_up("second")
+        );
+        let changed = next_task("second", &rules, Pace::Step, &limits);
+        assert!(
+            changed.starts_with(
+                "The user changed the pace to Step: from now on at most 1 command(s) per reply"
+            ),
+            "{changed}"
+        );
+        assert!(changed.contains("then @@next"), "{changed}");
+        assert!(changed.ends_with(&follow_up("second")), "{changed}");
+        // Rules that state no pace (not keyless's own): nothing to compare, no note.
+        assert_eq!(
+            next_task("second", "THE RULES", Pace::Step, &limits),
+            follow_up("second")
+        );
+    }
 }
