@@ -252,3 +252,29 @@ fn undo_walks_back_batch_by_batch_and_status_agrees() {
             "Nothing to undo: all 2 batch(es) saved in this workspace are undone.",
         ));
 }
+
+/// The demo takes only what it uses: a flag that would change nothing there (the mode, the
+/// site, the workspace) is refused rather than silently ignored.
+#[test]
+fn the_demo_refuses_flags_it_would_ignore() {
+    for flag in [
+        ["--mode", "ask"],
+        ["--workspace", "."],
+        ["--site", "chatgpt"],
+    ] {
+        keyless()
+            .arg("demo")
+            .args(flag)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "unexpected argument '{}'",
+                flag[0]
+            )));
+    }
+    keyless()
+        .args(["demo", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("--browser <PATH>"));
+}

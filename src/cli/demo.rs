@@ -2,6 +2,7 @@
 //! page with a scripted model, and headless Chromium: the model writes a script, runs it, sends
 //! one malformed reply (and corrects it), fixes a typo, commits, and says @@done.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::batch::Settings;
@@ -13,7 +14,6 @@ use crate::git::{self, GitSettings};
 use crate::turn::{self, Stop, prompt};
 use crate::workspace::Workspace;
 
-use super::Shared;
 use super::terminal::TerminalHost;
 
 /// The scripted model's replies, in order.
@@ -26,8 +26,8 @@ const REPLIES: [&str; 4] = [
 
 const TASK: &str = "Write greet.sh, a shell script that greets the name given on its command line, run it, make sure the greeting is spelled right, and commit it.";
 
-pub fn run(shared: &Shared) -> Status {
-    match demo(shared) {
+pub fn run(browser: Option<PathBuf>) -> Status {
+    match demo(browser) {
         Ok(status) => status,
         Err(message) => {
             eprintln!("keyless demo: {message}");
@@ -36,7 +36,7 @@ pub fn run(shared: &Shared) -> Status {
     }
 }
 
-fn demo(shared: &Shared) -> Result<Status, String> {
+fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
     let folder = tempfile::Builder::new()
         .prefix("keyless-demo-")
         .tempdir()
@@ -57,7 +57,7 @@ fn demo(shared: &Shared) -> Result<Status, String> {
     let chat =
         LocalChat::start(script).map_err(|e| format!("cannot start the local chat page: {e}"))?;
     let options = Options {
-        executable: shared.browser.clone(),
+        executable: browser,
         reply_timeout: Duration::from_secs(60),
         truncation_budget: Duration::from_secs(5),
         ..Options::local_page(chat.url(), folder.join("browser-profile")).map_err(|f| f.reason)?

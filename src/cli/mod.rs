@@ -127,12 +127,18 @@ pub enum Subcommands {
         shared: Shared,
     },
     /// The whole loop, offline, against the built-in local chat page.
+    ///
+    /// A scripted model does a small task in a throwaway git workspace (named at the start,
+    /// and kept), in headless Chromium, with every command run automatically.
     Demo {
-        #[command(flatten)]
-        shared: Shared,
+        /// The Chrome/Chromium executable to launch [default: the one found on this machine].
+        #[arg(long, value_name = "PATH")]
+        browser: Option<PathBuf>,
     },
-    /// Show the saved session: where its turn stands and what --resume would do, whether a
-    /// keyless works here now, and what undo would put back. Opens no browser.
+    /// Show where the saved turn stands, and what undo would put back; opens no browser.
+    ///
+    /// The saved session: where its turn stands and what --resume would do; whether a keyless
+    /// works here now; what undo would put back; what the backups take.
     Status {
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -140,7 +146,7 @@ pub enum Subcommands {
         #[command(flatten)]
         shared: Shared,
     },
-    /// Restore the files the last executed batch changed; run again to go back one more batch.
+    /// Restore the files the last batch changed; run again to go back one more batch.
     Undo {
         #[command(flatten)]
         shared: Shared,
@@ -276,7 +282,7 @@ pub fn run(args: Args) -> Status {
             shared,
         } => policy::run(&cmdline, json, &shared),
         Subcommands::Prompt { task, shared } => prompt::run(&task, &shared),
-        Subcommands::Demo { shared } => demo::run(&shared),
+        Subcommands::Demo { browser } => demo::run(browser),
         Subcommands::Undo { shared } => apply::undo(&shared),
         Subcommands::Status { json, shared } => status::run(&shared, json),
     }
