@@ -624,8 +624,15 @@ fn a_login_wall_or_a_bot_check_is_waited_out_while_the_user_deals_with_it() {
         opts.notice = Some(note);
         let mut driver = std::thread::scope(|scope| {
             scope.spawn(|| {
-                // The user takes a while.
-                std::thread::sleep(Duration::from_millis(1500));
+                // The user reads keyless's notice, then takes a while to log in (waiting for the
+                // notice, not a fixed time: a slow launch must not see the wall already gone).
+                let started = std::time::Instant::now();
+                while NOTICES.lock().unwrap().is_empty()
+                    && started.elapsed() < Duration::from_secs(30)
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                std::thread::sleep(Duration::from_millis(1000));
                 chat.log_in();
             });
             CdpDriver::start(opts).unwrap()
@@ -773,7 +780,13 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
     assert_eq!(driver.wait_reply(&mut |_| {}).unwrap().text, SHORT);
     driver.close();
 
-    std::thread::sleep(Duration::from_millis(300));
+    // The tab closes soon after; the browser stays.
+    let waited = std::time::Instant::now();
+    while devtools_get(&port, "/json/list").contains(&chat.url())
+        && waited.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(
         browser.try_wait().unwrap().is_none(),
         "the user's browser stays open"

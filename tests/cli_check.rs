@@ -253,28 +253,32 @@ fn undo_walks_back_batch_by_batch_and_status_agrees() {
         ));
 }
 
-/// The demo takes only what it uses: a flag that would change nothing there (the mode, the
-/// site, the workspace) is refused rather than silently ignored.
+/// The demo accepts the shared options (the command-line contract) but uses only --browser:
+/// the others are named as having no effect rather than silently ignored. A missing browser
+/// ends it at once, after the note.
 #[test]
-fn the_demo_refuses_flags_it_would_ignore() {
-    for flag in [
-        ["--mode", "ask"],
-        ["--workspace", "."],
-        ["--site", "chatgpt"],
-    ] {
-        keyless()
-            .arg("demo")
-            .args(flag)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(format!(
-                "unexpected argument '{}'",
-                flag[0]
-            )));
-    }
+fn the_demo_names_the_options_it_does_not_use() {
     keyless()
-        .args(["demo", "--help"])
+        .args([
+            "demo",
+            "--mode",
+            "ask",
+            "--workspace",
+            ".",
+            "--browser",
+            "/no/such/browser",
+        ])
         .assert()
-        .code(0)
-        .stdout(predicate::str::contains("--browser <PATH>"));
+        .code(4)
+        .stderr(predicate::str::contains(
+            "keyless demo: --workspace, --mode have no effect here",
+        ))
+        .stderr(predicate::str::contains(
+            "the browser /no/such/browser does not exist",
+        ));
+    keyless()
+        .args(["demo", "--headless", "--browser", "/no/such/browser"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("no effect").not());
 }

@@ -130,9 +130,13 @@ fn a_timeout_ends_the_whole_process_tree_and_keeps_partial_output() {
         out.contains("<<<OUTPUT\nstarted\nOUTPUT>>>"),
         "partial output kept: {out}"
     );
-    std::thread::sleep(Duration::from_millis(200));
+    // The group was killed; give a loaded machine time to finish them off.
     for file in ["child.pid", "grandchild.pid"] {
         let pid = fs::read_to_string(ws.join(file)).unwrap();
+        let waited = Instant::now();
+        while alive(&pid) && waited.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert!(!alive(&pid), "{file} {pid} still alive");
     }
 }
@@ -183,12 +187,21 @@ fn max_child_rss_kb() -> i64 {
 #[test]
 fn ctrl_c_cancels_the_running_command_and_keeps_its_partial_output() {
     let (_dir, ws) = workspace();
-    let text = reply(&[("", "echo before-sleep; sleep 300"), ("", "echo never")]);
+    let text = reply(&[
+        ("", "echo before-sleep; touch started; sleep 300"),
+        ("", "echo never"),
+    ]);
     let child = keyless(&ws, &text, &["--mode", "auto"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Once the command has printed and is sleeping (not at a fixed time: a loaded machine
+    // may take longer to get there).
+    let waited = Instant::now();
+    while !ws.join("started").exists() && waited.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
     // SAFETY: sends SIGINT to the child we started.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);

@@ -3,6 +3,16 @@
 
 use std::process::{Command, Stdio};
 
+/// The demo keeps its folder for the user to look at; a test removes it once read.
+fn remove_demo_folder(output: &str) {
+    if let Some(workspace) = output.lines().find_map(|l| {
+        l.trim_end_matches('\r')
+            .strip_prefix("keyless demo: workspace ")
+    }) {
+        let _ = std::fs::remove_dir_all(std::path::Path::new(workspace).parent().unwrap());
+    }
+}
+
 fn demo(flag: &str) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
         .args(["demo", flag])
@@ -57,6 +67,8 @@ fn verbose_and_quiet_change_what_is_shown_and_logs_are_kept() {
         log.contains("INFO keyless::turn: sending") && log.contains("turn ended stop=Done"),
         "{log}"
     );
+    remove_demo_folder(&verbose);
+    remove_demo_folder(&quiet);
 }
 
 /// `keyless demo` on a pseudo-terminal (`script`), with the environment given.
@@ -77,7 +89,9 @@ fn demo_at_terminal(no_color: bool) -> String {
         .output()
         .expect("`script` (bsdutils) gives a terminal");
     assert_eq!(out.status.code(), Some(0));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    remove_demo_folder(&text);
+    text
 }
 
 #[test]
@@ -92,4 +106,5 @@ fn colours_only_on_a_terminal_and_never_with_no_color() {
     assert!(!plain.contains("\x1b[3"), "NO_COLOR: {plain}");
     let (_, piped) = demo("-v");
     assert!(!piped.contains('\x1b'), "not a terminal: {piped}");
+    remove_demo_folder(&piped);
 }

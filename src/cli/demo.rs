@@ -14,7 +14,27 @@ use crate::git::{self, GitSettings};
 use crate::turn::{self, Stop, prompt};
 use crate::workspace::Workspace;
 
+use super::Shared;
 use super::terminal::TerminalHost;
+
+/// The shared options given that the demo does not use.
+fn ignored_options(shared: &Shared) -> Vec<&'static str> {
+    [
+        ("--workspace", shared.workspace.is_some()),
+        ("--config", shared.config.is_some()),
+        ("--mode", shared.mode.is_some()),
+        ("--pace", shared.pace.is_some()),
+        ("--site", shared.site.is_some()),
+        ("--url", shared.url.is_some()),
+        ("--selectors", shared.selectors.is_some()),
+        ("--cdp", shared.cdp.is_some()),
+        ("--profile", shared.profile.is_some()),
+        ("--new-chat", shared.new_chat),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
+}
 
 /// The scripted model's replies, in order.
 const REPLIES: [&str; 4] = [
@@ -26,8 +46,16 @@ const REPLIES: [&str; 4] = [
 
 const TASK: &str = "Write greet.sh, a shell script that greets the name given on its command line, run it, make sure the greeting is spelled right, and commit it.";
 
-pub fn run(browser: Option<PathBuf>) -> Status {
-    match demo(browser) {
+pub fn run(shared: &Shared) -> Status {
+    let ignored = ignored_options(shared);
+    if !ignored.is_empty() {
+        eprintln!(
+            "keyless demo: {} {} no effect here: the demo uses its own throwaway workspace, the local chat page in headless Chromium, and runs every command (only --browser applies)",
+            ignored.join(", "),
+            if ignored.len() == 1 { "has" } else { "have" }
+        );
+    }
+    match demo(shared.browser.clone()) {
         Ok(status) => status,
         Err(message) => {
             eprintln!("keyless demo: {message}");
@@ -66,7 +94,14 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
         "keyless demo: starting headless Chromium on the local chat page {}",
         chat.url()
     );
-    let mut driver = CdpDriver::start(options).map_err(|f| format!("{}: {}", f.code, f.reason))?;
+    let mut driver = match CdpDriver::start(options) {
+        Ok(driver) => driver,
+        Err(f) => {
+            // Nothing happened in it: the folder goes.
+            let _ = std::fs::remove_dir_all(&folder);
+            return Err(format!("{}: {}", f.code, f.reason));
+        }
+    };
 
     let settings = Settings {
         mode: Mode::Auto,

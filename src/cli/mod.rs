@@ -129,11 +129,11 @@ pub enum Subcommands {
     /// The whole loop, offline, against the built-in local chat page.
     ///
     /// A scripted model does a small task in a throwaway git workspace (named at the start,
-    /// and kept), in headless Chromium, with every command run automatically.
+    /// and kept), in headless Chromium, with every command run automatically. Of the shared
+    /// options only --browser applies; the others are noted and have no effect.
     Demo {
-        /// The Chrome/Chromium executable to launch [default: the one found on this machine].
-        #[arg(long, value_name = "PATH")]
-        browser: Option<PathBuf>,
+        #[command(flatten)]
+        shared: Shared,
     },
     /// Show where the saved turn stands, and what undo would put back; opens no browser.
     ///
@@ -282,7 +282,7 @@ pub fn run(args: Args) -> Status {
             shared,
         } => policy::run(&cmdline, json, &shared),
         Subcommands::Prompt { task, shared } => prompt::run(&task, &shared),
-        Subcommands::Demo { browser } => demo::run(browser),
+        Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
         Subcommands::Status { json, shared } => status::run(&shared, json),
     }
