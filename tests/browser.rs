@@ -333,7 +333,7 @@ fn a_message_drawn_another_way_is_sent_once_and_found_again_on_reopening() {
                 user_display: Some(display.into()),
                 ..PageFaults::default()
             },
-            ..Script::replies([SHORT])
+            ..Script::replies([SHORT, SHORT])
         };
         let mut s = start(script);
         s.driver.send(&message).unwrap();
@@ -357,6 +357,10 @@ fn a_message_drawn_another_way_is_sent_once_and_found_again_on_reopening() {
             Reopened::Unsent
         };
         assert_eq!(reopened, want, "{display}");
+        // The warning is given once, not with every message.
+        s.driver.send("a second message").unwrap();
+        s.driver.wait_reply(&mut |_| {}).unwrap();
+        assert!(s.driver.take_warnings().is_empty(), "{display}");
         s.driver.close();
     }
 }

@@ -71,10 +71,13 @@ impl CdpDriver {
                 // A new turn is there: the message went, and sending it again would make the
                 // model answer twice. The site draws it some other way; say so once.
                 Some(Shown::Different) => {
-                    self.warnings.push(Failure::new(
-                        Code::SendNotConfirmed,
-                        "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. If this repeats, check the site with `keyless doctor --canary`",
-                    ));
+                    if !self.drawn_differently {
+                        self.drawn_differently = true;
+                        self.warnings.push(Failure::new(
+                            Code::SendNotConfirmed,
+                            "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. A resumed turn cannot find such a message and sends it again; check the site with `keyless doctor --canary`",
+                        ));
+                    }
                     return Ok(());
                 }
                 None => {}

@@ -134,6 +134,8 @@ pub struct CdpDriver {
     /// long gets it again as a file, once).
     last_sent: Option<(String, bool)>,
     warnings: Vec<Failure>,
+    /// Whether the user was told that the site draws sent messages as something else (once).
+    drawn_differently: bool,
     /// The failures a sketch of the page was saved for (one each).
     sketched: std::collections::HashSet<Code>,
 }
@@ -194,6 +196,7 @@ impl CdpDriver {
             last_sent: None,
             warnings: Vec::new(),
             sketched: std::collections::HashSet::new(),
+            drawn_differently: false,
         };
         driver.prepare_page()?;
         Ok(driver)
