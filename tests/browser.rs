@@ -264,6 +264,7 @@ fn the_browser_does_not_announce_automation() {
         "--disable-renderer-backgrounding",
         "--lang=en-US",
         "--no-first-run",
+        "--no-default-browser-check",
     ] {
         assert!(browser[0].contains(wanted), "{wanted}: {}", browser[0]);
     }

@@ -89,8 +89,11 @@ pub const LAUNCH_ARGS: &[&str] = &[
     "disable-backgrounding-occluded-windows",
     "disable-renderer-backgrounding",
     "disable-ipc-flooding-protection",
-    // Quiet: no first-run pages, sync, updates, crash reports or translate bar.
+    // Quiet: no first-run pages, default-browser or restore-after-crash bubbles, sync,
+    // updates, crash reports or translate bar.
     "no-first-run",
+    "no-default-browser-check",
+    "hide-crash-restore-bubble",
     "disable-default-apps",
     "disable-sync",
     "disable-background-networking",
