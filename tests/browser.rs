@@ -366,39 +366,42 @@ fn a_message_drawn_another_way_is_sent_once_and_found_again_on_reopening() {
     }
 }
 
+/// One message and its reply on a page with `page`'s faults: the page must have received the
+/// message exactly once. The setup is returned for further checks.
+fn one_exchange(page: PageFaults, message: &str) -> Setup {
+    let mut s = start(Script {
+        page,
+        ..Script::replies([SHORT])
+    });
+    s.driver.send(message).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec![message]);
+    s
+}
+
 /// A send button that ignores scripted clicks gets a real mouse click on the retry, and the
 /// message goes once.
 #[test]
 fn a_send_button_that_wants_a_real_click_gets_one() {
-    let script = Script {
-        page: PageFaults {
-            real_clicks_only: true,
-            ..PageFaults::default()
-        },
-        ..Script::replies([SHORT])
+    let page = PageFaults {
+        real_clicks_only: true,
+        ..PageFaults::default()
     };
-    let mut s = start(script);
-    s.driver.send("only a real click sends this").unwrap();
-    s.driver.wait_reply(&mut |_| {}).unwrap();
-    assert_eq!(s.chat.received(), vec!["only a real click sends this"]);
-    s.driver.close();
+    one_exchange(page, "only a real click sends this")
+        .driver
+        .close();
 }
 
 /// A site that empties the composer at once but shows the sent turn only after the first
 /// wait has taken the message: keyless waits for the turn instead of sending again.
 #[test]
 fn a_message_shown_late_is_not_sent_twice() {
-    let script = Script {
-        page: PageFaults {
-            slow_user_turn_ms: 7_000,
-            ..PageFaults::default()
-        },
-        ..Script::replies([SHORT, SHORT])
+    let page = PageFaults {
+        slow_user_turn_ms: 7_000,
+        ..PageFaults::default()
     };
-    let mut s = start(script);
-    s.driver.send("shown late").unwrap();
-    s.driver.wait_reply(&mut |_| {}).unwrap();
-    assert_eq!(s.chat.received(), vec!["shown late"]);
+    let s = one_exchange(page, "shown late");
+    // The server sees a second send only after the page's delay; the page counts at once.
     assert_eq!(
         s.driver.evaluate_json("window.localChatSends").unwrap(),
         serde_json::json!(1),
@@ -409,18 +412,11 @@ fn a_message_shown_late_is_not_sent_twice() {
 
 #[test]
 fn a_stale_composer_is_cleared_before_sending() {
-    let script = Script {
-        page: PageFaults {
-            stale_composer: Some("old draft\nwith two lines".into()),
-            ..PageFaults::default()
-        },
-        ..Script::replies([SHORT])
+    let page = PageFaults {
+        stale_composer: Some("old draft\nwith two lines".into()),
+        ..PageFaults::default()
     };
-    let mut s = start(script);
-    s.driver.send("fresh message").unwrap();
-    s.driver.wait_reply(&mut |_| {}).unwrap();
-    assert_eq!(s.chat.received(), vec!["fresh message"]);
-    s.driver.close();
+    one_exchange(page, "fresh message").driver.close();
 }
 
 #[test]

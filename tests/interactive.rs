@@ -54,6 +54,8 @@ fn a_line_is_a_turn_and_slash_commands_work() {
             (800, "/help"),
             (500, "/frobnicate"),
             (500, "/pace"),
+            (500, "/pace fast"),
+            (500, "/mode autosafe"),
             (500, "/pace step"),
             (500, "check it"),
             (4000, "/quit"),
@@ -74,6 +76,8 @@ fn a_line_is_a_turn_and_slash_commands_work() {
     // The pace is shown, changed, and the chat is told before the next task.
     assert!(text.contains("Pace: Balanced."), "{text}");
     assert!(text.contains("Pace: Step."), "{text}");
+    assert!(text.contains("Usage: /pace step|balanced|batch"), "{text}");
+    assert!(text.contains("Mode: AutoSafe."), "{text}");
     assert!(text.contains("Done. Nothing to do."), "{text}");
     let received = chat.received();
     assert_eq!(received.len(), 2, "{received:#?}");

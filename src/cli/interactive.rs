@@ -2,11 +2,11 @@
 //! starting with `/` are commands for keyless. History and line editing come from rustyline and
 //! are kept in `.agent/history.txt`.
 
+use clap::ValueEnum;
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
 use crate::chat::ChatDriver;
-use crate::config::{Mode, Pace};
 use crate::exit::Status;
 use crate::turn;
 use crate::workspace::backup::{self, UndoReport};
@@ -24,6 +24,22 @@ Commands:
                               the chat is told of a change with the next task)
   /help                       this help
   /quit                       leave (Ctrl+D works too)";
+
+/// Sets `slot` from a slash command's word, spelled as on the command line (`/pace step`); a
+/// word that is none of them prints the choices. No word leaves it as it is.
+fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: &str) {
+    let Some(word) = word else { return };
+    match C::from_str(word, true) {
+        Ok(choice) => *slot = choice.into(),
+        Err(_) => {
+            let names: Vec<String> = C::value_variants()
+                .iter()
+                .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+                .collect();
+            println!("Usage: {command} {}", names.join("|"));
+        }
+    }
+}
 
 pub fn run(shared: &Shared) -> Status {
     let config = match super::load_config(shared, "interactive") {
@@ -120,23 +136,11 @@ pub fn run(shared: &Shared) -> Status {
                 Err(f) => println!("{}: {}", f.code, f.reason),
             },
             "/mode" => {
-                match words.next() {
-                    Some("ask") => settings.mode = Mode::Ask,
-                    Some("autosafe") => settings.mode = Mode::AutoSafe,
-                    Some("auto") => settings.mode = Mode::Auto,
-                    None => {}
-                    Some(_) => println!("Usage: /mode ask|autosafe|auto"),
-                }
+                choose::<super::Mode, _>(words.next(), &mut settings.mode, "/mode");
                 println!("Mode: {}.", settings.mode.name());
             }
             "/pace" => {
-                match words.next() {
-                    Some("step") => settings.pace = Pace::Step,
-                    Some("balanced") => settings.pace = Pace::Balanced,
-                    Some("batch") => settings.pace = Pace::Batch,
-                    None => {}
-                    Some(_) => println!("Usage: /pace step|balanced|batch"),
-                }
+                choose::<super::Pace, _>(words.next(), &mut settings.pace, "/pace");
                 println!("Pace: {}.", settings.pace.name());
             }
             command if command.starts_with('/') => {
