@@ -529,6 +529,37 @@ fn a_message_over_the_composer_limit_goes_as_an_attachment() {
     s.driver.close();
 }
 
+/// The note that goes with an attached message is inserted like any text; when the first
+/// insertion strategy fails on it, undoing that attempt keeps the attachment's chip, so the
+/// model still gets the file.
+#[test]
+fn a_failed_insertion_strategy_keeps_the_attached_message() {
+    let script = Script {
+        page: PageFaults {
+            ignore_paste: true,
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    };
+    let mut s = start_with(script, |o| {
+        o.site.composer_limit = Some(1_000);
+        o.site.insert = vec!["pasteHtml".into(), "insertTextWhole".into()];
+    });
+    let prompt = big_prompt();
+    s.driver.send(&prompt).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let want = format!("{ATTACHMENT_NOTE}\n\n[attachment keyless-message.txt]\n{prompt}");
+    let received = s.chat.received();
+    assert_eq!(received.len(), 1);
+    assert!(
+        received[0] == want,
+        "the page received {} characters: {:?}…",
+        received[0].len(),
+        &received[0][..received[0].len().min(200)]
+    );
+    s.driver.close();
+}
+
 #[test]
 fn a_failed_upload_is_reported_and_the_message_is_pasted_instead() {
     let script = Script {

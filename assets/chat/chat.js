@@ -19,6 +19,7 @@
     userDisplay: null,
     realClicksOnly: false,
     slowUserTurnMs: 0,
+    ignorePaste: false,
   };
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
@@ -52,7 +53,7 @@
         break;
       case "insertFromPaste":
       case "insertFromDrop":
-        model += e.dataTransfer ? e.dataTransfer.getData("text/plain") : "";
+        if (!config.ignorePaste) model += e.dataTransfer ? e.dataTransfer.getData("text/plain") : "";
         break;
       case "insertParagraph":
       case "insertLineBreak":
@@ -79,6 +80,7 @@
   });
   composer.addEventListener("paste", (e) => {
     e.preventDefault();
+    if (config.ignorePaste) return; // Some editors take no synthetic paste.
     model += e.clipboardData.getData("text/plain");
     renderComposer();
   });

@@ -88,6 +88,8 @@ pub struct PageFaults {
     pub real_clicks_only: bool,
     /// Milliseconds between the send (the composer emptied) and the user's turn appearing.
     pub slow_user_turn_ms: u64,
+    /// The composer takes no pasted text (the `pasteHtml` strategy fails on it).
+    pub ignore_paste: bool,
 }
 
 /// The scripted model.
@@ -177,6 +179,7 @@ impl Script {
                 user_display: None,
                 real_clicks_only: false,
                 slow_user_turn_ms: 0,
+                ignore_paste: false,
             },
             ..Script::default()
         })

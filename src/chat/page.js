@@ -101,9 +101,10 @@
       el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
       return true;
     },
-    removeChips: () => {
+    // Removes the attachment chips after the first `keep` (the newest are last).
+    removeChips: (keep) => {
       let n = 0;
-      for (const b of all("AttachmentRemove")) { b.click(); n++; }
+      for (const b of all("AttachmentRemove").slice(keep || 0)) { b.click(); n++; }
       return n;
     },
     click: (key) => {

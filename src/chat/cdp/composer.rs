@@ -31,32 +31,38 @@ impl CdpDriver {
 
     /// Clears stale text and attachment chips from the composer.
     pub(super) fn clean_composer(&self) -> Result<(), Failure> {
+        self.clean_keeping(0)
+    }
+
+    /// Clears the composer's text and every attachment chip but the first `keep` (a chip made
+    /// for the message being sent stays when an insertion strategy is undone).
+    fn clean_keeping(&self, keep: usize) -> Result<(), Failure> {
         let dirty = || -> Result<(bool, usize), Failure> {
             let text = self.composer()?.unwrap_or_default();
             let chips: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
             Ok((!text.is_empty(), chips))
         };
         let (text, chips) = dirty()?;
-        if !text && chips == 0 {
+        if !text && chips <= keep {
             return Ok(());
         }
         if text {
             self.eval::<bool>("window.__keyless.selectComposer()")?;
             self.key("Backspace", 8)?;
         }
-        if chips > 0 {
-            self.eval::<usize>("window.__keyless.removeChips()")?;
+        if chips > keep {
+            self.eval::<usize>(&format!("window.__keyless.removeChips({keep})"))?;
         }
         // A big composer takes its editor a while to empty.
         let started = Instant::now();
         let (text, chips) = loop {
             std::thread::sleep(Duration::from_millis(50));
             let (text, chips) = dirty()?;
-            if (!text && chips == 0) || started.elapsed() > INSERT_SETTLE {
+            if (!text && chips <= keep) || started.elapsed() > INSERT_SETTLE {
                 break (text, chips);
             }
         };
-        if text || chips > 0 {
+        if text || chips > keep {
             return Err(Failure::new(
                 Code::ComposerNotClean,
                 format!(
@@ -142,6 +148,8 @@ impl CdpDriver {
                 .map(String::as_str)
                 .collect()
         };
+        // Chips already there belong to this message (it went as a file): they stay.
+        let keep: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
         let mut last = None;
         for strategy in strategies {
             if !STRATEGIES.contains(&strategy) {
@@ -151,7 +159,7 @@ impl CdpDriver {
                 Ok(()) => return Ok(()),
                 Err(failure) => {
                     last = Some(failure);
-                    self.clean_composer()?;
+                    self.clean_keeping(keep)?;
                 }
             }
         }
