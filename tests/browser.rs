@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use keyless::catalog::{Code, Failure};
-use keyless::chat::cdp::{ATTACHMENT_NOTE, CdpDriver, Options};
+use keyless::chat::cdp::{CdpDriver, Options, attachment_name, attachment_note};
 use keyless::chat::local::{Fault, LocalChat, PageFaults, Script, ScriptedReply};
 use keyless::chat::{Channel, ChatDriver, Reopened};
 
@@ -516,8 +516,9 @@ fn a_message_over_the_composer_limit_goes_as_an_attachment() {
     assert!(s.driver.take_warnings().is_empty());
     let received = s.chat.received();
     let want = format!(
-        "{}\n\n[attachment keyless-message.txt]\n{prompt}",
-        ATTACHMENT_NOTE
+        "{}\n\n[attachment {}]\n{prompt}",
+        attachment_note(&prompt),
+        attachment_name(&prompt)
     );
     assert_eq!(received.len(), 1);
     assert!(
@@ -525,6 +526,55 @@ fn a_message_over_the_composer_limit_goes_as_an_attachment() {
         "the page received {} characters: {:?}…",
         received[0].len(),
         &received[0][..received[0].len().min(200)]
+    );
+    s.driver.close();
+}
+
+/// A reopened chat whose last user turn is an earlier message's attachment note has not had
+/// the pending message: it must be sent, never answered by the earlier reply (which would run
+/// again). The note names a file unique to its message, so the two are told apart.
+#[test]
+fn a_reopened_chat_tells_one_attached_message_from_another() {
+    let mut s = start_with(Script::replies([SHORT, SHORT]), |o| {
+        o.site.composer_limit = Some(1_000)
+    });
+    let sent = big_prompt();
+    s.driver.send(&sent).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let pending = big_prompt().replace("the end", "another ending");
+    let url = s.driver.chat_url().unwrap();
+    assert_eq!(
+        s.driver.reopen(&url, Some(&pending)).unwrap(),
+        Reopened::Unsent
+    );
+    assert_eq!(
+        s.driver.reopen(&url, Some(&sent)).unwrap(),
+        Reopened::Answered
+    );
+    s.driver.close();
+}
+
+/// The same task given twice in a chat: a crash before the second is sent must not take the
+/// first one's reply for it (and carry that reply out again). Each task's message names its
+/// turn, so the page tells them apart.
+#[test]
+fn a_reopened_chat_tells_the_same_task_given_twice_apart() {
+    use keyless::turn::prompt::follow_up;
+    let mut s = start(Script::replies([SHORT]));
+    s.driver.send(&follow_up("fix the tests", 2)).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let url = s.driver.chat_url().unwrap();
+    assert_eq!(
+        s.driver
+            .reopen(&url, Some(&follow_up("fix the tests", 3)))
+            .unwrap(),
+        Reopened::Unsent
+    );
+    assert_eq!(
+        s.driver
+            .reopen(&url, Some(&follow_up("fix the tests", 2)))
+            .unwrap(),
+        Reopened::Answered
     );
     s.driver.close();
 }
@@ -548,7 +598,11 @@ fn a_failed_insertion_strategy_keeps_the_attached_message() {
     let prompt = big_prompt();
     s.driver.send(&prompt).unwrap();
     s.driver.wait_reply(&mut |_| {}).unwrap();
-    let want = format!("{ATTACHMENT_NOTE}\n\n[attachment keyless-message.txt]\n{prompt}");
+    let want = format!(
+        "{}\n\n[attachment {}]\n{prompt}",
+        attachment_note(&prompt),
+        attachment_name(&prompt)
+    );
     let received = s.chat.received();
     assert_eq!(received.len(), 1);
     assert!(
@@ -729,7 +783,11 @@ fn a_message_the_site_refuses_as_too_long_goes_again_as_a_file() {
     assert_eq!(received[0], message);
     assert_eq!(
         received[1],
-        format!("{ATTACHMENT_NOTE}\n\n[attachment keyless-message.txt]\n{message}")
+        format!(
+            "{}\n\n[attachment {}]\n{message}",
+            attachment_note(message),
+            attachment_name(message)
+        )
     );
     let warnings = s.driver.take_warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");

@@ -87,7 +87,7 @@ fn a_line_is_a_turn_and_slash_commands_work() {
         "{}",
         received[1]
     );
-    assert!(received[1].ends_with("Next task (reply in AgentScript v1 only):\ncheck it\n"));
+    assert!(received[1].ends_with("Next task (turn 2; reply in AgentScript v1 only):\ncheck it\n"));
 }
 
 #[test]
@@ -132,6 +132,6 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
     );
     assert_eq!(
         received[1],
-        "Next task (reply in AgentScript v1 only):\nsecond thing\n"
+        "Next task (turn 2; reply in AgentScript v1 only):\nsecond thing\n"
     );
 }

@@ -445,7 +445,7 @@ fn the_next_task_goes_on_in_the_saved_chat_and_new_chat_starts_another() {
     );
     assert_eq!(
         received[1],
-        "Next task (reply in AgentScript v1 only):\nsecond task\n"
+        "Next task (turn 2; reply in AgentScript v1 only):\nsecond task\n"
     );
     assert!(
         received[2].contains("You are a coding agent") && received[2].ends_with("third task\n"),

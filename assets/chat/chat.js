@@ -251,7 +251,15 @@
     const res = await fetch("/api/conversation/" + conversation);
     if (!res.ok) return;
     for (const turn of await res.json()) {
-      const msg = addMessage(turn.role, turn.text);
+      // A sent file shows as a chip with its name beside the typed text, as on real sites.
+      const [typed, ...files] = turn.text.split("\n\n[attachment ");
+      const msg = addMessage(turn.role, turn.role === "user" ? typed : turn.text);
+      for (const file of turn.role === "user" ? files : []) {
+        const chip = document.createElement("span");
+        chip.className = "chip";
+        chip.textContent = file.slice(0, file.indexOf("]"));
+        msg.appendChild(chip);
+      }
       if (turn.role === "assistant") {
         msg.querySelector(".markdown").innerHTML = window.renderMarkdown(turn.text);
         finishReply(msg, turn.text);

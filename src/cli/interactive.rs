@@ -151,7 +151,13 @@ pub fn run(shared: &Shared) -> Status {
                 let (rules, first) = match (&chat_rules, turns > 0) {
                     (Some(rules), true) => (
                         rules.clone(),
-                        turn::prompt::next_task(line, rules, settings.pace, &settings.limits),
+                        turn::prompt::next_task(
+                            line,
+                            turns + 1,
+                            rules,
+                            settings.pace,
+                            &settings.limits,
+                        ),
                     ),
                     _ => {
                         let rules = super::first_message(

@@ -80,7 +80,13 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
                 _ => String::new(),
             };
             let first = if has_rules {
-                turn::prompt::next_task(task, &chat_rules, settings.pace, &settings.limits)
+                turn::prompt::next_task(
+                    task,
+                    next_turn,
+                    &chat_rules,
+                    settings.pace,
+                    &settings.limits,
+                )
             } else {
                 rules.clone()
             };

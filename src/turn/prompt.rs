@@ -112,20 +112,24 @@ impl Snapshot {
 }
 
 /// A next task in a chat that has the rules already.
-pub fn follow_up(task: &str) -> String {
-    format!("Next task (reply in AgentScript v1 only):\n{task}\n")
+///
+/// The turn's number makes the message unique in its chat: a resumed turn recognises its
+/// message on the page by its text, and the same task given twice must not be taken for the
+/// earlier one (whose reply would then be carried out again).
+pub fn follow_up(task: &str, turn: u64) -> String {
+    format!("Next task (turn {turn}; reply in AgentScript v1 only):\n{task}\n")
 }
 
 /// The message for the next task in a chat that had `chat_rules`: the task, after a note when
 /// the pace differs from the one those rules stated (the user changed it since).
-pub fn next_task(task: &str, chat_rules: &str, pace: Pace, limits: &Limits) -> String {
+pub fn next_task(task: &str, turn: u64, chat_rules: &str, pace: Pace, limits: &Limits) -> String {
     let stated = chat_rules
         .split_once("(pace ")
         .and_then(|(_, rest)| rest.split_once(')'))
         .map(|(name, _)| name);
     match stated {
-        Some(name) if name != pace.name() => pace_changed(pace, limits) + &follow_up(task),
-        _ => follow_up(task),
+        Some(name) if name != pace.name() => pace_changed(pace, limits) + &follow_up(task, turn),
+        _ => follow_up(task, turn),
     }
 }
 
@@ -244,10 +248,10 @@ mod tests {
         let snapshot = Snapshot::take(Path::new("."), &[], Some("sh"));
         let rules = first_message("first", &limits, Pace::Balanced, &snapshot);
         assert_eq!(
-            next_task("second", &rules, Pace::Balanced, &limits),
-            follow_up("second")
+            next_task("second", 2, &rules, Pace::Balanced, &limits),
+            follow_up("second", 2)
         );
-        let changed = next_task("second", &rules, Pace::Step, &limits);
+        let changed = next_task("second", 2, &rules, Pace::Step, &limits);
         assert!(
             changed.starts_with(
                 "The user changed the pace to Step: from now on at most 1 command(s) per reply"
@@ -255,11 +259,11 @@ mod tests {
             "{changed}"
         );
         assert!(changed.contains("then @@next"), "{changed}");
-        assert!(changed.ends_with(&follow_up("second")), "{changed}");
+        assert!(changed.ends_with(&follow_up("second", 2)), "{changed}");
         // Rules that state no pace (not keyless's own): nothing to compare, no note.
         assert_eq!(
-            next_task("second", "THE RULES", Pace::Step, &limits),
-            follow_up("second")
+            next_task("second", 2, "THE RULES", Pace::Step, &limits),
+            follow_up("second", 2)
         );
     }
 }

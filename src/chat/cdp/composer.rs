@@ -10,7 +10,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
 };
 
 use super::{
-    ATTACH_WAIT, ATTACHMENT_NAME, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown,
+    ATTACH_WAIT, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name,
     bounded, chunks, shown_as,
 };
 use crate::catalog::{Code, Failure};
@@ -249,7 +249,7 @@ impl CdpDriver {
         let folder = self.options.profile.join("keyless-attachments");
         std::fs::create_dir_all(&folder)
             .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
-        let path = folder.join(ATTACHMENT_NAME);
+        let path = folder.join(attachment_name(message));
         std::fs::write(&path, message)
             .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
         let css: Option<String> = self.eval_json("window.__keyless.which('AttachmentInput')")?;

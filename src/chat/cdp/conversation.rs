@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{
-    ATTACHMENT_NOTE, CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, bounded, shown_as,
+    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded, shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
@@ -30,9 +30,13 @@ impl CdpDriver {
         }
         self.last_sent = Some((message.to_string(), too_long));
         self.clean_composer()?;
+        let note;
         let message = if too_long {
             match self.attach(message) {
-                Ok(()) => ATTACHMENT_NOTE,
+                Ok(()) => {
+                    note = attachment_note(message);
+                    note.as_str()
+                }
                 Err(failure) => {
                     self.warnings.push(Failure::new(
                         failure.code,
@@ -134,14 +138,10 @@ impl CdpDriver {
         };
         let last_user: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
         let last_user = last_user.unwrap_or_default();
-        // A message over the composer limit went as a file, behind the note.
-        let attached = self
-            .options
-            .site
-            .composer_limit
-            .is_some_and(|limit| pending.chars().count() > limit);
-        let shown = if attached { ATTACHMENT_NOTE } else { pending };
-        let carried = shown_as(&last_user, shown) != Shown::Different;
+        // The message itself, or its note when it went as a file (over the composer limit, or
+        // refused as too long): the note names a file unique to this message.
+        let carried = shown_as(&last_user, pending) != Shown::Different
+            || shown_as(&last_user, &attachment_note(pending)) == Shown::Same;
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long || state.rate_limited;
         if carried && !refused && self.eval::<bool>("window.__keyless.replyFollows()")? {

@@ -141,10 +141,28 @@ pub struct CdpDriver {
 }
 
 /// What keyless types when the message itself goes as an attachment.
-pub const ATTACHMENT_NOTE: &str =
-    "My message is in the attached file keyless-message.txt. Read it and reply exactly as it asks.";
-/// The attachment's file name.
-const ATTACHMENT_NAME: &str = "keyless-message.txt";
+///
+/// The file's name, and so the note, carry a short hash of the message: a reopened chat must
+/// tell this message's note from an earlier one's, or it would take the earlier reply for
+/// this message's and carry it out again.
+pub fn attachment_note(message: &str) -> String {
+    format!(
+        "{NOTE_START}{}. Read it and reply exactly as it asks.",
+        attachment_name(message)
+    )
+}
+
+/// How every attachment note begins.
+const NOTE_START: &str = "My message is in the attached file ";
+
+/// The attached file's name for a message.
+pub fn attachment_name(message: &str) -> String {
+    // FNV-1a: stable across runs and versions, unlike the standard library's hasher.
+    let hash = message.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("keyless-message-{:08x}.txt", hash as u32)
+}
 /// How long an attached file has to show its chip.
 const ATTACH_WAIT: Duration = Duration::from_secs(10);
 
@@ -588,8 +606,11 @@ pub(super) fn shown_as(shown: &str, sent: &str) -> Shown {
             .filter(|c| !c.is_whitespace())
             .collect::<String>()
     };
+    let note = sent.starts_with(NOTE_START);
     let (shown, sent) = (bare(shown), bare(sent));
-    if shown == sent {
+    // A message that went as a file shows its note beside the file's chip, whose name some
+    // sites draw as text: the note names a file unique to its message, so holding it is enough.
+    if shown == sent || note && shown.contains(&sent) {
         return Shown::Same;
     }
     let mut start = shown.as_str();
@@ -622,6 +643,21 @@ fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Resuming compares notes written by an earlier run: the name must not change between
+    /// runs or versions, and differ between messages.
+    #[test]
+    fn an_attachment_name_is_stable_and_unique_to_its_message() {
+        // FNV-1a 64 of "hello" is a430d84680aabd0b; the name keeps its low 32 bits.
+        assert_eq!(attachment_name("hello"), "keyless-message-80aabd0b.txt");
+        assert_ne!(attachment_name("hello"), attachment_name("hellp"));
+        assert!(attachment_note("hello").contains(&attachment_name("hello")));
+        // A turn showing the note beside its chip's name (or the file's text) holds it.
+        let note = attachment_note("hello");
+        let turn = format!("keyless-message-80aabd0b.txt\n{note}\n[attachment]\nhello");
+        assert_eq!(shown_as(&turn, &note), Shown::Same);
+        assert_eq!(shown_as(&turn, &attachment_note("other")), Shown::Different);
+    }
 
     #[test]
     fn a_user_turn_reads_as_the_message_whitespace_and_shortening_aside() {
