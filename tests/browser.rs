@@ -541,6 +541,14 @@ fn a_reopened_chat_tells_one_attached_message_from_another() {
     let sent = big_prompt();
     s.driver.send(&sent).unwrap();
     s.driver.wait_reply(&mut |_| {}).unwrap();
+    // Only the last attached file is kept in the profile.
+    let files = || -> Vec<String> {
+        std::fs::read_dir(s._profile.path().join("keyless-attachments"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(files(), vec![attachment_name(&sent)]);
     let pending = big_prompt().replace("the end", "another ending");
     let url = s.driver.chat_url().unwrap();
     assert_eq!(
@@ -551,6 +559,9 @@ fn a_reopened_chat_tells_one_attached_message_from_another() {
         s.driver.reopen(&url, Some(&sent)).unwrap(),
         Reopened::Answered
     );
+    s.driver.send(&pending).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(files(), vec![attachment_name(&pending)]);
     s.driver.close();
 }
 

@@ -249,6 +249,10 @@ impl CdpDriver {
         let folder = self.options.profile.join("keyless-attachments");
         std::fs::create_dir_all(&folder)
             .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        // Earlier messages' files were uploaded when they were sent: only this one is kept.
+        for old in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let _ = std::fs::remove_file(old.path());
+        }
         let path = folder.join(attachment_name(message));
         std::fs::write(&path, message)
             .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
