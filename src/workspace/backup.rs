@@ -280,25 +280,32 @@ pub enum UndoReport {
 /// How many batch folders `.agent/backups/` holds and their size in bytes. keyless deletes
 /// none of them; `keyless status` shows this so the user knows what they take.
 pub fn usage(ws: &Workspace) -> (usize, u64) {
-    fn size(path: &Path) -> u64 {
-        let Ok(meta) = std::fs::symlink_metadata(path) else {
-            return 0;
-        };
-        if !meta.is_dir() {
-            return meta.len();
+    let dir = ws.dir();
+    let size = |path: &Path| -> u64 {
+        let mut total = 0;
+        let mut folders = vec![path.to_path_buf()];
+        while let Some(folder) = folders.pop() {
+            for entry in dir.read_dir(&folder).into_iter().flatten().flatten() {
+                let path = folder.join(entry.file_name());
+                match dir.symlink_metadata(&path) {
+                    Ok(meta) if meta.is_dir() => folders.push(path),
+                    Ok(meta) => total += meta.len(),
+                    Err(_) => {}
+                }
+            }
         }
-        std::fs::read_dir(path)
-            .map(|entries| entries.flatten().map(|e| size(&e.path())).sum())
-            .unwrap_or(0)
-    }
-    let root = ws.root().join(backups_root());
-    let Ok(entries) = std::fs::read_dir(&root) else {
+        total
+    };
+    let root = backups_root();
+    let Ok(entries) = dir.read_dir(&root) else {
         return (0, 0);
     };
     entries
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .fold((0, 0), |(n, bytes), e| (n + 1, bytes + size(&e.path())))
+        .fold((0, 0), |(n, bytes), e| {
+            (n + 1, bytes + size(&root.join(e.file_name())))
+        })
 }
 
 /// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone

@@ -163,6 +163,7 @@ pub fn attachment_name(message: &str) -> String {
     });
     format!("keyless-message-{:08x}.txt", hash as u32)
 }
+
 /// How long an attached file has to show its chip.
 const ATTACH_WAIT: Duration = Duration::from_secs(10);
 
