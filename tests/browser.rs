@@ -505,6 +505,28 @@ fn insertion_strategies_are_tried_in_order() {
     s.driver.close();
 }
 
+/// What the local page receives for a message sent as a file: the note typed in the composer,
+/// then the attached file's name and text.
+fn as_a_file(message: &str) -> String {
+    format!(
+        "{}\n\n[attachment {}]\n{message}",
+        attachment_note(message),
+        attachment_name(message)
+    )
+}
+
+/// The page received one message: `message`, as a file.
+fn assert_received_once_as_a_file(chat: &LocalChat, message: &str) {
+    let received = chat.received();
+    assert_eq!(received.len(), 1);
+    assert!(
+        received[0] == as_a_file(message),
+        "the page received {} characters: {:?}…",
+        received[0].len(),
+        &received[0][..received[0].len().min(200)]
+    );
+}
+
 #[test]
 fn a_message_over_the_composer_limit_goes_as_an_attachment() {
     let mut s = start_with(Script::replies([SHORT]), |o| {
@@ -514,19 +536,7 @@ fn a_message_over_the_composer_limit_goes_as_an_attachment() {
     s.driver.send(&prompt).unwrap();
     s.driver.wait_reply(&mut |_| {}).unwrap();
     assert!(s.driver.take_warnings().is_empty());
-    let received = s.chat.received();
-    let want = format!(
-        "{}\n\n[attachment {}]\n{prompt}",
-        attachment_note(&prompt),
-        attachment_name(&prompt)
-    );
-    assert_eq!(received.len(), 1);
-    assert!(
-        received[0] == want,
-        "the page received {} characters: {:?}…",
-        received[0].len(),
-        &received[0][..received[0].len().min(200)]
-    );
+    assert_received_once_as_a_file(&s.chat, &prompt);
     s.driver.close();
 }
 
@@ -609,19 +619,7 @@ fn a_failed_insertion_strategy_keeps_the_attached_message() {
     let prompt = big_prompt();
     s.driver.send(&prompt).unwrap();
     s.driver.wait_reply(&mut |_| {}).unwrap();
-    let want = format!(
-        "{}\n\n[attachment {}]\n{prompt}",
-        attachment_note(&prompt),
-        attachment_name(&prompt)
-    );
-    let received = s.chat.received();
-    assert_eq!(received.len(), 1);
-    assert!(
-        received[0] == want,
-        "the page received {} characters: {:?}…",
-        received[0].len(),
-        &received[0][..received[0].len().min(200)]
-    );
+    assert_received_once_as_a_file(&s.chat, &prompt);
     s.driver.close();
 }
 
@@ -792,14 +790,7 @@ fn a_message_the_site_refuses_as_too_long_goes_again_as_a_file() {
     let received = s.chat.received();
     assert_eq!(received.len(), 2, "{received:#?}");
     assert_eq!(received[0], message);
-    assert_eq!(
-        received[1],
-        format!(
-            "{}\n\n[attachment {}]\n{message}",
-            attachment_note(message),
-            attachment_name(message)
-        )
-    );
+    assert_eq!(received[1], as_a_file(message));
     let warnings = s.driver.take_warnings();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
