@@ -30,6 +30,10 @@ use crate::catalog::{Code, Failure};
 mod composer;
 mod conversation;
 mod launch;
+mod sent;
+
+use sent::{Shown, shown_as};
+pub use sent::{attachment_name, attachment_note};
 
 pub use launch::find_browser;
 use launch::open_browser;
@@ -138,30 +142,6 @@ pub struct CdpDriver {
     drawn_differently: bool,
     /// The failures a sketch of the page was saved for (one each).
     sketched: std::collections::HashSet<Code>,
-}
-
-/// What keyless types when the message itself goes as an attachment.
-///
-/// The file's name, and so the note, carry a short hash of the message: a reopened chat must
-/// tell this message's note from an earlier one's, or it would take the earlier reply for
-/// this message's and carry it out again.
-pub fn attachment_note(message: &str) -> String {
-    format!(
-        "{NOTE_START}{}. Read it and reply exactly as it asks.",
-        attachment_name(message)
-    )
-}
-
-/// How every attachment note begins.
-const NOTE_START: &str = "My message is in the attached file ";
-
-/// The attached file's name for a message.
-pub fn attachment_name(message: &str) -> String {
-    // FNV-1a: stable across runs and versions, unlike the standard library's hasher.
-    let hash = message.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("keyless-message-{:08x}.txt", hash as u32)
 }
 
 /// How long an attached file has to show its chip.
@@ -584,59 +564,6 @@ fn chunks(text: &str, max: usize) -> Vec<&str> {
     out
 }
 
-/// How a user turn on the page reads against the message keyless sent.
-#[derive(Debug, PartialEq, Eq)]
-pub(super) enum Shown {
-    /// The same text, apart from whitespace (sites draw a paragraph per line, trim blank lines).
-    Same,
-    /// The start of the message, cut short for display ("… Show more").
-    Shortened,
-    /// Something else: a chip for a pasted file, another rendering.
-    Different,
-}
-
-/// Shortened displays keep at least this much of the message (whitespace aside) before they
-/// count as showing it; less could be the shared start of two different messages.
-const SHORTENED_MIN: usize = 100;
-
-/// Compares a user turn's text with the message sent. Whitespace is ignored altogether: a page
-/// that draws each line as its own paragraph reads with no line breaks at all.
-pub(super) fn shown_as(shown: &str, sent: &str) -> Shown {
-    let bare = |text: &str| {
-        text.chars()
-            .filter(|c| !c.is_whitespace())
-            .collect::<String>()
-    };
-    let note = sent.starts_with(NOTE_START);
-    let (shown, sent) = (bare(shown), bare(sent));
-    // A message that went as a file shows its note beside the file's chip, whose name some
-    // sites draw as text: the note names a file unique to its message, so holding it is enough.
-    if shown == sent || note && shown.contains(&sent) {
-        return Shown::Same;
-    }
-    let mut start = shown.as_str();
-    loop {
-        let cut = ["Showmore", "Showless", "Readmore", "Seemore", "…", "..."]
-            .iter()
-            .find_map(|mark| {
-                start
-                    .get(start.len().saturating_sub(mark.len())..)
-                    .filter(|tail| tail.eq_ignore_ascii_case(mark))
-                    .map(|_| &start[..start.len() - mark.len()])
-            });
-        match cut {
-            Some(rest) => start = rest,
-            None => break,
-        }
-    }
-    if start.chars().count() >= SHORTENED_MIN && start.len() < sent.len() && sent.starts_with(start)
-    {
-        Shown::Shortened
-    } else {
-        Shown::Different
-    }
-}
-
 fn short(text: &str) -> String {
     text.chars().take(60).collect()
 }
@@ -644,45 +571,6 @@ fn short(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Resuming compares notes written by an earlier run: the name must not change between
-    /// runs or versions, and differ between messages.
-    #[test]
-    fn an_attachment_name_is_stable_and_unique_to_its_message() {
-        // FNV-1a 64 of "hello" is a430d84680aabd0b; the name keeps its low 32 bits.
-        assert_eq!(attachment_name("hello"), "keyless-message-80aabd0b.txt");
-        assert_ne!(attachment_name("hello"), attachment_name("hellp"));
-        assert!(attachment_note("hello").contains(&attachment_name("hello")));
-        // A turn showing the note beside its chip's name (or the file's text) holds it.
-        let note = attachment_note("hello");
-        let turn = format!("keyless-message-80aabd0b.txt\n{note}\n[attachment]\nhello");
-        assert_eq!(shown_as(&turn, &note), Shown::Same);
-        assert_eq!(shown_as(&turn, &attachment_note("other")), Shown::Different);
-    }
-
-    #[test]
-    fn a_user_turn_reads_as_the_message_whitespace_and_shortening_aside() {
-        let sent = format!("first line\n\n  indented\n{}", "x".repeat(400));
-        assert_eq!(shown_as(&sent, &sent), Shown::Same);
-        // A paragraph per line: textContent has no line breaks at all.
-        let paragraphs = sent.replace('\n', "");
-        assert_eq!(shown_as(&paragraphs, &sent), Shown::Same);
-        let cut: String = sent.chars().take(300).collect();
-        assert_eq!(
-            shown_as(&format!("{cut}… Show more"), &sent),
-            Shown::Shortened
-        );
-        assert_eq!(shown_as(&format!("{cut}..."), &sent), Shown::Shortened);
-        // Too short a start proves nothing; another text, or one longer than sent, is different.
-        assert_eq!(shown_as("first line…", &sent), Shown::Different);
-        assert_eq!(shown_as("pasted.txt", &sent), Shown::Different);
-        assert_eq!(shown_as(&format!("{sent}y"), &sent), Shown::Different);
-        let other = sent.replace("first", "second");
-        assert_eq!(
-            shown_as(&format!("{}…", &other[..300]), &sent),
-            Shown::Different
-        );
-    }
 
     #[test]
     fn chunks_cut_before_line_breaks_and_keep_every_byte() {
