@@ -109,6 +109,7 @@ catalog! {
     GitFailure = "KA_GIT_FAILURE", PolicyGit, "a git command failed";
     GitNotInstalled = "KA_GIT_NOT_INSTALLED", PolicyGit, "git is not installed (workspace not a repo, Git.AutoInit needs it)";
     GitInitFailed = "KA_GIT_INIT_FAILED", PolicyGit, "automatic repository initialization failed";
+    SandboxDenied = "KA_SANDBOX_DENIED", PolicyGit, "the sandbox refused what a command tried (a write outside the workspace, a protected path, the network); a change to a protected path was undone";
 
     BrowserConnectionFailed = "KA_BROWSER_CONNECTION_FAILED", ChatBrowser, "cannot attach to / launch Chrome";
     SelectorNotFound = "KA_SELECTOR_NOT_FOUND", ChatBrowser, "a required selector did not match";
@@ -126,6 +127,7 @@ catalog! {
     SnapshotMissing = "KA_SNAPSHOT_MISSING", ConfigInternal, "a snapshot script or its output is missing";
     SnapshotRunFailed = "KA_SNAPSHOT_RUN_FAILED", ConfigInternal, "a snapshot script run failed";
     SessionNotFound = "KA_SESSION_NOT_FOUND", ConfigInternal, "no saved session (expected on first run)";
+    SandboxUnavailable = "KA_SANDBOX_UNAVAILABLE", ConfigInternal, "Auto mode needs a sandbox this machine cannot provide (turn it off explicitly with Sandbox.Mode \"off\")";
     Internal = "KA_INTERNAL", ConfigInternal, "unexpected internal failure (bug guard)";
 }
 

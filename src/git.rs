@@ -318,7 +318,17 @@ fn init(root: &Path) -> Result<(), Failure> {
 fn push(root: &Path, branch: &str) -> Result<String, Failure> {
     let git = git_program()?;
     let mut command = Command::new(git);
-    command.args(["push", "-u", "origin", branch]);
+    // keyless's own push runs outside the sandbox, so it runs no hook: a pre-push hook is a
+    // program someone put in the repository, and keyless did not choose to run it.
+    command.args([
+        "-c",
+        "core.hooksPath=/dev/null",
+        "push",
+        "--no-verify",
+        "-u",
+        "origin",
+        branch,
+    ]);
     let run = crate::exec::run_command(command, root, PUSH_TIMEOUT, GIT_OUTPUT_CHARS)
         .map_err(|e| Failure::new(Code::GitFailure, format!("git push could not start: {e}")))?;
     if run.timed_out {

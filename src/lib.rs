@@ -14,5 +14,6 @@ pub mod exit;
 pub mod git;
 pub mod policy;
 pub mod protocol;
+pub mod redact;
 pub mod turn;
 pub mod workspace;

@@ -33,7 +33,12 @@ impl Host for Scripted {
         self.asked_to_confirm.push(confirmation.action.clone());
         self.approvals.pop_front().unwrap_or(false)
     }
-    fn run_command(&mut self, cmd: &str, _: std::time::Duration) -> Outcome {
+    fn run_command(
+        &mut self,
+        cmd: &str,
+        _: std::time::Duration,
+        _: keyless::config::Mode,
+    ) -> Outcome {
         self.ran.push(cmd.to_string());
         if cmd.contains("fail") {
             // The code is irrelevant to the batch rules; the real runner's codes are tested

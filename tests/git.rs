@@ -251,3 +251,31 @@ fn a_detached_head_is_a_git_failure() {
     assert_eq!(failure.code, Code::GitFailure);
     assert!(failure.reason.contains("detached"));
 }
+
+#[test]
+fn commit_and_push_run_no_hook_of_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, remote) = repo_with_remote(dir.path());
+    let marker = dir.path().join("hook-ran");
+    for hook in ["pre-commit", "commit-msg", "post-commit", "pre-push"] {
+        let path = ws.join(".git/hooks").join(hook);
+        fs::write(
+            &path,
+            format!("#!/bin/sh\necho {hook} >> '{}'\n", marker.display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = apply(&ws, COMMIT);
+    assert!(out.contains("| pushed: origin"), "{out}");
+    assert!(
+        !marker.exists(),
+        "a hook ran: {:?}",
+        fs::read_to_string(&marker)
+    );
+    assert_eq!(
+        git(&remote, &["log", "-1", "--format=%s", "work"]),
+        "Add new.rs, drop the README"
+    );
+}

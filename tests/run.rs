@@ -63,3 +63,58 @@ fn run_without_a_site_says_how_to_choose_one() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --site NAME"));
 }
+
+#[test]
+fn no_secret_reaches_the_chat_or_the_transcript() {
+    const TOKEN: &str = "ghp_Rk4vT9mQ2xLw7NpZ3cY8hJ5dF1sA6eGu0iOb";
+    const DOTENV: &str = "sk-proj-Hq3Kv8Lm2Xr9Tn4Wc7Yz1Hd6Fg5Js0Pa3Qe8Ru";
+    let chat = LocalChat::start(Script::replies([
+        "```\n@@readfile .env\n@@end\n@@runcommand\n<<<CMD\nprintenv GITHUB_TOKEN; cat .env; echo done-reading\nCMD>>>\n@@end\n@@eof\n```",
+        "```\n@@done\n<<<MSG\nRead the settings.\nMSG>>>\n@@end\n@@eof\n```",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join(".env"), format!("OPENAI_API_KEY={DOTENV}\n")).unwrap();
+    std::fs::write(
+        ws.path().join("show-token.sh"),
+        format!("echo token {TOKEN}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join("keyless.json"),
+        "{ \"Snapshot\": { \"Scripts\": [\"show-token.sh\"] } }\n",
+    )
+    .unwrap();
+    let out = keyless_on(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "--mode", "auto", "Read .env"],
+    )
+    .env("GITHUB_TOKEN", TOKEN)
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2);
+    assert!(
+        received[0].contains("token [redacted: "),
+        "the snapshot script's output: {}",
+        received[0]
+    );
+    assert!(received[1].contains("done-reading"), "{}", received[1]);
+    assert!(received[1].contains("[redacted: "), "{}", received[1]);
+    assert!(received[1].contains("keyless redacted"), "{}", received[1]);
+    let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
+    for text in received
+        .iter()
+        .map(String::as_str)
+        .chain([transcript.as_str()])
+    {
+        assert!(!text.contains(TOKEN), "{text}");
+        assert!(!text.contains(DOTENV), "{text}");
+    }
+}

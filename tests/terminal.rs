@@ -93,3 +93,23 @@ fn ask_is_answered_at_the_terminal() {
     );
     assert!(out.contains("<<<ANSWER\n8080\nANSWER>>>"), "{out}");
 }
+
+#[test]
+fn a_sandbox_refusal_in_ask_mode_is_offered_once_outside_the_sandbox() {
+    let (dir, ws) = workspace();
+    let outside = dir.path().join("outside");
+    // `sort -o` is Risky, so the first answer approves running it at all; the sandbox then
+    // refuses the write outside the workspace, and the second answer is about leaving it.
+    fs::write(ws.join("list.txt"), "b\na\n").unwrap();
+    let cmd = format!("sort -o {} list.txt", outside.display());
+    let out = at_terminal(&ws, &(run(&cmd) + NEXT), &["y", "n"]);
+    assert!(
+        out.contains("run again without the sandbox? [y/N]"),
+        "{out}"
+    );
+    assert!(out.contains("code: KA_SANDBOX_DENIED"), "{out}");
+    assert!(!outside.exists());
+    let out = at_terminal(&ws, &(run(&cmd) + NEXT), &["y", "y"]);
+    assert!(out.contains("sandbox: off (you allowed it)"), "{out}");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "a\nb\n", "{out}");
+}

@@ -27,7 +27,12 @@ impl Host for Approve {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         true
     }
-    fn run_command(&mut self, _: &str, _: std::time::Duration) -> Outcome {
+    fn run_command(
+        &mut self,
+        _: &str,
+        _: std::time::Duration,
+        _: keyless::config::Mode,
+    ) -> Outcome {
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {

@@ -14,6 +14,7 @@ use crate::catalog::{Code, Failure};
 use crate::config::{FailureMode, Limits, Mode, Pace};
 use crate::policy::{self, Approval, Lists, Tier};
 use crate::protocol::{Command, CommandKind, OnError, Script};
+use crate::redact::Redactor;
 use crate::workspace::Workspace;
 use crate::workspace::backup::Backup;
 use crate::workspace::ops::FileOutcome;
@@ -36,6 +37,9 @@ pub struct Settings {
     /// Settings of the repository's own git configuration that would make read-only git
     /// commands run programs; such commands are then Risky.
     pub git_hazards: Vec<String>,
+    /// Takes secrets out of every result before it is reported (Secrets.Redact); `None` when
+    /// the user turned redaction off.
+    pub redactor: Option<Redactor>,
 }
 
 impl Default for Settings {
@@ -50,6 +54,7 @@ impl Default for Settings {
             max_timeout: MAX_TIMEOUT,
             missing_tools: Vec::new(),
             git_hazards: Vec::new(),
+            redactor: Some(Redactor::default()),
         }
     }
 }
@@ -70,8 +75,20 @@ impl Settings {
             max_timeout: Duration::from_secs(config.commands.max_timeout_seconds),
             missing_tools: Vec::new(),
             git_hazards: Vec::new(),
+            redactor: config
+                .secrets
+                .redact
+                .then(|| Redactor::new(secret_env_values(), config.secrets.allow.clone())),
         }
     }
+}
+
+/// The values of this process's environment variables whose names mark them as secret: masked
+/// wherever they appear in what keyless reports.
+pub fn secret_env_values() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(name, _)| crate::redact::is_secret_env_name(name))
+        .collect()
 }
 
 /// A command's timeout when neither it nor the configuration says otherwise: long enough for a
@@ -137,10 +154,12 @@ pub trait Host {
     fn ask(&mut self, question: &str) -> Option<String>;
     /// Asks the user to approve an action; `false` when declined or nobody can answer.
     fn confirm(&mut self, confirmation: &Confirmation) -> bool;
-    /// Runs an approved `@@runcommand` line within `timeout`.
-    fn run_command(&mut self, cmd: &str, timeout: Duration) -> Outcome;
+    /// Runs an approved `@@runcommand` line within `timeout`, contained as `mode` has it.
+    fn run_command(&mut self, cmd: &str, timeout: Duration, mode: Mode) -> Outcome;
     /// Carries out a `@@commit`.
     fn commit(&mut self, message: &str) -> Outcome;
+    /// The batch is over (its temporary folder can go).
+    fn batch_finished(&mut self) {}
 }
 
 /// The result of one executed command.
@@ -181,6 +200,8 @@ pub struct Report {
     pub results: Vec<CommandResult>,
     pub skipped: Vec<Skipped>,
     pub done: Done,
+    /// Secrets taken out of the results.
+    pub redacted: usize,
 }
 
 impl Report {
@@ -261,6 +282,7 @@ pub fn execute_observed(
         results: Vec::new(),
         skipped: Vec::new(),
         done: Done::NotRequested,
+        redacted: 0,
     };
     let mut counted = 0;
     let mut stopped_at: Option<usize> = None;
@@ -318,7 +340,10 @@ pub fn execute_observed(
             kind,
             label: &label,
         });
-        let (outcome, on_error) = run_one(command, ws, backup, host, settings);
+        let (mut outcome, on_error) = run_one(command, ws, backup, host, settings);
+        if let Some(redactor) = &settings.redactor {
+            report.redacted += redact_outcome(&mut outcome, redactor);
+        }
         if let Some(failure) = &outcome.error {
             cancelled |= failure.code == Code::Cancelled;
             first_failure.get_or_insert(block.index);
@@ -344,7 +369,30 @@ pub fn execute_observed(
         on_step(Step::Finished(&result));
         report.results.push(result);
     }
+    host.batch_finished();
     report
+}
+
+/// Takes secrets out of everything a result shows (the reason, the lines, the output); returns
+/// how many were replaced.
+fn redact_outcome(outcome: &mut Outcome, redactor: &Redactor) -> usize {
+    let mut count = 0;
+    let mut clean = |text: &mut String| {
+        let redacted = redactor.redact(text);
+        if redacted.count > 0 {
+            count += redacted.count;
+            *text = redacted.text;
+        }
+    };
+    if let Some(failure) = &mut outcome.error {
+        clean(&mut failure.reason);
+    }
+    outcome.lines.iter_mut().for_each(&mut clean);
+    outcome.details.iter_mut().for_each(&mut clean);
+    if let Some((_, text)) = &mut outcome.block {
+        clean(text);
+    }
+    count
 }
 
 fn skip(skipped: &mut Vec<Skipped>, reason: String, command: (usize, CommandKind, String)) {
@@ -488,7 +536,7 @@ fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Set
             ),
         );
     }
-    let mut outcome = host.run_command(cmd, timeout);
+    let mut outcome = host.run_command(cmd, timeout, settings.mode);
     outcome.details.insert(0, tier_detail);
     outcome.read_only = tier == Tier::ReadOnly;
     outcome

@@ -22,6 +22,12 @@ pub fn render(report: &Report) -> String {
         push_head(&mut out, i + 1, report.total, &head);
         out.push_str(&outcome_text(&result.outcome));
     }
+    if report.redacted > 0 {
+        out.push_str(&format!(
+            "--- keyless redacted {} secret(s) from these results: each shows as [redacted: kind] ---\n",
+            report.redacted
+        ));
+    }
     closing(&mut out, &report.skipped, &report.done);
     out
 }

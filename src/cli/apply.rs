@@ -50,7 +50,12 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     };
     let parsed = parse(&reply, &config.limits);
     let Some(script) = parsed.script else {
-        print!("{}", format_error(&parsed.diagnostics, parsed.truncated));
+        // The format error echoes parts of the reply: it passes the redactor too.
+        let message = format_error(&parsed.diagnostics, parsed.truncated);
+        match crate::batch::Settings::from_config(&config).redactor {
+            Some(redactor) => print!("{}", redactor.redact(&message).text),
+            None => print!("{message}"),
+        }
         return Status::Rejected;
     };
     let (ws, _claim) = match open_workspace(shared, "apply") {
@@ -62,6 +67,9 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         _ => "keyless apply (standard input)".to_string(),
     };
     let settings = super::batch_settings(&config, shared, ws.root());
+    if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "apply") {
+        return status;
+    }
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
     let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);

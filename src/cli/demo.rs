@@ -116,6 +116,7 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
         rules,
         turn: 1,
     };
+    let sandbox = crate::exec::sandbox::Sandbox::new(&root, &Default::default());
     let mut host = TerminalHost::new(
         root.clone(),
         settings.limits.max_command_output_chars,
@@ -124,6 +125,7 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
             ..GitSettings::default()
         },
         None,
+        sandbox,
     );
     let stop = turn::run(
         task,

@@ -54,6 +54,8 @@ struct Report {
     problems: Vec<String>,
     /// Where a sketch of the page was saved, when there were problems.
     sketch: Option<String>,
+    /// What contains the model's commands on this machine.
+    sandbox: String,
 }
 
 pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
@@ -84,6 +86,15 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         inserts: None,
         problems: Vec::new(),
         sketch: None,
+        sandbox: {
+            let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
+            let config =
+                crate::config::file::load(shared.config.as_deref(), &root).unwrap_or_default();
+            let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
+            crate::exec::sandbox::Sandbox::new(&root, &config.sandbox)
+                .containment(mode)
+                .line()
+        },
     };
     if let Some(driver) = driver.as_mut() {
         for key in KEYS {
@@ -334,6 +345,7 @@ fn print_text(report: &Report) {
             );
         }
     }
+    println!("  {}", report.sandbox);
     for p in &report.problems {
         println!("problem: {p}");
     }

@@ -55,6 +55,9 @@ pub fn run(shared: &Shared) -> Status {
         Err(status) => return status,
     };
     let mut settings = super::batch_settings(&config, shared, ws.root());
+    if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "interactive") {
+        return status;
+    }
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
     options.sketches = Some(ws.root().join(".agent").join("logs"));
@@ -136,7 +139,12 @@ pub fn run(shared: &Shared) -> Status {
                 Err(f) => println!("{}: {}", f.code, f.reason),
             },
             "/mode" => {
+                let was = settings.mode;
                 choose::<super::Mode, _>(words.next(), &mut settings.mode, "/mode");
+                if super::sandbox_allows(&config, ws.root(), settings.mode, "interactive").is_err()
+                {
+                    settings.mode = was;
+                }
                 println!("Mode: {}.", settings.mode.name());
             }
             "/pace" => {
@@ -164,8 +172,7 @@ pub fn run(shared: &Shared) -> Status {
                             line,
                             ws.root(),
                             &config,
-                            &settings.limits,
-                            settings.pace,
+                            &settings,
                             "interactive",
                         );
                         chat_rules = Some(rules.clone());

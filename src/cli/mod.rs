@@ -328,6 +328,28 @@ fn batch_settings(
     settings
 }
 
+/// Refuses a mode the machine cannot contain (Auto without a sandbox); prints why.
+fn sandbox_allows(
+    config: &crate::config::Config,
+    root: &std::path::Path,
+    mode: crate::config::Mode,
+    command: &str,
+) -> Result<(), Status> {
+    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    sandbox.check_mode(mode).map_err(|f| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    })?;
+    let containment = sandbox.containment(mode);
+    if containment.landlock_abi.is_none() && !sandbox.is_off() {
+        eprintln!(
+            "keyless {command}: warning: the model's commands cannot be contained here ({}); the command policy is the only guard",
+            containment.missing.join("; ")
+        );
+    }
+    Ok(())
+}
+
 /// The first message for `task` in `root`: the environment snapshot (the user's scripts
 /// included; their problems are printed as warnings, and the snapshot goes on without them),
 /// the rules, the limits and the pace.
@@ -335,19 +357,25 @@ fn first_message(
     task: &str,
     root: &std::path::Path,
     config: &crate::config::Config,
-    limits: &crate::config::Limits,
-    pace: crate::config::Pace,
+    settings: &crate::batch::Settings,
     command: &str,
 ) -> String {
     let shell = config.commands.shell.as_deref();
     let mut snapshot = crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell);
+    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    snapshot.sandbox = Some(sandbox.containment(settings.mode));
     for warning in snapshot.run_scripts(root, &config.snapshot.scripts) {
         eprintln!(
             "keyless {command}: {}: {} (the snapshot goes on without it)",
             warning.code, warning.reason
         );
     }
-    crate::turn::prompt::first_message(task, limits, pace, &snapshot)
+    let message =
+        crate::turn::prompt::first_message(task, &settings.limits, settings.pace, &snapshot);
+    match &settings.redactor {
+        Some(redactor) => redactor.redact(&message).text,
+        None => message,
+    }
 }
 
 /// Starts the chat driver; a failure is printed with its code and ends the command.

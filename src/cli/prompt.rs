@@ -10,7 +10,7 @@ pub fn run(task: &str, shared: &Shared) -> Status {
         Err(status) => return status,
     };
     let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
-    let pace = shared.pace.map(Into::into).unwrap_or(config.agent.pace);
+    let settings = super::batch_settings(&config, shared, &root);
     let task = if task.trim().is_empty() {
         "(the task goes here)"
     } else {
@@ -18,7 +18,7 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     };
     print!(
         "{}",
-        super::first_message(task, &root, &config, &config.limits, pace, "prompt")
+        super::first_message(task, &root, &config, &settings, "prompt")
     );
     Status::Success
 }

@@ -24,6 +24,9 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         Err(status) => return status,
     };
     let settings = super::batch_settings(&config, shared, ws.root());
+    if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "run") {
+        return status;
+    }
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
     options.sketches = Some(ws.root().join(".agent").join("logs"));
@@ -63,14 +66,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         }
         saved => {
             let task = task.unwrap_or_default();
-            let rules = super::first_message(
-                task,
-                ws.root(),
-                &config,
-                &settings.limits,
-                settings.pace,
-                "run",
-            );
+            let rules = super::first_message(task, ws.root(), &config, &settings, "run");
             let (has_rules, next_turn) = match &saved {
                 Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
                 _ => (false, 1),

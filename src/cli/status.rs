@@ -27,6 +27,8 @@ struct Report {
     undo: Option<(u64, usize)>,
     /// The batch folders kept in `.agent/backups/` and their size in bytes.
     backups: (usize, u64),
+    /// What contains the model's commands here, in the configured mode.
+    sandbox: String,
 }
 
 pub fn run(shared: &Shared, json: bool) -> Status {
@@ -71,6 +73,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         running_pid: crate::claim::holder(&ws.root().join(".agent").join("keyless.pid")),
         undo,
         backups: backup::usage(&ws),
+        sandbox: sandbox_line(shared, ws.root()),
     };
     if json {
         println!(
@@ -83,8 +86,23 @@ pub fn run(shared: &Shared, json: bool) -> Status {
     Status::Success
 }
 
+/// The containment line for the configured mode (the configuration's own error, if any, is
+/// left to the commands that need it: status still reports).
+fn sandbox_line(shared: &Shared, root: &std::path::Path) -> String {
+    let config = crate::config::file::load(shared.config.as_deref(), root).unwrap_or_default();
+    let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
+    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    format!(
+        "{} (mode {})",
+        sandbox.containment(mode).line(),
+        mode.name()
+    )
+}
+
 fn text(report: &Report) -> String {
     let mut out = format!("workspace: {}\n", report.workspace);
+    out.push_str(&report.sandbox);
+    out.push('\n');
     if let Some(pid) = report.running_pid {
         out.push_str(&format!("now: a keyless (process {pid}) is working here\n"));
     }

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use crate::batch::{self, Confirmation, Host, Outcome};
 use crate::catalog::{Code, Failure};
+use crate::config::Mode;
+use crate::exec::sandbox::{Refusal, Sandbox};
 use crate::git::{self, GitSettings};
 
 pub struct TerminalHost {
@@ -18,6 +20,7 @@ pub struct TerminalHost {
     max_output_chars: usize,
     git: GitSettings,
     shell: Option<String>,
+    sandbox: Sandbox,
     /// Actions the user approved with "always" for this session.
     always: HashSet<String>,
 }
@@ -30,6 +33,7 @@ impl TerminalHost {
         max_output_chars: usize,
         git: GitSettings,
         shell: Option<String>,
+        sandbox: Sandbox,
     ) -> TerminalHost {
         TerminalHost {
             interactive: std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
@@ -37,6 +41,7 @@ impl TerminalHost {
             max_output_chars,
             git,
             shell,
+            sandbox,
             always: HashSet::new(),
         }
     }
@@ -47,11 +52,39 @@ impl TerminalHost {
         settings: &crate::batch::Settings,
         config: &crate::config::Config,
     ) -> TerminalHost {
+        let sandbox = Sandbox::new(&root, &config.sandbox);
         TerminalHost::new(
             root,
             settings.limits.max_command_output_chars,
             config.git.clone(),
             config.commands.shell.clone(),
+            sandbox,
+        )
+    }
+
+    /// Runs a prepared command and turns it into a result.
+    fn spawn(&self, command: std::process::Command, timeout: Duration) -> Outcome {
+        match crate::exec::run_command(command, &self.root, timeout, self.max_output_chars) {
+            Ok(run) => batch::command_outcome(&run, timeout),
+            Err(e) => Outcome::failed(Failure::new(
+                Code::CommandFailed,
+                format!("the shell could not be started: {e}"),
+            )),
+        }
+    }
+
+    /// A yes/no question with no "always": declined without a terminal, and on anything but yes.
+    fn confirm_once(&self, confirmation: &Confirmation) -> bool {
+        let answer = self.prompt(&format!(
+            "{}\n  the sandbox refused it: {}\nrun again without the sandbox? [y/N]: ",
+            confirmation.action, confirmation.reason
+        ));
+        matches!(
+            answer
+                .as_deref()
+                .map(|a| a.trim().to_ascii_lowercase())
+                .as_deref(),
+            Some("y" | "yes")
         )
     }
 
@@ -105,24 +138,64 @@ impl Host for TerminalHost {
         }
     }
 
-    fn run_command(&mut self, cmd: &str, timeout: Duration) -> Outcome {
+    fn run_command(&mut self, cmd: &str, timeout: Duration, mode: Mode) -> Outcome {
         if !super::progress::quiet() {
             eprintln!(
                 "keyless: running {}",
                 cmd.lines().next().unwrap_or_default()
             );
         }
-        let shell = self.shell.as_deref();
-        match crate::exec::run_with_shell(cmd, shell, &self.root, timeout, self.max_output_chars) {
-            Ok(run) => batch::command_outcome(&run, timeout),
-            Err(e) => Outcome::failed(Failure::new(
-                Code::CommandFailed,
-                format!("the shell could not be started: {e}"),
-            )),
-        }
+        let (program, flag) = crate::exec::shell_program(self.shell.as_deref());
+        let args = [flag, cmd];
+        let (command, contained) = match self.sandbox.command(mode, &program, &args) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                return Outcome::failed(Failure::new(
+                    Code::SandboxUnavailable,
+                    format!("the sandbox could not be set up, so the command was not started: {e}"),
+                ));
+            }
+        };
+        let mut outcome = self.spawn(command, timeout);
+        let failed = outcome.error.is_some();
+        let output = outcome
+            .block
+            .as_ref()
+            .map(|(_, t)| t.as_str())
+            .unwrap_or_default();
+        let failure = match contained.finish(failed, output) {
+            None => return outcome,
+            Some(Refusal::Noted(note)) => {
+                outcome.lines.push(note);
+                return outcome;
+            }
+            Some(Refusal::Tampered(failure)) => failure,
+            Some(Refusal::Refused(failure)) => {
+                let question = Confirmation {
+                    action: format!("run again without the sandbox: {}", cmd.trim()),
+                    reason: failure.reason.clone(),
+                    tier: None,
+                };
+                if mode == Mode::Ask && self.confirm_once(&question) {
+                    let command = self.sandbox.unconfined(&program, &args);
+                    let mut again = self.spawn(command, timeout);
+                    again
+                        .details
+                        .push("sandbox: off (you allowed it)".to_string());
+                    return again;
+                }
+                failure
+            }
+        };
+        outcome.error = Some(failure);
+        outcome
     }
 
     fn commit(&mut self, message: &str) -> Outcome {
         batch::commit_outcome(git::commit(&self.root, message, &self.git))
+    }
+
+    fn batch_finished(&mut self) {
+        self.sandbox.batch_finished();
     }
 }

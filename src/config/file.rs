@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Config, FailureMode, Mode, Pace};
+use super::{Config, FailureMode, Mode, Pace, SandboxMode};
 use crate::catalog::{Code, Failure};
 
 /// The file's name in a workspace and in the user's config folder.
@@ -155,7 +155,7 @@ pub fn parse(text: &str) -> Result<Config, Failure> {
 }
 
 /// Every section and its keys.
-pub const SECTIONS: [(&str, &[&str]); 6] = [
+pub const SECTIONS: [(&str, &[&str]); 8] = [
     ("Agent", &["Pace", "Mode", "Site"]),
     (
         "Limits",
@@ -193,6 +193,18 @@ pub const SECTIONS: [(&str, &[&str]); 6] = [
         ],
     ),
     ("Snapshot", &["Tools", "Scripts"]),
+    (
+        "Sandbox",
+        &[
+            "Mode",
+            "Network",
+            "WritablePaths",
+            "HiddenPaths",
+            "HiddenEnv",
+            "PassEnv",
+        ],
+    ),
+    ("Secrets", &["Redact", "Allow"]),
 ];
 
 fn validation(reason: String) -> Failure {
@@ -255,6 +267,27 @@ fn strings(name: &str, value: &Value) -> Result<Vec<String>, Failure> {
                 .filter(|s| !s.trim().is_empty())
                 .map(str::to_string)
                 .ok_or_else(bad)
+        })
+        .collect()
+}
+
+/// A list of absolute paths (`~/` names the home folder).
+fn paths(name: &str, value: &Value) -> Result<Vec<PathBuf>, Failure> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    strings(name, value)?
+        .into_iter()
+        .map(|s| {
+            let path = match (s.strip_prefix("~/"), &home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => PathBuf::from(&s),
+            };
+            if path.is_absolute() {
+                Ok(path)
+            } else {
+                Err(validation(format!(
+                    "{name} holds {s:?}; each entry must be an absolute path or start with ~/"
+                )))
+            }
         })
         .collect()
 }
@@ -380,6 +413,20 @@ fn set(
                 _ => strings(n, value)?,
             }
         }
+        ("Sandbox", "Mode") => {
+            config.sandbox.mode = choice(
+                n,
+                value,
+                &[("on", SandboxMode::On), ("off", SandboxMode::Off)],
+            )?
+        }
+        ("Sandbox", "Network") => config.sandbox.network = Some(boolean(n, value)?),
+        ("Sandbox", "WritablePaths") => config.sandbox.writable_paths = paths(n, value)?,
+        ("Sandbox", "HiddenPaths") => config.sandbox.hidden_paths = paths(n, value)?,
+        ("Sandbox", "HiddenEnv") => config.sandbox.hidden_env = strings(n, value)?,
+        ("Sandbox", "PassEnv") => config.sandbox.pass_env = strings(n, value)?,
+        ("Secrets", "Redact") => config.secrets.redact = boolean(n, value)?,
+        ("Secrets", "Allow") => config.secrets.allow = strings(n, value)?,
         _ => {
             return Err(Failure::new(
                 Code::Internal,

@@ -16,6 +16,8 @@ pub struct Config {
     pub git: GitSettings,
     pub browser: BrowserConfig,
     pub snapshot: SnapshotConfig,
+    pub sandbox: SandboxConfig,
+    pub secrets: SecretsConfig,
     /// The file it came from, if any.
     pub source: Option<PathBuf>,
 }
@@ -100,6 +102,54 @@ impl Default for SnapshotConfig {
                 .map(|t| t.to_string())
                 .collect(),
             scripts: Vec::new(),
+        }
+    }
+}
+
+/// The `Sandbox` section: what the model's commands can reach (see `docs/sandbox.md`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SandboxConfig {
+    pub mode: SandboxMode,
+    /// Network for the model's commands; `None`: on in Ask mode, off in AutoSafe and Auto.
+    pub network: Option<bool>,
+    /// Folders (or files) the model's commands may write besides the workspace, the batch's
+    /// temporary folder and the build caches.
+    pub writable_paths: Vec<PathBuf>,
+    /// Secret stores masked (shown empty) besides the built-in ones.
+    pub hidden_paths: Vec<PathBuf>,
+    /// Environment variables never given to the model's commands besides those whose names
+    /// mark them as secret.
+    pub hidden_env: Vec<String>,
+    /// Environment variables given to the model's commands although their names mark them as
+    /// secret.
+    pub pass_env: Vec<String>,
+}
+
+/// Sandbox.Mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SandboxMode {
+    /// Every command the model runs is contained as far as the platform allows.
+    #[default]
+    On,
+    /// No containment (the user's explicit choice; the environment is still filtered).
+    Off,
+}
+
+/// The `Secrets` section: what keyless keeps out of everything it sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SecretsConfig {
+    /// Replace secrets by `[redacted: kind]` in everything sent to the chat or written to the
+    /// transcript.
+    pub redact: bool,
+    /// Literal strings that are never redacted.
+    pub allow: Vec<String>,
+}
+
+impl Default for SecretsConfig {
+    fn default() -> Self {
+        SecretsConfig {
+            redact: true,
+            allow: Vec::new(),
         }
     }
 }

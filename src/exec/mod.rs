@@ -6,6 +6,7 @@
 //! aside, which `git.rs` runs the same way through [`run`]).
 
 pub mod capture;
+pub mod sandbox;
 pub mod snapshot;
 
 use std::io::Read;
@@ -79,6 +80,15 @@ pub fn run_with_shell(
     timeout: Duration,
     max_output_chars: usize,
 ) -> std::io::Result<Run> {
+    let (shell, flag) = shell_program(shell);
+    let mut command = Command::new(shell);
+    command.arg(flag).arg(line);
+    run_command(command, cwd, timeout, max_output_chars)
+}
+
+/// The program and flag that run a command line: `shell` (Commands.Shell) or the platform's,
+/// with `-c`, or `/C` for `cmd`.
+pub fn shell_program(shell: Option<&str>) -> (String, &'static str) {
     let default = if cfg!(windows) { "cmd" } else { "sh" };
     let shell = shell.unwrap_or(default);
     let name = shell
@@ -91,9 +101,7 @@ pub fn run_with_shell(
     } else {
         "-c"
     };
-    let mut command = Command::new(shell);
-    command.arg(flag).arg(line);
-    run_command(command, cwd, timeout, max_output_chars)
+    (shell.to_string(), flag)
 }
 
 /// Runs a prepared command the same way (used for `git push`).

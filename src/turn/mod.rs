@@ -189,7 +189,7 @@ impl<'w> Turn<'w> {
         Turn {
             ws,
             settings,
-            recorder: Recorder::new(ws),
+            recorder: Recorder::new(ws).redacting(settings.redactor.clone()),
             session,
             fresh_chat: false,
             new_chats: 0,
@@ -354,6 +354,16 @@ impl<'w> Turn<'w> {
         driver: &mut dyn ChatDriver,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<(), Failure> {
+        // The last door out: whatever the message holds (results, a snapshot, an echo of the
+        // reply in a format error), no secret passes it, nor reaches the transcript.
+        let redacted;
+        let message = match &self.settings.redactor {
+            Some(redactor) => {
+                redacted = redactor.redact(message).text;
+                redacted.as_str()
+            }
+            None => message,
+        };
         on_event(Event::Sending {
             chars: message.chars().count(),
             what,

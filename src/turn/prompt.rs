@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::config::{Limits, Pace};
+use crate::exec::sandbox::Containment;
 use crate::exec::snapshot::Tool;
 
 /// Entries of the workspace listing shown to the model.
@@ -19,6 +20,8 @@ pub struct Snapshot {
     pub tools: Vec<Tool>,
     /// Output of the user's snapshot scripts: (name, output).
     pub scripts: Vec<(String, String)>,
+    /// What contains the model's commands.
+    pub sandbox: Option<Containment>,
 }
 
 /// How long one snapshot script may run.
@@ -56,6 +59,7 @@ impl Snapshot {
             git_status,
             tools: crate::exec::snapshot::probe(tools, root),
             scripts: Vec::new(),
+            sandbox: None,
         }
     }
 
@@ -229,6 +233,10 @@ Rules:
             .collect();
         out.push_str(&format!("- Tools: {}\n", tools.join("; ")));
     }
+    if let Some(sandbox) = &snapshot.sandbox {
+        out.push_str(&format!("- {}\n", sandbox.line()));
+        out.push_str(&sandbox_rule(sandbox));
+    }
     for (name, output) in &snapshot.scripts {
         out.push_str(&format!("- {name}:\n{output}\n"));
     }
@@ -236,6 +244,17 @@ Rules:
     out.push_str(task.trim());
     out.push('\n');
     out
+}
+
+/// What the model's commands may reach, in the words the model acts on.
+fn sandbox_rule(sandbox: &Containment) -> String {
+    if sandbox.landlock_abi.is_none() {
+        return "- Your commands are not sandboxed on this machine; still, never write outside the workspace.\n".to_string();
+    }
+    format!(
+        "- Your commands run in a sandbox: they may write only inside the workspace, in $TMPDIR and in the build caches; .git, .agent and keyless.json are read-only (commit with @@commit); secret stores such as ~/.ssh read as empty and secret environment variables are not set; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
+        if sandbox.network { "on" } else { "off" }
+    )
 }
 
 #[cfg(test)]

@@ -95,6 +95,8 @@ pub fn read_journal(ws: &Workspace, batch: u64) -> Vec<JournalLine> {
 pub struct Recorder<'w> {
     ws: &'w Workspace,
     warned: bool,
+    /// Takes secrets out of every transcript entry (Secrets.Redact).
+    redactor: Option<crate::redact::Redactor>,
 }
 
 fn now_ms() -> u128 {
@@ -103,9 +105,38 @@ fn now_ms() -> u128 {
         .map_or(0, |d| d.as_millis())
 }
 
+/// Redacts every string inside `value` (the model's replies too: what keyless keeps on disk holds
+/// no secret either).
+fn redact_strings(value: &mut serde_json::Value, redactor: &crate::redact::Redactor) {
+    match value {
+        serde_json::Value::String(text) => {
+            let redacted = redactor.redact(text);
+            if redacted.count > 0 {
+                *text = redacted.text;
+            }
+        }
+        serde_json::Value::Array(items) => {
+            items.iter_mut().for_each(|v| redact_strings(v, redactor));
+        }
+        serde_json::Value::Object(map) => {
+            map.values_mut().for_each(|v| redact_strings(v, redactor));
+        }
+        _ => {}
+    }
+}
+
 impl<'w> Recorder<'w> {
     pub fn new(ws: &'w Workspace) -> Recorder<'w> {
-        Recorder { ws, warned: false }
+        Recorder {
+            ws,
+            warned: false,
+            redactor: None,
+        }
+    }
+
+    /// The same recorder, redacting every transcript entry with `redactor`.
+    pub fn redacting(self, redactor: Option<crate::redact::Redactor>) -> Recorder<'w> {
+        Recorder { redactor, ..self }
     }
 
     fn warn(&mut self, what: &str, e: impl std::fmt::Display) {
@@ -151,7 +182,10 @@ impl<'w> Recorder<'w> {
     }
 
     /// Appends one transcript entry: `kind` and its fields.
-    pub fn entry(&mut self, kind: &str, fields: serde_json::Value) {
+    pub fn entry(&mut self, kind: &str, mut fields: serde_json::Value) {
+        if let Some(redactor) = &self.redactor {
+            redact_strings(&mut fields, redactor);
+        }
         let mut line = serde_json::json!({ "at_ms": now_ms() as u64, "kind": kind });
         if let (Some(map), serde_json::Value::Object(extra)) = (line.as_object_mut(), fields) {
             map.extend(extra);

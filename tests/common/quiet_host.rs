@@ -16,7 +16,7 @@ impl Host for Quiet {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         false
     }
-    fn run_command(&mut self, _: &str, _: Duration) -> Outcome {
+    fn run_command(&mut self, _: &str, _: Duration, _: keyless::config::Mode) -> Outcome {
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {

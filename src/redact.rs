@@ -1,0 +1,1356 @@
+//! Secret redaction: the last gate before anything keyless posts reaches a third party's chat page.
+//!
+//! Everything keyless sends (command output, file contents, the environment snapshot) passes
+//! [`Redactor::redact`], which replaces each secret it recognises with a visible tag such as
+//! `[redacted: github-token]`: the model learns that something was there and what it was, never
+//! the value. It knows secrets two ways:
+//!
+//! - **Known values**: the exact values of environment variables whose names mark them secret
+//!   ([`is_secret_env_name`]), masked wherever they appear as `[redacted: env NAME]`.
+//! - **Built-in rules**: token formats that announce themselves (gitleaks' rule set is the
+//!   reference for which ones matter), and assignments whose key names a secret.
+//!
+//! | kind | what it catches |
+//! |---|---|
+//! | `private-key` | a PEM `-----BEGIN … PRIVATE KEY-----` block through its END line, or to the end of the text when the END line was cut off |
+//! | `jwt` | three base64url parts, the first two starting `eyJ` |
+//! | `anthropic-key` | `sk-ant-api03-…`, `sk-ant-admin01-…` |
+//! | `openai-key` | `sk-…`, `sk-proj-…` (with a digit, so kebab-case words are not keys) |
+//! | `github-token` | `ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_` |
+//! | `gitlab-token` | `glpat-` and GitLab's other documented `gl…-` prefixes, runner registration `GR1348941…` |
+//! | `slack-webhook` | `hooks.slack.com/services/…` (and `workflows`, `triggers`) |
+//! | `slack-token` | `xoxb-`, `xoxp-`, `xoxa-`, `xoxr-`, `xoxs-`, `xoxe-`, `xapp-` |
+//! | `stripe-key` | `sk_live_`, `rk_live_`, `sk_test_`, … and `whsec_` |
+//! | `aws-access-key-id` | `AKIA`, `ASIA`, `ABIA`, `ACCA` + 16 upper-case letters and digits |
+//! | `google-api-key` | `AIza` + 35 |
+//! | `npm-token` | `npm_` + 36 |
+//! | `huggingface-token` | `hf_…`, `api_org_…` |
+//! | `auth-header` | the credential after `Bearer` or `Basic` |
+//! | `url-password` | the password in `scheme://user:PASSWORD@host` (scheme, user and host are kept) |
+//! | `netrc-password` | the value after `password` in `.netrc` form (`machine h login u password p`, or a line of its own) |
+//! | `aws-secret-key` | a 40-character value assigned to an AWS secret key name |
+//! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept) |
+//! | `env NAME` | the value of the secret environment variable NAME |
+//!
+//! What it does not do: it cannot recognise a secret that a command re-encoded (base64, reversed,
+//! split across lines, printed a character at a time). That is why secret environment variables
+//! are never given to the model's processes at all; this module is the second line. It is pure:
+//! no I/O, no environment, no clock; the caller hands it the known values.
+//!
+//! Invariants, each pinned by a test: text without secrets comes out byte for byte; a tag never
+//! matches a rule, so redacting twice changes nothing the second time; every pattern runs on the
+//! `regex` crate, in time linear in the input, so a hostile output cannot stall keyless.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Known values shorter than this are not masked: short values (`true`, `1234`) occur
+/// everywhere by chance, and masking them would garble ordinary output.
+const MIN_KNOWN_CHARS: usize = 8;
+
+/// An unquoted assigned value shorter than this is not taken for a secret: `token: Token`,
+/// `password: &str` and `key = x` are code, and real secrets are longer.
+const MIN_BARE_CHARS: usize = 8;
+
+/// A quoted assigned value shorter than this is not taken for a secret: lexers are full of
+/// `token == "fn"` and `token: "("`.
+const MIN_QUOTED_CHARS: usize = 4;
+
+/// A rejected assignment value no longer than this is searched again for an assignment nested in
+/// it (`token = f(password="…")`); longer ones are skipped, which keeps the search linear.
+const RESCAN_LIMIT: usize = 256;
+
+/// Redaction repeats on its own output until nothing more is found, at most this often: masking
+/// one secret can expose another (a known value glued to an access key id gains a word boundary).
+/// Real text settles in one pass; the cap bounds pathological input.
+const MAX_PASSES: usize = 3;
+
+/// How every tag begins; a quoted value containing it is already redacted.
+const TAG_OPEN: &str = "[redacted: ";
+
+macro_rules! kinds {
+    ($( $variant:ident = $name:literal, )*) => {
+        /// One kind of secret, named in the tag `[redacted: <kind>]`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        enum Kind { $( $variant, )* }
+
+        impl Kind {
+            const ALL: &'static [Kind] = &[ $( Kind::$variant, )* ];
+
+            /// The name in the tag: short, kebab-case, and never itself a match for any rule.
+            fn name(self) -> &'static str {
+                match self { $( Kind::$variant => $name, )* }
+            }
+        }
+    };
+}
+
+kinds! {
+    PrivateKey = "private-key",
+    Jwt = "jwt",
+    AnthropicKey = "anthropic-key",
+    OpenaiKey = "openai-key",
+    GithubToken = "github-token",
+    GitlabToken = "gitlab-token",
+    SlackWebhook = "slack-webhook",
+    SlackToken = "slack-token",
+    StripeKey = "stripe-key",
+    AwsAccessKeyId = "aws-access-key-id",
+    GoogleApiKey = "google-api-key",
+    NpmToken = "npm-token",
+    HuggingfaceToken = "huggingface-token",
+    AuthHeader = "auth-header",
+    UrlPassword = "url-password",
+    NetrcPassword = "netrc-password",
+    AwsSecretKey = "aws-secret-key",
+    SecretValue = "secret-value",
+}
+
+/// A built-in rule: a pattern whose match (or one capture group of it) is the secret.
+struct Rule {
+    kind: Kind,
+    pattern: &'static str,
+    /// The capture group holding the secret; 0 is the whole match.
+    group: usize,
+    /// What the pattern cannot say cheaply.
+    check: fn(&str) -> bool,
+}
+
+impl Rule {
+    /// A rule whose whole match is the secret.
+    const fn new(kind: Kind, pattern: &'static str) -> Rule {
+        Rule {
+            kind,
+            pattern,
+            group: 0,
+            check: |_| true,
+        }
+    }
+}
+
+/// The format rules, in priority order: when two find the same span, the earlier names it.
+/// Each starts with a literal (or has one inside) so that the regex crate skips ordinary text
+/// with a fast literal search. Counts are open-ended (`{36,}`) so a match always ends where the
+/// token's alphabet ends, never inside it.
+#[rustfmt::skip]
+const RULES: &[Rule] = &[
+    Rule::new(Kind::PrivateKey, r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[ \t]*(?:\r?\n|\\n|\z)(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)"),
+    Rule::new(Kind::Jwt, r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    Rule::new(Kind::AnthropicKey, r"(?-u:\b)sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}"),
+    // A digit, so that kebab-case words (`sk-learn-…`) are not keys.
+    Rule { check: has_digit_and_letter, ..Rule::new(Kind::OpenaiKey, r"(?-u:\b)sk-[A-Za-z0-9_-]{20,}") },
+    Rule::new(Kind::GithubToken, r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    Rule::new(Kind::GitlabToken, r"(?-u:\b)(?:gl(?:pat|ptt|rt|cbt|dt|ffct|ft|imt|agent|oas|soat)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{9,})?|GR1348941[A-Za-z0-9_-]{20,})"),
+    Rule::new(Kind::SlackWebhook, r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,}"),
+    Rule::new(Kind::SlackToken, r"(?-u:\b)(?:xox(?:[abprs]|e(?:\.xox[bp])?)|xapp)-[A-Za-z0-9-]{10,}"),
+    Rule::new(Kind::StripeKey, r"(?-u:\b)(?:(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,})"),
+    Rule::new(Kind::AwsAccessKeyId, r"(?-u:\b)(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16,}"),
+    Rule::new(Kind::GoogleApiKey, r"(?-u:\b)AIza[A-Za-z0-9_-]{35,}"),
+    Rule::new(Kind::NpmToken, r"(?-u:\b)npm_[A-Za-z0-9]{36,}"),
+    Rule::new(Kind::HuggingfaceToken, r"(?-u:\b)(?:hf_|api_org_)[A-Za-z0-9]{30,}"),
+    // Prose ("basic understanding…") is lower-case words; credentials are not.
+    Rule {
+        group: 1,
+        check: |credential| credential.bytes().any(|b| b.is_ascii_uppercase() || b.is_ascii_digit()),
+        ..Rule::new(Kind::AuthHeader, r"(?-u:\b)(?i-u:bearer|basic)[ \t]+([A-Za-z0-9._~+/-]{16,}=*)")
+    },
+    // `${DB_PASSWORD}` is a template, not a password.
+    Rule {
+        group: 1,
+        check: |password| !password.starts_with('$'),
+        ..Rule::new(Kind::UrlPassword, r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'`]*:([^\s/@"'`]+)@"#)
+    },
+    // `.netrc`: after `login USER` on a line, or opening a line of its own. A lower-case word
+    // ("password changed") is prose, not a password.
+    Rule {
+        group: 1,
+        check: |password| {
+            password.len() >= 6
+                && !password.starts_with(TAG_OPEN.trim_end())
+                && !password.bytes().all(|b| b.is_ascii_lowercase())
+        },
+        ..Rule::new(Kind::NetrcPassword, r"(?m)(?:^[ \t]*|(?-u:\b)(?:login|account)[ \t]+\S+[ \t]+)(?:password|passwd)[ \t]+(\S+)")
+    },
+];
+
+/// `KEY <sep> VALUE`, where KEY contains a word that may name a secret (the exact decision is
+/// [`is_secret_env_name`]'s) and VALUE is quoted or runs to whitespace. The value is judged in
+/// [`assigned_secret`].
+const ASSIGNMENT: &str = r#"(?x)
+    (?-u:\b)
+    [A-Za-z0-9_.-]*                                     # the key
+        (?i-u:pass|pwd|secret|token|key|credential|cookie|sess|database_?ur|db_?ur)
+        [A-Za-z0-9_.-]*
+    ["']?                                               # the end of a quoted key
+    [\ \t]*(?::=|=>|[:=])[\ \t]*                         # the operator
+    (?:"[^"\r\n]*" | '[^'\r\n]*' | [^\s"'`:][^\s"'`]*)    # the value
+    "#;
+
+/// Something that looks like a tag; [`Redactor::is_own_tag`] decides whether it is one.
+const TAG: &str = r"\[redacted: (?:env )?[A-Za-z0-9_-]+\]";
+
+/// The compiled rules. A pattern that fails to compile is a bug a unit test catches; at run
+/// time it is left out rather than bringing keyless down.
+static COMPILED: LazyLock<Vec<(&'static Rule, Regex)>> = LazyLock::new(|| {
+    RULES
+        .iter()
+        .filter_map(|rule| Some((rule, Regex::new(rule.pattern).ok()?)))
+        .collect()
+});
+static ASSIGNMENT_REGEX: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(ASSIGNMENT).ok());
+static TAG_REGEX: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(TAG).ok());
+
+fn has_digit_and_letter(text: &str) -> bool {
+    text.bytes().any(|b| b.is_ascii_digit()) && text.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// What replaces a secret.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Label {
+    Rule(Kind),
+    /// The index of the known value.
+    Env(usize),
+}
+
+/// One secret found: `text[start..end]`. `rank` breaks ties between hits on the same span.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    start: usize,
+    end: usize,
+    rank: usize,
+    label: Label,
+}
+
+/// A secret whose exact value keyless knows.
+#[derive(Clone)]
+struct Known {
+    /// The variable's name as it appears in the tag (`[A-Za-z0-9_]` only).
+    name: String,
+    value: String,
+}
+
+/// Finds and masks secrets. Cheap to clone; the built-in rules are compiled once per process.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    known: Vec<Known>,
+    allow: Vec<String>,
+}
+
+/// The outcome of [`Redactor::redact`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Redacted {
+    pub text: String,
+    /// How many secrets were replaced.
+    pub count: usize,
+}
+
+/// Shows the names of the known secrets, never their values.
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.known.iter().map(|k| k.name.as_str()).collect();
+        f.debug_struct("Redactor")
+            .field("known", &names)
+            .field("allow", &self.allow)
+            .finish()
+    }
+}
+
+impl Redactor {
+    /// `known`: (name, value) pairs of secrets keyless knows the exact value of (environment
+    /// variables whose names mark them secret). Values shorter than 8 characters (after trimming
+    /// surrounding whitespace) are ignored: too many false hits. Each is masked wherever it
+    /// appears, tagged `[redacted: env NAME]`.
+    /// `allow`: literal strings that are never redacted (`Secrets.Allow` in keyless.json): a
+    /// match lying inside an occurrence of one of them in the text (equal to it, or part of it)
+    /// is kept.
+    pub fn new(known: Vec<(String, String)>, allow: Vec<String>) -> Redactor {
+        let mut kept: Vec<Known> = Vec::new();
+        for (name, value) in known {
+            let value = value.trim();
+            if value.chars().count() < MIN_KNOWN_CHARS || kept.iter().any(|k| k.value == value) {
+                continue;
+            }
+            let name = name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            kept.push(Known {
+                name,
+                value: value.to_string(),
+            });
+        }
+        let allow = allow.into_iter().filter(|a| !a.is_empty()).collect();
+        Redactor { known: kept, allow }
+    }
+
+    /// Redacts `text`; returns the new text and how many secrets were replaced.
+    pub fn redact(&self, text: &str) -> Redacted {
+        let mut redacted: Option<String> = None;
+        let mut count = 0;
+        for _ in 0..MAX_PASSES {
+            let current = redacted.as_deref().unwrap_or(text);
+            let spans = self.spans(current);
+            if spans.is_empty() {
+                break;
+            }
+            count += spans.len();
+            redacted = Some(self.replace(current, &spans));
+        }
+        Redacted {
+            text: redacted.unwrap_or_else(|| text.to_string()),
+            count,
+        }
+    }
+
+    /// The spans to replace, sorted and disjoint.
+    fn spans(&self, text: &str) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        self.known_hits(text, &mut hits);
+        for (index, (rule, regex)) in COMPILED.iter().enumerate() {
+            rule_hits(rule, regex, index + 1, text, &mut hits);
+        }
+        assignment_hits(text, COMPILED.len() + 1, &mut hits);
+        hits.retain(|hit| hit.start < hit.end);
+        if hits.is_empty() {
+            return hits;
+        }
+        self.drop_allowed(text, &mut hits);
+        merge(hits)
+    }
+
+    fn known_hits(&self, text: &str, hits: &mut Vec<Hit>) {
+        if self.known.is_empty() {
+            return;
+        }
+        // A known value may be a substring of a tag (`secret-value`); a tag is never masked.
+        let tags: Vec<(usize, usize)> = match TAG_REGEX.as_ref() {
+            Some(regex) => regex
+                .find_iter(text)
+                .filter(|m| self.is_own_tag(m.as_str()))
+                .map(|m| (m.start(), m.end()))
+                .collect(),
+            None => Vec::new(),
+        };
+        for (index, known) in self.known.iter().enumerate() {
+            for (start, _) in text.match_indices(known.value.as_str()) {
+                let end = start + known.value.len();
+                // Tags are disjoint and sorted: only the last one starting at or before
+                // `start` can hold the hit.
+                let before = tags.partition_point(|&(s, _)| s <= start);
+                if before > 0 && end <= tags[before - 1].1 {
+                    continue;
+                }
+                hits.push(Hit {
+                    start,
+                    end,
+                    rank: 0,
+                    label: Label::Env(index),
+                });
+            }
+        }
+    }
+
+    /// Whether `tag` is one this redactor writes.
+    fn is_own_tag(&self, tag: &str) -> bool {
+        let inner = tag
+            .strip_prefix(TAG_OPEN)
+            .and_then(|t| t.strip_suffix(']'))
+            .unwrap_or_default();
+        match inner.strip_prefix("env ") {
+            Some(name) => self.known.iter().any(|k| k.name == name),
+            None => Kind::ALL.iter().any(|k| k.name() == inner),
+        }
+    }
+
+    /// Drops the hits that lie inside an occurrence of an allowed string.
+    fn drop_allowed(&self, text: &str, hits: &mut Vec<Hit>) {
+        let mut zones: Vec<(usize, usize)> = self
+            .allow
+            .iter()
+            .flat_map(|allowed| {
+                text.match_indices(allowed.as_str())
+                    .map(|(start, a)| (start, start + a.len()))
+            })
+            .collect();
+        if zones.is_empty() {
+            return;
+        }
+        zones.sort_unstable();
+        // `reach[i]`: the furthest end among the first i + 1 zones. A hit is inside some zone
+        // exactly when a zone starting at or before it reaches past its end.
+        let reach: Vec<usize> = zones
+            .iter()
+            .scan(0, |furthest, &(_, end)| {
+                *furthest = end.max(*furthest);
+                Some(*furthest)
+            })
+            .collect();
+        hits.retain(|hit| {
+            let before = zones.partition_point(|&(start, _)| start <= hit.start);
+            before == 0 || reach[before - 1] < hit.end
+        });
+    }
+
+    fn replace(&self, text: &str, spans: &[Hit]) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for span in spans {
+            out.push_str(&text[at..span.start]);
+            out.push_str(TAG_OPEN);
+            match span.label {
+                Label::Rule(kind) => out.push_str(kind.name()),
+                Label::Env(index) => {
+                    out.push_str("env ");
+                    out.push_str(self.known.get(index).map_or("", |k| k.name.as_str()));
+                }
+            }
+            out.push(']');
+            at = span.end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+}
+
+fn rule_hits(rule: &Rule, regex: &Regex, rank: usize, text: &str, hits: &mut Vec<Hit>) {
+    let push = |m: regex::Match<'_>| {
+        if (rule.check)(m.as_str()) {
+            hits.push(Hit {
+                start: m.start(),
+                end: m.end(),
+                rank,
+                label: Label::Rule(rule.kind),
+            });
+        }
+    };
+    if rule.group == 0 {
+        regex.find_iter(text).for_each(push);
+    } else {
+        regex
+            .captures_iter(text)
+            .filter_map(|caps| caps.get(rule.group))
+            .for_each(push);
+    }
+}
+
+fn assignment_hits(text: &str, rank: usize, hits: &mut Vec<Hit>) {
+    let Some(regex) = ASSIGNMENT_REGEX.as_ref() else {
+        return;
+    };
+    let mut at = 0;
+    while let Some(found) = regex.find_at(text, at) {
+        let Some(parts) = Assignment::split(found.as_str()) else {
+            at = found.end();
+            continue;
+        };
+        let value_start = found.start() + parts.value_offset;
+        at = match assigned_secret(&parts) {
+            Some((len, kind)) => {
+                hits.push(Hit {
+                    start: value_start,
+                    end: value_start + len,
+                    rank,
+                    label: Label::Rule(kind),
+                });
+                found.end()
+            }
+            None if parts.value.len() <= RESCAN_LIMIT => value_start,
+            None => found.end(),
+        };
+    }
+}
+
+/// A match of [`ASSIGNMENT`], taken apart.
+struct Assignment<'a> {
+    key: &'a str,
+    /// The operator with the blanks around it: `=` alone is a tight shell or `.env` assignment.
+    sep: &'a str,
+    /// Without its quotes.
+    value: &'a str,
+    value_offset: usize,
+    quoted: bool,
+}
+
+impl<'a> Assignment<'a> {
+    /// Splits a match the way the pattern reads it (a key, an optional closing quote, blanks,
+    /// the operator, blanks, the value). Done by hand because the regex crate's capture groups
+    /// cost several times the search itself on every match, and most matches are dropped.
+    fn split(found: &'a str) -> Option<Assignment<'a>> {
+        let is_key = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+        let key_len = found.find(|c| !is_key(c))?;
+        let rest = &found[key_len..];
+        let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+        let sep_offset = found.len() - rest.len();
+        let operator = rest.trim_start_matches([' ', '\t']);
+        let operator_len = if [":=", "=>"].iter().any(|op| operator.starts_with(op)) {
+            2
+        } else {
+            1
+        };
+        let value = operator
+            .get(operator_len..)?
+            .trim_start_matches([' ', '\t']);
+        let value_offset = found.len() - value.len();
+        let sep = &found[sep_offset..value_offset];
+        let quote = value.chars().next().filter(|c| matches!(c, '"' | '\''));
+        let (value, value_offset) = match quote {
+            Some(q) if value.len() >= 2 && value.ends_with(q) => {
+                (&value[1..value.len() - 1], value_offset + 1)
+            }
+            Some(_) => return None,
+            None => (value, value_offset),
+        };
+        Some(Assignment {
+            key: &found[..key_len],
+            sep,
+            value,
+            value_offset,
+            quoted: quote.is_some(),
+        })
+    }
+}
+
+/// Whether an assignment gives a secret name a literal value: the length of the secret at the
+/// start of the value and its kind, or `None` for code, templates and ordinary settings.
+fn assigned_secret(assignment: &Assignment<'_>) -> Option<(usize, Kind)> {
+    let &Assignment {
+        key,
+        sep,
+        value,
+        quoted,
+        ..
+    } = assignment;
+    // `spring.datasource.password`, `self.api_key`: the last part names the thing; `node.key`
+    // is no API key.
+    let name = key.rsplit('.').next().unwrap_or(key);
+    if !is_secret_env_name(name) {
+        return None;
+    }
+    let words = words(name);
+    // A lone `token`, `secret` or `cookie` is as often a lexer's or a test's word as a secret:
+    // its quoted value must look like one (`token: "error"` is no secret).
+    let lone = matches!(
+        words.as_slice(),
+        [w] if ["TOKEN", "TOKENS", "SECRET", "SECRETS", "COOKIE", "COOKIES"].contains(&w.as_str())
+    );
+    let value = if quoted {
+        let strict = !lone
+            || (value.chars().count() >= MIN_BARE_CHARS && !value.contains(char::is_whitespace));
+        (strict && literal_quoted(value)).then_some(value)?
+    } else {
+        // An escape (`\n`) ends a value inside a string literal, and closing punctuation
+        // belongs to the code or document around it. A bare value right after a colon is not
+        // YAML (which wants a space) but a URL's `user:password@` (the url-password rule's) or
+        // a path (`Token::Eof`).
+        let end = ["\\n", "\\r", "\\t"]
+            .iter()
+            .filter_map(|escape| value.find(escape))
+            .min();
+        let value = &value[..end.unwrap_or(value.len())];
+        let value = value.trim_end_matches([',', ';', ')', ']', '}', '>']);
+        (sep != ":" && literal_bare(value, sep == "=")).then_some(value)?
+    };
+    let has = |word: &str| words.iter().any(|w| w == word);
+    let aws_shaped = value.len() == 40
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+');
+    let kind = if aws_shaped && has("SECRET") && (has("AWS") || (has("ACCESS") && has("KEY"))) {
+        Kind::AwsSecretKey
+    } else {
+        Kind::SecretValue
+    };
+    Some((value.len(), kind))
+}
+
+/// A quoted value is a literal unless it is empty, a template or format placeholder
+/// (`"$TOKEN"`, `"{{ .Values.password }}"`, `"{}"`, `"%s"`), a stray quote pairing across a
+/// string's end (`"token: " + x + "`), a placeholder word, or already redacted.
+fn literal_quoted(value: &str) -> bool {
+    let trimmed = value.trim();
+    value.chars().count() >= MIN_QUOTED_CHARS
+        && trimmed.len() == value.len()
+        && !value.starts_with(['$', '{', '%', '<', ';', ',', ')', '+'])
+        && value.bytes().any(|b| b.is_ascii_alphanumeric())
+        && !["true", "false", "null", "none", "undefined"]
+            .iter()
+            .any(|word| value.eq_ignore_ascii_case(word))
+        && !value.contains(TAG_OPEN)
+}
+
+/// An unquoted value is a literal unless it reads as code: a reference (`$TOKEN`, `%TOKEN%`,
+/// `&token`, `*alias`), a closure (`|x|`), a call, index, block or generic type (`lexer.next()`,
+/// `Option<String>`), a path (`self.token`, `std::env::var`), a typed number (`22531u16`), or an
+/// identifier that does not look random (`SecretString`, `TOKEN_TYPE_2`). After a tight `=`
+/// (`.env`, shell, `--flag=`) a plain identifier is a literal unless it is snake_case
+/// (`f(token=my_token)`).
+fn literal_bare(value: &str, tight: bool) -> bool {
+    if value.chars().count() < MIN_BARE_CHARS
+        || value.starts_with(['$', '%', '&', '*', '#', '|'])
+        || value.contains(['(', '[', '{', '<'])
+        || is_path(value)
+        || is_typed_number(value)
+    {
+        return false;
+    }
+    // `quote_spanned!`, `vec!`: a macro call.
+    let macro_call = value
+        .strip_suffix('!')
+        .is_some_and(|name| is_identifier(name) && !name.bytes().any(|b| b.is_ascii_uppercase()));
+    !macro_call && (!is_identifier(value) || looks_random(value) || (tight && !value.contains('_')))
+}
+
+fn is_identifier(text: &str) -> bool {
+    let mut bytes = text.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `a.b`, `a::b`, `a->b`, `a::`: identifiers joined by member or path operators.
+fn is_path(text: &str) -> bool {
+    let (text, open) = match text.strip_suffix("::") {
+        Some(head) => (head, true),
+        None => (text, false),
+    };
+    let mut parts = 0;
+    for part in text
+        .split('.')
+        .flat_map(|p| p.split("::"))
+        .flat_map(|p| p.split("->"))
+    {
+        if !is_identifier(part) {
+            return false;
+        }
+        parts += 1;
+    }
+    parts >= 2 || (open && parts == 1)
+}
+
+/// A number with Rust's digit separators or a type suffix: `1_000_000`, `22531u16`, `0.5f32`.
+fn is_typed_number(text: &str) -> bool {
+    const SUFFIXES: [&str; 14] = [
+        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+        "f32", "f64",
+    ];
+    let number = SUFFIXES
+        .iter()
+        .find_map(|s| text.strip_suffix(s))
+        .unwrap_or(text);
+    number.starts_with(|c: char| c.is_ascii_digit())
+        && number
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'_' || b == b'.')
+        && (number.len() < text.len() || number.contains('_'))
+}
+
+/// Letters and digits mixed the way generated secrets mix them: a digit with a letter after it
+/// (`hunter2hunter2`), or long enough (`abc…123`). Not: `token_v2`, `sha256`, one-case names
+/// with underscores (`MSV1_0_CREDENTIAL_KEY`, `sha256_digest`), and CamelCase type names made
+/// mostly of lower-case runs (`X509RequestOptions`, `Sha256Digest`).
+fn looks_random(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let digit_then_letter = bytes
+        .windows(2)
+        .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_alphabetic());
+    let upper = bytes.iter().any(u8::is_ascii_uppercase);
+    let lower = bytes.iter().any(u8::is_ascii_lowercase);
+    let one_case_words = text.contains('_') && !(upper && lower);
+    let camel_words = bytes.first().is_some_and(u8::is_ascii_uppercase) && wordy(bytes);
+    has_digit_and_letter(text)
+        && !one_case_words
+        && !camel_words
+        && (digit_then_letter || text.len() >= 16)
+}
+
+/// Whether at least half the letters sit in lower-case runs of three or more, as in words.
+fn wordy(bytes: &[u8]) -> bool {
+    let letters = bytes.iter().filter(|b| b.is_ascii_alphabetic()).count();
+    let in_words: usize = bytes
+        .split(|b| !b.is_ascii_lowercase())
+        .map(<[u8]>::len)
+        .filter(|&run| run >= 3)
+        .sum();
+    2 * in_words >= letters
+}
+
+/// The word before KEY in a secret key's name: `API_KEY`, `APIKEY`, `ssh_keys`.
+const KEY_KINDS: &str = "API ACCESS SECRET PRIVATE MASTER AUTH SIGNING ENCRYPTION LICENSE CLIENT \
+                         SESSION DEPLOY SSH SERVICE";
+
+/// The word before KEY in a key that only orders, finds or verifies.
+const PLAIN_KEYS: &str = "PUBLIC PUB PRIMARY FOREIGN SORT PARTITION CACHE HOT ROUTING \
+                          IDEMPOTENCY SHORTCUT MAX MIN NUM";
+
+/// Whether `word` is one of the space-separated `words`.
+fn listed(words: &str, word: &str) -> bool {
+    words.split_ascii_whitespace().any(|w| w == word)
+}
+
+/// Whether an environment variable's name marks its value as secret (case-insensitive; also used
+/// for the keys of assignments, so `apiKey` and `client-secret` count too).
+pub fn is_secret_env_name(name: &str) -> bool {
+    let mut words = words(name);
+    while words
+        .last()
+        .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+    {
+        words.pop(); // API_KEY_2
+    }
+    let (Some(first), Some(last)) = (words.first(), words.last()) else {
+        return false;
+    };
+    let (first, last) = (first.as_str(), last.as_str());
+    let previous = words.len().checked_sub(2).map(|i| words[i].as_str());
+    let ends = |suffixes: &str| suffixes.split_ascii_whitespace().any(|s| last.ends_with(s));
+    // keyless's own settings hold no secrets; a name ending in a place holds a path.
+    if first == "KEYLESS" || listed("FILE PATH DIR DIRECTORY", last) {
+        return false;
+    }
+    let contains = |part: &str| words.iter().any(|w| w.contains(part));
+    if ["PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL"]
+        .into_iter()
+        .any(contains)
+    {
+        return true;
+    }
+    if last.ends_with("TOKENS") {
+        // MAX_TOKENS is a count.
+        return !words
+            .iter()
+            .any(|w| listed("MAX MIN NUM TOTAL COUNT LIMIT", w));
+    }
+    if ends("TOKEN SECRET SECRETS COOKIE COOKIES SESSIONID SESSID") {
+        return true;
+    }
+    match (previous, last) {
+        // Plural keys are mostly collections (`sorted_keys`, `AUTHORIZED_KEYS`).
+        (Some(kind), "KEYS") => listed(KEY_KINDS, kind),
+        (Some(kind), "KEY") => !listed(PLAIN_KEYS, kind),
+        // DB_PASS, MYSQL_PWD, GITHUB_PAT; never PWD or OLDPWD.
+        (Some(_), "PASS" | "PWD" | "PAT") => true,
+        (Some("SESSION"), "ID") => first != "XDG",
+        (Some("DATABASE" | "DB"), "URL" | "URI") => true,
+        // One word: APIKEY, ACCESSKEYS… but not KEY, MONKEY or KEYBOARD.
+        _ => last
+            .strip_suffix('S')
+            .unwrap_or(last)
+            .strip_suffix("KEY")
+            .is_some_and(|kind| {
+                KEY_KINDS
+                    .split_ascii_whitespace()
+                    .any(|k| kind.ends_with(k))
+            }),
+    }
+}
+
+/// The upper-cased words of a name: split at anything but ASCII letters and digits, and where
+/// camelCase turns upper (`clientSecret` → `CLIENT`, `SECRET`).
+fn words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut after_lower = false;
+    for c in name.chars() {
+        let boundary = !c.is_ascii_alphanumeric() || (after_lower && c.is_ascii_uppercase());
+        if boundary && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        if c.is_ascii_alphanumeric() {
+            word.push(c.to_ascii_uppercase());
+        }
+        after_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Sorts the hits (earliest first, then longest, then by rank) and merges the overlapping ones:
+/// a merged span covers every byte any of its hits covered and keeps the first hit's label, so
+/// no part of a secret escapes and no tag is cut in two.
+fn merge(mut hits: Vec<Hit>) -> Vec<Hit> {
+    hits.sort_unstable_by_key(|hit| (hit.start, std::cmp::Reverse(hit.end), hit.rank));
+    let mut spans: Vec<Hit> = Vec::with_capacity(hits.len());
+    for hit in hits {
+        match spans.last_mut() {
+            Some(last) if hit.start < last.end => last.end = last.end.max(hit.end),
+            _ => spans.push(hit),
+        }
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    const UPPER_ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const LETTERS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    const URLSAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    /// A made-up token: `prefix` and `len` pseudo-random characters of `alphabet`. Built at run
+    /// time so that no token-shaped literal sits in the source for secret scanners to flag.
+    fn fake(prefix: &str, len: usize, alphabet: &str) -> String {
+        let alphabet = alphabet.as_bytes();
+        let mut state = prefix.bytes().fold(len as u64 + 0x9e37, |s, b| {
+            s.wrapping_mul(31).wrapping_add(b.into())
+        });
+        let mut out = prefix.to_string();
+        for _ in 0..len {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            out.push(alphabet[(state >> 33) as usize % alphabet.len()] as char);
+        }
+        out
+    }
+
+    fn check(input: &str, expected: &str) {
+        check_with(&Redactor::default(), input, expected);
+    }
+
+    /// Redacts `input`, compares with `expected`, and checks the count and that a second pass
+    /// changes nothing.
+    fn check_with(redactor: &Redactor, input: &str, expected: &str) {
+        let first = redactor.redact(input);
+        assert_eq!(first.text, expected, "input: {input:?}");
+        let tags = expected.matches(TAG_OPEN).count() - input.matches(TAG_OPEN).count();
+        assert_eq!(first.count, tags, "count for {input:?}");
+        let second = redactor.redact(&first.text);
+        assert_eq!(second.text, first.text, "second pass changed {input:?}");
+        assert_eq!(second.count, 0, "second pass counted in {input:?}");
+    }
+
+    #[test]
+    fn netrc_passwords_are_tagged_and_prose_is_not() {
+        let password = fake("", 14, ALNUM);
+        check(
+            &format!("machine example.com login me password {password}\n"),
+            "machine example.com login me password [redacted: netrc-password]\n",
+        );
+        check(
+            &format!("machine example.com\n  login me\n  password {password}\n"),
+            "machine example.com\n  login me\n  password [redacted: netrc-password]\n",
+        );
+        for prose in [
+            "password changed for user me\n",
+            "the password is stored elsewhere\n",
+            "error: password required\n",
+        ] {
+            check(prose, prose);
+        }
+    }
+
+    #[test]
+    fn every_rule_compiles() {
+        assert_eq!(COMPILED.len(), RULES.len());
+        assert!(ASSIGNMENT_REGEX.is_some());
+        assert!(TAG_REGEX.is_some());
+        for kind in Kind::ALL {
+            assert!(
+                kind.name()
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'-'),
+                "{kind:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn token_formats_are_tagged_by_kind() {
+        let aws_id = fake("AKIA", 16, UPPER_ALNUM);
+        let aws_session_id = fake("ASIA", 16, UPPER_ALNUM);
+        let aws_secret = fake("", 40, BASE64);
+        let ghp = fake("ghp_", 36, ALNUM);
+        let ghs = fake("ghs_", 36, ALNUM);
+        let gho = fake("gho_", 36, ALNUM);
+        let pat = fake("github_pat_", 82, &format!("{ALNUM}_"));
+        let glpat = fake("glpat-", 20, URLSAFE);
+        let glrt = fake("glrt-", 20, URLSAFE);
+        let gr = fake("GR1348941", 20, URLSAFE);
+        let xoxb = format!(
+            "xoxb-{}-{}-{}",
+            fake("", 11, "0123456789"),
+            fake("", 13, "0123456789"),
+            fake("", 24, ALNUM)
+        );
+        let xapp = fake("xapp-1-", 30, UPPER_ALNUM);
+        let webhook = format!(
+            "https://hooks.slack.com/services/{}/{}/{}",
+            fake("T", 8, UPPER_ALNUM),
+            fake("B", 10, UPPER_ALNUM),
+            fake("", 24, ALNUM)
+        );
+        let stripe = fake("sk_live_", 24, ALNUM);
+        let stripe_restricted = fake("rk_test_", 24, ALNUM);
+        let openai_project = fake("sk-proj-", 120, URLSAFE);
+        let openai_legacy = fake("sk-", 48, ALNUM);
+        let anthropic = format!("{}AA", fake("sk-ant-api03-", 93, URLSAFE));
+        let anthropic_admin = format!("{}AA", fake("sk-ant-admin01-", 93, URLSAFE));
+        let google = fake("AIza", 35, URLSAFE);
+        let npm = fake("npm_", 36, ALNUM);
+        let hf = fake("hf_", 34, LETTERS);
+        let jwt = format!(
+            "{}.{}.{}",
+            fake("eyJ", 30, URLSAFE),
+            fake("eyJ", 60, URLSAFE),
+            fake("", 43, URLSAFE)
+        );
+        let bearer = fake("", 32, ALNUM);
+        let basic = format!("{}==", fake("", 26, BASE64));
+        let cases = [
+            (
+                format!("AccessKeyId: {aws_id}"),
+                "AccessKeyId: [redacted: aws-access-key-id]",
+            ),
+            (
+                format!("id={aws_session_id}."),
+                "id=[redacted: aws-access-key-id].",
+            ),
+            (
+                format!("aws_secret_access_key = {aws_secret}"),
+                "aws_secret_access_key = [redacted: aws-secret-key]",
+            ),
+            (
+                format!(r#"  "SecretAccessKey": "{aws_secret}","#),
+                r#"  "SecretAccessKey": "[redacted: aws-secret-key]","#,
+            ),
+            (
+                format!("token {ghp} end"),
+                "token [redacted: github-token] end",
+            ),
+            (
+                format!("{ghs}\n{gho}"),
+                "[redacted: github-token]\n[redacted: github-token]",
+            ),
+            (format!("({pat})"), "([redacted: github-token])"),
+            (
+                format!("https://x-access-token:{ghs}@github.com/o/r.git"),
+                "https://x-access-token:[redacted: github-token]@github.com/o/r.git",
+            ),
+            (
+                format!("{glpat} {glrt} {gr}"),
+                "[redacted: gitlab-token] [redacted: gitlab-token] [redacted: gitlab-token]",
+            ),
+            (
+                format!("slack {xoxb}, app {xapp}"),
+                "slack [redacted: slack-token], app [redacted: slack-token]",
+            ),
+            (
+                format!("curl -X POST {webhook} -d @m.json"),
+                "curl -X POST [redacted: slack-webhook] -d @m.json",
+            ),
+            (
+                format!("{stripe}/{stripe_restricted}"),
+                "[redacted: stripe-key]/[redacted: stripe-key]",
+            ),
+            (
+                format!("key {openai_project}"),
+                "key [redacted: openai-key]",
+            ),
+            (format!("`{openai_legacy}`"), "`[redacted: openai-key]`"),
+            (
+                format!("{anthropic} {anthropic_admin}"),
+                "[redacted: anthropic-key] [redacted: anthropic-key]",
+            ),
+            (
+                format!("maps?key={google}&q=x"),
+                "maps?key=[redacted: google-api-key]&q=x",
+            ),
+            (
+                format!("//registry.npmjs.org/:_authToken={npm}"),
+                "//registry.npmjs.org/:_authToken=[redacted: npm-token]",
+            ),
+            (
+                format!("login --token {hf}"),
+                "login --token [redacted: huggingface-token]",
+            ),
+            (format!("jwt: {jwt}"), "jwt: [redacted: jwt]"),
+            (
+                format!("-H 'Authorization: Bearer {jwt}'"),
+                "-H 'Authorization: Bearer [redacted: jwt]'",
+            ),
+            (
+                format!("-H \"Authorization: Bearer {bearer}\""),
+                "-H \"Authorization: Bearer [redacted: auth-header]\"",
+            ),
+            (
+                format!("Authorization: Basic {basic}"),
+                "Authorization: Basic [redacted: auth-header]",
+            ),
+            (
+                "DATABASE=postgres://app:Tr1cky-pass@db.internal:5432/app".to_string(),
+                "DATABASE=postgres://app:[redacted: url-password]@db.internal:5432/app",
+            ),
+            (
+                "redis://:sup3r-s3cret@cache:6379/0 and mongodb+srv://u:p%40ss@c.example.net"
+                    .to_string(),
+                "redis://:[redacted: url-password]@cache:6379/0 and mongodb+srv://u:[redacted: url-password]@c.example.net",
+            ),
+        ];
+        for (input, expected) in cases {
+            check(&input, expected);
+        }
+    }
+
+    #[test]
+    fn assignments_to_secret_names_keep_the_key() {
+        let cases = [
+            (
+                "API_KEY=a1b2c3d4e5f6g7h8",
+                "API_KEY=[redacted: secret-value]",
+            ),
+            (
+                "export GITHUB_TOKEN=\"not a github format\"",
+                "export GITHUB_TOKEN=\"[redacted: secret-value]\"",
+            ),
+            (
+                "DB_PASSWORD='pa55 w0rd'",
+                "DB_PASSWORD='[redacted: secret-value]'",
+            ),
+            (
+                "password: hunter2hunter2",
+                "password: [redacted: secret-value]",
+            ),
+            (
+                "  password: \"correct horse\" # prod",
+                "  password: \"[redacted: secret-value]\" # prod",
+            ),
+            (
+                r#"{"client_secret": "Zq9-xx_1", "client_id": "app"}"#,
+                r#"{"client_secret": "[redacted: secret-value]", "client_id": "app"}"#,
+            ),
+            (
+                "'password' => 'letmein99',",
+                "'password' => '[redacted: secret-value]',",
+            ),
+            (
+                "mysql --user=root --password=Ch4ngeMe!x",
+                "mysql --user=root --password=[redacted: secret-value]",
+            ),
+            (
+                "spring.datasource.password=plainpassword",
+                "spring.datasource.password=[redacted: secret-value]",
+            ),
+            ("MYSQL_PWD=p@ss;w0rd!", "MYSQL_PWD=[redacted: secret-value]"),
+            (
+                "apiKey: \"abcd-1234\"",
+                "apiKey: \"[redacted: secret-value]\"",
+            ),
+            (
+                "connect(host=h, password=Secr3tive)",
+                "connect(host=h, password=[redacted: secret-value])",
+            ),
+            (
+                "aws_session_token = IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJH",
+                "aws_session_token = [redacted: secret-value]",
+            ),
+            (
+                "DATABASE_URL=postgres://app:pw@localhost/app",
+                "DATABASE_URL=[redacted: secret-value]",
+            ),
+            (
+                "Cookie: session=Zm9vYmFyYmF6cXV4",
+                "Cookie: [redacted: secret-value]",
+            ),
+        ];
+        for (input, expected) in cases {
+            check(input, expected);
+        }
+    }
+
+    #[test]
+    fn a_format_rule_names_a_span_before_the_generic_assignment() {
+        let ghp = fake("ghp_", 36, ALNUM);
+        check(
+            &format!("GITHUB_TOKEN={ghp}"),
+            "GITHUB_TOKEN=[redacted: github-token]",
+        );
+        check(
+            &format!("export GITHUB_TOKEN=\"{ghp}\""),
+            "export GITHUB_TOKEN=\"[redacted: github-token]\"",
+        );
+        // A known value names it before any rule.
+        let redactor = Redactor::new(vec![("GITHUB_TOKEN".into(), ghp.clone())], vec![]);
+        check_with(
+            &redactor,
+            &format!("GITHUB_TOKEN={ghp}"),
+            "GITHUB_TOKEN=[redacted: env GITHUB_TOKEN]",
+        );
+    }
+
+    #[test]
+    fn overlapping_hits_become_one_tag() {
+        // The assignment starts first and the JWT runs past it: one tag covers both.
+        let jwt = format!(
+            "{}.{}.{}",
+            fake("eyJ", 20, URLSAFE),
+            fake("eyJ", 20, URLSAFE),
+            fake("", 20, URLSAFE)
+        );
+        check(&format!("token=ab{jwt}"), "token=[redacted: secret-value]");
+        let pem = "\"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvQ\\n-----END PRIVATE KEY-----\\n\"";
+        check(pem, "\"private_key\": \"[redacted: secret-value]\"");
+    }
+
+    #[test]
+    fn private_key_blocks_are_replaced_whole() {
+        let body: Vec<String> = (0..5).map(|i| fake(&i.to_string(), 64, BASE64)).collect();
+        let block = format!(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----",
+            body.join("\n")
+        );
+        check(
+            &format!("$ cat id\n{block}\n$ ls\n"),
+            "$ cat id\n[redacted: private-key]\n$ ls\n",
+        );
+        // Output cut before the END line: everything after BEGIN goes.
+        let cut = format!(
+            "-----BEGIN RSA PRIVATE KEY-----\r\n{}\r\n{}",
+            body[0],
+            &body[1][..20]
+        );
+        check(&format!("head:\n{cut}"), "head:\n[redacted: private-key]");
+        check(
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----",
+            "[redacted: private-key]",
+        );
+        // A parser that mentions the marker is not a key.
+        let code = "if line.starts_with(\"-----BEGIN RSA PRIVATE KEY-----\") {\n    rsa()\n}";
+        check(code, code);
+    }
+
+    #[test]
+    fn ordinary_text_comes_out_byte_for_byte() {
+        let cargo_log = "\
+   Compiling tokenizers v0.15.2
+   Compiling secret-service v3.0.1
+   Compiling keyless v0.1.0 (/home/dev/keyless)
+warning: unused variable: `api_key`
+  --> src/auth/token.rs:12:9
+   |
+12 |     let api_key = std::env::var(\"API_KEY\")?;
+   |         ^^^^^^^ help: if this is intentional, prefix it with an underscore: `_api_key`
+error[E0308]: mismatched types
+  --> src/lexer.rs:40:21
+   |
+40 |         let token = lexer.next();
+   |                     ^^^^^^^^^^^^ expected `Token`, found `Option<Token>`
+   = note: expected enum `Token`
+              found enum `Option<Token>`
+error: invalid token: expected identifier
+test redact::tests::password_hash ... ok
+test result: ok. 12 passed; 0 failed; 0 ignored; finished in 0.02s
+    Finished `release` profile [optimized] target(s) in 1m 02s
+";
+        let git_log = "\
+commit 9fceb02d0ae598e95dc970b74767f19372d61af8
+Merge: 1a2b3c4 5d6e7f8
+Author: Jane Doe <jane@example.com>
+Date:   Tue Mar 3 10:00:00 2026 +0100
+
+    Fix token refresh: retry once (#123)
+
+    Signed-off-by: Jane Doe <jane@example.com>
+";
+        let source = "\
+use crate::secret_santa;
+mod secret_santa; // src/secret_santa.rs
+const TOKEN_KIND: u8 = 3;
+pub struct Config {
+    pub api_key: SecretString,
+    pub token: Option<String>,
+    password: String,
+    secret_key: [u8; 32],
+}
+fn password_hash(password: &str, salt: &[u8]) -> String {
+    let hash = password_hash(&input, &salt)?;
+    let token = lexer.next();
+    let key = self.key.clone();
+    let secret = config.client_secret;
+    if token == Token::Eof { return; }
+    let token = \"\";
+    let msg = format!(\"token: {}\", token);
+    ICON = \"iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB\";
+    let data = decode(\"SGVsbG8sIHdvcmxkIQ==\");
+    f(token=my_token, key=value_of_key)
+    let tokens = quote_spanned! {span=> #x};
+    let to_tokens = |tokens: &mut TokenStream| {};
+    if s.key == \"Composer\" && token == \"fn\" {}
+    inner: ErrorKind::Unexpected { token: \"error\" },
+    reordered_keys: \"jebJ\",
+}
+pub const XCN_NCRYPT_PCP_ENCRYPTION_KEY: X509HardwareKeyUsageFlags = 22531u16;
+pub localCredentials: IKEEXT_CREDENTIAL1,
+pub const InheritNewDefaultKey: X509RequestInheritOptions = 1_000_000;
+fn f(clienttoken: super::Foundation:: HANDLE) {}
+const RAW: &[u8] = b\"Access-Control-Allow-Credentials: true\\r\\nX: y\";
+";
+        let config = "\
+id: 3f6c2a9e-1b7d-4c52-9e0a-7d2f51c8b4e3
+max_tokens: 4096
+MAX_TOKENS=100000000
+secretKeyRef:
+  name: db
+  key: password
+export GITHUB_TOKEN=$(gh auth token)
+password: ${DB_PASSWORD}
+url: postgres://app:${DB_PASSWORD}@db/app
+remote: git@github.com:owner/repo.git ssh://git@host:22/x
+fetch https://registry.npmjs.org:443/@scope/pkg and http://localhost:3000
+Bearer tokens are described in RFC 6750; basic understanding-of-things
+risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
+";
+        for text in [cargo_log, git_log, source, config] {
+            check(text, text);
+        }
+    }
+
+    #[test]
+    fn known_values_are_masked_wherever_they_appear() {
+        let redactor = Redactor::new(
+            vec![
+                ("MY_API_TOKEN".into(), "s3cr3t-value-xyz\n".into()),
+                ("SHORT_TOKEN".into(), "abc123".into()),
+                ("ODD NAME]".into(), "odd-name-value".into()),
+            ],
+            vec![],
+        );
+        check_with(
+            &redactor,
+            "a=prefix-s3cr3t-value-xyz-suffix and s3cr3t-value-xyz; short abc123",
+            "a=prefix-[redacted: env MY_API_TOKEN]-suffix and [redacted: env MY_API_TOKEN]; short abc123",
+        );
+        check_with(&redactor, "x odd-name-value", "x [redacted: env ODD_NAME_]");
+        // Masking one secret exposes the boundary of the next.
+        let glued = Redactor::new(vec![("X_TOKEN".into(), "zzzzzzzz12".into())], vec![]);
+        let id = fake("AKIA", 16, UPPER_ALNUM);
+        check_with(
+            &glued,
+            &format!("zzzzzzzz12{id}"),
+            "[redacted: env X_TOKEN][redacted: aws-access-key-id]",
+        );
+        // A known value that is part of a tag never breaks the tag.
+        let tagged = Redactor::new(vec![("T_TOKEN".into(), "secret-value".into())], vec![]);
+        check_with(
+            &tagged,
+            "API_KEY=a1b2c3d4e5f6g7h8",
+            "API_KEY=[redacted: secret-value]",
+        );
+    }
+
+    #[test]
+    fn debug_never_shows_a_known_value() {
+        let redactor = Redactor::new(vec![("MY_TOKEN".into(), "do-not-print-me".into())], vec![]);
+        let shown = format!("{redactor:?}");
+        assert!(
+            shown.contains("MY_TOKEN") && !shown.contains("do-not-print-me"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn allowed_strings_are_kept() {
+        let id = fake("AKIA", 16, UPPER_ALNUM);
+        let redactor = Redactor::new(
+            vec![],
+            vec![id.clone(), "postgres://demo:demo-pass@localhost/db".into()],
+        );
+        check_with(
+            &redactor,
+            &format!("example {id}"),
+            &format!("example {id}"),
+        );
+        check_with(
+            &redactor,
+            "postgres://demo:demo-pass@localhost/db postgres://demo:demo-pass@prod/db",
+            "postgres://demo:demo-pass@localhost/db postgres://demo:[redacted: url-password]@prod/db",
+        );
+    }
+
+    #[test]
+    fn secret_env_names() {
+        let secret = "GITHUB_TOKEN GH_TOKEN NPM_TOKEN HF_TOKEN AWS_SECRET_ACCESS_KEY \
+                      AWS_SESSION_TOKEN OPENAI_API_KEY ANTHROPIC_API_KEY DATABASE_URL API_KEY \
+                      APIKEY my_accesskey STRIPE_API_KEYS ssh_keys API_KEY_2 SLACK_TOKENS \
+                      CLIENT_SECRET secrets DB_PASSWORD PASSWORDLESS_SEED MYSQL_PASSWD \
+                      GPG_PASSPHRASE GOOGLE_APPLICATION_CREDENTIALS DB_PASS MYSQL_PWD GITHUB_PAT \
+                      SSH_PRIVATE_KEY SESSION_COOKIE JSESSIONID session_id apiKey clientSecret \
+                      _authToken token";
+        let not_secret = "PWD OLDPWD SSH_ASKPASS GIT_ASKPASS SUDO_ASKPASS XAUTHORITY KEYLESS_TOKEN \
+                          KEYLESS_CONFIG PATH HOME TERM SSH_AUTH_SOCK KEYBOARD MONKEY TOKEN_KIND \
+                          secret_santa PUBLIC_KEY KEY sorted_keys AUTHORIZED_KEYS MAX_TOKENS \
+                          max_output_tokens POSTGRES_PASSWORD_FILE XDG_SESSION_ID DESKTOP_SESSION \
+                          AWS_ACCESS_KEY_ID PASS";
+        for name in secret.split_whitespace() {
+            assert!(is_secret_env_name(name), "{name} should be secret");
+        }
+        for name in not_secret.split_whitespace().chain([""]) {
+            assert!(!is_secret_env_name(name), "{name} should not be secret");
+        }
+    }
+
+    #[test]
+    fn existing_tags_are_left_alone() {
+        let text = "[redacted: github-token] API_KEY=[redacted: secret-value] \"token\": \"[redacted: env GH_TOKEN]\"";
+        check(text, text);
+    }
+
+    fn settles(redactor: &Redactor, text: &str) -> Result<(), TestCaseError> {
+        let first = redactor.redact(text);
+        if first.count == 0 {
+            prop_assert_eq!(&first.text, text);
+        }
+        let second = redactor.redact(&first.text);
+        prop_assert_eq!(
+            second.count,
+            0,
+            "second pass of {:?} gave {:?}",
+            text,
+            second.text
+        );
+        prop_assert_eq!(second.text, first.text);
+        Ok(())
+    }
+
+    /// Pieces that secrets, tags and code are made of, to be glued together at random.
+    #[rustfmt::skip]
+    const FRAGMENTS: &[&str] = &[
+        "ghp_", "AKIA", "sk-", "sk-ant-api03-", "eyJ", ".", "xoxb-", "npm_", "hf_", "glpat-",
+        "AIza", "password", "TOKEN", "apiKey", "export ", "=", ": ", "==", "\"", "'", "`", "(",
+        ")", "$", "\\n", "[redacted: ", "[redacted: github-token]", "]", "://", "u:", "@",
+        "Bearer ", "-----BEGIN PRIVATE KEY-----\n", "-----END PRIVATE KEY-----",
+        "hooks.slack.com/services/", "known-value-1", " ", "\n", "é", "_",
+    ];
+
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::sample::select(FRAGMENTS).prop_map(str::to_string),
+            "[A-Za-z0-9_+/=-]{1,40}",
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_never_panics_and_settles(text in any::<String>()) {
+            settles(&Redactor::default(), &text)?;
+        }
+
+        #[test]
+        fn secret_like_text_settles(parts in prop::collection::vec(fragment(), 0..30)) {
+            let redactor = Redactor::new(
+                vec![("K_TOKEN".into(), "known-value-1".into())],
+                vec!["allowed-value".into()],
+            );
+            settles(&redactor, &parts.concat())?;
+            settles(&Redactor::default(), &parts.concat())?;
+        }
+    }
+}
