@@ -1,6 +1,8 @@
 //! Claims on shared places (a browser profile, a workspace's `.agent/`): a file naming the
-//! process that holds it, removed when the claim ends. A claim left by a process that died (a
-//! crash, SIGKILL) is taken over; one held by a live process is refused.
+//! process that holds it (its id and, on Linux, when it started), removed when the claim ends. A
+//! claim left by a process that died (a crash, SIGKILL) is taken over; one held by a live process
+//! is refused. A process id is reused once its process is gone, so a live process counts only if
+//! it started when the claim says (or, for a file that gives no start, if it is a keyless).
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +22,11 @@ impl Claim {
         // The file appears whole or not at all (a link to a written temporary file), so two
         // keyless starting at once never both see the place free.
         let temporary = path.with_extension(format!("{me}.tmp"));
-        if std::fs::write(&temporary, format!("{me}\n")).is_err() {
+        let stamp = match start_time(me) {
+            Some(start) => format!("{me} {start}\n"),
+            None => format!("{me}\n"),
+        };
+        if std::fs::write(&temporary, stamp).is_err() {
             // A folder we cannot write to is reported by whatever writes there next.
             return Ok(claim);
         }
@@ -54,10 +60,42 @@ impl Drop for Claim {
     }
 }
 
-/// The live process named in the claim file, if any.
+/// The live process named in the claim file, if any: alive, and the same process that wrote
+/// the claim (not another that was given its id since).
 pub fn holder(path: &Path) -> Option<i32> {
-    let pid: i32 = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
-    crate::exec::process_alive(pid).then_some(pid)
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut words = text.split_whitespace();
+    let pid: i32 = words.next()?.parse().ok()?;
+    if !crate::exec::process_alive(pid) {
+        return None;
+    }
+    let same = match (
+        words.next().and_then(|w| w.parse::<u64>().ok()),
+        start_time(pid),
+    ) {
+        (Some(claimed), Some(now)) => claimed == now,
+        // A claim without a start (written by an older keyless): only a keyless holds it.
+        (None, Some(_)) => is_keyless(pid),
+        // Nowhere to look (not Linux): a live process is taken at its word.
+        (_, None) => true,
+    };
+    same.then_some(pid)
+}
+
+/// When process `pid` started, in clock ticks since boot (Linux: field 22 of /proc/PID/stat).
+fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields count from its last ')'.
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether process `pid` runs a keyless binary (or a keyless test binary).
+fn is_keyless(pid: i32) -> bool {
+    std::fs::read_link(format!("/proc/{pid}/exe"))
+        .ok()
+        .and_then(|exe| exe.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .is_some_and(|name| name.starts_with("keyless"))
 }
 
 #[cfg(test)]
@@ -72,8 +110,16 @@ mod tests {
             .arg("30")
             .spawn()
             .unwrap();
-        std::fs::write(&path, format!("{}\n", child.id())).unwrap();
-        assert_eq!(Claim::take(&path).unwrap_err(), child.id() as i32);
+        let pid = child.id() as i32;
+        std::fs::write(&path, format!("{pid} {}\n", start_time(pid).unwrap())).unwrap();
+        assert_eq!(Claim::take(&path).unwrap_err(), pid);
+        // The same id with another start is another process: the claim is stale.
+        std::fs::write(&path, format!("{pid} {}\n", start_time(pid).unwrap() + 1)).unwrap();
+        assert_eq!(holder(&path), None);
+        // An old claim without a start names a live process that is no keyless: stale too.
+        std::fs::write(&path, format!("{pid}\n")).unwrap();
+        assert_eq!(holder(&path), None);
+        std::fs::write(&path, format!("{pid} {}\n", start_time(pid).unwrap())).unwrap();
         child.kill().unwrap();
         child.wait().unwrap();
         let claim = Claim::take(&path).unwrap();

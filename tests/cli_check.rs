@@ -119,13 +119,48 @@ fn missing_file_is_a_usage_error_with_a_clear_message() {
 }
 
 #[test]
-fn binary_input_is_a_usage_error() {
+fn bytes_that_are_not_utf8_are_a_problem_with_their_line() {
+    let mut reply = b"@@say\n<<<MSG\nhello\n".to_vec();
+    reply.extend_from_slice(&[0xff, 0xfe, b'\n']);
+    reply.extend_from_slice(b"MSG>>>\n@@end\n@@next\n@@end\n@@eof\n");
     keyless()
         .arg("check")
-        .write_stdin(vec![0x40u8, 0x40, 0xff, 0xfe, 0x00])
+        .write_stdin(reply.clone())
         .assert()
-        .code(2)
-        .stderr(predicate::str::contains("is not UTF-8 text"));
+        .code(1)
+        .stdout(predicate::str::contains("line 4"))
+        .stdout(predicate::str::contains("not UTF-8"));
+    let out = keyless()
+        .args(["check", "--json"])
+        .write_stdin(reply)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let json: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(json["ok"], false);
+    assert_eq!(json["errors"][0]["code"], "KA_PARSE_STRAY_TEXT");
+    assert_eq!(json["errors"][0]["line"], 4);
+}
+
+#[test]
+fn an_enormous_reply_lists_a_bounded_number_of_problems() {
+    // 50,000 blocks of an unknown command: each is a problem of its own.
+    let reply = "@@frob x\n@@end\n".repeat(50_000);
+    let out = keyless()
+        .args(["check", "--json"])
+        .write_stdin(reply)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let json: Value = serde_json::from_slice(&out).unwrap();
+    let errors = json["errors"].as_array().unwrap();
+    assert!(errors.len() <= 201, "{} problems kept", errors.len());
+    let last = errors.last().unwrap()["message"].as_str().unwrap();
+    assert!(last.contains("more problem(s) are not listed"), "{last}");
 }
 
 #[test]
@@ -281,4 +316,31 @@ fn the_demo_names_the_options_it_does_not_use() {
         .assert()
         .code(4)
         .stderr(predicate::str::contains("no effect").not());
+}
+
+#[test]
+fn a_selectors_file_given_where_no_browser_opens_is_refused() {
+    let ws = tempfile::tempdir().unwrap();
+    for args in [
+        &["apply", "-"][..],
+        &["prompt", "a task"][..],
+        &["status"][..],
+        &["undo"][..],
+    ] {
+        keyless()
+            .args(args)
+            .args(["--selectors", "my-selectors.json", "--workspace"])
+            .arg(ws.path())
+            .write_stdin("@@next\n@@end\n@@eof\n")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "--selectors my-selectors.json is not used",
+            ));
+    }
+    // The policy's command line comes last, so its options come first.
+    keyless()
+        .args(["policy", "--selectors", "my-selectors.json", "ls"])
+        .assert()
+        .code(2);
 }

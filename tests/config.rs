@@ -211,3 +211,46 @@ fn git_section_reaches_commit() {
     assert!(out.contains("initialised a new git repository"), "{out}");
     assert!(ws.join(".git").is_dir());
 }
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_a_key_given_twice_is_refused_with_its_line() {
+    let config = parse("\u{feff}{ \"Agent\": { \"Pace\": \"Step\" } }").unwrap();
+    assert_eq!(config.agent.pace, keyless::config::Pace::Step);
+    let failure =
+        parse("{\n  \"Agent\": {\n    \"Mode\": \"Ask\",\n    \"Mode\": \"Auto\"\n  }\n}")
+            .unwrap_err();
+    assert_eq!(failure.code, Code::ConfigInvalid);
+    assert!(
+        failure.reason.contains("\"Mode\" appears twice"),
+        "{}",
+        failure.reason
+    );
+    assert!(failure.reason.contains("line 4"), "{}", failure.reason);
+    let failure = parse("{ \"Agent\": {}, // a section twice\n \"Agent\": {} }").unwrap_err();
+    assert!(failure.reason.contains("line 2"), "{}", failure.reason);
+    // The same key in different objects, or in an array's objects, is fine.
+    parse("{ \"Agent\": { \"Mode\": \"Ask\" }, \"Sandbox\": { \"Mode\": \"on\" } }").unwrap();
+}
+
+#[test]
+fn a_keyless_json_that_is_not_a_regular_file_is_named_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir_all(ws.join("keyless.json")).unwrap();
+    let (_, err, code) = apply(&ws, &run("ls"), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("keyless.json is not a regular file (it is a folder)"),
+        "{err}"
+    );
+    fs::remove_dir(ws.join("keyless.json")).unwrap();
+    let status = Command::new("mkfifo")
+        .arg(ws.join("keyless.json"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // A FIFO is never opened (that would wait for a writer for ever).
+    let (_, err, code) = apply(&ws, &run("ls"), &[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("a FIFO, a device or a socket"), "{err}");
+}

@@ -129,6 +129,47 @@ fn a_killed_rewrite_leaves_the_old_or_the_new_file() {
     updatefile_of_a_large_file();
 }
 
+/// The temporary file of a write cut short (named as keyless names them, by a process that is
+/// gone) is removed by the next keyless that takes the workspace, even when that one never
+/// writes the same file. The loops above show that kills do leave such files.
+#[test]
+fn a_half_written_file_is_removed_when_the_next_keyless_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).unwrap();
+    fs::write(ws.join("a.txt"), "old\n").unwrap();
+    let edit = dir.path().join("edit.txt");
+    fs::write(
+        &edit,
+        "@@updatefile a.txt\n<<<CONTENT\nnew\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n",
+    )
+    .unwrap();
+    apply_to_the_end(&ws, &edit);
+    // What a keyless killed while writing a.txt and its session would have left.
+    let dead = "2147483000";
+    let stale = [
+        ws.join(format!(".a.txt.keyless-{dead}-0.tmp")),
+        ws.join(format!(".agent/.session.json.keyless-{dead}-3.tmp")),
+    ];
+    for path in &stale {
+        fs::write(path, "half").unwrap();
+    }
+    // A live process's temporary file is not touched.
+    let live = ws.join(format!(".a.txt.keyless-{}-0.tmp", std::process::id()));
+    fs::write(&live, "in progress").unwrap();
+    let other = dir.path().join("other.txt");
+    fs::write(
+        &other,
+        "@@newfile note.txt\n<<<CONTENT\nhi\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n",
+    )
+    .unwrap();
+    apply_to_the_end(&ws, &other);
+    for path in &stale {
+        assert!(!path.exists(), "{} was left", path.display());
+    }
+    assert!(live.exists());
+}
+
 fn editfile_of_a_large_file() {
     let old = big_file();
     let text = String::from_utf8(old.clone()).unwrap();

@@ -113,3 +113,19 @@ fn a_sandbox_refusal_in_ask_mode_is_offered_once_outside_the_sandbox() {
     assert!(out.contains("sandbox: off (you allowed it)"), "{out}");
     assert_eq!(fs::read_to_string(&outside).unwrap(), "a\nb\n", "{out}");
 }
+
+#[test]
+fn control_characters_never_reach_the_terminal_raw() {
+    let (_dir, ws) = workspace();
+    // An erase-line and a carriage return would let the command hide itself behind a harmless
+    // text in the confirmation prompt.
+    let cmd = "touch hidden\u{1b}[2K\r echo harmless \u{202e}txt.exe";
+    let out = at_terminal(&ws, &(run(cmd) + NEXT), &["n"]);
+    assert!(!out.contains("\u{1b}[2K"), "{out:?}");
+    assert!(!out.contains('\u{202e}'), "{out:?}");
+    assert!(
+        out.contains("touch hidden\\u{1b}[2K\\u{d} echo harmless \\u{202e}txt.exe"),
+        "{out}"
+    );
+    assert!(!ws.join("hidden").exists());
+}

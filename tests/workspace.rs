@@ -420,3 +420,77 @@ fn the_model_reads_keyless_json_but_never_changes_it() {
     assert!(after.remove("draft.json").is_some());
     assert_eq!(after, before, "keyless.json is as it was");
 }
+
+/// A FIFO waits for a writer for ever once opened; a device can be read for ever. File commands
+/// refuse both before opening them (a hang here fails the test by its own timeout below).
+#[test]
+fn fifos_and_devices_are_refused_before_they_are_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = Process::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let ws = Workspace::open(dir.path()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let root = dir.path().to_path_buf();
+    std::thread::spawn(move || {
+        let ws = Workspace::open(&root).unwrap();
+        let codes = apply(
+            &ws,
+            &("@@readfile pipe\n@@end\n@@editfile pipe\n<<<FIND\na\nFIND>>>\n<<<REPLACE\nb\nREPLACE>>>\n@@end\n@@updatefile pipe\n<<<CONTENT\nx\nCONTENT>>>\n@@end\n@@deletefile pipe\n@@end\n@@movefile pipe\n<<<TO\nmoved\nTO>>>\n@@end\n".to_string() + NEXT),
+        );
+        let _ = tx.send(codes);
+    });
+    let codes = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("a file command opened the FIFO and hung");
+    assert_eq!(codes, vec![Some(Code::FileIo); 5]);
+    assert!(dir.path().join("pipe").exists());
+    drop(ws);
+}
+
+/// A sparse file of 64 GB: `@@readfile` reads only what its result can show, in bounded memory.
+#[test]
+fn a_huge_sparse_file_is_read_only_as_far_as_the_result_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.log");
+    let file = fs::File::create(&path).unwrap();
+    use std::io::Write;
+    (&file).write_all(b"first line\nsecond line\n").unwrap();
+    file.set_len(64 << 30).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let reply = "@@readfile huge.log\n@@end\n".to_string() + NEXT;
+    let parsed = parse(&reply, &Limits::default());
+    let settings = Settings {
+        mode: Mode::Auto,
+        ..Settings::default()
+    };
+    let mut backup = Backup::new(&ws, BatchKind::Batch, "test");
+    let report = batch::execute(
+        &parsed.script.unwrap(),
+        &ws,
+        &mut backup,
+        &mut Approve,
+        &settings,
+        (1, 1),
+    );
+    let outcome = &report.results[0].outcome;
+    assert_eq!(outcome.error, None);
+    let (_, text) = outcome.block.as_ref().unwrap();
+    assert!(text.starts_with("first line\nsecond line"), "{text:?}");
+    assert!(
+        outcome.lines[0].starts_with("partial: the first"),
+        "{:?}",
+        outcome.lines
+    );
+    assert!(outcome.details.contains(&format!("bytes: {}", 64u64 << 30)));
+    // Editing it whole is refused with a reason, not attempted.
+    let codes = apply(
+        &ws,
+        &("@@editfile huge.log\n<<<FIND\nfirst\nFIND>>>\n<<<REPLACE\n1st\nREPLACE>>>\n@@end\n"
+            .to_string()
+            + NEXT),
+    );
+    assert_eq!(codes, vec![Some(Code::FileIo)]);
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::batch::{self, results};
 use crate::claim::Claim;
 use crate::exit::Status;
-use crate::protocol::{parse, render::format_error};
+use crate::protocol::render::format_error;
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
@@ -33,6 +33,8 @@ pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspac
         );
         Status::Usage
     })?;
+    // The workspace is ours now: what a killed keyless left half-written goes.
+    backup::clean_after_crash(&ws);
     Ok((ws, claim))
 }
 
@@ -48,7 +50,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let parsed = parse(&reply, &config.limits);
+    let parsed = reply.parse(&config.limits);
     let Some(script) = parsed.script else {
         // The format error echoes parts of the reply: it passes the redactor too.
         let message = format_error(&parsed.diagnostics, parsed.truncated);
@@ -74,7 +76,14 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
     let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
-    print!("{}", results::render(&report));
+    // The results message is data for the model; on a person's terminal it is shown with its
+    // control characters escaped, so that a command's output cannot rewrite the screen.
+    let message = results::render(&report);
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        print!("{}", super::progress::printable(&message));
+    } else {
+        print!("{message}");
+    }
     if report.cancelled() {
         Status::Interrupted
     } else if report.all_ok() {

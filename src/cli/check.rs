@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::exit::Status;
-use crate::protocol::{Diagnostic, Parsed, parse};
+use crate::protocol::{Diagnostic, Parsed};
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -43,11 +43,11 @@ pub fn run(
             return Status::Usage;
         }
     };
-    let parsed = parse(&reply, &limits);
+    let parsed = reply.parse(&limits);
     if json {
         println!("{}", render_json(&parsed));
     } else {
-        print!("{}", render_text(&parsed));
+        print!("{}", super::progress::printable(&render_text(&parsed)));
     }
     if parsed.is_ok() {
         Status::Success

@@ -194,6 +194,25 @@ pub struct Shared {
     pub new_chat: bool,
 }
 
+impl Shared {
+    /// The browser and chat options given (`--selectors`, `--site`, …), as spelled on the
+    /// command line.
+    pub fn browser_options(&self) -> Vec<&'static str> {
+        [
+            ("--site", self.site.is_some()),
+            ("--url", self.url.is_some()),
+            ("--cdp", self.cdp.is_some()),
+            ("--browser", self.browser.is_some()),
+            ("--headless", self.headless),
+            ("--profile", self.profile.is_some()),
+            ("--new-chat", self.new_chat),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+}
+
 /// Approval modes of the specification's risk-tier table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
@@ -251,6 +270,33 @@ pub fn run(args: Args) -> Status {
             | Subcommands::Status { .. }
     ) {
         end_quietly_on_closed_output();
+    }
+    let browserless = match &args.command {
+        Subcommands::Apply { shared, .. } => Some(("apply", shared)),
+        Subcommands::Policy { shared, .. } => Some(("policy", shared)),
+        Subcommands::Prompt { shared, .. } => Some(("prompt", shared)),
+        Subcommands::Undo { shared } => Some(("undo", shared)),
+        Subcommands::Status { shared, .. } => Some(("status", shared)),
+        _ => None,
+    };
+    if let Some((name, shared)) = browserless {
+        // A selectors file is a deliberate input: given where nothing reads it, the user
+        // believes it was used. The other browser options are shared by contract and noted.
+        if let Some(file) = &shared.selectors {
+            eprintln!(
+                "keyless {name}: --selectors {} is not used: keyless {name} opens no browser. Leave it out (it applies to run, interactive and doctor).",
+                file.display()
+            );
+            return Status::Usage;
+        }
+        let unused = shared.browser_options();
+        if !unused.is_empty() && !progress::quiet() {
+            eprintln!(
+                "keyless {name}: {} ha{} no effect here: keyless {name} opens no browser",
+                unused.join(", "),
+                if unused.len() == 1 { "s" } else { "ve" }
+            );
+        }
     }
     match args.command {
         Subcommands::Check {
@@ -488,7 +534,7 @@ fn default_profile() -> PathBuf {
 }
 
 /// Reads a reply from FILE, or from standard input for `-` or no file.
-fn read_reply(file: Option<&std::path::Path>) -> Result<String, String> {
+fn read_reply(file: Option<&std::path::Path>) -> Result<Reply, String> {
     use std::io::Read;
     let bytes = match file {
         Some(path) if path.as_os_str() != "-" => {
@@ -502,13 +548,46 @@ fn read_reply(file: Option<&std::path::Path>) -> Result<String, String> {
             buf
         }
     };
-    let name = file
-        .filter(|p| p.as_os_str() != "-")
-        .map_or("standard input".to_string(), |p| p.display().to_string());
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{name} is not UTF-8 text (invalid byte at offset {}); a reply is text",
-            e.utf8_error().valid_up_to()
-        )
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => Reply {
+            text,
+            not_utf8: None,
+        },
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+            Reply {
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+                not_utf8: Some(crate::protocol::parse::Diagnostic {
+                    code: crate::catalog::Code::ParseStrayText,
+                    line: Some(line),
+                    message: format!(
+                        "line {line} holds bytes that are not UTF-8 (the first at byte {at}; shown as U+FFFD): a reply is UTF-8 text. Resend it as text."
+                    ),
+                }),
+            }
+        }
     })
+}
+
+/// A reply read from a file or standard input.
+struct Reply {
+    /// The text; bytes that are not UTF-8 are U+FFFD here.
+    text: String,
+    /// The problem that the bytes were not all UTF-8.
+    not_utf8: Option<crate::protocol::parse::Diagnostic>,
+}
+
+impl Reply {
+    /// Parses the reply; bytes that were not UTF-8 are a problem like any other, so such a
+    /// reply never executes.
+    fn parse(&self, limits: &crate::config::Limits) -> crate::protocol::parse::Parsed {
+        let mut parsed = crate::protocol::parse(&self.text, limits);
+        if let Some(problem) = &self.not_utf8 {
+            parsed.diagnostics.insert(0, problem.clone());
+            parsed.script = None;
+        }
+        parsed
+    }
 }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::progress::printable;
 use crate::config::Mode;
 use crate::exit::Status;
 use crate::policy::{Approval, Lists, Segment, Tier, judge};
@@ -52,7 +53,7 @@ pub fn run(cmdline: &[String], json: bool, shared: &super::Shared) -> Status {
         }
         return Status::Success;
     }
-    println!("{}: {}", c.tier.name(), line.trim());
+    println!("{}: {}", c.tier.name(), printable(line.trim()));
     let width = c
         .segments
         .iter()
@@ -62,7 +63,12 @@ pub fn run(cmdline: &[String], json: bool, shared: &super::Shared) -> Status {
         .min(48);
     for s in &c.segments {
         let text: String = s.text.chars().take(48).collect();
-        println!("  {:<8}  {text:<width$}  {}", s.tier.name(), s.reason);
+        let text = printable(&text);
+        println!(
+            "  {:<8}  {text:<width$}  {}",
+            s.tier.name(),
+            printable(&s.reason)
+        );
     }
     let name = |a: Approval| match a {
         Approval::Auto => "runs",

@@ -80,7 +80,12 @@ pub fn print(event: Event) {
     let warn = paint.yellow("⚠");
     match event {
         Event::Warning(failure) => {
-            let _ = writeln!(err, "{warn} {}: {}", failure.code, failure.reason);
+            let _ = writeln!(
+                err,
+                "{warn} {}: {}",
+                failure.code,
+                printable(&failure.reason)
+            );
         }
         Event::NewChat => {
             let _ = writeln!(
@@ -129,7 +134,7 @@ pub fn print(event: Event) {
             waiting_since(true);
             let _ = writeln!(err, "→ sending the {what} ({chars} characters)");
             if level == Level::Verbose {
-                let _ = writeln!(err, "{text}");
+                let _ = writeln!(err, "{}", printable(text));
             }
         }
         // Only a terminal can rewrite the line in place; elsewhere the count would pile up.
@@ -166,7 +171,7 @@ pub fn print(event: Event) {
                 "{lead}← reply received: {chars} characters, read via {channel:?}            "
             );
             if level == Level::Verbose {
-                let _ = writeln!(err, "{text}");
+                let _ = writeln!(err, "{}", printable(text));
             }
         }
         Event::Rejected {
@@ -197,7 +202,7 @@ pub fn print(event: Event) {
                     "  #{} {} {}{tier} — {status}",
                     result.index,
                     result.kind.name(),
-                    result.label
+                    printable(&result.label)
                 );
             }
             for skipped in &report.skipped {
@@ -210,6 +215,29 @@ pub fn print(event: Event) {
             }
         }
     }
+}
+
+/// `text` safe to show on a terminal: every control character but line feed and tab, and every
+/// character that reorders what follows it (bidirectional overrides), is shown as an escape
+/// (`\u{1b}`), so that text from the model or a command cannot move the cursor, recolour, hide
+/// or rewrite what a person reads (a confirmation prompt above all).
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let hostile = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+    };
+    if !text.chars().any(hostile) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hostile(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Colours, only on a terminal and only without `NO_COLOR` (no-color.org).

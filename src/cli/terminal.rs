@@ -8,6 +8,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::progress::printable;
 use crate::batch::{self, Confirmation, Host, Outcome};
 use crate::catalog::{Code, Failure};
 use crate::config::Mode;
@@ -77,7 +78,8 @@ impl TerminalHost {
     fn confirm_once(&self, confirmation: &Confirmation) -> bool {
         let answer = self.prompt(&format!(
             "{}\n  the sandbox refused it: {}\nrun again without the sandbox? [y/N]: ",
-            confirmation.action, confirmation.reason
+            printable(&confirmation.action),
+            printable(&confirmation.reason)
         ));
         matches!(
             answer
@@ -105,11 +107,14 @@ impl TerminalHost {
 
 impl Host for TerminalHost {
     fn say(&mut self, message: &str) {
-        eprintln!("model: {}", message.replace('\n', "\n       "));
+        eprintln!("model: {}", printable(message).replace('\n', "\n       "));
     }
 
     fn ask(&mut self, question: &str) -> Option<String> {
-        self.prompt(&format!("model asks: {question}\nyour answer> "))
+        self.prompt(&format!(
+            "model asks: {}\nyour answer> ",
+            printable(question)
+        ))
     }
 
     fn confirm(&mut self, confirmation: &Confirmation) -> bool {
@@ -122,7 +127,8 @@ impl Host for TerminalHost {
             .unwrap_or_default();
         let answer = self.prompt(&format!(
             "{}{tier}\n  why keyless asks: {}\nallow? [y]es / [n]o / [a]lways this session: ",
-            confirmation.action, confirmation.reason
+            printable(&confirmation.action),
+            printable(&confirmation.reason)
         ));
         match answer
             .as_deref()
@@ -142,7 +148,7 @@ impl Host for TerminalHost {
         if !super::progress::quiet() {
             eprintln!(
                 "keyless: running {}",
-                cmd.lines().next().unwrap_or_default()
+                printable(cmd.lines().next().unwrap_or_default())
             );
         }
         let (program, flag) = crate::exec::shell_program(self.shell.as_deref());

@@ -16,17 +16,16 @@ pub const FILE_NAME: &str = "keyless.json";
 /// explicit `--config` that does not exist is an error.
 pub fn locate(explicit: Option<&Path>, workspace: &Path) -> Result<Option<PathBuf>, Failure> {
     if let Some(path) = explicit {
-        return if path.is_file() {
-            Ok(Some(path.to_path_buf()))
-        } else {
-            Err(Failure::new(
+        return match regular(path)? {
+            true => Ok(Some(path.to_path_buf())),
+            false => Err(Failure::new(
                 Code::ConfigInvalid,
                 format!("the configuration file {} does not exist", path.display()),
-            ))
+            )),
         };
     }
     let local = workspace.join(FILE_NAME);
-    if local.is_file() {
+    if regular(&local)? {
         return Ok(Some(local));
     }
     let user_dir = std::env::var_os("XDG_CONFIG_HOME")
@@ -35,6 +34,32 @@ pub fn locate(explicit: Option<&Path>, workspace: &Path) -> Result<Option<PathBu
     Ok(user_dir
         .map(|d| d.join("keyless").join(FILE_NAME))
         .filter(|p| p.is_file()))
+}
+
+/// Whether `path` is a regular file (following symlinks); `false` when nothing is there. Anything
+/// else by that name (a folder, a FIFO that would block the read, a device) is an error that
+/// says so, never silently passed over for the next place.
+fn regular(path: &Path) -> Result<bool, Failure> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(true),
+        Ok(meta) => Err(Failure::new(
+            Code::ConfigInvalid,
+            format!(
+                "{} is not a regular file (it is {}); keyless reads its configuration only from a file. Remove or rename it.",
+                path.display(),
+                if meta.is_dir() {
+                    "a folder"
+                } else {
+                    "a FIFO, a device or a socket"
+                }
+            ),
+        )),
+        Err(_) if path.symlink_metadata().is_ok() => Err(Failure::new(
+            Code::ConfigInvalid,
+            format!("{} is a symbolic link to nothing", path.display()),
+        )),
+        Err(_) => Ok(false),
+    }
 }
 
 /// Loads the configuration for a workspace (defaults when there is no file).
@@ -110,7 +135,10 @@ fn strip_comments(text: &str) -> String {
 
 /// Parses configuration text.
 pub fn parse(text: &str) -> Result<Config, Failure> {
-    let value: Value = serde_json::from_str(&strip_comments(text)).map_err(|e| {
+    // Editors on Windows save a byte-order mark; it is no content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = strip_comments(text);
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
         Failure::new(
             Code::ConfigInvalid,
             format!(
@@ -120,6 +148,14 @@ pub fn parse(text: &str) -> Result<Config, Failure> {
             ),
         )
     })?;
+    if let Some((key, line)) = duplicate_key(&text) {
+        return Err(Failure::new(
+            Code::ConfigInvalid,
+            format!(
+                "the key \"{key}\" appears twice in one object (again at line {line}); JSON keeps only one of them, so keyless refuses to guess which you meant"
+            ),
+        ));
+    }
     let root = value.as_object().ok_or_else(|| {
         Failure::new(
             Code::ConfigValidation,
@@ -152,6 +188,56 @@ pub fn parse(text: &str) -> Result<Config, Failure> {
         )));
     }
     Ok(config)
+}
+
+/// The first key that appears twice in the same object of valid JSON text, with the line of its
+/// second appearance.
+fn duplicate_key(text: &str) -> Option<(String, usize)> {
+    use std::collections::HashSet;
+    // One set of keys per open container; arrays get `None`.
+    let mut open: Vec<Option<HashSet<String>>> = Vec::new();
+    let mut line = 1;
+    let mut chars = text.chars().peekable();
+    let mut last_string: Option<String> = None;
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '{' => open.push(Some(HashSet::new())),
+            '[' => open.push(None),
+            '}' | ']' => {
+                open.pop();
+            }
+            '"' => {
+                let mut s = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some(n) = chars.next() {
+                                s.push('\\');
+                                s.push(n);
+                            }
+                        }
+                        '"' => break,
+                        c => s.push(c),
+                    }
+                }
+                last_string = Some(s);
+                continue;
+            }
+            ':' => {
+                if let (Some(key), Some(Some(keys))) = (last_string.take(), open.last_mut())
+                    && !keys.insert(key.clone())
+                {
+                    return Some((key, line));
+                }
+            }
+            _ => {}
+        }
+        if !c.is_whitespace() {
+            last_string = None;
+        }
+    }
+    None
 }
 
 /// Every section and its keys.

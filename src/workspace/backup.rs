@@ -311,6 +311,27 @@ pub fn usage(ws: &Workspace) -> (usize, u64) {
 /// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
 /// are out of the history, so undoing again walks back one batch at a time, each step to the
 /// state before a batch. Safety copies taken by undo are not batches.
+/// Removes the temporary files a killed keyless left half-written: beside each file the newest
+/// batch changed (its backup records every change before it is made) and in `.agent/`. Called
+/// when a keyless takes the workspace, so nothing lingers until the next write of the same file.
+pub fn clean_after_crash(ws: &Workspace) {
+    let newest = list(ws).ok().and_then(|m| m.into_iter().last());
+    let paths = newest
+        .into_iter()
+        .flat_map(|m| m.entries)
+        .flat_map(|e| match e {
+            Entry::Modified { path, .. }
+            | Entry::Created { path }
+            | Entry::Deleted { path, .. }
+            | Entry::DirCreated { path } => vec![path],
+            Entry::Moved { path, to } => vec![path, to],
+        });
+    for path in paths {
+        ws.clear_stale_temps(Path::new(&path));
+    }
+    ws.clear_stale_temps_in(Path::new(crate::workspace::AGENT_DIR));
+}
+
 pub fn next_undo(manifests: &[Manifest]) -> Option<&Manifest> {
     manifests
         .iter()

@@ -159,7 +159,7 @@ impl Workspace {
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        self.clear_stale_temps(path, &name.to_string_lossy());
+        self.clear_stale_temps(path);
         let result = (|| {
             let mut file = self
                 .dir
@@ -182,20 +182,37 @@ impl Workspace {
 impl Workspace {
     /// Removes temporary files that an earlier, killed keyless left beside `path` (their
     /// process is gone). Only keyless's own `.NAME.keyless-PID-N.tmp` files are touched.
-    fn clear_stale_temps(&self, path: &Path, name: &str) {
+    pub(crate) fn clear_stale_temps(&self, path: &Path) {
+        let Some(name) = path.file_name() else {
+            return;
+        };
         let folder = path.parent().unwrap_or(Path::new(""));
+        self.clear_temps(folder, Some(&name.to_string_lossy()));
+    }
+
+    /// The same for every file in `folder`.
+    pub(crate) fn clear_stale_temps_in(&self, folder: &Path) {
+        self.clear_temps(folder, None);
+    }
+
+    fn clear_temps(&self, folder: &Path, name: Option<&str>) {
         let folder = if folder.as_os_str().is_empty() {
             Path::new(".")
         } else {
             folder
         };
-        let prefix = format!(".{name}.keyless-");
         let Ok(entries) = self.dir.read_dir(folder) else {
             return;
         };
         for entry in entries.flatten() {
             let file = entry.file_name();
-            let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            let Some(rest) = file.to_str().and_then(|f| match name {
+                Some(name) => f.strip_prefix(&format!(".{name}.keyless-")),
+                None => f
+                    .strip_prefix('.')
+                    .and_then(|r| r.split_once(".keyless-"))
+                    .map(|(_, r)| r),
+            }) else {
                 continue;
             };
             let Some(pid) = rest.strip_suffix(".tmp").and_then(|r| r.split('-').next()) else {

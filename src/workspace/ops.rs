@@ -69,6 +69,16 @@ impl Workspace {
                 format!("{rel} is a folder, not a file"),
             ));
         }
+        regular(rel, &meta)?;
+        if meta.len() > MAX_WHOLE_FILE {
+            return Err(Failure::new(
+                Code::FileIo,
+                format!(
+                    "{rel} holds {} bytes; keyless edits files of at most {MAX_WHOLE_FILE} bytes. Change it with a command instead.",
+                    meta.len()
+                ),
+            ));
+        }
         let bytes = self
             .dir()
             .read(&path)
@@ -262,6 +272,7 @@ impl Workspace {
                 format!("{rel} is a symbolic link; keyless does not delete links"),
             ));
         }
+        regular(rel, &meta)?;
         let bytes = self
             .dir()
             .read(&path)
@@ -280,6 +291,9 @@ impl Workspace {
     /// reads back exactly as a CONTENT section would write it. Past `max_chars`, whole lines up
     /// to the limit are shown and the result says how to read the rest.
     pub fn read_file(&self, rel: &str, max_chars: usize) -> Result<FileOutcome, Failure> {
+        if let Some(outcome) = self.read_large(rel, max_chars)? {
+            return Ok(outcome);
+        }
         let old = self.existing(rel)?;
         let norm = normalize(&old.text.text);
         let total_lines = count_lines(&norm);
@@ -326,6 +340,68 @@ impl Workspace {
         Ok(outcome)
     }
 
+    /// `@@readfile` of a file too large to read whole (a log, a sparse file): only as many
+    /// bytes as `max_chars` characters can take are read, and whole lines of them shown.
+    /// `None` when the file is small enough for the ordinary path.
+    fn read_large(&self, rel: &str, max_chars: usize) -> Result<Option<FileOutcome>, Failure> {
+        use std::io::Read;
+        let path = self.resolve(rel)?;
+        let Ok(meta) = self.dir().metadata(&path) else {
+            return Ok(None); // the ordinary path reports it
+        };
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        regular(rel, &meta)?;
+        if meta.len() <= READ_WHOLE_LIMIT {
+            return Ok(None);
+        }
+        // A character is at most 4 bytes in UTF-8.
+        let budget = (max_chars as u64).saturating_mul(4).saturating_add(4);
+        let mut bytes = Vec::new();
+        self.dir()
+            .open(&path)
+            .and_then(|f| f.take(budget).read_to_end(&mut bytes))
+            .map_err(|e| self.io_failure(rel, "read", e))?;
+        let valid = match std::str::from_utf8(&bytes) {
+            Ok(text) => text,
+            // Cut inside a character at the end of the budget: keep the whole ones.
+            Err(e) if e.error_len().is_none() => {
+                std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+            }
+            Err(_) => {
+                return Err(Failure::new(
+                    Code::FileIo,
+                    format!("{rel} is not UTF-8 text (binary, or another encoding)"),
+                ));
+            }
+        };
+        let text = valid.strip_prefix('\u{feff}').unwrap_or(valid);
+        let norm = normalize(text);
+        let mut shown = String::new();
+        let mut chars = 0;
+        for line in norm.split_inclusive('\n') {
+            let n = line.chars().count();
+            if chars + n > max_chars || !line.ends_with('\n') {
+                break;
+            }
+            chars += n;
+            shown.push_str(line);
+        }
+        let shown_lines = count_lines(&shown);
+        let shown = shown.strip_suffix('\n').unwrap_or(&shown).to_string();
+        Ok(Some(FileOutcome {
+            details: vec![format!("bytes: {}", meta.len())],
+            lines: vec![format!(
+                "partial: the first {shown_lines} lines shown; the file holds {} bytes, too many to read whole (a result holds at most {max_chars} characters). Read on with @@runcommand: sed -n '{},{}p' {rel}",
+                meta.len(),
+                shown_lines + 1,
+                shown_lines + 400
+            )],
+            block: Some(("CONTENT", shown)),
+        }))
+    }
+
     /// `@@mkdir`: creates the folder and its parents; succeeds if it exists.
     pub fn make_dir(&self, rel: &str, backup: &mut Backup) -> Result<FileOutcome, Failure> {
         let path = self.resolve(rel)?;
@@ -362,7 +438,7 @@ impl Workspace {
                 format!("{rel} does not exist; nothing was moved"),
             )
         })?;
-        if meta.is_dir() || meta.file_type().is_symlink() {
+        if !meta.is_file() {
             return Err(Failure::new(
                 Code::FileIo,
                 format!("{rel} is not a regular file; @@movefile moves files"),
@@ -387,6 +463,25 @@ impl Workspace {
             .map_err(|e| self.io_failure(to, "read", e))?;
         Ok(FileOutcome::verified(verified_line(&shown(&dest), &bytes)))
     }
+}
+
+/// Files larger than this are never read whole (edited, replaced, deleted with a backup).
+const MAX_WHOLE_FILE: u64 = 512 * 1024 * 1024;
+/// `@@readfile` of a larger file reads only what its result can show.
+const READ_WHOLE_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// Refuses anything but a regular file, before it is opened: opening a FIFO waits for a writer
+/// for ever, and a device can be read for ever.
+fn regular(rel: &str, meta: &cap_std::fs::Metadata) -> Result<(), Failure> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(Failure::new(
+        Code::FileIo,
+        format!(
+            "{rel} is not a regular file (a FIFO, a device or a socket); keyless reads and changes only regular files"
+        ),
+    ))
 }
 
 fn eol_name(eol: Eol) -> &'static str {

@@ -90,6 +90,7 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
         lines: &lines,
         limits,
         diagnostics: Vec::new(),
+        dropped: None,
         headers: Vec::new(),
         blocks: Vec::new(),
     };
@@ -112,11 +113,21 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
         .is_some_and(|line| is_eof_line(line.trim()));
     parser.run(start, end, truncated);
     let Parser {
-        diagnostics,
+        mut diagnostics,
+        dropped,
         headers,
         blocks,
         ..
     } = parser;
+    if let Some((code, count)) = dropped {
+        diagnostics.push(Diagnostic {
+            code,
+            line: None,
+            message: format!(
+                "{count} more problem(s) are not listed: fix the first {MAX_DIAGNOSTICS}, then check again"
+            ),
+        });
+    }
     let script = diagnostics.is_empty().then_some(Script { blocks });
     Parsed {
         headers,
@@ -228,16 +239,26 @@ struct OpenBlock {
     reported: bool,
 }
 
+/// A reply with more problems than this lists the first ones and counts the rest, so that an
+/// enormous input cannot make the report enormous too.
+pub const MAX_DIAGNOSTICS: usize = 200;
+
 struct Parser<'a> {
     lines: &'a [&'a str],
     limits: &'a Limits,
     diagnostics: Vec<Diagnostic>,
+    /// Problems past [`MAX_DIAGNOSTICS`]: their code (the first one's) and how many.
+    dropped: Option<(Code, usize)>,
     headers: Vec<Header>,
     blocks: Vec<Block>,
 }
 
 impl Parser<'_> {
     fn report(&mut self, code: Code, line: Option<usize>, message: String) {
+        if self.diagnostics.len() >= MAX_DIAGNOSTICS {
+            self.dropped.get_or_insert((code, 0)).1 += 1;
+            return;
+        }
         self.diagnostics.push(Diagnostic {
             code,
             line,
