@@ -98,7 +98,10 @@ fn stop_on_mutation_failure_lets_probes_fail() {
         settings(FailureMode::StopOnMutationFailure),
     );
     assert_eq!(host.ran, vec!["ls probe-fail", "cargo build fail"]);
-    assert_eq!(report.skipped[0].reason, "batch stopped at command #2");
+    assert_eq!(
+        report.skipped[0].reason,
+        keyless::batch::SkipReason::StoppedAt(2)
+    );
 }
 
 #[test]
@@ -107,7 +110,10 @@ fn stop_on_any_failure_stops_at_a_probe() {
     let mut host = Scripted::default();
     let report = run(&reply, &mut host, settings(FailureMode::StopOnAnyFailure));
     assert_eq!(host.ran, vec!["ls probe-fail"]);
-    assert_eq!(report.skipped[0].reason, "batch stopped at command #1");
+    assert_eq!(
+        report.skipped[0].reason,
+        keyless::batch::SkipReason::StoppedAt(1)
+    );
 }
 
 #[test]

@@ -138,7 +138,8 @@ fn flags_win_over_the_file_which_wins_over_the_defaults() {
     let (_dir, ws) = workspace(r#"{ "Agent": { "Mode": "Auto" } }"#);
     let (out, _, _) = apply(&ws, &run("touch by-config"), &[]);
     assert!(
-        out.contains("status: ok | tier: Risky"),
+        (out.contains("status: ok | exit code: 0 | duration: ")
+            && out.contains("s | tier: Risky\n")),
         "file says Auto: {out}"
     );
     let (out, _, _) = apply(&ws, &run("touch by-flag"), &["--mode", "ask"]);
@@ -156,7 +157,8 @@ fn allow_and_deny_lists_apply_to_apply_and_policy() {
     fs::write(ws.join("run.sh"), "echo ran\n").unwrap();
     let (out, _, _) = apply(&ws, &run("sh run.sh"), &[]);
     assert!(
-        out.contains("status: ok | tier: Execute"),
+        (out.contains("status: ok | exit code: 0 | duration: ")
+            && out.contains("s | tier: Execute\n")),
         "allow-listed: {out}"
     );
     let (out, _, _) = apply(&ws, &run("sh other.sh"), &[]);

@@ -49,7 +49,7 @@ fn output_exit_code_and_duration_are_reported() {
     let (_dir, ws) = workspace();
     let (out, code) = apply(&ws, &reply(&[("", "echo hello && echo world")]), &[]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("--- result 1/1 | #1 runcommand | echo hello && echo world ---\nstatus: ok | tier: ReadOnly | exit code: 0 | duration: "), "{out}");
+    assert!(out.contains("--- result 1/1 | #1 runcommand | echo hello && echo world ---\nstatus: ok | exit code: 0 | duration: "), "{out}");
     assert!(
         out.contains("<<<OUTPUT\nhello\nworld\nOUTPUT>>>\n"),
         "{out}"
@@ -80,7 +80,7 @@ fn a_failed_probe_reports_its_code_and_the_batch_goes_on() {
     );
     assert_eq!(code, Some(3));
     assert!(
-        out.contains("status: error | code: KA_COMMAND_FAILED | tier: ReadOnly | exit code: 2"),
+        out.contains("status: error | code: KA_COMMAND_FAILED | exit code: 2 | duration: "),
         "{out}"
     );
     assert!(
@@ -272,7 +272,11 @@ fn risky_without_a_terminal_is_declined_in_ask_and_autosafe() {
         &reply(&[("", "touch made-by-risky")]),
         &["--mode", "auto"],
     );
-    assert!(out.contains("status: ok | tier: Risky"), "{out}");
+    assert!(
+        (out.contains("status: ok | exit code: 0 | duration: ")
+            && out.contains("s | tier: Risky\n")),
+        "{out}"
+    );
     assert!(ws.join("made-by-risky").exists());
 }
 
@@ -286,7 +290,11 @@ fn execute_tier_asks_in_ask_mode() {
         "{out}"
     );
     let (out, _) = apply(&ws, &reply(&[("", "sh run.sh")]), &["--mode", "auto"]);
-    assert!(out.contains("status: ok | tier: Execute"), "{out}");
+    assert!(
+        (out.contains("status: ok | exit code: 0 | duration: ")
+            && out.contains("s | tier: Execute\n")),
+        "{out}"
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -316,7 +324,11 @@ fn read_only_git_cannot_be_turned_into_a_program_launcher() {
         &reply(&[("", "git status --short")]),
         &["--mode", "ask"],
     );
-    assert!(out.contains("status: ok | tier: ReadOnly"), "{out}");
+    assert!(
+        (out.contains("status: ok | exit code: 0 | duration: ")
+            && out.contains("s | tier: ReadOnly\n")),
+        "{out}"
+    );
     assert!(!ws.join("fsmonitor-ran").exists(), "core.fsmonitor ran");
 
     // diff.external would run on git diff: the line is no longer read-only, so it asks.

@@ -312,9 +312,40 @@ fn fence_closer_may_be_longer_and_text_around_fence_may_be_blank() {
 
 #[test]
 fn fence_closer_of_the_other_kind_is_stray() {
+    // Opener and closer differ: neither is stripped, and both are reported.
     check(
         "```\n@@readfile a\n@@end\n@@eof\n~~~\n",
-        &[(Code::ParseTextAfterEof, Some(5))],
+        &[
+            (Code::ParseStrayText, Some(1)),
+            (Code::ParseTextAfterEof, Some(5)),
+        ],
+    );
+    check(
+        "````\n@@readfile a\n@@end\n@@eof\n```\n",
+        &[
+            (Code::ParseStrayText, Some(1)),
+            (Code::ParseTextAfterEof, Some(5)),
+        ],
+    );
+}
+
+#[test]
+fn a_fence_after_prose_is_reported_line_by_line() {
+    check(
+        "Here you go:\n```\n@@readfile a\n@@end\n@@eof\n```\n",
+        &[
+            (Code::ParseStrayText, Some(1)),
+            (Code::ParseStrayText, Some(2)),
+            (Code::ParseTextAfterEof, Some(6)),
+        ],
+    );
+    check(
+        "Sure.\n\n```agentscript\n@@readfile a\n@@end\n@@eof\n```\nHope this helps!\n",
+        &[
+            (Code::ParseStrayText, Some(1)),
+            (Code::ParseStrayText, Some(3)),
+            (Code::ParseTextAfterEof, Some(7)),
+        ],
     );
 }
 

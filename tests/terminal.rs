@@ -60,7 +60,11 @@ fn yes_runs_the_command_and_the_prompt_explains_it() {
         out.contains("allow? [y]es / [n]o / [a]lways this session"),
         "{out}"
     );
-    assert!(out.contains("status: ok | tier: Risky"), "{out}");
+    assert!(
+        (out.contains("status: ok | exit code: 0 | duration: ")
+            && out.contains("s | tier: Risky\n")),
+        "{out}"
+    );
     assert!(ws.join("made-by-yes").exists());
 }
 
@@ -78,7 +82,7 @@ fn always_approves_the_same_line_for_the_rest_of_the_session() {
     let reply = run("touch twice") + &run("touch twice") + NEXT;
     let out = at_terminal(&ws, &reply, &["a"]);
     assert_eq!(out.matches("allow? [y]es").count(), 1, "asked once: {out}");
-    assert_eq!(out.matches("status: ok | tier: Risky").count(), 2, "{out}");
+    assert_eq!(out.matches("s | tier: Risky\n").count(), 2, "{out}");
 }
 
 #[test]

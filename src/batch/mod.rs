@@ -174,7 +174,7 @@ pub struct CommandResult {
 /// Commands that were not executed, for one reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
-    pub reason: String,
+    pub reason: SkipReason,
     /// (index, kind, label) of each skipped command.
     pub commands: Vec<(usize, CommandKind, String)>,
 }
@@ -221,15 +221,49 @@ impl Report {
         let finished = matches!(self.done, Done::Honoured { .. });
         self.skipped
             .iter()
-            .all(|s| finished && s.reason == AFTER_DONE)
+            .all(|s| finished && s.reason == SkipReason::AfterDone)
             && self.results.iter().all(|r| r.outcome.error.is_none())
     }
 }
 
-/// The skip reason for commands placed after `@@done`.
-pub const AFTER_DONE: &str = "after @@done";
-/// The skip reason once the user pressed Ctrl+C.
-pub const CANCELLED: &str = "cancelled by the user (Ctrl+C)";
+/// Why commands were not executed. Decisions match on the kind; [`SkipReason::text`] is only
+/// what the results message says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Past the per-response limit of this pace.
+    Limit { pace: Pace, limit: usize },
+    /// A failed command (this one) stopped the batch.
+    StoppedAt(usize),
+    /// Placed after `@@done`.
+    AfterDone,
+    /// The user pressed Ctrl+C.
+    Cancelled,
+    /// keyless was stopped (killed, crashed) before it reached them.
+    NotRun,
+}
+
+impl SkipReason {
+    /// The reason as the results message gives it to the model.
+    pub fn text(self) -> String {
+        match self {
+            SkipReason::Limit {
+                pace: Pace::Batch,
+                limit,
+            } => format!("batch limit is {limit} per response, resend them next"),
+            SkipReason::Limit { pace, limit } => format!(
+                "pace={}: only {limit} command(s) per response; send the next one after reading this result",
+                pace.name()
+            ),
+            SkipReason::StoppedAt(n) => format!("batch stopped at command #{n}"),
+            SkipReason::AfterDone => "after @@done".to_string(),
+            SkipReason::Cancelled => "cancelled by the user (Ctrl+C)".to_string(),
+            SkipReason::NotRun => {
+                "keyless was stopped before running them; send them again if they are still needed"
+                    .to_string()
+            }
+        }
+    }
+}
 
 /// What [`execute_observed`] reports as it goes.
 #[derive(Debug)]
@@ -268,12 +302,9 @@ pub fn execute_observed(
     on_step: &mut dyn FnMut(Step),
 ) -> Report {
     let limit = settings.pace.limit(&settings.limits);
-    let limit_reason = match settings.pace {
-        Pace::Batch => format!("batch limit is {limit} per response, resend them next"),
-        pace => format!(
-            "pace={}: only {limit} command(s) per response; send the next one after reading this result",
-            pace.name()
-        ),
+    let limit_reason = SkipReason::Limit {
+        pace: settings.pace,
+        limit,
     };
     let mut report = Report {
         turn,
@@ -322,13 +353,13 @@ pub fn execute_observed(
         report.total += 1;
         let label = label(command);
         let skip_reason = if cancelled {
-            Some(CANCELLED.to_string())
+            Some(SkipReason::Cancelled)
         } else if after_done {
-            Some(AFTER_DONE.to_string())
+            Some(SkipReason::AfterDone)
         } else if counted >= limit {
-            Some(limit_reason.clone())
+            Some(limit_reason)
         } else {
-            stopped_at.map(|n| format!("batch stopped at command #{n}"))
+            stopped_at.map(SkipReason::StoppedAt)
         };
         if let Some(reason) = skip_reason {
             skip(&mut report.skipped, reason, (block.index, kind, label));
@@ -395,7 +426,7 @@ fn redact_outcome(outcome: &mut Outcome, redactor: &Redactor) -> usize {
     count
 }
 
-fn skip(skipped: &mut Vec<Skipped>, reason: String, command: (usize, CommandKind, String)) {
+fn skip(skipped: &mut Vec<Skipped>, reason: SkipReason, command: (usize, CommandKind, String)) {
     match skipped.last_mut() {
         Some(last) if last.reason == reason => last.commands.push(command),
         _ => skipped.push(Skipped {
@@ -537,7 +568,8 @@ fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Set
         );
     }
     let mut outcome = host.run_command(cmd, timeout, settings.mode);
-    outcome.details.insert(0, tier_detail);
+    // The specification's fields first (`exit code`, `duration`), keyless's own after them.
+    outcome.details.push(tier_detail);
     outcome.read_only = tier == Tier::ReadOnly;
     outcome
 }

@@ -94,10 +94,6 @@ pub fn render_interrupted(
 /// The first line of a results message after an interruption.
 const INTERRUPTED_NOTE: &str = "--- keyless was stopped while carrying out this batch and has restarted; nothing was run twice ---\n";
 
-/// The skip reason for commands a stopped keyless never reached.
-pub const NOT_RUN: &str =
-    "keyless was stopped before running them; send them again if they are still needed";
-
 /// A result's index, command and label: enough for its header line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandResultHead {
@@ -124,7 +120,7 @@ fn closing(out: &mut String, skipped: &[Skipped], done: &Done) {
         out.push_str(&format!(
             "--- skipped {} commands: {} ---\n",
             skipped.commands.len(),
-            skipped.reason
+            skipped.reason.text()
         ));
         for (index, kind, label) in &skipped.commands {
             out.push_str(&format!("skipped: #{index} {} | {label}\n", kind.name()));

@@ -210,7 +210,7 @@ pub fn print(event: Event) {
                     err,
                     "  skipped {} command(s): {}",
                     skipped.commands.len(),
-                    skipped.reason
+                    skipped.reason.text()
                 );
             }
         }

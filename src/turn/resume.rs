@@ -120,7 +120,7 @@ impl Turn<'_> {
             self.remember(format!("{} {}: {status}", head.kind.name(), head.label));
         }
         let not_run = Skipped {
-            reason: results::NOT_RUN.to_string(),
+            reason: crate::batch::SkipReason::NotRun,
             commands: blocks
                 .iter()
                 .filter(|b| b.index > last_index)

@@ -106,11 +106,11 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
         );
     }
     let (start, end) = strip_fence(&lines);
+    // Truncated: no @@eof at all. (An @@eof followed by something, a fence closer say, is
+    // text after @@eof, not a cut-off reply.)
     let truncated = !lines[start..end]
         .iter()
-        .rev()
-        .find(|line| !line.trim().is_empty())
-        .is_some_and(|line| is_eof_line(line.trim()));
+        .any(|line| is_eof_line(line.trim()));
     parser.run(start, end, truncated);
     let Parser {
         mut diagnostics,
@@ -154,21 +154,25 @@ fn strip_fence(lines: &[&str]) -> (usize, usize) {
     let (Some(first), Some(last)) = (first, last) else {
         return (0, lines.len());
     };
+    let is_fence = |i: usize| fence_opener(lines[i].trim()).is_some();
     match fence_opener(lines[first].trim()) {
-        Some(opener) => {
-            let end = if last > first && fence_closes(lines[last].trim(), opener) {
-                last
-            } else {
-                lines.len()
-            };
-            (first + 1, end)
+        Some(opener) if last > first && fence_closes(lines[last].trim(), opener) => {
+            (first + 1, last)
         }
-        None => {
+        // An opener whose closer is missing (a reply cut off, or a closer the model forgot):
+        // tolerated, as long as no other fence line stands at the end.
+        Some(_) if last == first || !is_fence(last) => (first + 1, lines.len()),
+        // A closer alone at the end, with no opener anywhere: tolerated the same way.
+        None if is_fence(last) && !(first..last).any(is_fence) => {
             let closer = lines[last].trim();
             let bare = fence_opener(closer)
                 .is_some_and(|(ch, len)| closer.len() == len && closer.bytes().all(|b| b == ch));
             (0, if bare { last } else { lines.len() })
         }
+        // Half a fence that cannot be stripped (an opener and a closer that differ, prose before
+        // the opener): nothing is stripped, and each fence line is reported where it stands (the
+        // opener as stray text, the closer as text after @@eof), so the model sees what to drop.
+        _ => (0, lines.len()),
     }
 }
 
@@ -403,13 +407,20 @@ impl Parser<'_> {
         self.check_control();
     }
 
-    /// Counts a run of stray lines (up to a blank line, a header or a marker) and returns the
+    /// Counts a run of stray lines (up to a blank line, a header, a marker or a fence line) and returns the
     /// count and the index after it.
     fn stray_run(&self, from: usize, end: usize) -> (usize, usize) {
+        // A fence line is a problem of its own, never folded into the prose around it.
+        if fence_opener(self.lines[from].trim()).is_some() {
+            return (1, from + 1);
+        }
         let mut j = from + 1;
         while j < end {
             let t = self.lines[j].trim();
             if t.is_empty() || t.starts_with("@@") || t.starts_with("<<<") {
+                break;
+            }
+            if fence_opener(t).is_some() {
                 break;
             }
             j += 1;
