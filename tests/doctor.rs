@@ -181,3 +181,71 @@ fn a_sent_message_that_does_not_read_back_fails_the_canary() {
         "{report:#}"
     );
 }
+
+/// On an empty chat the turn parts cannot be seen: doctor says they are unchecked, and never
+/// calls the page healthy (nor reports them missing) until the canary has drawn a turn.
+#[test]
+fn turn_parts_are_unchecked_without_the_canary_and_found_after_it() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let (report, code) = doctor(&chat.url(), &[]);
+    assert_eq!(code, Some(0), "no problem was found: {report:#}");
+    assert_eq!(report["healthy"], false, "{report:#}");
+    assert_eq!(
+        report["problems"].as_array().unwrap().len(),
+        0,
+        "{report:#}"
+    );
+    let state = |report: &Value, key: &str| {
+        report["selectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"] == key)
+            .unwrap()["state"]
+            .clone()
+    };
+    for key in ["UserMessage", "AssistantMessage"] {
+        assert_eq!(state(&report, key), "unchecked", "{report:#}");
+    }
+    assert_eq!(state(&report, "Composer"), "found");
+    let (report, code) = doctor(&chat.url(), &["--canary"]);
+    assert_eq!(code, Some(0), "{report:#}");
+    for key in [
+        "UserMessage",
+        "AssistantMessage",
+        "Completed",
+        "CopyButton",
+        "CodeBlock",
+    ] {
+        assert_eq!(state(&report, key), "found", "{key}: {report:#}");
+    }
+    assert_eq!(report["healthy"], true);
+}
+
+/// A page without its composer is when a user needs the whole table most: every other key is
+/// still checked and reported.
+#[test]
+fn a_missing_composer_still_gets_every_other_key_checked() {
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let (report, code) = doctor_with(
+        &chat.url(),
+        |site| site["selectors"]["Composer"] = serde_json::json!(["#no-such-composer"]),
+        &["--canary"],
+    );
+    assert_eq!(code, Some(4), "{report:#}");
+    assert_eq!(report["healthy"], false);
+    let selectors = report["selectors"].as_array().unwrap();
+    assert_eq!(
+        selectors.len(),
+        keyless::chat::selectors::KEYS.len(),
+        "{report:#}"
+    );
+    let send = selectors.iter().find(|s| s["key"] == "SendButton").unwrap();
+    assert_eq!(send["state"], "found", "{report:#}");
+    let problems = report["problems"].to_string();
+    assert!(problems.contains("KA_SELECTOR_NOT_FOUND"), "{problems}");
+    assert!(
+        problems.contains("Composer: none of #no-such-composer matched"),
+        "{problems}"
+    );
+}

@@ -63,3 +63,54 @@ fn a_broken_override_is_refused_with_its_code() {
         missing.reason
     );
 }
+
+#[test]
+fn a_file_without_a_version_is_version_1_and_a_newer_version_is_named() {
+    let site = r#""sites": {"x": {"url": "u", "match": ["m"], "verified": "d", "selectors": {"Composer": ["a"], "SendButton": ["b"], "UserMessage": ["c"], "AssistantMessage": ["d"]}}}"#;
+    let file = selectors::parse(&format!("{{{site}}}"), "mine.json").unwrap();
+    assert_eq!(file.version, 1);
+    let newer = selectors::parse(&format!("{{\"version\": 2, {site}}}"), "mine.json").unwrap_err();
+    assert_eq!(newer.code, Code::ConfigValidation);
+    assert!(
+        newer.reason.contains("\"version\": 2 is not known"),
+        "{}",
+        newer.reason
+    );
+}
+
+/// Every selector of the built-in file is valid CSS in a real Chromium (a typo or a selector
+/// the engine does not support would fail every lookup of its key on the real site).
+#[test]
+fn every_built_in_selector_parses_in_chromium() {
+    let file = selectors::load(None).unwrap();
+    let all: Vec<String> = file
+        .sites
+        .values()
+        .flat_map(|s| s.selectors.values().flatten().cloned())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("check.html");
+    std::fs::write(
+        &page,
+        format!(
+            "<html><body><script>const bad = []; for (const s of {}) {{ try {{ document.querySelectorAll(s); }} catch (e) {{ bad.push(s); }} }} document.body.textContent = 'BAD:' + JSON.stringify(bad) + ':' + {};</script></body></html>",
+            serde_json::to_string(&all).unwrap(),
+            all.len()
+        ),
+    )
+    .unwrap();
+    let browser = keyless::chat::cdp::find_browser(None).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(browser)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dom.contains(&format!("BAD:[]:{}", all.len())),
+        "invalid selectors: {dom}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -45,6 +45,8 @@ pub const TEXT_KEYS: &[&str] = &[
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct File {
+    /// The schema's version; a file without one is version 1 (spec-notes §5).
+    #[serde(default = "first_version")]
     pub version: u32,
     pub sites: BTreeMap<String, Site>,
 }
@@ -79,6 +81,13 @@ pub struct Site {
     pub notes: Option<String>,
 }
 
+/// The only schema version so far.
+const VERSION: u32 = 1;
+
+fn first_version() -> u32 {
+    VERSION
+}
+
 /// Reads and checks a selectors file.
 pub fn parse(text: &str, origin: &str) -> Result<File, Failure> {
     let file: File = serde_json::from_str(text).map_err(|e| {
@@ -92,6 +101,15 @@ pub fn parse(text: &str, origin: &str) -> Result<File, Failure> {
             format!("{origin}: line {}, column {}: {e}", e.line(), e.column()),
         )
     })?;
+    if file.version != VERSION {
+        return Err(Failure::new(
+            Code::ConfigValidation,
+            format!(
+                "{origin}: \"version\": {} is not known to this keyless, which reads version {VERSION} (a newer keyless may read it; or leave \"version\" out)",
+                file.version
+            ),
+        ));
+    }
     for (name, site) in &file.sites {
         for key in site.selectors.keys() {
             if !KEYS.contains(&key.as_str()) {

@@ -23,7 +23,19 @@ struct KeyReport {
     matched: Option<String>,
     count: usize,
     visible: bool,
+    /// "found", "missing", or "unchecked" (a turn part on a page with no turns yet: only the
+    /// canary exchange draws one).
+    state: &'static str,
 }
+
+/// The parts a page shows only once a message was exchanged: checked after the canary.
+const TURN_KEYS: &[&str] = &[
+    "UserMessage",
+    "AssistantMessage",
+    "Completed",
+    "CopyButton",
+    "CodeBlock",
+];
 
 #[derive(Serialize)]
 struct ChannelReport {
@@ -68,8 +80,15 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
     let options_profile = options.profile.clone();
     let site = options.site.clone();
     let mut problems = Vec::new();
-    let mut driver = match CdpDriver::start(options) {
-        Ok(driver) => Some(driver),
+    let mut driver = match CdpDriver::start_for_inspection(options) {
+        Ok((driver, not_ready)) => {
+            // A page without its composer is exactly when the whole table is needed: the
+            // failure is one problem, and every other part is still checked.
+            if let Some(failure) = not_ready {
+                problems.push(format!("{}: {}", failure.code, failure.reason));
+            }
+            Some(driver)
+        }
         Err(failure) => {
             problems.push(format!("{}: {}", failure.code, failure.reason));
             None
@@ -97,43 +116,10 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         },
     };
     if let Some(driver) = driver.as_mut() {
-        for key in KEYS {
-            let alternatives = site.selectors.get(*key).cloned().unwrap_or_default();
-            let mut entry = KeyReport {
-                key,
-                required: REQUIRED.contains(key),
-                matched: None,
-                count: 0,
-                visible: false,
-            };
-            for css in &alternatives {
-                let js = format!(
-                    "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()",
-                    css = serde_json::to_string(css).unwrap_or_default()
-                );
-                if let Ok(found) = driver.evaluate_json(&js) {
-                    let count = found["count"].as_u64().unwrap_or(0) as usize;
-                    if count > 0 {
-                        entry.matched = Some(css.clone());
-                        entry.count = count;
-                        entry.visible = found["visible"].as_bool().unwrap_or(false);
-                        break;
-                    }
-                }
-            }
-            if entry.required
-                && entry.matched.is_none()
-                && !alternatives.is_empty()
-                && *key != "AssistantMessage"
-                && *key != "UserMessage"
-            {
-                problems.push(format!(
-                    "{key}: none of {} matched",
-                    alternatives.join(" | ")
-                ));
-            }
-            report.selectors.push(entry);
-        }
+        report.selectors = KEYS
+            .iter()
+            .map(|key| check_key(driver, &site, key))
+            .collect();
         let page: serde_json::Value = driver
             .evaluate_json("({title: document.title, text: document.body.innerText.slice(0, 5000), challenge: !!document.querySelector('script[src*=\"/challenge-platform/\"], iframe[src*=\"challenges.cloudflare.com\"]')})")
             .unwrap_or_default();
@@ -158,9 +144,37 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         if report.login_wall {
             problems.push("the page asks you to log in: log in once in this browser profile (run without --headless)".into());
         }
-        if canary && problems.is_empty() {
+        let composer_found = report
+            .selectors
+            .iter()
+            .any(|s| s.key == "Composer" && s.matched.is_some());
+        if canary && composer_found && !report.challenge && !report.login_wall {
             report.inserts = Some(try_inserts(driver, &site.insert, &mut problems));
             report.canary = Some(round_trip(driver, &mut problems));
+            // The turn parts exist now: look again.
+            for entry in report.selectors.iter_mut() {
+                if TURN_KEYS.contains(&entry.key) {
+                    *entry = check_key(driver, &site, entry.key);
+                }
+            }
+        }
+        // A turn part that was not found on a page with no turns is unchecked, not missing.
+        let turns_drawn = report
+            .selectors
+            .iter()
+            .any(|s| matches!(s.key, "UserMessage" | "AssistantMessage") && s.matched.is_some());
+        for entry in report.selectors.iter_mut() {
+            if entry.matched.is_none() && TURN_KEYS.contains(&entry.key) && !turns_drawn {
+                entry.state = "unchecked";
+            }
+            let alternatives = site.selectors.get(entry.key).map(Vec::len).unwrap_or(0);
+            if entry.required && entry.state == "missing" && alternatives > 0 {
+                problems.push(format!(
+                    "{}: none of {} matched",
+                    entry.key,
+                    site.selectors[entry.key].join(" | ")
+                ));
+            }
         }
     }
     if let Some(driver) = driver {
@@ -173,7 +187,12 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         }
         driver.close();
     }
-    report.healthy = problems.is_empty();
+    // Healthy only when every required part was found: an unchecked one is not known to work.
+    report.healthy = problems.is_empty()
+        && report
+            .selectors
+            .iter()
+            .all(|s| !s.required || s.state == "found");
     report.problems = problems;
     if json {
         println!(
@@ -183,11 +202,46 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
     } else {
         print_text(&report);
     }
-    if report.healthy {
+    // Unchecked turn parts are no problem found: the exit status says whether one was.
+    if report.problems.is_empty() {
         Status::Success
     } else {
         Status::Chat
     }
+}
+
+/// Looks for one key's alternatives on the page: the first that matches, how many, visible.
+fn check_key(
+    driver: &mut CdpDriver,
+    site: &crate::chat::selectors::Site,
+    key: &'static str,
+) -> KeyReport {
+    let alternatives = site.selectors.get(key).cloned().unwrap_or_default();
+    let mut entry = KeyReport {
+        key,
+        required: REQUIRED.contains(&key),
+        matched: None,
+        count: 0,
+        visible: false,
+        state: "missing",
+    };
+    for css in &alternatives {
+        let js = format!(
+            "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()",
+            css = serde_json::to_string(css).unwrap_or_default()
+        );
+        if let Ok(found) = driver.evaluate_json(&js) {
+            let count = found["count"].as_u64().unwrap_or(0) as usize;
+            if count > 0 {
+                entry.matched = Some(css.clone());
+                entry.count = count;
+                entry.visible = found["visible"].as_bool().unwrap_or(false);
+                entry.state = "found";
+                break;
+            }
+        }
+    }
+    entry
 }
 
 /// What an editor may change when text goes in: blank lines, indentation, trailing spaces,
@@ -295,12 +349,15 @@ fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<Channel
 }
 
 fn print_text(report: &Report) {
+    let unchecked = report.selectors.iter().any(|s| s.state == "unchecked");
     println!(
         "{} ({}): {}",
         report.site,
         report.url,
         if report.healthy {
             "healthy"
+        } else if report.problems.is_empty() && unchecked {
+            "no problem found so far; the turn parts are unchecked (keyless doctor --canary exchanges a message to check them)"
         } else {
             "problems found"
         }
@@ -316,10 +373,10 @@ fn print_text(report: &Report) {
             None => println!(
                 "  {:<16} {}",
                 s.key,
-                if s.required {
-                    "NOT FOUND (required)"
-                } else {
-                    "not found"
+                match (s.state, s.required) {
+                    ("unchecked", _) => "unchecked (no turn on the page yet)",
+                    (_, true) => "NOT FOUND (required)",
+                    _ => "not found",
                 }
             ),
         }

@@ -170,6 +170,27 @@ fn connection(reason: impl Into<String>) -> Failure {
 impl CdpDriver {
     /// Launches (or attaches to) the browser and opens the chat page.
     pub fn start(options: Options) -> Result<CdpDriver, Failure> {
+        let mut driver = CdpDriver::launch(options)?;
+        driver.prepare_page()?;
+        Ok(driver)
+    }
+
+    /// Like [`CdpDriver::start`], for looking at a page that may be broken (`keyless doctor`):
+    /// a page whose composer cannot be found still gives a driver, with the failure beside it,
+    /// so that every other part can be checked and reported.
+    pub fn start_for_inspection(options: Options) -> Result<(CdpDriver, Option<Failure>), Failure> {
+        let mut driver = CdpDriver::launch(options)?;
+        match driver.prepare_page() {
+            Ok(()) => Ok((driver, None)),
+            Err(failure) if failure.code == Code::SelectorNotFound && driver.browser_alive() => {
+                Ok((driver, Some(failure)))
+            }
+            Err(failure) => Err(failure),
+        }
+    }
+
+    /// Opens the browser and the page, without waiting for the page to be a usable chat.
+    fn launch(options: Options) -> Result<CdpDriver, Failure> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -181,7 +202,7 @@ impl CdpDriver {
                 )
             })?;
         let opened = runtime.block_on(open_browser(&options))?;
-        let mut driver = CdpDriver {
+        let driver = CdpDriver {
             runtime,
             browser: opened.browser,
             page: opened.page,
@@ -197,7 +218,6 @@ impl CdpDriver {
             sketched: std::collections::HashSet::new(),
             drawn_differently: false,
         };
-        driver.prepare_page()?;
         Ok(driver)
     }
 
