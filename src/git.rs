@@ -10,16 +10,22 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::catalog::{Code, Failure};
-use crate::workspace::text::Eol;
 
 /// How long a push may take.
 const PUSH_TIMEOUT: Duration = Duration::from_secs(120);
 /// How much of git's own output a result shows.
 const GIT_OUTPUT_CHARS: usize = 2_000;
 
+/// The line ending an `eol` attribute names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EolAttribute {
+    Lf,
+    CrLf,
+}
+
 /// The `eol` attribute `.gitattributes` gives `rel` (a workspace-relative path), when the
 /// workspace is inside a git repository and an attribute sets it.
-pub fn eol_attribute(root: &Path, rel: &Path) -> Option<Eol> {
+pub fn eol_attribute(root: &Path, rel: &Path) -> Option<EolAttribute> {
     let repo = git2::Repository::discover(root).ok()?;
     let workdir = repo.workdir()?.canonicalize().ok()?;
     let in_repo = root.join(rel);
@@ -28,8 +34,8 @@ pub fn eol_attribute(root: &Path, rel: &Path) -> Option<Eol> {
         .get_attr(rel_to_repo, "eol", git2::AttrCheckFlags::FILE_THEN_INDEX)
         .ok()??
     {
-        "lf" => Some(Eol::Lf),
-        "crlf" => Some(Eol::CrLf),
+        "lf" => Some(EolAttribute::Lf),
+        "crlf" => Some(EolAttribute::CrLf),
         _ => None,
     }
 }
@@ -63,24 +69,8 @@ pub fn status_summary(root: &Path) -> Option<String> {
     ))
 }
 
-/// Settings in the configuration's `Git` section.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GitSettings {
-    pub auto_init: bool,
-    pub push: bool,
-    /// Branch-name patterns (`*` wildcard) `@@commit` refuses to commit on.
-    pub protected_branches: Vec<String>,
-}
-
-impl Default for GitSettings {
-    fn default() -> Self {
-        GitSettings {
-            auto_init: false,
-            push: true,
-            protected_branches: vec!["main".to_string(), "master".to_string()],
-        }
-    }
-}
+/// Settings in the configuration's `Git` section (they live with the configuration).
+pub use crate::config::GitSettings;
 
 /// Settings of the repository's own configuration that would make a "read-only" git command
 /// run a program. The user's global configuration is theirs and trusted; the repository's is

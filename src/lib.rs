@@ -2,6 +2,19 @@
 //!
 //! See `ARCHITECTURE.md` for the map of modules and the invariants that hold between them.
 
+// Errors are values here: a failure carries a catalog code to the user, it never aborts keyless.
+// Tests may unwrap.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 pub mod batch;
 pub mod cancel;
 pub mod catalog;

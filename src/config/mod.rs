@@ -5,8 +5,6 @@ pub mod file;
 
 use std::path::PathBuf;
 
-use crate::git::GitSettings;
-
 /// Everything `keyless.json` can set.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Config {
@@ -85,6 +83,30 @@ impl Default for BrowserConfig {
     }
 }
 
+/// Tools the environment snapshot checks when the configuration names none.
+pub const DEFAULT_TOOLS: &[&str] = &[
+    "git", "cargo", "rustc", "node", "npm", "python3", "dotnet", "go",
+];
+
+/// The `Git` section: how `@@commit` behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitSettings {
+    pub auto_init: bool,
+    pub push: bool,
+    /// Branch-name patterns (`*` wildcard) `@@commit` refuses to commit on.
+    pub protected_branches: Vec<String>,
+}
+
+impl Default for GitSettings {
+    fn default() -> Self {
+        GitSettings {
+            auto_init: false,
+            push: true,
+            protected_branches: vec!["main".to_string(), "master".to_string()],
+        }
+    }
+}
+
 /// The `Snapshot` section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotConfig {
@@ -97,10 +119,7 @@ pub struct SnapshotConfig {
 impl Default for SnapshotConfig {
     fn default() -> Self {
         SnapshotConfig {
-            tools: crate::exec::snapshot::DEFAULT_TOOLS
-                .iter()
-                .map(|t| t.to_string())
-                .collect(),
+            tools: DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect(),
             scripts: Vec::new(),
         }
     }

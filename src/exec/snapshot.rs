@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Tools checked when the configuration names none.
-pub const DEFAULT_TOOLS: &[&str] = &[
-    "git", "cargo", "rustc", "node", "npm", "python3", "dotnet", "go",
-];
+pub use crate::config::DEFAULT_TOOLS;
 
 /// How long one version probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);

@@ -44,6 +44,10 @@ pub fn new_file_eol(root: &Path, rel: &Path) -> (Eol, EolSource) {
         }
     }
     if let Some(eol) = crate::git::eol_attribute(root, rel) {
+        let eol = match eol {
+            crate::git::EolAttribute::Lf => Eol::Lf,
+            crate::git::EolAttribute::CrLf => Eol::CrLf,
+        };
         return (eol, EolSource::GitAttributes);
     }
     if let Some(eol) = full.parent().and_then(|dir| sibling_eol(dir, &full)) {

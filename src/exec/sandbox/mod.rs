@@ -25,6 +25,10 @@
 //! What this module does not do: decide whether a command may run (the policy and the batch
 //! engine do), or keep secrets out of what is sent (the redactor does).
 
+#[cfg(unix)]
+pub mod guard;
+#[cfg(not(unix))]
+#[path = "guard_none.rs"]
 pub mod guard;
 #[cfg(target_os = "linux")]
 mod linux;

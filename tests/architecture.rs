@@ -1,0 +1,215 @@
+//! The invariants of ARCHITECTURE.md, checked on the source text (as rust-analyzer's tidy tests
+//! do), so that a change that breaks one fails here instead of waiting for a reader to notice:
+//! which modules may import which crates, which modules do no I/O, and that the top-level
+//! modules form no circle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `src/`, with its text up to its `#[cfg(test)]` module.
+fn sources() -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+        for entry in fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = fs::read_to_string(&path).unwrap();
+                let code = match text.find("#[cfg(test)]") {
+                    Some(at) => text[..at].to_string(),
+                    None => text,
+                };
+                out.push((path, code));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(Path::new("src"), &mut out);
+    out.sort();
+    out
+}
+
+/// The code of a file without its comments (so a doc comment naming a crate is no import).
+fn code_only(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.find("//") {
+            Some(at) => &line[..at],
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The files that mention `needle` in their code.
+fn users(needle: &str) -> Vec<String> {
+    sources()
+        .into_iter()
+        .filter(|(_, text)| code_only(text).contains(needle))
+        .map(|(path, _)| path.display().to_string())
+        .collect()
+}
+
+#[test]
+fn only_chat_imports_chromiumoxide() {
+    for file in users("chromiumoxide::") {
+        assert!(file.starts_with("src/chat/"), "{file} uses chromiumoxide");
+    }
+}
+
+#[test]
+fn only_git_rs_imports_git2() {
+    assert_eq!(users("git2::"), vec!["src/git.rs".to_string()]);
+}
+
+#[test]
+fn only_the_sandbox_imports_landlock() {
+    for file in users("landlock::") {
+        assert!(
+            file.starts_with("src/exec/sandbox/"),
+            "{file} uses landlock"
+        );
+    }
+}
+
+/// `protocol`, `policy` and the redactor are pure: text in, result out. No files, processes,
+/// network, environment, clock or async.
+#[test]
+fn the_pure_cores_do_no_io() {
+    const IO: &[&str] = &[
+        "std::fs",
+        "std::process",
+        "std::net",
+        "std::env",
+        "std::io::stdin",
+        "std::time::Instant",
+        "SystemTime",
+        "tokio",
+        "cap_std",
+        "crate::exec",
+        "crate::workspace",
+        "crate::git",
+        "crate::chat",
+        "crate::turn",
+        "crate::cli",
+    ];
+    for (path, text) in sources() {
+        let file = path.display().to_string();
+        let pure = file.starts_with("src/protocol/")
+            || file.starts_with("src/policy/")
+            || file == "src/redact.rs";
+        if !pure {
+            continue;
+        }
+        let code = code_only(&text);
+        for needle in IO {
+            assert!(!code.contains(needle), "{file} uses {needle}");
+        }
+    }
+}
+
+/// The top-level module a file belongs to: `src/chat/cdp/mod.rs` → `chat`.
+fn module_of(path: &Path) -> String {
+    let rel = path.strip_prefix("src").unwrap();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// Which top-level modules each one uses (`crate::name`), outside tests.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let modules: BTreeSet<String> = sources().iter().map(|(p, _)| module_of(p)).collect();
+    for (path, text) in sources() {
+        let from = module_of(&path);
+        let code = code_only(&text);
+        let entry = graph.entry(from.clone()).or_default();
+        for to in &modules {
+            if *to != from
+                && (code.contains(&format!("crate::{to}::"))
+                    || code.contains(&format!("crate::{to};"))
+                    || code.contains(&format!("crate::{to}::{{"))
+                    || code.contains(&format!("crate::{{{to}")))
+            {
+                entry.insert(to.clone());
+            }
+        }
+        // `use crate::{a, b::c}` lists.
+        for list in code.split("use crate::{").skip(1) {
+            let inside = list.split('}').next().unwrap_or_default();
+            for item in inside.split(',') {
+                let name = item.trim().split("::").next().unwrap_or_default().trim();
+                if modules.contains(name) && name != from {
+                    entry.insert(name.to_string());
+                }
+            }
+        }
+    }
+    graph.remove("main");
+    graph.remove("lib");
+    graph
+}
+
+#[test]
+fn the_top_level_modules_form_no_circle() {
+    let graph = module_graph();
+    // The graph must be read at all: the loop, the engine and the CLI use the layers below.
+    assert!(
+        graph["turn"].contains("batch") && graph["cli"].contains("turn"),
+        "{graph:?}"
+    );
+    // Depth-first search for a back edge; the path shows the circle.
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            let mut circle = path[at..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in graph.keys() {
+        if let Some(circle) = visit(node, &graph, &mut Vec::new(), &mut done) {
+            panic!(
+                "the modules import each other in a circle: {}",
+                circle.join(" -> ")
+            );
+        }
+    }
+}
+
+/// The lowest layers use nothing of keyless but each other: the error catalog, the exit
+/// statuses, the Ctrl+C flag and the configuration's vocabulary.
+#[test]
+fn the_ground_floor_imports_nothing_above_it() {
+    let graph = module_graph();
+    let ground: BTreeSet<&str> = ["catalog", "exit", "cancel", "config", "redact"].into();
+    for module in &ground {
+        for used in graph.get(*module).into_iter().flatten() {
+            assert!(
+                ground.contains(used.as_str()),
+                "{module} (ground floor) uses {used}"
+            );
+        }
+    }
+}
