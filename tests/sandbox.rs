@@ -507,3 +507,97 @@ fn the_first_message_says_what_the_sandbox_contains() {
         "{text}"
     );
 }
+
+#[test]
+fn status_says_what_contains_the_commands_and_a_machine_without_landlock_warns() {
+    let mut world = World::new();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["status", "--mode", "autosafe", "--workspace"])
+        .arg(&world.ws)
+        .env("HOME", &world.home)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("sandbox: landlock ABI"), "{text}");
+    assert!(text.contains("network off"), "{text}");
+    assert!(text.contains("(mode AutoSafe)"), "{text}");
+    // Ask mode runs on a machine without Landlock, but says what is missing.
+    world
+        .env
+        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-landlock".into()));
+    let (out, code) = world.apply("ask", &["ls"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("warning: the model's commands cannot be contained here"),
+        "{out}"
+    );
+}
+
+#[test]
+fn redaction_follows_secrets_redact_and_allow_and_pass_env_hands_a_variable_through() {
+    let world = World::new();
+    // The user allows one fake key (a test fixture's, say) and hands GITHUB_TOKEN through.
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(&format!(
+            ", \"Secrets\": {{ \"Allow\": [\"{DOTENV_KEY}\"] }}, \"Sandbox\": {{ \"PassEnv\": [\"GITHUB_TOKEN\"] }}"
+        )),
+    )
+    .unwrap();
+    let (out, _) = world.apply("auto", &["cat .env", "printenv GITHUB_TOKEN | wc -c"]);
+    assert!(out.contains(DOTENV_KEY), "allowed: {out}");
+    assert!(
+        out.contains(&format!("{}\n", GITHUB_TOKEN.len() + 1)),
+        "passed through: {out}"
+    );
+    assert!(
+        !out.contains(GITHUB_TOKEN),
+        "still redacted in output: {out}"
+    );
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(", \"Secrets\": { \"Redact\": false }"),
+    )
+    .unwrap();
+    let (out, _) = world.apply("auto", &["cat .env"]);
+    assert!(out.contains(DOTENV_KEY), "redaction off: {out}");
+}
+
+#[test]
+fn hidden_paths_and_writable_paths_from_the_configuration_apply() {
+    let world = World::new();
+    let private = world.home.join("private");
+    fs::create_dir_all(&private).unwrap();
+    fs::write(private.join("notes.txt"), "my private notes\n").unwrap();
+    let shared = world.victim.join("shared");
+    fs::create_dir_all(&shared).unwrap();
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(&format!(
+            ", \"Sandbox\": {{ \"HiddenPaths\": [\"~/private\"], \"WritablePaths\": [\"{}\"] }}",
+            shared.display()
+        )),
+    )
+    .unwrap();
+    let (out, _) = world.apply_hidden(
+        "auto",
+        &[
+            "cat ~/private/notes.txt; ls -a ~/private",
+            "echo made > $VICTIM/shared/out.txt",
+        ],
+    );
+    assert!(!out.contains("my private notes"), "{out}");
+    assert!(
+        out.contains(".\n..\nOUTPUT>>>"),
+        "the folder reads as empty: {out}"
+    );
+    assert_eq!(
+        fs::read_to_string(shared.join("out.txt")).unwrap(),
+        "made\n",
+        "{out}"
+    );
+    assert_eq!(
+        fs::read_to_string(private.join("notes.txt")).unwrap(),
+        "my private notes\n"
+    );
+}

@@ -605,6 +605,31 @@ mod tests {
     }
 
     #[test]
+    fn the_network_is_on_in_ask_mode_off_in_the_others_unless_configured() {
+        let root = std::env::temp_dir();
+        let platform = Platform {
+            landlock_abi: 7,
+            landlock_missing: None,
+            mounts: true,
+            mounts_missing: None,
+        };
+        let default = Sandbox::with_platform(&root, &SandboxConfig::default(), platform.clone());
+        assert!(default.network(Mode::Ask));
+        assert!(!default.network(Mode::AutoSafe));
+        assert!(!default.network(Mode::Auto));
+        let on = SandboxConfig {
+            network: Some(true),
+            ..SandboxConfig::default()
+        };
+        assert!(Sandbox::with_platform(&root, &on, platform.clone()).network(Mode::Auto));
+        let off = SandboxConfig {
+            network: Some(false),
+            ..SandboxConfig::default()
+        };
+        assert!(!Sandbox::with_platform(&root, &off, platform).network(Mode::Ask));
+    }
+
+    #[test]
     fn a_refusal_is_found_in_the_output() {
         assert_eq!(
             denial_line("building\nsh: 1: cannot create /home/x/y: Permission denied\n"),
