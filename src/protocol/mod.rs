@@ -9,4 +9,4 @@ pub mod path;
 pub mod render;
 
 pub use ast::{Block, Command, CommandKind, Control, OnError, RunOptions, Script, Section};
-pub use parse::{Diagnostic, Header, Parsed, parse};
+pub use parse::{Diagnostic, Header, Parsed, is_closed, parse};

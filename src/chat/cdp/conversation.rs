@@ -215,7 +215,7 @@ impl CdpDriver {
                     let finished_at = Instant::now();
                     let mut reply = self.read()?;
                     reply.finished_at = finished_at;
-                    if has_eof(&reply.text) {
+                    if crate::protocol::is_closed(&reply.text) {
                         return Ok(reply);
                     }
                     let since = *finished_without_eof.get_or_insert_with(Instant::now);
@@ -302,17 +302,21 @@ impl ChatDriver for CdpDriver {
     }
 }
 
-fn has_eof(text: &str) -> bool {
-    text.lines().any(|l| l.trim().eq_ignore_ascii_case("@@eof"))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::protocol::is_closed;
 
     #[test]
-    fn eof_is_a_whole_line() {
-        assert!(has_eof("@@done\n@@end\n@@eof\n```"));
-        assert!(!has_eof("text mentioning @@eof inline"));
+    fn a_reply_is_closed_by_an_eof_line_outside_every_section() {
+        assert!(is_closed("@@done\n@@end\n@@eof\n```"));
+        assert!(is_closed("```\n@@next\n@@end\n@@eof\n```\nHope this helps"));
+        assert!(!is_closed("text mentioning @@eof inline"));
+        // A file about AgentScript, still streaming: its @@eof line is content.
+        assert!(!is_closed(
+            "@@newfile doc.md\n<<<CONTENT\nA reply ends with\n@@eof\n"
+        ));
+        assert!(is_closed(
+            "@@newfile doc.md\n<<<CONTENT\nA reply ends with\n@@eof\nCONTENT>>>\n@@end\n@@eof\n"
+        ));
     }
 }

@@ -53,6 +53,9 @@ pub struct Parsed {
     pub script: Option<Script>,
     /// The reply ends without `@@eof` (or inside an open block): it looks cut off.
     pub truncated: bool,
+    /// An `@@eof` line outside every section closes the reply (text after it aside). An `@@eof`
+    /// inside a payload is content and closes nothing.
+    pub closed: bool,
 }
 
 impl Parsed {
@@ -80,6 +83,7 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
             }],
             script: None,
             truncated: false,
+            closed: false,
         };
     }
     let lines: Vec<&str> = text
@@ -91,6 +95,7 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
         limits,
         diagnostics: Vec::new(),
         dropped: None,
+        closed: false,
         headers: Vec::new(),
         blocks: Vec::new(),
     };
@@ -115,6 +120,7 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
     let Parser {
         mut diagnostics,
         dropped,
+        closed,
         headers,
         blocks,
         ..
@@ -134,7 +140,16 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
         diagnostics,
         script,
         truncated,
+        closed,
     }
+}
+
+/// Whether `text` is a whole reply as far as its end goes: an `@@eof` line outside every section
+/// closes it. What a chat page shows while the model still writes, or after a cut, is not
+/// closed, even when a file's content in it holds an `@@eof` line. (Whether the reply is valid
+/// is [`parse`]'s question.)
+pub fn is_closed(text: &str) -> bool {
+    parse(text, &Limits::default()).closed
 }
 
 fn count_chars(text: &str) -> usize {
@@ -253,6 +268,8 @@ struct Parser<'a> {
     diagnostics: Vec<Diagnostic>,
     /// Problems past [`MAX_DIAGNOSTICS`]: their code (the first one's) and how many.
     dropped: Option<(Code, usize)>,
+    /// Whether an `@@eof` line outside every section was found.
+    closed: bool,
     headers: Vec<Header>,
     blocks: Vec<Block>,
 }
@@ -382,6 +399,7 @@ impl Parser<'_> {
                 format!("@@{kind} (line {}) is never closed with @@end.", block.line),
             );
         }
+        self.closed = eof_at.is_some();
         match eof_at {
             Some(eof) => {
                 if let Some(after) = (eof + 1..end).find(|&j| !self.lines[j].trim().is_empty()) {
