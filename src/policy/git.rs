@@ -3,338 +3,67 @@
 //! `--textconv`, `--upload-pack`, `--receive-pack`, `--exec`, `-O` pagers, `--output` files).
 //! A read-only subcommand stays ReadOnly only when every option is on its list.
 
+use super::git_config::{config, config_setting, push};
 use super::paths;
 use super::readers::{secrets, unknown_option};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, v};
 
 /// Options that only shape what the read-only subcommands print.
+#[rustfmt::skip]
 const SHOWING: &[&str] = &[
-    "-p",
-    "-u",
-    "-s",
-    "-z",
-    "-a",
-    "-b",
-    "-w",
-    "-R",
-    "-r",
-    "-t",
-    "-l",
-    "-W",
-    "-c",
-    "-m",
-    "-v",
-    "-q",
-    "-i",
-    "-E",
-    "-F",
-    "-P",
-    "-g",
-    "-h",
-    "-H",
-    "-n",
-    "-e",
-    "-x",
-    "-d",
-    "-o",
-    "-k",
-    "-f",
-    "-L",
-    "-S",
-    "-G",
-    "-U",
-    "-C",
-    "-M",
-    "-B",
-    "-A",
-    "-1",
-    "-2",
-    "-3",
-    "-vv",
-    "-sb",
-    "-la",
-    "--stat",
-    "--numstat",
-    "--shortstat",
-    "--dirstat",
-    "--summary",
-    "--patch-with-stat",
-    "--name-only",
-    "--name-status",
-    "--raw",
-    "--patch",
-    "--no-patch",
-    "--abbrev",
-    "--full-index",
-    "--binary",
-    "--color",
-    "--no-color",
-    "--color-moved",
-    "--color-words",
-    "--word-diff",
-    "--word-diff-regex",
-    "--no-renames",
-    "--find-renames",
-    "--find-copies",
-    "--find-copies-harder",
-    "--irreversible-delete",
-    "--pickaxe-all",
-    "--pickaxe-regex",
-    "--relative",
-    "--no-relative",
-    "--text",
-    "--ignore-space-at-eol",
-    "--ignore-space-change",
-    "--ignore-all-space",
-    "--ignore-blank-lines",
-    "--ignore-cr-at-eol",
-    "--ignore-submodules",
-    "--inter-hunk-context",
-    "--function-context",
-    "--exit-code",
-    "--quiet",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--src-prefix",
-    "--dst-prefix",
-    "--no-prefix",
-    "--default-prefix",
-    "--line-prefix",
-    "--cached",
-    "--staged",
-    "--merge-base",
-    "--no-index",
-    "--diff-filter",
-    "--unified",
-    "--minimal",
-    "--patience",
-    "--histogram",
-    "--anchored",
-    "--diff-algorithm",
-    "--indent-heuristic",
-    "--no-indent-heuristic",
-    "--submodule",
-    "--check",
-    "--compact-summary",
-    "--max-count",
-    "--skip",
-    "--since",
-    "--after",
-    "--until",
-    "--before",
-    "--author",
-    "--committer",
-    "--grep",
-    "--all-match",
-    "--invert-grep",
-    "--regexp-ignore-case",
-    "--basic-regexp",
-    "--extended-regexp",
-    "--fixed-strings",
-    "--perl-regexp",
-    "--merges",
-    "--no-merges",
-    "--min-parents",
-    "--max-parents",
-    "--first-parent",
-    "--not",
-    "--all",
-    "--branches",
-    "--tags",
-    "--remotes",
-    "--glob",
-    "--exclude",
-    "--reflog",
-    "--walk-reflogs",
-    "--oneline",
-    "--pretty",
-    "--format",
-    "--abbrev-commit",
-    "--no-abbrev-commit",
-    "--decorate",
-    "--no-decorate",
-    "--decorate-refs",
-    "--decorate-refs-exclude",
-    "--source",
-    "--graph",
-    "--reverse",
-    "--date",
-    "--relative-date",
-    "--topo-order",
-    "--date-order",
-    "--author-date-order",
-    "--follow",
-    "--left-right",
-    "--cherry-pick",
-    "--cherry-mark",
-    "--cherry",
-    "--boundary",
-    "--simplify-by-decoration",
-    "--full-history",
-    "--ancestry-path",
-    "--dense",
-    "--sparse",
-    "--simplify-merges",
-    "--show-pulls",
-    "--parents",
-    "--children",
-    "--no-walk",
-    "--do-walk",
-    "--encoding",
-    "--expand-tabs",
-    "--no-expand-tabs",
-    "--notes",
-    "--no-notes",
-    "--show-notes",
-    "--mailmap",
-    "--use-mailmap",
-    "--no-mailmap",
-    "--log-size",
-    "--stdin",
-    "--count",
-    "--objects",
-    "--timestamp",
-    "--header",
-    "--since-as-filter",
-    "--porcelain",
-    "--line-porcelain",
-    "--incremental",
-    "--show-email",
-    "--root",
-    "--show-stats",
-    "--show-name",
-    "--show-number",
-    "--score-debug",
-    "--contents",
-    "--ignore-rev",
-    "--ignore-revs-file",
-    "--color-lines",
-    "--color-by-age",
-    "--progress",
-    "--no-progress",
-    "--short",
-    "--branch",
-    "--show-stash",
-    "--long",
-    "--verbose",
-    "--untracked-files",
-    "--ignored",
-    "--column",
-    "--no-column",
-    "--ahead-behind",
-    "--no-ahead-behind",
-    "--renames",
-    "--untracked",
-    "--recurse-submodules",
-    "--max-depth",
-    "--and",
-    "--or",
-    "--full-name",
-    "--heading",
-    "--break",
-    "--threads",
-    "--files-with-matches",
-    "--files-without-match",
-    "--only-matching",
-    "--line-number",
-    "--ignore-case",
-    "--word-regexp",
-    "--invert-match",
-    "--deleted",
-    "--modified",
-    "--others",
-    "--stage",
-    "--unmerged",
-    "--killed",
-    "--directory",
-    "--no-empty-directory",
-    "--exclude-from",
-    "--exclude-per-directory",
-    "--exclude-standard",
-    "--error-unmatch",
-    "--with-tree",
-    "--debug",
-    "--eol",
-    "--deduplicate",
-    "--format",
-    "--name-only",
-    "--long",
-    "--tags",
-    "--contains",
-    "--no-contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
-    "--list",
-    "--show-current",
-    "--abbrev-ref",
-    "--symbolic-full-name",
-    "--verify",
-    "--show-toplevel",
-    "--git-dir",
-    "--absolute-git-dir",
-    "--git-common-dir",
-    "--is-inside-work-tree",
-    "--is-inside-git-dir",
-    "--is-bare-repository",
-    "--show-prefix",
-    "--show-cdup",
-    "--short",
-    "--symbolic",
-    "--local-env-vars",
-    "--show-superproject-working-tree",
-    "--path-format",
-    "--sq",
-    "--default",
-    "--since",
-    "--until",
-    "--dirty",
-    "--broken",
-    "--always",
-    "--candidates",
-    "--exact-match",
-    "--first-parent",
-    "--match",
-    "--long",
-    "--object-only",
-    "--full-tree",
-    "--name-only",
-    "--object-only",
-    "-t",
-    "--batch-check",
-    "--batch",
-    "--batch-all-objects",
-    "--unordered",
-    "--buffer",
-    "--is-ancestor",
-    "--octopus",
-    "--independent",
-    "--fork-point",
-    "--summary",
-    "--numbered",
-    "--email",
-    "--group",
-    "--committer",
-    "--remotes",
-    "--heads",
-    "--hash",
-    "--dereference",
-    "--exists",
-    "--show-signature-not",
-    "--creation-factor",
-    "--no-dual-color",
-    "--output-indicator-new",
-    "--output-indicator-old",
-    "--output-indicator-context",
-    "--ita-invisible-in-index",
-    "--ignore-other-worktrees",
-    "--get-url",
-    "--push",
-    "--expire",
-    "--no-optional-locks",
-    "--end-of-options",
-    "--",
+    "-p", "-u", "-s", "-z", "-a", "-b", "-w", "-R", "-r", "-t", "-l", "-W", "-c", "-m", "-v", "-q",
+    "-i", "-E", "-F", "-P", "-g", "-h", "-H", "-n", "-e", "-x", "-d", "-o", "-k", "-f", "-L", "-S",
+    "-G", "-U", "-C", "-M", "-B", "-A", "-1", "-2", "-3", "-vv", "-sb", "-la", "--stat",
+    "--numstat", "--shortstat", "--dirstat", "--summary", "--patch-with-stat", "--name-only",
+    "--name-status", "--raw", "--patch", "--no-patch", "--abbrev", "--full-index", "--binary",
+    "--color", "--no-color", "--color-moved", "--color-words", "--word-diff", "--word-diff-regex",
+    "--no-renames", "--find-renames", "--find-copies", "--find-copies-harder",
+    "--irreversible-delete", "--pickaxe-all", "--pickaxe-regex", "--relative", "--no-relative",
+    "--text", "--ignore-space-at-eol", "--ignore-space-change", "--ignore-all-space",
+    "--ignore-blank-lines", "--ignore-cr-at-eol", "--ignore-submodules", "--inter-hunk-context",
+    "--function-context", "--exit-code", "--quiet", "--no-ext-diff", "--no-textconv",
+    "--src-prefix", "--dst-prefix", "--no-prefix", "--default-prefix", "--line-prefix", "--cached",
+    "--staged", "--merge-base", "--no-index", "--diff-filter", "--unified", "--minimal",
+    "--patience", "--histogram", "--anchored", "--diff-algorithm", "--indent-heuristic",
+    "--no-indent-heuristic", "--submodule", "--check", "--compact-summary", "--max-count", "--skip",
+    "--since", "--after", "--until", "--before", "--author", "--committer", "--grep", "--all-match",
+    "--invert-grep", "--regexp-ignore-case", "--basic-regexp", "--extended-regexp",
+    "--fixed-strings", "--perl-regexp", "--merges", "--no-merges", "--min-parents", "--max-parents",
+    "--first-parent", "--not", "--all", "--branches", "--tags", "--remotes", "--glob", "--exclude",
+    "--reflog", "--walk-reflogs", "--oneline", "--pretty", "--format", "--abbrev-commit",
+    "--no-abbrev-commit", "--decorate", "--no-decorate", "--decorate-refs",
+    "--decorate-refs-exclude", "--source", "--graph", "--reverse", "--date", "--relative-date",
+    "--topo-order", "--date-order", "--author-date-order", "--follow", "--left-right",
+    "--cherry-pick", "--cherry-mark", "--cherry", "--boundary", "--simplify-by-decoration",
+    "--full-history", "--ancestry-path", "--dense", "--sparse", "--simplify-merges", "--show-pulls",
+    "--parents", "--children", "--no-walk", "--do-walk", "--encoding", "--expand-tabs",
+    "--no-expand-tabs", "--notes", "--no-notes", "--show-notes", "--mailmap", "--use-mailmap",
+    "--no-mailmap", "--log-size", "--stdin", "--count", "--objects", "--timestamp", "--header",
+    "--since-as-filter", "--porcelain", "--line-porcelain", "--incremental", "--show-email",
+    "--root", "--show-stats", "--show-name", "--show-number", "--score-debug", "--contents",
+    "--ignore-rev", "--ignore-revs-file", "--color-lines", "--color-by-age", "--progress",
+    "--no-progress", "--short", "--branch", "--show-stash", "--long", "--verbose",
+    "--untracked-files", "--ignored", "--column", "--no-column", "--ahead-behind",
+    "--no-ahead-behind", "--renames", "--untracked", "--recurse-submodules", "--max-depth", "--and",
+    "--or", "--full-name", "--heading", "--break", "--threads", "--files-with-matches",
+    "--files-without-match", "--only-matching", "--line-number", "--ignore-case", "--word-regexp",
+    "--invert-match", "--deleted", "--modified", "--others", "--stage", "--unmerged", "--killed",
+    "--directory", "--no-empty-directory", "--exclude-from", "--exclude-per-directory",
+    "--exclude-standard", "--error-unmatch", "--with-tree", "--debug", "--eol", "--deduplicate",
+    "--format", "--name-only", "--long", "--tags", "--contains", "--no-contains", "--merged",
+    "--no-merged", "--points-at", "--sort", "--list", "--show-current", "--abbrev-ref",
+    "--symbolic-full-name", "--verify", "--show-toplevel", "--git-dir", "--absolute-git-dir",
+    "--git-common-dir", "--is-inside-work-tree", "--is-inside-git-dir", "--is-bare-repository",
+    "--show-prefix", "--show-cdup", "--short", "--symbolic", "--local-env-vars",
+    "--show-superproject-working-tree", "--path-format", "--sq", "--default", "--since", "--until",
+    "--dirty", "--broken", "--always", "--candidates", "--exact-match", "--first-parent", "--match",
+    "--long", "--object-only", "--full-tree", "--name-only", "--object-only", "-t", "--batch-check",
+    "--batch", "--batch-all-objects", "--unordered", "--buffer", "--is-ancestor", "--octopus",
+    "--independent", "--fork-point", "--summary", "--numbered", "--email", "--group", "--committer",
+    "--remotes", "--heads", "--hash", "--dereference", "--exists", "--show-signature-not",
+    "--creation-factor", "--no-dual-color", "--output-indicator-new", "--output-indicator-old",
+    "--output-indicator-context", "--ita-invisible-in-index", "--ignore-other-worktrees",
+    "--get-url", "--push", "--expire", "--no-optional-locks", "--end-of-options", "--",
 ];
 
 /// Read-only subcommands.
@@ -712,155 +441,4 @@ fn known_showing(sub: &str, arg: &str) -> bool {
     let bytes = arg.as_bytes();
     bytes.len() > 2 && !arg.starts_with("--") && b"nUMCBSGLlABCem".contains(&bytes[1])
         || arg[1..].bytes().all(|b| b.is_ascii_digit())
-}
-
-/// A configuration key set for one command (`git -c`) or written (`git config`).
-fn config_setting(key: &str, via: &str) -> Verdict {
-    if config_key_runs_programs(key) {
-        v(
-            Tier::Denied,
-            ReasonKind::GitConfig,
-            format!("{via} {key} makes git run a program of the model's choosing"),
-        )
-    } else {
-        v(
-            Tier::Risky,
-            ReasonKind::RunsProgram,
-            format!("{via} {key}: configuration for the command, which can change what git runs"),
-        )
-    }
-}
-
-fn config(rest: &[&str], positional: &[&str]) -> Verdict {
-    let reading = rest.iter().any(|a| {
-        matches!(
-            *a,
-            "--get"
-                | "--get-all"
-                | "--get-regexp"
-                | "--list"
-                | "-l"
-                | "--show-origin"
-                | "--get-urlmatch"
-                | "--show-scope"
-                | "--name-only"
-        )
-    }) || matches!(positional.first(), Some(&"get" | &"list"));
-    let outside = rest
-        .iter()
-        .any(|a| matches!(*a, "--global" | "--system") || a.starts_with("--file") || *a == "-f");
-    let program_key = positional.iter().find(|k| config_key_runs_programs(k));
-    match (reading, outside) {
-        (true, _) => v(
-            Tier::ReadOnly,
-            ReasonKind::Program,
-            "git config: reads configuration",
-        ),
-        (false, _) if program_key.is_some() => {
-            config_setting(program_key.copied().unwrap_or_default(), "git config")
-        }
-        (false, true) => v(
-            Tier::Denied,
-            ReasonKind::GitConfig,
-            "git config --global/--system/--file changes git for other repositories",
-        ),
-        (false, false) => v(
-            Tier::Risky,
-            ReasonKind::GitWrite,
-            "git config: changes the repository's configuration",
-        ),
-    }
-}
-
-/// Git configuration keys whose value names a program git runs (or more configuration to
-/// read): setting one is handing git a command (research: core.fsmonitor and core.hooksPath
-/// turned "read-only" git into code execution in other agents).
-fn config_key_runs_programs(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    let section_ends = |section: &str, name: &str| k.starts_with(section) && k.ends_with(name);
-    matches!(
-        k.as_str(),
-        "core.hookspath"
-            | "core.fsmonitor"
-            | "core.sshcommand"
-            | "core.pager"
-            | "core.editor"
-            | "core.askpass"
-            | "core.gitproxy"
-            | "core.worktree"
-            | "sequence.editor"
-            | "diff.external"
-            | "diff.tool"
-            | "merge.tool"
-            | "credential.helper"
-            | "gpg.program"
-            | "include.path"
-            | "uploadpack.packobjectshook"
-            | "core.alternaterefscommand"
-            | "protocol.allow"
-            | "web.browser"
-            | "instaweb.httpd"
-            | "sendemail.smtpserver"
-            | "log.showsignature"
-            | "safe.directory"
-            | "core.bare"
-    ) || [
-        "alias.",
-        "includeif.",
-        "filter.",
-        "pager.",
-        "difftool.",
-        "mergetool.",
-        "man.",
-        "protocol.",
-    ]
-    .iter()
-    .any(|p| k.starts_with(p))
-        || section_ends("diff.", ".textconv")
-        || section_ends("diff.", ".command")
-        || section_ends("merge.", ".driver")
-        || section_ends("gpg.", ".program")
-        || section_ends("credential.", ".helper")
-        || section_ends("remote.", ".uploadpack")
-        || section_ends("remote.", ".receivepack")
-        || section_ends("remote.", ".proxy")
-        || section_ends("http.", ".proxy")
-        || section_ends("submodule.", ".update")
-}
-
-fn push(rest: &[&str]) -> Verdict {
-    for a in rest {
-        let forced = matches!(
-            *a,
-            "--force" | "--mirror" | "--delete" | "--prune" | "--force-if-includes"
-        ) || a.starts_with("--force-with-lease")
-            || a.starts_with("--force=")
-            || (a.starts_with('-') && !a.starts_with("--") && (a.contains('f') || a.contains('d')));
-        if forced {
-            return v(
-                Tier::Denied,
-                ReasonKind::ForcePush,
-                format!("git push {a}: a force push or remote deletion"),
-            );
-        }
-        if !a.starts_with('-')
-            && (a.starts_with('+')
-                || a.contains(':')
-                    && a.split(':')
-                        .next()
-                        .is_some_and(|s| s.is_empty() || s.starts_with('+'))
-                || a.contains(":+"))
-        {
-            return v(
-                Tier::Denied,
-                ReasonKind::ForcePush,
-                format!("git push {a}: a forced or deleting refspec"),
-            );
-        }
-    }
-    v(
-        Tier::Risky,
-        ReasonKind::GitWrite,
-        "git push: sends commits to a remote",
-    )
 }

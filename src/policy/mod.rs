@@ -5,9 +5,12 @@
 //! what a batch will decide.
 
 pub mod classify;
+mod compilers;
 mod env;
 mod files;
+mod find;
 mod git;
+mod git_config;
 mod interp;
 pub mod lex;
 mod options;
@@ -18,6 +21,7 @@ mod risks;
 mod text;
 mod tools;
 mod vocab;
+mod wrappers;
 
 pub use classify::classify;
 pub use vocab::{Classification, ReasonKind, Segment, Tier};

@@ -4,8 +4,10 @@
 //! the shell); the machine, privileges and the network are decided here. A name no rule knows
 //! is Risky.
 
+use super::compilers;
 use super::env;
 use super::files;
+use super::find;
 use super::git::git;
 use super::interp::{self, is_interpreter};
 use super::lex::Word;
@@ -77,12 +79,12 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         "dotnet" => tools::dotnet(a),
         "make" | "gmake" | "just" | "rake" | "invoke" | "task" => tools::make(name, a, ctx),
         "cmake" => tools::cmake(a, ctx),
-        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => tools::compiler(name, a, ctx),
-        "rustc" => tools::rustc(a, ctx),
+        "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => compilers::compiler(name, a, ctx),
+        "rustc" => compilers::rustc(a, ctx),
         "ninja" | "meson" | "tsc" | "javac" | "kotlinc" | "rustfmt" | "gofmt" | "black"
         | "isort" | "prettier" | "eslint" | "ruff" | "mypy" | "pyright" | "stylelint"
         | "shellcheck" | "clang-format" | "golangci-lint" | "tflint" | "hadolint" | "flake8"
-        | "pylint" | "biome" => tools::formatter(name, a, ctx),
+        | "pylint" | "biome" => compilers::formatter(name, a, ctx),
         "mvn" | "gradle" => match first_positional(a) {
             Some(
                 "compile" | "package" | "build" | "assemble" | "clean" | "compileJava"
@@ -142,7 +144,7 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         },
 
         // Finding files, and commands that run other commands.
-        "find" => text::find(words, ctx),
+        "find" => find::find(words, ctx),
         "fd" | "fdfind" => match words
             .iter()
             .position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
