@@ -272,6 +272,11 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
 /// Paths the model's commands may not touch: keyless's own state (`.agent`, not even to read),
 /// and, from a command that may write, keyless's configuration and git's own store.
 fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
+    // Every protected name has a dot; without one (or a glob) a path from the workspace root
+    // cannot reach them.
+    if cwd.root == Root::Workspace && cwd.parts.is_empty() && !path.contains(['.', '*', '?', '[']) {
+        return None;
+    }
     let place = paths::resolve(path, cwd);
     let why = match paths::protected(&place)? {
         Protected::Agent => format!(

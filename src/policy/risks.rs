@@ -44,7 +44,7 @@ const NETWORK: &[&str] = &[
 ];
 
 pub(super) fn is_network(program: &str) -> bool {
-    NETWORK.contains(&program.to_ascii_lowercase().as_str())
+    NETWORK.iter().any(|n| n.eq_ignore_ascii_case(program))
 }
 
 /// The verdict for a network program; records the files a download writes.
