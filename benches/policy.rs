@@ -1,4 +1,5 @@
-//! Classification time per command line (issue 4). Run: `cargo bench --bench policy`.
+//! Classification time per command line (issue 4), and on long lines (issue 11: linear in the
+//! line's length; a 1 MB line refused fast). Run: `cargo bench --bench policy`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use keyless::policy::classify;
@@ -29,6 +30,24 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    let mut long = c.benchmark_group("policy_long");
+    for kib in [1usize, 8, 32, 60] {
+        let line = "grep -n foo src/a.rs | head -n 3; ".repeat(kib * 1024 / 34);
+        long.throughput(Throughput::Bytes(line.len() as u64));
+        long.bench_function(format!("classify_{kib}_kib"), |b| {
+            b.iter(|| std::hint::black_box(classify(std::hint::black_box(&line))))
+        });
+    }
+    let nested = format!("echo {}x{}", "\"$(".repeat(20_000), ")\"".repeat(20_000));
+    long.bench_function("classify_nested_20000", |b| {
+        b.iter(|| std::hint::black_box(classify(std::hint::black_box(&nested))))
+    });
+    let mega = "ls; ".repeat(256 * 1024);
+    long.bench_function("classify_1_mib", |b| {
+        b.iter(|| std::hint::black_box(classify(std::hint::black_box(&mega))))
+    });
+    long.finish();
 }
 
 criterion_group!(benches, bench);

@@ -516,6 +516,7 @@ fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Set
                 "the repository's own git configuration sets {}, which would make git run a program",
                 settings.git_hazards.join(", ")
             ),
+            kind: policy::ReasonKind::GitHazard,
         });
     }
     let tier = verdict.classification.tier;

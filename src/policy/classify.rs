@@ -3,104 +3,138 @@
 //! Segments are the simple commands the shell reader finds, including those inside `$(…)`,
 //! backticks, `<(…)`, `sh -c '…'`, `eval`, heredocs and wrappers (`env`, `sudo`, `timeout`,
 //! `xargs`, `find -exec`, …). A line's tier is the highest of its segments. The classifier fails
-//! closed: a program it does not know, a program name computed at run time, or syntax the reader
-//! did not understand is Risky.
+//! closed: a program or option it does not know, a program name computed at run time, or
+//! syntax the reader did not understand is Risky. This file holds what is about the line and
+//! the command around a program: environment prefixes, redirections, substitutions, wrappers,
+//! `cd`, protected paths, and what the whole line does (network into code).
 
-use serde::Serialize;
-
+use super::env;
+use super::interp::{is_interpreter, reads_code_from_stdin};
 use super::lex::{self, SimpleCommand, SubKind, Word};
+use super::paths::{self, Place, Protected, Root};
 use super::programs::known_program;
-pub(super) use super::risks::{dangerous_variable, is_fork_bomb, is_raw_disk, is_secret_path};
+use super::risks::{is_fork_bomb, is_network};
+pub use super::vocab::Classification;
+use super::vocab::{
+    Ctx, Facts, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, v, values,
+};
+use super::wrappers::{unwrap, wrapper_verdict};
 
-/// The specification's risk tiers, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum Tier {
-    ReadOnly,
-    Build,
-    Execute,
-    Risky,
-    Denied,
-}
-
-impl Tier {
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::ReadOnly => "ReadOnly",
-            Tier::Build => "Build",
-            Tier::Execute => "Execute",
-            Tier::Risky => "Risky",
-            Tier::Denied => "Denied",
-        }
-    }
-}
-
-/// One segment's verdict.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Segment {
-    pub text: String,
-    pub tier: Tier,
-    pub reason: String,
-}
-
-/// A command line's verdict: the highest tier over its segments.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Classification {
-    pub tier: Tier,
-    pub segments: Vec<Segment>,
-}
-
-/// How deep `sh -c`, `eval` and substitutions may nest before the line is simply Risky.
-const MAX_DEPTH: usize = 6;
+/// Longer lines are refused unread: no model needs 64 KiB on one command line (file contents
+/// go through the file commands), and a cap keeps classification time bounded.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Classifies a command line.
 pub fn classify(line: &str) -> Classification {
     let mut segments = Vec::new();
-    classify_into(line, 0, &mut segments);
+    if line.len() > MAX_LINE_BYTES {
+        let text: String = line.chars().take(80).collect();
+        segments.push(v(
+            Tier::Denied,
+            ReasonKind::Syntax,
+            format!("the line is {} bytes, more than the {MAX_LINE_BYTES} the classifier reads; write long content with the file commands", line.len()),
+        ).segment(&format!("{text}…")));
+    } else {
+        let facts = classify_into(line, 0, &Place::workspace(), &mut segments);
+        if facts.code_from_input && facts.network {
+            segments.push(v(
+                Tier::Denied,
+                ReasonKind::RemoteCode,
+                "fetches from the network and feeds a shell or interpreter that reads code from its input",
+            ).segment(line));
+        }
+        if let Some(file) = facts
+            .scripts
+            .iter()
+            .find(|s| facts.downloads.iter().any(|d| d == *s || d == "*"))
+        {
+            segments.push(
+                v(
+                    Tier::Denied,
+                    ReasonKind::RemoteCode,
+                    format!("runs {file}, which a download on the same line writes"),
+                )
+                .segment(line),
+            );
+        }
+    }
     if segments.is_empty() {
-        segments.push(Segment {
-            text: line.trim().to_string(),
-            tier: Tier::ReadOnly,
-            reason: "nothing to run".to_string(),
-        });
+        segments.push(v(Tier::ReadOnly, ReasonKind::Nothing, "nothing to run").segment(line));
     }
     let tier = segments.iter().map(|s| s.tier).max().unwrap_or(Tier::Risky);
     Classification { tier, segments }
 }
 
-pub(super) fn classify_into(source: &str, depth: usize, out: &mut Vec<Segment>) {
+fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>) -> Facts {
+    let mut facts = Facts::default();
     if depth > MAX_DEPTH {
-        out.push(segment(source, Tier::Risky, "nested too deeply to analyse"));
-        return;
+        out.push(
+            v(
+                Tier::Risky,
+                ReasonKind::Syntax,
+                "nested too deeply to analyse",
+            )
+            .segment(source),
+        );
+        return facts;
     }
     if is_fork_bomb(source) {
-        out.push(segment(source, Tier::Denied, "a fork bomb"));
-        return;
+        out.push(v(Tier::Denied, ReasonKind::ForkBomb, "a fork bomb").segment(source));
+        return facts;
     }
     let line = lex::read(source);
     for problem in &line.problems {
-        out.push(segment(
-            source,
-            Tier::Risky,
-            &format!("not understood: {problem}"),
-        ));
+        out.push(
+            v(
+                Tier::Risky,
+                ReasonKind::Syntax,
+                format!("not understood: {problem}"),
+            )
+            .segment(source),
+        );
     }
-    for (i, command) in line.commands.iter().enumerate() {
-        let mut verdict = command_verdict(command, depth, out);
-        // Downloaded content piped into a shell or interpreter.
-        if command.stage > 0 && runs_stdin_as_code(&command.words) {
-            let fed_from_network = line.commands[..i].iter().any(|c| {
-                c.pipeline == command.pipeline
-                    && effective_program(&c.words).is_some_and(is_network)
-            });
-            if fed_from_network {
-                verdict = (
-                    Tier::Denied,
-                    "pipes content from the network into a shell or interpreter".to_string(),
-                );
-            }
+    let mut cwd = cwd.clone();
+    for command in &line.commands {
+        let mut ctx = Ctx {
+            depth,
+            cwd: cwd.clone(),
+            out,
+            facts: Facts::default(),
+            nest: classify_into,
+            run: program,
+        };
+        let verdict = command_verdict(command, &mut ctx);
+        facts.absorb(ctx.facts);
+        if let Some(next) = moves_to(command, &cwd) {
+            cwd = next;
         }
-        out.push(segment(&command.text, verdict.0, &verdict.1));
+        out.push(verdict.segment(&command.text));
     }
+    facts
+}
+
+/// Where `cd`/`pushd` leaves the shell.
+fn moves_to(command: &SimpleCommand, cwd: &Place) -> Option<Place> {
+    let (_, inner) = unwrap(&command.words);
+    let first = inner.first()?;
+    if !matches!(
+        first.value.as_str(),
+        "cd" | "pushd" | "chdir" | "Set-Location" | "sl"
+    ) {
+        return None;
+    }
+    let target = inner[1..]
+        .iter()
+        .find(|w| !w.value.starts_with('-') || w.value == "-");
+    Some(match target {
+        None => paths::resolve("~", cwd),
+        Some(w) if w.value == "-" => Place {
+            root: Root::Unknown,
+            up: 0,
+            parts: Vec::new(),
+        },
+        Some(w) => paths::resolve(&w.value, cwd),
+    })
 }
 
 /// The program each segment runs (wrappers stepped over), for checks that name programs.
@@ -108,8 +142,9 @@ pub fn programs(classification: &Classification) -> Vec<String> {
     let mut out = Vec::new();
     for segment in &classification.segments {
         for command in lex::read(&segment.text).commands {
-            if let Some(program) = effective_program(&command.words) {
-                out.push(program.to_string());
+            let (_, inner) = unwrap(&command.words);
+            if let Some(first) = inner.first() {
+                out.push(basename(&first.value).to_string());
             }
         }
     }
@@ -118,38 +153,46 @@ pub fn programs(classification: &Classification) -> Vec<String> {
     out
 }
 
-pub(super) fn segment(text: &str, tier: Tier, reason: &str) -> Segment {
-    Segment {
-        text: text.trim().to_string(),
-        tier,
-        reason: reason.to_string(),
-    }
-}
-
-pub(super) type Verdict = (Tier, String);
-
-pub(super) fn v(tier: Tier, reason: impl Into<String>) -> Verdict {
-    (tier, reason.into())
-}
-
-/// The higher verdict; on a tie the first, unless it has no reason to give.
-pub(super) fn max(a: Verdict, b: Verdict) -> Verdict {
-    if b.0 > a.0 || b.0 == a.0 && a.1.is_empty() {
-        b
-    } else {
-        a
-    }
-}
-
 /// The verdict for one simple command; nested segments (substitutions) are added to `out`.
-fn command_verdict(command: &SimpleCommand, depth: usize, out: &mut Vec<Segment>) -> Verdict {
+fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     // The program's own verdict comes first, so on a tie its reason is the one shown.
     let mut verdict = if command.words.is_empty() {
-        v(Tier::ReadOnly, "sets shell variables only")
+        v(
+            Tier::ReadOnly,
+            ReasonKind::Nothing,
+            "sets shell variables only",
+        )
     } else {
-        program(&command.words, depth, out)
+        program(&command.words, ctx)
     };
-    let interpreter = runs_code_from_arguments(&command.words);
+    let for_command = !command.words.is_empty();
+    for (name, _) in &command.assignments {
+        verdict.raise(env::set_variable(name, for_command));
+    }
+    let (_, inner) = unwrap(&command.words);
+    let inner_name = inner.first().map(|w| basename(&w.value)).unwrap_or("");
+    if inner_name == "git"
+        && verdict.tier > Tier::ReadOnly
+        && command.assignments.iter().any(|(n, _)| {
+            matches!(
+                n.as_str(),
+                "GIT_DIR"
+                    | "GIT_WORK_TREE"
+                    | "GIT_INDEX_FILE"
+                    | "GIT_OBJECT_DIRECTORY"
+                    | "GIT_COMMON_DIR"
+            )
+        })
+    {
+        verdict.raise(v(
+            Tier::Denied,
+            ReasonKind::Protected,
+            "git with GIT_DIR or GIT_WORK_TREE set may write another .git",
+        ));
+    }
+    let interpreter = inner
+        .first()
+        .is_some_and(|w| is_interpreter(basename(&w.value)));
     let words = command
         .words
         .iter()
@@ -157,48 +200,70 @@ fn command_verdict(command: &SimpleCommand, depth: usize, out: &mut Vec<Segment>
         .chain(command.redirects.iter().map(|r| &r.target));
     for word in words {
         for sub in &word.subs {
-            let before = out.len();
-            classify_into(&sub.source, depth + 1, out);
-            let from_network = out[before..]
-                .iter()
-                .any(|s| s.reason.starts_with(NETWORK_REASON));
+            let had_network = std::mem::take(&mut ctx.facts.network);
+            ctx.nested(&sub.source, "substitution");
+            let from_network = ctx.facts.network;
+            ctx.facts.network |= had_network;
             if from_network
                 && (interpreter
                     || sub.kind == SubKind::ProcessIn && command.words.first() == Some(word))
             {
-                verdict = max(
-                    verdict,
-                    v(Tier::Denied, "runs code fetched from the network"),
-                );
+                verdict.raise(v(
+                    Tier::Denied,
+                    ReasonKind::RemoteCode,
+                    "runs code fetched from the network",
+                ));
             }
             if sub.kind == SubKind::ProcessOut {
-                verdict = max(
-                    verdict,
-                    v(Tier::Risky, "writes through a process substitution"),
-                );
+                verdict.raise(v(
+                    Tier::Risky,
+                    ReasonKind::WritesFile,
+                    "writes through a process substitution",
+                ));
             }
         }
     }
     for sub in &command.heredoc_subs {
-        classify_into(&sub.source, depth + 1, out);
-    }
-    for (name, value) in &command.assignments {
-        if let Some(why) = dangerous_variable(name) {
-            verdict = max(verdict, v(Tier::Risky, format!("sets {name}, which {why}")));
+        let had_network = std::mem::take(&mut ctx.facts.network);
+        ctx.nested(&sub.source, "heredoc substitution");
+        if ctx.facts.network && interpreter {
+            verdict.raise(v(
+                Tier::Denied,
+                ReasonKind::RemoteCode,
+                "feeds code fetched from the network to an interpreter",
+            ));
         }
-        let _ = value;
+        ctx.facts.network |= had_network;
+    }
+    let stdin_redirected = command
+        .redirects
+        .iter()
+        .any(|r| matches!(r.op, "<" | "<<" | "<<<" | "<>"));
+    let inner_args = values(inner.get(1..).unwrap_or(&[]));
+    // Wherever it sits (a pipe, a group, a fifo), a shell reading code from its input is fed
+    // by something on the line.
+    if reads_code_from_stdin(inner_name, &inner_args) || stdin_redirected && interpreter {
+        ctx.facts.code_from_input = true;
     }
     for redirect in &command.redirects {
-        verdict = max(verdict, redirect_verdict(redirect.op, &redirect.target));
+        verdict.raise(redirect_verdict(redirect.op, &redirect.target, &ctx.cwd));
+        if is_network(inner_name) && matches!(redirect.op, ">" | ">>" | ">|" | "&>") {
+            ctx.facts
+                .downloads
+                .push(basename(&redirect.target.value).to_string());
+        }
     }
     let named = command
         .words
         .iter()
         .skip(1)
-        .chain(command.redirects.iter().map(|r| &r.target));
+        .chain(command.redirects.iter().map(|r| &r.target))
+        .chain(command.assignments.iter().map(|(_, w)| w));
     for word in named {
-        if let Some(why) = protected(&word.value, verdict.0 > Tier::ReadOnly) {
-            verdict = max(verdict, v(Tier::Denied, why));
+        for candidate in paths::candidates(&word.value) {
+            if let Some(why) = protected(candidate, &ctx.cwd, verdict.tier > Tier::ReadOnly) {
+                verdict.raise(why);
+            }
         }
     }
     verdict
@@ -206,250 +271,76 @@ fn command_verdict(command: &SimpleCommand, depth: usize, out: &mut Vec<Segment>
 
 /// Paths the model's commands may not touch: keyless's own state (`.agent`, not even to read),
 /// and, from a command that may write, keyless's configuration and git's own store.
-fn protected(path: &str, may_write: bool) -> Option<String> {
-    let mut p = path;
-    while let Some(rest) = p.strip_prefix("./") {
-        p = rest;
-    }
-    let first = p.split('/').next().unwrap_or(p);
-    if first.eq_ignore_ascii_case(".agent") {
-        return Some(format!(
-            "names {path}, keyless's own state (session, backups, transcript), which the model may not read or change"
-        ));
-    }
-    if !may_write {
+fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
+    // Every protected name has a dot; without one (or a glob) a path from the workspace root
+    // cannot reach them.
+    if cwd.root == Root::Workspace && cwd.parts.is_empty() && !path.contains(['.', '*', '?', '[']) {
         return None;
     }
-    if p.eq_ignore_ascii_case("keyless.json") {
-        return Some(format!(
+    let place = paths::resolve(path, cwd);
+    let why = match paths::protected(&place)? {
+        Protected::Agent => format!(
+            "names {path}, keyless's own state (session, backups, transcript), which the model may not read or change"
+        ),
+        _ if !may_write => return None,
+        Protected::Settings => format!(
             "may change {path}, keyless's own configuration (mode, allow and deny lists), which only the user edits"
-        ));
-    }
-    if first.eq_ignore_ascii_case(".git") {
-        return Some(format!(
+        ),
+        Protected::Git => format!(
             "may change {path} inside .git, git's own store (its hooks and config make git run programs); use git commands or @@commit"
-        ));
-    }
-    None
+        ),
+    };
+    Some(v(Tier::Denied, ReasonKind::Protected, why))
 }
 
-pub(super) const NETWORK_REASON: &str = "network access";
-
-fn redirect_verdict(op: &str, target: &Word) -> Verdict {
+fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
     let path = target.value.as_str();
+    let place = paths::resolve(path, cwd);
+    if paths::is_socket(&place) {
+        return v(
+            Tier::Denied,
+            ReasonKind::ReverseShell,
+            format!("opens a network socket through {path} (a remote shell's wiring)"),
+        );
+    }
     match op {
-        ">&" | "<&" if path.bytes().all(|b| b.is_ascii_digit()) || path == "-" => {
-            v(Tier::ReadOnly, "duplicates a descriptor")
-        }
+        ">&" | "<&" if path.bytes().all(|b| b.is_ascii_digit()) || path == "-" => v(
+            Tier::ReadOnly,
+            ReasonKind::Nothing,
+            "duplicates a descriptor",
+        ),
         "<" | "<<<" | "<<" => {
-            if is_secret_path(path) {
-                v(Tier::Risky, format!("reads {path}, which may hold secrets"))
+            if paths::secret(&place, false) {
+                v(
+                    Tier::Risky,
+                    ReasonKind::Secret,
+                    format!("reads {path}, which may hold secrets"),
+                )
             } else {
-                v(Tier::ReadOnly, "reads input")
+                v(Tier::ReadOnly, ReasonKind::Nothing, "reads input")
             }
         }
         _ if target.dynamic => v(
             Tier::Risky,
+            ReasonKind::Redirect,
             format!("redirects output to a computed path {path}"),
         ),
-        _ if path == "/dev/null" || path == "/dev/stdout" || path == "/dev/stderr" => {
-            v(Tier::ReadOnly, "discards or passes output")
-        }
-        _ if is_raw_disk(path) => v(
+        _ if matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr") => v(
+            Tier::ReadOnly,
+            ReasonKind::Nothing,
+            "discards or passes output",
+        ),
+        _ if paths::is_raw_disk(path) => v(
             Tier::Denied,
+            ReasonKind::Disk,
             format!("writes raw bytes to the disk device {path}"),
         ),
-        _ => v(Tier::Risky, format!("writes to the file {path}")),
+        _ => v(
+            Tier::Risky,
+            ReasonKind::Redirect,
+            format!("writes to the file {path}"),
+        ),
     }
-}
-
-pub(super) fn values(words: &[Word]) -> Vec<&str> {
-    words.iter().map(|w| w.value.as_str()).collect()
-}
-
-/// Programs that only wrap another command; their options are stepped over.
-/// `(name, options that take a value)`.
-const WRAPPERS: &[(&str, &[&str])] = &[
-    ("env", &["-u", "--unset", "-C", "--chdir"]),
-    ("nice", &["-n", "--adjustment"]),
-    ("nohup", &[]),
-    ("time", &["-f", "--format", "-o", "--output"]),
-    ("command", &[]),
-    ("builtin", &[]),
-    ("exec", &["-a"]),
-    (
-        "stdbuf",
-        &["-i", "-o", "-e", "--input", "--output", "--error"],
-    ),
-    ("timeout", &["-s", "--signal", "-k", "--kill-after"]),
-    ("setsid", &[]),
-    ("chronic", &[]),
-    ("unbuffer", &[]),
-    ("ionice", &["-c", "-n", "-p", "--class", "--classdata"]),
-    ("taskset", &[]),
-    ("caffeinate", &[]),
-    (
-        "sudo",
-        &[
-            "-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "--user", "--group",
-        ],
-    ),
-    ("doas", &["-u", "-C"]),
-    (
-        "xargs",
-        &[
-            "-n",
-            "-I",
-            "-P",
-            "-L",
-            "-d",
-            "-a",
-            "-s",
-            "-E",
-            "--max-args",
-            "--max-procs",
-            "--delimiter",
-            "--arg-file",
-            "--replace",
-        ],
-    ),
-];
-
-/// The program that really runs once wrappers are stepped over.
-fn effective_program(words: &[Word]) -> Option<&str> {
-    let (_, inner) = unwrap(words);
-    inner.first().map(|w| basename(&w.value))
-}
-
-/// Steps over wrappers; returns the wrappers' names and the wrapped command.
-fn unwrap(mut words: &[Word]) -> (Vec<&str>, &[Word]) {
-    let mut wrappers = Vec::new();
-    while let Some(first) = words.first() {
-        let name = basename(&first.value);
-        let Some((_, takes_value)) = WRAPPERS.iter().find(|(w, _)| *w == name) else {
-            break;
-        };
-        let lookup = name == "command"
-            && words
-                .get(1)
-                .is_some_and(|w| matches!(w.value.as_str(), "-v" | "-V"));
-        if first.dynamic || lookup {
-            break;
-        }
-        wrappers.push(name);
-        let mut i = 1;
-        while i < words.len() {
-            let arg = words[i].value.as_str();
-            if name == "env" && arg.contains('=') && !arg.starts_with('-') {
-                i += 1;
-            } else if arg == "--" {
-                i += 1;
-                break;
-            } else if arg.starts_with('-') && arg.len() > 1 {
-                let key = arg.split('=').next().unwrap_or(arg);
-                i += if takes_value.contains(&key) && !arg.contains('=') {
-                    2
-                } else {
-                    1
-                };
-            } else {
-                break;
-            }
-        }
-        // timeout DURATION, taskset MASK: one positional before the command.
-        if matches!(name, "timeout" | "taskset") && i < words.len() {
-            i += 1;
-        }
-        words = &words[i.min(words.len())..];
-    }
-    (wrappers, words)
-}
-
-fn basename(program: &str) -> &str {
-    program.rsplit('/').next().unwrap_or(program)
-}
-
-pub(super) const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "mksh",
-];
-pub(super) const INTERPRETERS: &[&str] = &[
-    "python",
-    "python2",
-    "python3",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "perl",
-    "ruby",
-    "php",
-    "lua",
-    "pwsh",
-    "powershell",
-    "Rscript",
-    "osascript",
-    "tclsh",
-    "jshell",
-];
-const NETWORK: &[&str] = &[
-    "curl",
-    "wget",
-    "fetch",
-    "nc",
-    "ncat",
-    "netcat",
-    "socat",
-    "telnet",
-    "http",
-    "https",
-    "xh",
-    "aria2c",
-    "lynx",
-    "links",
-    "ssh",
-    "scp",
-    "sftp",
-    "ftp",
-    "rsync",
-    "ping",
-    "dig",
-    "nslookup",
-    "host",
-    "openssl",
-    "gh",
-    "git-remote-http",
-];
-
-pub(super) fn is_network(program: &str) -> bool {
-    NETWORK.contains(&program)
-}
-
-fn is_interpreter(program: &str) -> bool {
-    SHELLS.contains(&program)
-        || INTERPRETERS.contains(&program)
-        || program.starts_with("python3.")
-        || program == "source"
-        || program == "."
-        || program == "eval"
-}
-
-/// A shell or interpreter that will read its program from standard input.
-fn runs_stdin_as_code(words: &[Word]) -> bool {
-    let (_, inner) = unwrap(words);
-    let Some(first) = inner.first() else {
-        return false;
-    };
-    let program = basename(&first.value);
-    if !is_interpreter(program) {
-        return false;
-    }
-    let rest = values(&inner[1..]);
-    !rest.iter().any(|a| !a.starts_with('-')) || rest.contains(&"-") || rest.contains(&"/dev/stdin")
-}
-
-/// A shell or interpreter whose arguments are code (so substitutions in them are code too).
-fn runs_code_from_arguments(words: &[Word]) -> bool {
-    effective_program(words).is_some_and(is_interpreter)
 }
 
 /// Folders whose programs keep their plain names (`/usr/bin/cat` is `cat`).
@@ -462,107 +353,60 @@ const SYSTEM_DIRS: &[&str] = &[
     "/usr/local/sbin",
 ];
 
-/// The verdict for a program and its arguments.
-pub(super) fn program(words: &[Word], depth: usize, out: &mut Vec<Segment>) -> Verdict {
+/// The verdict for a program and its arguments (wrappers stepped over).
+fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
     let (wrappers, inner) = unwrap(words);
-    let mut verdict = v(Tier::ReadOnly, "");
-    if wrappers.iter().any(|w| matches!(*w, "sudo" | "doas")) {
-        verdict = v(Tier::Risky, "runs with elevated privileges");
-    }
-    if let Some(env_index) = words.iter().position(|w| w.value == "env") {
-        for arg in values(&words[env_index + 1..]) {
-            if let Some((name, _)) = arg.split_once('=')
-                && let Some(why) = dangerous_variable(name)
-            {
-                verdict = max(verdict, v(Tier::Risky, format!("sets {name}, which {why}")));
-            }
-            if arg == "-S" || arg.starts_with("--split-string") {
-                verdict = max(
-                    verdict,
-                    v(Tier::Risky, "env -S runs a command built from a string"),
-                );
-            }
-        }
+    let mut verdict = v(Tier::ReadOnly, ReasonKind::Nothing, "");
+    for wrapper in &wrappers {
+        verdict.raise(wrapper_verdict(wrapper, inner, ctx));
     }
     let Some(first) = inner.first() else {
-        return match wrappers.last() {
-            Some(&"env") => max(
-                verdict,
-                v(
-                    Tier::Risky,
-                    "env: prints the environment, which may hold secrets",
-                ),
-            ),
-            Some(&"xargs") => max(verdict, v(Tier::ReadOnly, "xargs: echoes its input")),
-            _ => max(verdict, v(Tier::ReadOnly, "runs nothing")),
+        return match wrappers.last().map(|w| w.name) {
+            Some("env") => verdict.max(v(
+                Tier::Risky,
+                ReasonKind::Secret,
+                "env: prints the environment, which may hold secrets",
+            )),
+            Some("xargs") => verdict.max(v(
+                Tier::ReadOnly,
+                ReasonKind::Program,
+                "xargs: echoes its input",
+            )),
+            _ => verdict.max(v(Tier::ReadOnly, ReasonKind::Nothing, "runs nothing")),
         };
     };
     if first.dynamic {
-        return max(
-            verdict,
-            v(
-                Tier::Risky,
-                format!("the program name {} is computed at run time", first.value),
-            ),
-        );
+        return verdict.max(v(
+            Tier::Risky,
+            ReasonKind::ComputedProgram,
+            format!("the program name {} is computed at run time", first.value),
+        ));
     }
     let raw = first.value.as_str();
-    let name = if raw.contains('/') {
-        let dir = &raw[..raw.rfind('/').unwrap_or(0)];
+    let name = if raw.contains('/') || raw.contains('\\') {
+        let dir = &raw[..raw.rfind(['/', '\\']).unwrap_or(0)];
         if raw.starts_with('/') && SYSTEM_DIRS.contains(&dir) {
             basename(raw)
-        } else if raw.starts_with('/') || raw.starts_with("~") {
-            return max(
-                verdict,
-                v(
-                    Tier::Risky,
-                    format!("runs {raw}, a program outside the system folders"),
-                ),
-            );
+        } else if paths::resolve(raw, &ctx.cwd).outside() {
+            ctx.facts.scripts.push(basename(raw).to_string());
+            return verdict.max(v(
+                Tier::Risky,
+                ReasonKind::RunsProgram,
+                format!("runs {raw}, a program outside the system folders"),
+            ));
         } else {
-            return max(
-                verdict,
-                v(Tier::Execute, format!("runs the workspace program {raw}")),
-            );
+            ctx.facts.scripts.push(basename(raw).to_string());
+            return verdict.max(v(
+                Tier::Execute,
+                ReasonKind::Program,
+                format!("runs the workspace program {raw}"),
+            ));
         }
     } else {
         raw
     };
-    let args = &inner[1..];
-    let own = known_program(name, args, depth, out);
-    let mut own = own;
-    if own.1.is_empty() {
-        own.1 = name.to_string();
+    if is_network(name) {
+        ctx.facts.network = true;
     }
-    max(verdict, own)
-}
-
-pub(super) fn has(args: &[&str], flags: &[&str]) -> bool {
-    args.iter().any(|a| flags.contains(a))
-}
-
-/// Short flags bundled in one argument: `-rf` has `r` and `f`.
-pub(super) fn short_flag(args: &[&str], flag: char) -> bool {
-    args.iter()
-        .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(flag))
-}
-
-pub(super) fn first_positional<'a>(args: &[&'a str]) -> Option<&'a str> {
-    args.iter().copied().find(|a| !a.starts_with('-'))
-}
-
-pub(super) fn version_probe(args: &[&str]) -> bool {
-    matches!(
-        args,
-        ["--version"]
-            | ["-V"]
-            | ["-v"]
-            | ["version"]
-            | ["-version"]
-            | ["--help"]
-            | ["-h"]
-            | ["help"]
-            | ["-vV"]
-            | ["--info"]
-    )
+    verdict.max(known_program(name, &inner[1..], ctx))
 }

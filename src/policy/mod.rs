@@ -5,12 +5,26 @@
 //! what a batch will decide.
 
 pub mod classify;
+mod compilers;
+mod env;
+mod files;
+mod find;
+mod git;
+mod git_config;
+mod interp;
 pub mod lex;
+mod options;
+mod paths;
 mod programs;
+mod readers;
 mod risks;
+mod text;
 mod tools;
+mod vocab;
+mod wrappers;
 
-pub use classify::{Classification, Segment, Tier, classify};
+pub use classify::classify;
+pub use vocab::{Classification, ReasonKind, Segment, Tier};
 
 use crate::config::Mode;
 
@@ -66,6 +80,7 @@ pub fn judge(line: &str, lists: &Lists) -> Verdict {
     for segment in &mut classification.segments {
         if let Some(pattern) = lists.deny.iter().find(|p| glob(p, &segment.text)) {
             segment.tier = Tier::Denied;
+            segment.kind = ReasonKind::DenyList;
             segment.reason = format!("matches Commands.DenyList pattern \"{pattern}\"");
         }
     }
@@ -79,6 +94,7 @@ pub fn judge(line: &str, lists: &Lists) -> Verdict {
             text: line.trim().to_string(),
             tier: Tier::Denied,
             reason: "the whole line matches Commands.DenyList".to_string(),
+            kind: ReasonKind::DenyList,
         });
     }
     classification.tier = classification

@@ -1,72 +1,209 @@
-//! Facts about risky targets the classifier checks: raw disks, files that hold secrets,
-//! environment variables that change what runs, fork bombs.
+//! The network and the worst shapes: network programs, the files downloads write, shells
+//! wired to sockets (`nc -e`, `ncat --exec`, `socat exec:`), fork bombs.
 
-/// Device paths of whole disks and partitions.
-pub(super) fn is_raw_disk(path: &str) -> bool {
-    [
-        "/dev/sd",
-        "/dev/nvme",
-        "/dev/hd",
-        "/dev/vd",
-        "/dev/xvd",
-        "/dev/mmcblk",
-        "/dev/disk",
-        "/dev/dm-",
-        "/dev/mapper/",
-    ]
-    .iter()
-    .any(|p| path.starts_with(p))
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, v};
+
+const NETWORK: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "http",
+    "https",
+    "xh",
+    "aria2c",
+    "lynx",
+    "links",
+    "w3m",
+    "ssh",
+    "scp",
+    "sftp",
+    "ftp",
+    "tftp",
+    "rsync",
+    "ping",
+    "dig",
+    "nslookup",
+    "host",
+    "openssl",
+    "gh",
+    "git-remote-http",
+    "busybox-wget",
+    "invoke-webrequest",
+    "iwr",
+    "invoke-restmethod",
+    "irm",
+    "certutil",
+    "bitsadmin",
+    "tcpdump",
+    "nmap",
+];
+
+pub(super) fn is_network(program: &str) -> bool {
+    NETWORK.iter().any(|n| n.eq_ignore_ascii_case(program))
 }
 
-/// Paths whose contents a chat page should not see.
-pub(super) fn is_secret_path(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    path.contains(".ssh/")
-        || path.ends_with(".ssh")
-        || path.contains(".aws/")
-        || path.contains(".gnupg")
-        || path.contains("/proc/") && path.ends_with("/environ")
-        || path == "/etc/shadow"
-        || name == ".env"
-        || name.starts_with(".env.")
-        || name.starts_with("id_rsa")
-        || name.starts_with("id_ed25519")
-        || name.starts_with("id_ecdsa")
-        || matches!(
-            name,
-            ".netrc" | ".pypirc" | ".git-credentials" | ".npmrc" | "credentials.json"
-        )
-}
-
-/// Environment variables that change which programs run or what they load.
-pub(super) fn dangerous_variable(name: &str) -> Option<&'static str> {
-    match name {
-        "PATH" => Some("changes which programs run"),
-        "IFS" | "BASH_ENV" | "ENV" | "PROMPT_COMMAND" | "SHELLOPTS" | "BASHOPTS" | "PS4" => {
-            Some("changes how the shell reads and runs commands")
-        }
-        "NODE_OPTIONS"
-        | "PYTHONPATH"
-        | "PYTHONSTARTUP"
-        | "PYTHONHOME"
-        | "PERL5OPT"
-        | "PERL5LIB"
-        | "RUBYOPT"
-        | "RUBYLIB"
-        | "JAVA_TOOL_OPTIONS"
-        | "_JAVA_OPTIONS"
-        | "RUSTC_WRAPPER"
-        | "RUSTC"
-        | "CARGO_BUILD_RUSTC_WRAPPER" => Some("makes an interpreter or compiler load other code"),
-        "EDITOR" | "VISUAL" | "PAGER" | "GIT_PAGER" | "MANPAGER" => {
-            Some("chooses a program to run")
-        }
-        _ if name.starts_with("LD_") || name.starts_with("DYLD_") => {
-            Some("makes programs load other libraries")
-        }
-        _ if name.starts_with("GIT_") => Some("changes how git runs (it can name programs to run)"),
-        _ => None,
+/// The verdict for a network program; records the files a download writes.
+pub(super) fn network(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
+    ctx.facts.network = true;
+    let lower = name.to_ascii_lowercase();
+    if matches!(lower.as_str(), "nc" | "ncat" | "netcat")
+        && let Some(option) = args.iter().find(|a| {
+            matches!(**a, "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec")
+                || a.starts_with("--exec=")
+                || a.starts_with("--sh-exec=")
+                || a.starts_with('-') && !a.starts_with("--") && a.contains(['e', 'c'])
+        })
+    {
+        return v(
+            Tier::Denied,
+            ReasonKind::ReverseShell,
+            format!("{name} {option}: wires a program to a network socket (a remote shell)"),
+        );
     }
+    if lower == "socat"
+        && args.iter().any(|a| {
+            let l = a.to_ascii_lowercase();
+            l.starts_with("exec:")
+                || l.starts_with("system:")
+                || l.contains(",exec:")
+                || l.contains("exec:/")
+        })
+    {
+        return v(
+            Tier::Denied,
+            ReasonKind::ReverseShell,
+            "socat exec:/system: wires a program to a network socket (a remote shell)",
+        );
+    }
+    if matches!(
+        lower.as_str(),
+        "curl"
+            | "wget"
+            | "fetch"
+            | "aria2c"
+            | "http"
+            | "https"
+            | "xh"
+            | "iwr"
+            | "invoke-webrequest"
+    ) {
+        ctx.facts.downloads.extend(download_targets(&lower, args));
+    }
+    v(
+        Tier::Risky,
+        ReasonKind::Network,
+        format!("network access: {name}"),
+    )
+}
+
+/// Files a download writes, by base name (`*` when it cannot be known).
+fn download_targets(name: &str, args: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let urls: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| a.contains("://") || !a.starts_with('-') && a.contains('.'))
+        .collect();
+    let url_name = |url: &str| {
+        let path = url.split(['?', '#']).next().unwrap_or(url);
+        let base = basename(path.trim_end_matches('/'));
+        if base.is_empty() || base.contains('$') {
+            "*".to_string()
+        } else {
+            base.to_string()
+        }
+    };
+    let mut wrote_stdout = false;
+    while i < args.len() {
+        let a = args[i];
+        let value = || args.get(i + 1).copied().unwrap_or("*");
+        match a {
+            "-o" | "--output" | "--output-document" | "-OutFile"
+                if !(name == "wget" && a == "-o") =>
+            {
+                let v = value();
+                if v == "-" {
+                    wrote_stdout = true;
+                } else {
+                    out.push(basename(v).to_string());
+                }
+                i += 1;
+            }
+            "-O" if name == "wget" => {
+                let v = value();
+                if v == "-" {
+                    wrote_stdout = true;
+                } else {
+                    out.push(basename(v).to_string());
+                }
+                i += 1;
+            }
+            "-O" | "--remote-name" | "--remote-name-all" => {
+                out.extend(urls.iter().map(|u| url_name(u)))
+            }
+            _ if a.starts_with("--output=") || a.starts_with("--output-document=") => {
+                out.push(basename(a.split_once('=').map_or("*", |(_, v)| v)).to_string());
+            }
+            _ if a.starts_with("-o") && a.len() > 2 && name == "curl" => {
+                out.push(basename(&a[2..]).to_string())
+            }
+            _ if name == "curl"
+                && a.starts_with('-')
+                && !a.starts_with("--")
+                && a.ends_with('o') =>
+            {
+                out.push(basename(value()).to_string());
+                i += 1;
+            }
+            _ if name == "curl"
+                && a.starts_with('-')
+                && !a.starts_with("--")
+                && a.ends_with('O') =>
+            {
+                out.extend(urls.iter().map(|u| url_name(u)));
+            }
+            _ if a.starts_with("-O") && a.len() > 2 && name == "wget" => {
+                if &a[2..] == "-" {
+                    wrote_stdout = true;
+                } else {
+                    out.push(basename(&a[2..]).to_string());
+                }
+            }
+            _ if a.starts_with('-')
+                && !a.starts_with("--")
+                && a.ends_with('O')
+                && name == "wget" =>
+            {
+                // `-qO file` and `-qO -`.
+                let v = value();
+                if v == "-" {
+                    wrote_stdout = true;
+                } else {
+                    out.push(basename(v).to_string());
+                }
+                i += 1;
+            }
+            _ if a.starts_with("-qO") || a.starts_with("-nv") && a.contains('O') => {
+                if a.ends_with('-') {
+                    wrote_stdout = true
+                } else {
+                    out.push("*".to_string())
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if name == "wget" && out.is_empty() && !wrote_stdout {
+        out.extend(urls.iter().map(|u| url_name(u)));
+    }
+    out
 }
 
 /// Matches `name(){ name|name& };name` and its spellings.

@@ -16,6 +16,7 @@ pub(super) fn assemble(
     let mut stage = 0;
     let mut pending_redirect: Option<&'static str> = None;
     let mut heredoc_subs = Some(heredoc_subs);
+    let mut shape = Shape::default();
     let flush =
         |current: &mut SimpleCommand, start: &mut Option<usize>, end: usize, line: &mut Line| {
             if let Some(s) = start.take() {
@@ -32,7 +33,18 @@ pub(super) fn assemble(
         };
     for (from, to, token) in tokens {
         match token {
-            Token::Separator | Token::Pipe => {
+            Token::Separator(_) | Token::Pipe => {
+                let op = match token {
+                    Token::Separator(op) => op,
+                    _ => "|",
+                };
+                shape.operator(
+                    op,
+                    !current.words.is_empty()
+                        || !current.assignments.is_empty()
+                        || !current.redirects.is_empty(),
+                    line,
+                );
                 if let Some(op) = pending_redirect.take() {
                     line.problems
                         .push(format!("the redirection {op} has no target"));
@@ -78,6 +90,7 @@ pub(super) fn assemble(
                     {
                         // A keyword opens or continues a compound command; what follows is a
                         // command of its own.
+                        shape.keyword(&word.value, line);
                         start = None;
                         continue;
                     }
@@ -94,6 +107,7 @@ pub(super) fn assemble(
                         ));
                     }
                 }
+                shape.command();
                 current.words.push(word);
             }
         }
@@ -102,6 +116,11 @@ pub(super) fn assemble(
         line.problems
             .push(format!("the redirection {op} has no target"));
     }
+    if !current.words.is_empty() || !current.assignments.is_empty() || !current.redirects.is_empty()
+    {
+        shape.command();
+    }
+    shape.finish(line);
     current.pipeline = pipeline;
     current.stage = stage;
     flush(&mut current, &mut start, end, line);
@@ -126,4 +145,98 @@ fn assignment(word: &Word, raw: &str) -> Option<(String, Word)> {
             subs: word.subs.clone(),
         },
     ))
+}
+
+/// What the reader checks of a line's shape: operators with a command on each side, keywords
+/// that open and close (`if`…`fi`, `while`…`done`, `{`…`}`) and parentheses, in balance.
+#[derive(Default)]
+struct Shape {
+    /// A command has been seen since the last operator.
+    have_command: bool,
+    /// The last operator needs a command after it (`&&`, `||`, `|`).
+    need_command: Option<&'static str>,
+    open: Vec<&'static str>,
+}
+
+impl Shape {
+    fn command(&mut self) {
+        self.have_command = true;
+        self.need_command = None;
+    }
+
+    fn operator(&mut self, op: &'static str, current_has_words: bool, line: &mut Line) {
+        if current_has_words {
+            self.command();
+        }
+        match op {
+            "\n" => {}
+            "(" => self.open.push("("),
+            ")" => {
+                if let Some(need) = self.need_command.take() {
+                    line.problems.push(format!("nothing follows {need}"));
+                }
+                if self.open.pop() != Some("(") {
+                    line.problems.push("a ) closes nothing".to_string());
+                }
+                self.have_command = true;
+                return;
+            }
+            _ => {
+                if !self.have_command {
+                    line.problems.push(format!("nothing comes before {op}"));
+                }
+                if matches!(op, "&&" | "||" | "|") {
+                    self.need_command = Some(op);
+                }
+            }
+        }
+        self.have_command = false;
+    }
+
+    fn keyword(&mut self, word: &str, line: &mut Line) {
+        let expect = |open: &[&'static str], want: &str, line: &mut Line| {
+            if open.last() != Some(&want) {
+                line.problems
+                    .push(format!("`{word}` without its opening keyword"));
+            }
+        };
+        let mut turn = |from: &str, to: &'static str, line: &mut Line| {
+            expect(&self.open, from, line);
+            if let Some(top) = self.open.last_mut() {
+                *top = to;
+            }
+        };
+        match word {
+            "if" => self.open.push("if"),
+            "while" | "until" => self.open.push("while"),
+            "{" => self.open.push("{"),
+            "then" => turn("if", "then", line),
+            "elif" => turn("then", "if", line),
+            "else" => turn("then", "then", line),
+            "do" => turn("while", "do", line),
+            "fi" | "done" | "}" => {
+                let want = match word {
+                    "fi" => "then",
+                    "done" => "do",
+                    _ => "{",
+                };
+                if self.open.pop() != Some(want) {
+                    line.problems.push(format!("`{word}` closes nothing"));
+                }
+                self.command();
+                return;
+            }
+            _ => {}
+        }
+        self.have_command = false;
+    }
+
+    fn finish(&mut self, line: &mut Line) {
+        if let Some(need) = self.need_command {
+            line.problems.push(format!("the line ends with {need}"));
+        }
+        if let Some(open) = self.open.last() {
+            line.problems.push(format!("`{open}` is never closed"));
+        }
+    }
 }

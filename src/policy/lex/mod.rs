@@ -70,7 +70,7 @@ pub struct Line {
 enum Token {
     Word(Word),
     /// `&&`, `||`, `;`, `&`, newline, `(`, `)`: ends a command and a pipeline.
-    Separator,
+    Separator(&'static str),
     /// `|` or `|&`: ends a command, continues the pipeline.
     Pipe,
     Redirect(&'static str),
@@ -103,11 +103,17 @@ struct Reader<'a> {
     heredoc_subs: Vec<Sub>,
     /// The heredoc opener just read was `<<-` (its body's leading tabs are stripped).
     strip_next: bool,
+    /// How many expansions and quotes are open around the reader (see `MAX_NESTING`).
+    depth: usize,
 }
+
+/// How deeply `$(…)`, `${…}`, `$((…))` and double quotes may nest. The reader recurses once per
+/// level; past this it stops reading and reports a problem instead of exhausting the stack.
+const MAX_NESTING: usize = 64;
 
 /// Reads a command line.
 pub fn read(src: &str) -> Line {
-    let mut reader = Reader::new(src);
+    let mut reader = Reader::new(src, 0);
     let tokens = reader.tokens();
     let mut line = Line {
         commands: Vec::new(),
@@ -118,7 +124,7 @@ pub fn read(src: &str) -> Line {
 }
 
 impl<'a> Reader<'a> {
-    fn new(src: &'a str) -> Reader<'a> {
+    fn new(src: &'a str, depth: usize) -> Reader<'a> {
         Reader {
             src,
             pos: 0,
@@ -126,6 +132,7 @@ impl<'a> Reader<'a> {
             pending_heredocs: Vec::new(),
             heredoc_subs: Vec::new(),
             strip_next: false,
+            depth,
         }
     }
 }
@@ -159,7 +166,7 @@ impl Reader<'_> {
                 }
                 '\n' => {
                     self.bump();
-                    out.push((start, self.pos, Token::Separator));
+                    out.push((start, self.pos, Token::Separator("\n")));
                     self.read_heredoc_bodies();
                 }
                 '#' => {
@@ -178,15 +185,20 @@ impl Reader<'_> {
                         self.problems
                             .push("`;;` (a case statement) is not analysed".to_string());
                     }
-                    out.push((start, self.pos, Token::Separator));
+                    let op = match c {
+                        ';' => ";",
+                        '(' => "(",
+                        _ => ")",
+                    };
+                    out.push((start, self.pos, Token::Separator(op)));
                 }
                 '&' if self.rest().starts_with("&&") => {
                     self.pos += 2;
-                    out.push((start, self.pos, Token::Separator));
+                    out.push((start, self.pos, Token::Separator("&&")));
                 }
                 '|' if self.rest().starts_with("||") => {
                     self.pos += 2;
-                    out.push((start, self.pos, Token::Separator));
+                    out.push((start, self.pos, Token::Separator("||")));
                 }
                 '|' => {
                     self.bump();
@@ -212,7 +224,7 @@ impl Reader<'_> {
                     } else {
                         // A lone `&`: run in the background.
                         self.bump();
-                        out.push((start, self.pos, Token::Separator));
+                        out.push((start, self.pos, Token::Separator("&")));
                     }
                 }
                 _ => {
@@ -322,7 +334,30 @@ impl Reader<'_> {
         word
     }
 
+    /// Stops reading a line nested beyond `MAX_NESTING`; true when it did.
+    fn too_deep(&mut self) -> bool {
+        if self.depth < MAX_NESTING {
+            return false;
+        }
+        if self.pos < self.src.len() {
+            self.problems.push(format!(
+                "expansions or quotes nest more than {MAX_NESTING} deep"
+            ));
+            self.pos = self.src.len();
+        }
+        true
+    }
+
     fn double_quoted(&mut self, word: &mut Word) {
+        if self.too_deep() {
+            return;
+        }
+        self.depth += 1;
+        self.double_quoted_inner(word);
+        self.depth -= 1;
+    }
+
+    fn double_quoted_inner(&mut self, word: &mut Word) {
         loop {
             match self.peek() {
                 None => {
@@ -362,6 +397,19 @@ impl Reader<'_> {
     /// Reads an expansion at `$` or a backtick, if there is one. Returns false when the `$` is
     /// a plain character.
     fn expansion(&mut self, word: &mut Word) -> bool {
+        if !self.rest().starts_with(['$', '`']) {
+            return false;
+        }
+        if self.too_deep() {
+            return true;
+        }
+        self.depth += 1;
+        let found = self.expansion_inner(word);
+        self.depth -= 1;
+        found
+    }
+
+    fn expansion_inner(&mut self, word: &mut Word) -> bool {
         let rest = self.rest();
         if !rest.starts_with(['$', '`']) {
             return false;
@@ -476,7 +524,7 @@ impl Reader<'_> {
 
     /// Collects substitutions inside text that is itself an expansion (arithmetic, `${…}`).
     fn nested_subs(&mut self, source: &str, word: &mut Word) {
-        let inner = read_word_subs(source);
+        let inner = read_word_subs(source, self.depth + 1);
         self.problems.extend(inner.0);
         word.subs.extend(inner.1);
     }
@@ -520,8 +568,8 @@ impl Reader<'_> {
 }
 
 /// The substitutions inside a piece of text read as one word.
-pub(super) fn read_word_subs(source: &str) -> (Vec<String>, Vec<Sub>) {
-    let mut reader = Reader::new(source);
+pub(super) fn read_word_subs(source: &str, depth: usize) -> (Vec<String>, Vec<Sub>) {
+    let mut reader = Reader::new(source, depth);
     let mut word = Word::default();
     while reader.pos < source.len() {
         if !reader.expansion(&mut word) {

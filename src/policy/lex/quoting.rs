@@ -33,7 +33,7 @@ impl Reader<'_> {
                 ));
             }
             if expands {
-                let (problems, subs) = super::read_word_subs(&body);
+                let (problems, subs) = super::read_word_subs(&body, self.depth + 1);
                 self.problems.extend(problems);
                 self.heredoc_subs.extend(subs);
             }

@@ -1,0 +1,355 @@
+//! Shells and interpreters: `sh -c` scripts are classified as lines of their own; inline code
+//! (`python -c`, `node -e`, `perl -e`, …) is at least Risky; a shell or interpreter reading its
+//! program from standard input is Risky (Denied when the line also fetches from the network);
+//! a script file in the workspace is Execute, elsewhere Risky.
+
+use super::lex::Word;
+use super::paths;
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, v, values};
+
+pub(super) const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "mksh", "yash",
+];
+
+/// Interpreters and the options that take inline code.
+const INLINE: &[(&str, &[&str])] = &[
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    ("bun", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval", "-"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("php", &["-r", "-B", "-R", "-E", "-F"]),
+    ("lua", &["-e"]),
+    ("luajit", &["-e"]),
+    ("Rscript", &["-e"]),
+    ("osascript", &["-e"]),
+    ("tclsh", &[]),
+    ("wish", &[]),
+    ("jshell", &[]),
+    ("groovy", &["-e"]),
+    ("julia", &["-e", "--eval", "-E", "--print"]),
+    ("elixir", &["-e", "--eval"]),
+    ("erl", &["-eval"]),
+    ("scala", &["-e"]),
+    ("ghci", &["-e"]),
+    ("runghc", &[]),
+    (
+        "pwsh",
+        &["-c", "-command", "-encodedcommand", "-e", "-ec", "-enc"],
+    ),
+    (
+        "powershell",
+        &["-c", "-command", "-encodedcommand", "-e", "-ec", "-enc"],
+    ),
+];
+
+pub(super) fn is_python(name: &str) -> bool {
+    matches!(
+        name,
+        "python" | "python2" | "python3" | "py" | "pypy" | "pypy3"
+    ) || name.starts_with("python3.")
+        || name.starts_with("python2.")
+}
+
+/// Programs that run code they are given.
+pub(super) fn is_interpreter(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || is_python(name)
+        || INLINE.iter().any(|(n, _)| *n == name)
+        || matches!(
+            name,
+            "source" | "." | "eval" | "powershell.exe" | "pwsh.exe"
+        )
+}
+
+/// A shell or interpreter that reads its program from standard input.
+pub(super) fn reads_code_from_stdin(name: &str, args: &[&str]) -> bool {
+    if !is_interpreter(name) || name == "eval" {
+        return false;
+    }
+    if matches!(name, "source" | ".") {
+        return args.first().is_some_and(|a| stdin_path(a));
+    }
+    if SHELLS.contains(&name)
+        && args
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+    {
+        return true;
+    }
+    if inline_code(name, args).is_some() || args.iter().any(|a| matches!(*a, "-m" | "-c")) {
+        return false;
+    }
+    !args
+        .iter()
+        .any(|a| !a.starts_with('-') || a.starts_with("--") && a.len() == 2)
+        || args.iter().any(|a| stdin_path(a))
+}
+
+fn stdin_path(a: &str) -> bool {
+    a == "-" || a == "/dev/stdin" || a.starts_with("/dev/fd/") || a.starts_with("/proc/self/fd/")
+}
+
+/// The inline-code option a command uses, if any.
+fn inline_code<'a>(name: &str, args: &[&'a str]) -> Option<&'a str> {
+    let options = INLINE
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(&[][..], |(_, o)| *o);
+    args.iter().copied().find(|a| {
+        let lower = a.to_ascii_lowercase();
+        let key = lower.split('=').next().unwrap_or(&lower);
+        options.contains(&key)
+            || matches!(name, "perl" | "ruby" | "lua")
+                && a.starts_with('-')
+                && !a.starts_with("--")
+                && a.contains(['e', 'E'])
+            || (name == "pwsh" || name == "powershell")
+                && key.len() > 2
+                && "-command".starts_with(key)
+    })
+}
+
+pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<Verdict> {
+    let args = values(words);
+    let verdict = match name {
+        _ if SHELLS.contains(&name) => shell(name, words, ctx),
+        _ if is_python(name) => python(name, &args, ctx),
+        "eval" => {
+            if words.iter().any(|w| w.dynamic) {
+                v(
+                    Tier::Risky,
+                    ReasonKind::InlineCode,
+                    "eval of a computed string",
+                )
+            } else {
+                ctx.nested(&args.join(" "), "eval")
+            }
+        }
+        "source" | "." => match args.first() {
+            Some(a) if stdin_path(a) => v(
+                Tier::Risky,
+                ReasonKind::InlineCode,
+                format!("{name} {a}: runs code from its input"),
+            ),
+            Some(a) => script(name, a, ctx),
+            None => v(
+                Tier::Risky,
+                ReasonKind::Syntax,
+                format!("{name} without a file"),
+            ),
+        },
+        "cmd" | "cmd.exe" => match args
+            .iter()
+            .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))
+        {
+            Some(i) => ctx.nested(&args[i + 1..].join(" "), "cmd /c"),
+            None => v(
+                Tier::Risky,
+                ReasonKind::InlineCode,
+                "cmd: an interactive shell",
+            ),
+        },
+        "pwsh" | "powershell" | "powershell.exe" | "pwsh.exe" => {
+            let floor = v(
+                Tier::Risky,
+                ReasonKind::InlineCode,
+                "PowerShell: its commands are only partly analysed",
+            );
+            match args.iter().position(|a| {
+                let l = a.to_ascii_lowercase();
+                l == "-c" || l.len() > 2 && "-command".starts_with(&l)
+            }) {
+                Some(i) => floor.max(ctx.nested(&args[i + 1..].join(" "), "PowerShell -Command")),
+                None => floor,
+            }
+        }
+        _ if INLINE.iter().any(|(n, _)| *n == name) => {
+            if let Some(option) = inline_code(name, &args) {
+                v(
+                    Tier::Risky,
+                    ReasonKind::InlineCode,
+                    format!("{name} {option}: runs inline code"),
+                )
+            } else if name == "deno" || name == "bun" {
+                match args.iter().copied().find(|a| !a.starts_with('-')) {
+                    Some("run" | "test" | "task" | "bench") => v(
+                        Tier::Execute,
+                        ReasonKind::Program,
+                        format!("{name}: runs project code"),
+                    ),
+                    Some("install" | "add" | "remove" | "update" | "x" | "upgrade" | "create") => {
+                        v(
+                            Tier::Risky,
+                            ReasonKind::Packages,
+                            format!("{name}: installs or downloads packages"),
+                        )
+                    }
+                    Some("eval" | "repl") | None => v(
+                        Tier::Risky,
+                        ReasonKind::InlineCode,
+                        format!("{name}: runs inline code"),
+                    ),
+                    Some(file) => script(name, file, ctx),
+                }
+            } else if reads_code_from_stdin(name, &args) {
+                v(
+                    Tier::Risky,
+                    ReasonKind::InlineCode,
+                    format!("{name}: reads code from its input"),
+                )
+            } else {
+                match args.iter().copied().find(|a| !a.starts_with('-')) {
+                    Some(file) => script(name, file, ctx),
+                    None => v(
+                        Tier::Risky,
+                        ReasonKind::InlineCode,
+                        format!("{name}: reads code from its input"),
+                    ),
+                }
+            }
+        }
+        _ => return None,
+    };
+    Some(verdict)
+}
+
+/// Running a script file: Execute in the workspace, Risky elsewhere.
+fn script(name: &str, file: &str, ctx: &mut Ctx) -> Verdict {
+    ctx.facts.scripts.push(basename(file).to_string());
+    let place = paths::resolve(file, &ctx.cwd);
+    if place.outside() {
+        v(
+            Tier::Risky,
+            ReasonKind::RunsProgram,
+            format!("{name}: runs {file}, a script outside the workspace"),
+        )
+    } else {
+        v(
+            Tier::Execute,
+            ReasonKind::Program,
+            format!("{name}: runs the workspace script {file}"),
+        )
+    }
+}
+
+fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
+    let args = values(words);
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        if a == "--" || !a.starts_with(['-', '+']) {
+            break;
+        }
+        if a.starts_with("--rcfile") || a.starts_with("--init-file") {
+            return v(
+                Tier::Risky,
+                ReasonKind::RunsProgram,
+                format!("{name} {a}: runs a start-up file"),
+            );
+        }
+        if !a.starts_with("--") && a.contains('c') && a.starts_with('-') {
+            return match words.get(i + 1) {
+                Some(script) if script.dynamic => v(
+                    Tier::Risky,
+                    ReasonKind::InlineCode,
+                    format!("{name} -c runs a computed script"),
+                ),
+                Some(script) => ctx.nested(&script.value, &format!("{name} -c")),
+                None => v(
+                    Tier::Risky,
+                    ReasonKind::Syntax,
+                    format!("{name} -c without a script"),
+                ),
+            };
+        }
+        i += if matches!(a, "-o" | "+o" | "-O" | "+O") {
+            2
+        } else {
+            1
+        };
+    }
+    if reads_code_from_stdin(name, &args) {
+        return v(
+            Tier::Risky,
+            ReasonKind::InlineCode,
+            format!("{name}: a shell reading commands from its input"),
+        );
+    }
+    match args
+        .get(i..)
+        .and_then(|rest| rest.iter().find(|a| **a != "--"))
+    {
+        Some(file) => script(name, file, ctx),
+        None => v(
+            Tier::Risky,
+            ReasonKind::InlineCode,
+            format!("{name}: a shell reading commands from its input"),
+        ),
+    }
+}
+
+fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
+    for a in args {
+        if *a == "-c" || a.starts_with('-') && !a.starts_with("--") && a.ends_with('c') {
+            return v(
+                Tier::Risky,
+                ReasonKind::InlineCode,
+                format!("{name} -c runs inline code"),
+            );
+        }
+        if !a.starts_with('-') || *a == "-m" {
+            break;
+        }
+    }
+    if let Some(i) = args.iter().position(|a| *a == "-m") {
+        return match args.get(i + 1).copied() {
+            Some("pip" | "ensurepip" | "venv" | "virtualenv" | "pipx" | "uv" | "poetry") => v(
+                Tier::Risky,
+                ReasonKind::Packages,
+                format!("{name} -m: installs packages"),
+            ),
+            Some(
+                "http.server" | "urllib.request" | "urllib" | "smtpd" | "ftplib" | "webbrowser",
+            ) => v(
+                Tier::Risky,
+                ReasonKind::Network,
+                format!("{name} -m: serves or fetches over the network"),
+            ),
+            Some("pytest" | "unittest" | "doctest" | "tox" | "nox") => v(
+                Tier::Execute,
+                ReasonKind::Program,
+                format!("{name} -m: runs tests"),
+            ),
+            Some(
+                "mypy" | "black" | "ruff" | "flake8" | "pylint" | "isort" | "compileall"
+                | "py_compile" | "json.tool",
+            ) => v(
+                Tier::Build,
+                ReasonKind::Program,
+                format!("{name} -m: checks or formats code"),
+            ),
+            _ => v(
+                Tier::Execute,
+                ReasonKind::Program,
+                format!("{name} -m: runs a module"),
+            ),
+        };
+    }
+    if reads_code_from_stdin(name, args) {
+        return v(
+            Tier::Risky,
+            ReasonKind::InlineCode,
+            format!("{name}: reads code from its input"),
+        );
+    }
+    match args.iter().copied().find(|a| !a.starts_with('-')) {
+        Some(file) => script(name, file, ctx),
+        None => v(
+            Tier::Risky,
+            ReasonKind::InlineCode,
+            format!("{name}: reads code from its input"),
+        ),
+    }
+}
