@@ -281,14 +281,44 @@ fn folders_outside_the_workspace_survive_deletes() {
     assert!(!world.ws.join("stolen").exists());
 }
 
+/// `cargo build` is Build, which runs without a yes in Ask mode, and runs the crate's build
+/// script by design: whatever the policy knows, the sandbox is what stops the script.
 #[test]
-fn a_build_tier_clean_with_another_target_folder_cannot_delete_it_in_ask_mode() {
+fn a_build_script_cannot_write_or_delete_outside_the_workspace_in_ask_mode() {
     let world = World::new();
     cargo_crate(&world.ws);
-    // The policy calls this Build, which runs without a yes in Ask mode.
-    let out = world.attack_as_written("ask", &["cargo clean --target-dir $VICTIM"]);
+    fs::write(
+        world.ws.join("build.rs"),
+        world.spell(
+            "fn main() {\n    let _ = std::fs::remove_dir_all(\"$VICTIM/keep\");\n    std::fs::write(\"$VICTIM/marker\", \"pwned\").unwrap();\n}\n",
+        ),
+    )
+    .unwrap();
+    let out = world.attack_as_written("ask", &["cargo build --offline -q"]);
     assert!(out.contains("tier: Build"), "{out}");
     assert_eq!(denied(&out), 1, "{out}");
+}
+
+/// The same door for reading: a build script prints the secret stores where no mount can mask
+/// them, and the redactor keeps them out of the results.
+#[test]
+fn a_build_script_printing_secrets_is_redacted_in_ask_mode() {
+    let mut world = World::new();
+    world
+        .env
+        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-mounts".into()));
+    cargo_crate(&world.ws);
+    fs::write(
+        world.ws.join("build.rs"),
+        format!(
+            "fn main() {{\n    for f in [\"{0}/.aws/credentials\", \"{0}/.ssh/id_ed25519\", \"{0}/.netrc\"] {{\n        for line in std::fs::read_to_string(f).unwrap_or_default().lines() {{ println!(\"cargo:warning={{line}}\"); }}\n    }}\n}}\n",
+            world.home.display()
+        ),
+    )
+    .unwrap();
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert!(out.contains("tier: Build"), "{out}");
+    assert!(out.contains("[redacted: "), "{out}");
 }
 
 const PROTECTED_WRITES: &[&str] = &[
@@ -376,10 +406,10 @@ fn secrets_are_redacted_where_stores_cannot_be_masked() {
         .env
         .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-mounts".into()));
     // A ReadOnly reader runs without a yes in Ask mode; the stores are readable here.
-    let out = world.attack_as_written("ask", &["grep -r aws ~/.aws"]);
-    assert!(out.contains("tier: ReadOnly"), "{out}");
-    assert!(out.contains("[redacted: "), "{out}");
-    let out = world.attack("auto", &["cat ~/.ssh/id_ed25519 ~/.netrc", "env"]);
+    let out = world.attack(
+        "auto",
+        &["cat ~/.ssh/id_ed25519 ~/.netrc ~/.aws/credentials", "env"],
+    );
     assert!(out.contains("[redacted: "), "{out}");
 }
 
@@ -388,8 +418,9 @@ fn a_loopback_connection_fails_in_auto_mode_and_works_with_network_on() {
     let world = World::new();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    // The policy denies /dev/tcp on the command line; a script the model wrote hides it.
     let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected'");
-    let (out, _) = world.apply("auto", &[&connect]);
+    let (out, _) = world.apply_hidden("auto", &[&connect]);
     assert!(!out.contains("\nconnected\n"), "{out}");
     assert_eq!(denied(&out), 1, "{out}");
 
@@ -398,7 +429,7 @@ fn a_loopback_connection_fails_in_auto_mode_and_works_with_network_on() {
         config(", \"Sandbox\": { \"Network\": true }"),
     )
     .unwrap();
-    let (out, code) = world.apply("auto", &[&connect]);
+    let (out, code) = world.apply_hidden("auto", &[&connect]);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("\nconnected\n"), "{out}");
 }
