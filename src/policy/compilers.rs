@@ -3,29 +3,9 @@
 //! `-Z`, `@file`) or they write outside the workspace (`-o ~/x`, a fixer given `/etc/x`).
 //! gcc-family options are known by family (`-W…`, `-f…`, `-O…`, `-I`, `-D`, …).
 
-use super::paths;
 use super::readers::unknown_option;
+use super::tools::{outside, runs, writes_outside};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, v};
-
-fn outside(raw: &str, ctx: &Ctx) -> bool {
-    paths::resolve(raw, &ctx.cwd).outside()
-}
-
-fn writes_outside(name: &str, raw: &str) -> Verdict {
-    v(
-        Tier::Risky,
-        ReasonKind::WritesFile,
-        format!("{name}: writes {raw}, outside the workspace"),
-    )
-}
-
-fn runs(name: &str, option: &str) -> Verdict {
-    v(
-        Tier::Risky,
-        ReasonKind::RunsProgram,
-        format!("{name} {option}: makes it run another program or load other code"),
-    )
-}
 
 /// gcc, clang and friends: options by family; anything else is unknown.
 pub(super) fn compiler(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {

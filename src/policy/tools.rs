@@ -8,11 +8,13 @@ use super::paths;
 use super::readers::unknown_option;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, has, v};
 
-fn outside(raw: &str, ctx: &Ctx) -> bool {
+/// Whether a path argument resolves outside the workspace.
+pub(super) fn outside(raw: &str, ctx: &Ctx) -> bool {
     paths::resolve(raw, &ctx.cwd).outside()
 }
 
-fn writes_outside(name: &str, raw: &str) -> Verdict {
+/// A toolchain told to write a path outside the workspace.
+pub(super) fn writes_outside(name: &str, raw: &str) -> Verdict {
     v(
         Tier::Risky,
         ReasonKind::WritesFile,
@@ -20,7 +22,8 @@ fn writes_outside(name: &str, raw: &str) -> Verdict {
     )
 }
 
-fn runs(name: &str, option: &str) -> Verdict {
+/// A toolchain option that makes it run another program.
+pub(super) fn runs(name: &str, option: &str) -> Verdict {
     v(
         Tier::Risky,
         ReasonKind::RunsProgram,
