@@ -108,11 +108,14 @@ const CORPUS: &[(&str, Tier)] = &[
     ("git diff > /dev/null", ReadOnly),
     ("echo $HOME", ReadOnly),
     ("echo \"$(date)\"", ReadOnly),
-    ("ls $(pwd)", ReadOnly),
-    ("cat `ls *.md`", ReadOnly),
+    // An argument known only when the line runs could be an option or a secret path: fail
+    // closed (issue 11), even where this one happens to be harmless.
+    ("ls $(pwd)", Risky),
+    ("cat `ls *.md`", Risky),
     ("diff <(sort a) <(sort b)", ReadOnly),
     ("xargs echo < list.txt", ReadOnly),
-    ("find . -name '*.txt' | xargs wc -l", ReadOnly),
+    // xargs adds arguments from its input (a file named `--files0-from=…` is an option).
+    ("find . -name '*.txt' | xargs wc -l", Risky),
     ("timeout 10 cat file", ReadOnly),
     ("nice -n 10 ls", ReadOnly),
     ("env LANG=C ls", ReadOnly),

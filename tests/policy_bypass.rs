@@ -1012,3 +1012,53 @@ fn everyday_execution_stays_execute() {
         )],
     );
 }
+
+/// Arguments whose value the classifier cannot see (expansions, command substitution, what
+/// xargs adds from its input) could be options (`--pre=sh`, `-o FILE`, `--files0-from=`) or
+/// paths into a secret store: a low tier is never earned with them.
+#[test]
+fn arguments_known_only_at_run_time() {
+    check(
+        "arguments known only at run time",
+        &[
+            (
+                Risky,
+                Denied,
+                &[
+                    "echo --pre=sh | xargs rg x",
+                    "printf -- '-o\\n/tmp/x\\n' | xargs sort a.txt",
+                    "ls | xargs rg TODO",
+                    "git ls-files | xargs grep -l unsafe",
+                    "find . -name '*.rs' | xargs -n1 wc -l",
+                    "cat list.txt | xargs -0 head -n1",
+                    "rg $OPTS pattern src",
+                    "rg \"$OPTS\" pattern src",
+                    "rg ${OPTS} pattern",
+                    "sort $(cat opts) a.txt",
+                    "sort `cat opts` a.txt",
+                    "grep $(printf -- --include=x) foo .",
+                    "cat -- $FILE",
+                    "head -n 5 \"$F\"",
+                    "for f in *.rs; do wc -l \"$f\"; done",
+                    "git diff $REV",
+                    "git log $(echo --output=/tmp/x)",
+                    "cargo check $FLAGS",
+                    "nice -n 5 rg $X y",
+                    "timeout 5 cat $X",
+                ],
+            ),
+            (
+                ReadOnly,
+                ReadOnly,
+                &[
+                    "echo $HOME",
+                    "echo \"done: $?\"",
+                    "test -f \"$X\"",
+                    "diff <(sort a) <(sort b)",
+                    "grep -rn foo src",
+                    "wc -l src/*.rs",
+                ],
+            ),
+        ],
+    );
+}

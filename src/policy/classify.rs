@@ -18,7 +18,7 @@ pub use super::vocab::Classification;
 use super::vocab::{
     Ctx, Facts, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, v, values,
 };
-use super::wrappers::{unwrap, wrapper_verdict};
+use super::wrappers::{Wrapper, unwrap, wrapper_verdict};
 
 /// Longer lines are refused unread: no model needs 64 KiB on one command line (file contents
 /// go through the file commands), and a cap keeps classification time bounded.
@@ -408,5 +408,52 @@ fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
     if is_network(name) {
         ctx.facts.network = true;
     }
-    verdict.max(known_program(name, &inner[1..], ctx))
+    let known = known_program(name, &inner[1..], ctx);
+    verdict.max(unknown_arguments(name, &wrappers, &inner[1..], known))
+}
+
+/// Programs whose arguments, whatever their value, neither run anything nor read a file.
+const ANY_ARGUMENTS: &[&str] = &["echo", "true", "false", ":", "test", "["];
+
+/// A low tier is earned with arguments the classifier has seen. One whose value is only known
+/// when the line runs (`rg $OPTS x`, `sort $(cat opts) a.txt`), or arguments `xargs` adds from
+/// its input, could be an option (`--pre=sh`, `-o FILE`) or a path into a secret store: the
+/// segment climbs to Risky.
+fn unknown_arguments(
+    name: &str,
+    wrappers: &[Wrapper<'_>],
+    args: &[Word],
+    known: Verdict,
+) -> Verdict {
+    if known.tier > Tier::Build || ANY_ARGUMENTS.contains(&name) {
+        return known;
+    }
+    if wrappers.iter().any(|w| w.name == "xargs") {
+        return known.max(v(
+            Tier::Risky,
+            ReasonKind::UnknownOption,
+            format!(
+                "xargs {name}: adds arguments from its input, which could be options or paths the classifier cannot check"
+            ),
+        ));
+    }
+    // A process substitution alone is a `/dev/fd/N` path, never an option.
+    let unknown = |a: &&Word| {
+        a.dynamic
+            && !(a.subs.len() == 1
+                && matches!(a.subs[0].kind, SubKind::ProcessIn | SubKind::ProcessOut)
+                && a.value.starts_with(['<', '>'])
+                && a.value.ends_with(')'))
+    };
+    match args.iter().find(unknown) {
+        Some(arg) => known.max(v(
+            Tier::Risky,
+            ReasonKind::UnknownOption,
+            format!(
+                "{name} {}: an argument known only when the line runs could be an option or a path the classifier cannot check",
+                arg.value
+            ),
+        )),
+        None => known,
+    }
 }
