@@ -1045,6 +1045,15 @@ fn arguments_known_only_at_run_time() {
                     "cargo check $FLAGS",
                     "nice -n 5 rg $X y",
                     "timeout 5 cat $X",
+                    // Options known by a danger list only were negative knowledge: now a list
+                    // of the safe ones decides.
+                    "npm ls --foo=bar",
+                    "npm view left-pad --registry=http://127.0.0.1:9/",
+                    "npm outdated --userconfig=/tmp/npmrc",
+                    "npm config get //registry.npmjs.org/:_authToken",
+                    "prettier --weird-new-option src",
+                    "black --some-future-flag .",
+                    "rustfmt --config-path /tmp/x src/main.rs",
                 ],
             ),
             (
@@ -1057,6 +1066,7 @@ fn arguments_known_only_at_run_time() {
                     "diff <(sort a) <(sort b)",
                     "grep -rn foo src",
                     "wc -l src/*.rs",
+                    "npm ls --json --depth=0",
                 ],
             ),
         ],

@@ -158,6 +158,107 @@ pub(super) fn rustc(args: &[&str], ctx: &Ctx) -> Verdict {
 
 /// Formatters, linters and compilers of other languages: Build, unless given paths outside
 /// the workspace (a fixer writes what it is given) or options that load code from elsewhere.
+/// Options of formatters, linters and type checkers known to only change what they check
+/// (inside the workspace), choose what to check, or shape the report. With the loaders above
+/// (allowed when what they load lies in the workspace: project code, as a build script is),
+/// these are the options a formatter earns Build with; any other climbs.
+const FORMATTER_OPTIONS: &[&str] = &[
+    "--check",
+    "--diff",
+    "--write",
+    "-w",
+    "--fix",
+    "--fix-only",
+    "--unsafe-fixes",
+    "--list-different",
+    "-l",
+    "-i",
+    "--in-place",
+    "--quiet",
+    "-q",
+    "--verbose",
+    "-v",
+    "--color",
+    "--no-color",
+    "--version",
+    "-V",
+    "--help",
+    "-h",
+    "--noEmit",
+    "--strict",
+    "--pretty",
+    "--incremental",
+    "--skipLibCheck",
+    "--watch=false",
+    "--ext",
+    "--max-warnings",
+    "--cache",
+    "--no-cache",
+    "--ignore-path",
+    "--no-ignore",
+    "--line-length",
+    "-L",
+    "--target-version",
+    "--select",
+    "--ignore",
+    "--extend-select",
+    "--extend-ignore",
+    "--exclude",
+    "--extend-exclude",
+    "--include",
+    "--force-exclude",
+    "--statistics",
+    "--show-source",
+    "--show-fixes",
+    "--output-format",
+    "--show-error-codes",
+    "--show-column-numbers",
+    "--no-error-summary",
+    "--ignore-missing-imports",
+    "--follow-imports",
+    "--python-version",
+    "--jobs",
+    "-j",
+    "--edition",
+    "--emit",
+    "--files-with-diff",
+    "--severity",
+    "--shell",
+    "-s",
+    "--enable",
+    "--disable",
+    "--tabWidth",
+    "--tab-width",
+    "--use-tabs",
+    "--print-width",
+    "--single-quote",
+    "--no-semi",
+    "--trailing-comma",
+    "--end-of-line",
+    "--prose-wrap",
+    "--fast",
+    "--preview",
+    "--skip-string-normalization",
+    "-S",
+    "--profile",
+    "--settings-path",
+    "--recursive",
+    "-r",
+    "--dry-run",
+    "-n",
+    "--werror",
+    "-Werror",
+    "--Werror",
+    "--all",
+    "--new",
+    "--fix-dry-run",
+    "--report-unused-disable-directives",
+    "--no-eslintrc",
+    "--env",
+    "--global",
+    "--quiet=true",
+];
+
 pub(super) fn formatter(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
     const LOADS: &[&str] = &[
         "--plugin",
@@ -212,6 +313,10 @@ pub(super) fn formatter(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
             && outside(value, ctx)
         {
             return writes_outside(name, value);
+        }
+        // Positive knowledge: an option on neither list climbs.
+        if a.starts_with('-') && a != "-" && a != "--" && !FORMATTER_OPTIONS.contains(&key) {
+            return unknown_option(name, a);
         }
     }
     v(

@@ -212,6 +212,39 @@ pub(super) fn cargo(args: &[&str], ctx: &Ctx) -> Verdict {
     floor.max(own)
 }
 
+/// Options of npm's information subcommands known to only shape what they print.
+const NPM_INFO_OPTIONS: &[&str] = &[
+    "--json",
+    "--long",
+    "-l",
+    "--all",
+    "-a",
+    "--depth",
+    "--parseable",
+    "-p",
+    "--omit",
+    "--include",
+    "--production",
+    "--prod",
+    "--dev",
+    "--workspace",
+    "-w",
+    "--workspaces",
+    "--link",
+    "--global",
+    "-g",
+    "--unicode",
+    "--color",
+    "--no-color",
+    "--help",
+    "-h",
+    "--silent",
+    "-s",
+    "--loglevel",
+    "--quiet",
+    "-q",
+];
+
 pub(super) fn node_package_manager(name: &str, args: &[&str]) -> Verdict {
     if let Some(option) = args.iter().find(|a| {
         [
@@ -242,20 +275,28 @@ pub(super) fn node_package_manager(name: &str, args: &[&str]) -> Verdict {
         Some(
             "ls" | "list" | "outdated" | "view" | "info" | "why" | "explain" | "root" | "bin"
             | "prefix" | "help" | "whoami",
-        ) => v(
-            Tier::ReadOnly,
-            ReasonKind::Program,
-            format!("{name}: prints information"),
-        ),
+        ) => match args.iter().find(|a| {
+            a.starts_with('-') && !NPM_INFO_OPTIONS.contains(&a.split('=').next().unwrap_or(a))
+        }) {
+            // Positive knowledge: `--registry`, `--userconfig` and the rest change where npm
+            // talks to or what it reads.
+            Some(option) => unknown_option(name, option),
+            None => v(
+                Tier::ReadOnly,
+                ReasonKind::Program,
+                format!("{name}: prints information"),
+            ),
+        },
         Some("audit") if !args.contains(&"fix") => v(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name} audit: reports vulnerabilities"),
         ),
+        // `npm config get //registry…/:_authToken` prints a token: a secret store.
         Some("config") if matches!(args.get(1).copied(), Some("get" | "list" | "ls")) => v(
-            Tier::ReadOnly,
-            ReasonKind::Program,
-            format!("{name} config: reads configuration"),
+            Tier::Risky,
+            ReasonKind::Secret,
+            format!("{name} config: prints configuration, which may hold registry tokens"),
         ),
         Some("exec" | "x" | "dlx" | "create" | "init") => v(
             Tier::Risky,
