@@ -155,7 +155,7 @@ pub fn commit(root: &Path, message: &str, settings: &GitSettings) -> Result<Comm
     if let Some(pattern) = settings
         .protected_branches
         .iter()
-        .find(|p| crate::policy::glob(p, &branch))
+        .find(|p| crate::glob::glob(p, &branch))
     {
         return Err(Failure::new(
             Code::BranchProtected,

@@ -25,6 +25,7 @@ pub mod config;
 pub mod exec;
 pub mod exit;
 pub mod git;
+pub mod glob;
 pub mod policy;
 pub mod protocol;
 pub mod redact;

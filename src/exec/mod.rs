@@ -17,8 +17,12 @@ use std::time::{Duration, Instant};
 
 use capture::Capture;
 
-/// How often the runner looks at the clock and the cancel flag while a command runs.
+/// How often the runner looks at the clock and the cancel flag while a command runs: every
+/// millisecond at first, so that a quick command (`git status`, `cat`) is not held up, then
+/// every `POLL` once it has run for `QUICK`.
 const POLL: Duration = Duration::from_millis(10);
+const FIRST_POLL: Duration = Duration::from_millis(1);
+const QUICK: Duration = Duration::from_millis(50);
 /// After SIGTERM, how long the process group gets before SIGKILL.
 const TERM_GRACE: Duration = Duration::from_millis(500);
 /// Read size for the output pipe.
@@ -161,7 +165,11 @@ pub fn run_command(
             kill_group(pid, TERM_GRACE);
             break child.wait()?;
         }
-        std::thread::sleep(POLL);
+        std::thread::sleep(if started.elapsed() < QUICK {
+            FIRST_POLL
+        } else {
+            POLL
+        });
     };
     let duration = started.elapsed();
     // Whatever the command left running in its group (background jobs, grandchildren holding
