@@ -118,6 +118,19 @@ fn missing_file_is_a_usage_error_with_a_clear_message() {
         .stderr(predicate::str::contains("cannot read /no/such/reply.txt"));
 }
 
+/// `keyless check --json` of a reply it must reject (exit 1), as JSON.
+fn rejected_json(reply: impl Into<Vec<u8>>) -> Value {
+    let out = keyless()
+        .args(["check", "--json"])
+        .write_stdin(reply.into())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
 #[test]
 fn bytes_that_are_not_utf8_are_a_problem_with_their_line() {
     let mut reply = b"@@say\n<<<MSG\nhello\n".to_vec();
@@ -130,15 +143,7 @@ fn bytes_that_are_not_utf8_are_a_problem_with_their_line() {
         .code(1)
         .stdout(predicate::str::contains("line 4"))
         .stdout(predicate::str::contains("not UTF-8"));
-    let out = keyless()
-        .args(["check", "--json"])
-        .write_stdin(reply)
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let json: Value = serde_json::from_slice(&out).unwrap();
+    let json = rejected_json(reply);
     assert_eq!(json["ok"], false);
     assert_eq!(json["errors"][0]["code"], "KA_PARSE_STRAY_TEXT");
     assert_eq!(json["errors"][0]["line"], 4);
@@ -147,16 +152,7 @@ fn bytes_that_are_not_utf8_are_a_problem_with_their_line() {
 #[test]
 fn an_enormous_reply_lists_a_bounded_number_of_problems() {
     // 50,000 blocks of an unknown command: each is a problem of its own.
-    let reply = "@@frob x\n@@end\n".repeat(50_000);
-    let out = keyless()
-        .args(["check", "--json"])
-        .write_stdin(reply)
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    let json: Value = serde_json::from_slice(&out).unwrap();
+    let json = rejected_json("@@frob x\n@@end\n".repeat(50_000));
     let errors = json["errors"].as_array().unwrap();
     assert!(errors.len() <= 201, "{} problems kept", errors.len());
     let last = errors.last().unwrap()["message"].as_str().unwrap();

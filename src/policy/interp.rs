@@ -200,14 +200,7 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
                     format!("{name}: reads code from its input"),
                 )
             } else {
-                match args.iter().copied().find(|a| !a.starts_with('-')) {
-                    Some(file) => script(name, file, ctx),
-                    None => v(
-                        Tier::Risky,
-                        ReasonKind::InlineCode,
-                        format!("{name}: reads code from its input"),
-                    ),
-                }
+                script_or_input(name, &args, ctx)
             }
         }
         _ => return None,
@@ -344,6 +337,12 @@ fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
             format!("{name}: reads code from its input"),
         );
     }
+    script_or_input(name, args, ctx)
+}
+
+/// The first argument that is no option is the script to run; without one, the program reads
+/// its code from its input.
+fn script_or_input(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     match args.iter().copied().find(|a| !a.starts_with('-')) {
         Some(file) => script(name, file, ctx),
         None => v(

@@ -120,28 +120,27 @@ fn download_targets(name: &str, args: &[&str]) -> Vec<String> {
         }
     };
     let mut wrote_stdout = false;
+    // Records an output file's name; `true` when the output is standard output.
+    let output = |file: &str, out: &mut Vec<String>| {
+        if file == "-" {
+            return true;
+        }
+        out.push(basename(file).to_string());
+        false
+    };
     while i < args.len() {
         let a = args[i];
         let value = || args.get(i + 1).copied().unwrap_or("*");
         match a {
+            // The output file: wget's is -O (its -o is a log), everyone else's -o.
             "-o" | "--output" | "--output-document" | "-OutFile"
                 if !(name == "wget" && a == "-o") =>
             {
-                let v = value();
-                if v == "-" {
-                    wrote_stdout = true;
-                } else {
-                    out.push(basename(v).to_string());
-                }
+                wrote_stdout |= output(value(), &mut out);
                 i += 1;
             }
             "-O" if name == "wget" => {
-                let v = value();
-                if v == "-" {
-                    wrote_stdout = true;
-                } else {
-                    out.push(basename(v).to_string());
-                }
+                wrote_stdout |= output(value(), &mut out);
                 i += 1;
             }
             "-O" | "--remote-name" | "--remote-name-all" => {
