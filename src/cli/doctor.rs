@@ -107,12 +107,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
         sketch: None,
         sandbox: {
             let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
-            let config =
-                crate::config::file::load(shared.config.as_deref(), &root).unwrap_or_default();
-            let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
-            crate::exec::sandbox::Sandbox::new(&root, &config.sandbox)
-                .containment(mode)
-                .line()
+            super::containment_here(shared, &root).0.line()
         },
     };
     if let Some(driver) = driver.as_mut() {

@@ -396,6 +396,19 @@ fn sandbox_allows(
     Ok(())
 }
 
+/// What contains the model's commands in `root`, in the mode the flags and the configuration
+/// give, for commands that only report it (`status`, `doctor`): a configuration they cannot read
+/// is left to the commands that need it, and the defaults stand in.
+fn containment_here(
+    shared: &Shared,
+    root: &std::path::Path,
+) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
+    let config = crate::config::file::load(shared.config.as_deref(), root).unwrap_or_default();
+    let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
+    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    (sandbox.containment(mode), mode)
+}
+
 /// The first message for `task` in `root`: the environment snapshot (the user's scripts
 /// included; their problems are printed as warnings, and the snapshot goes on without them),
 /// the rules, the limits and the pace.

@@ -86,17 +86,10 @@ pub fn run(shared: &Shared, json: bool) -> Status {
     Status::Success
 }
 
-/// The containment line for the configured mode (the configuration's own error, if any, is
-/// left to the commands that need it: status still reports).
+/// The containment line for the configured mode.
 fn sandbox_line(shared: &Shared, root: &std::path::Path) -> String {
-    let config = crate::config::file::load(shared.config.as_deref(), root).unwrap_or_default();
-    let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
-    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
-    format!(
-        "{} (mode {})",
-        sandbox.containment(mode).line(),
-        mode.name()
-    )
+    let (containment, mode) = super::containment_here(shared, root);
+    format!("{} (mode {})", containment.line(), mode.name())
 }
 
 fn text(report: &Report) -> String {
