@@ -320,14 +320,13 @@ impl Sandbox {
     }
 
     /// The secret stores masked inside the sandbox: those that exist, and that hold neither the
-    /// workspace nor a writable path.
-    pub fn hidden_paths(&self) -> Vec<PathBuf> {
+    /// workspace nor one of `writable` (what [`Sandbox::writable_paths`] gave).
+    pub fn hidden_paths(&self, writable: &[PathBuf]) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = match &self.home {
             Some(home) => SECRET_STORES.iter().map(|s| home.join(s)).collect(),
             None => Vec::new(),
         };
         paths.extend(self.config.hidden_paths.iter().cloned());
-        let writable = self.writable_paths();
         paths.retain(|p| {
             p.symlink_metadata().is_ok()
                 && !self.root.starts_with(p)
@@ -398,9 +397,10 @@ impl Sandbox {
             return Ok((command, contained));
         }
         let tmp = self.tmp()?;
+        let extra = self.writable_paths();
+        let hidden = self.hidden_paths(&extra);
         let mut writable = vec![self.root.clone(), tmp.clone()];
-        writable.extend(self.writable_paths());
-        let hidden = self.hidden_paths();
+        writable.extend(extra);
         let network = self.network(mode);
         let protected = self.protected_paths();
         let guard = if self.platform.mounts {
