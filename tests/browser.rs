@@ -107,12 +107,23 @@ fn a_60000_character_prompt_arrives_exactly() {
     s.driver.close();
 }
 
+/// A page whose replies have no copy control (neither selectors nor discovery find one).
+fn no_copy(script: Script) -> Script {
+    Script {
+        page: PageFaults {
+            modes: vec!["no-copy".into()],
+            ..PageFaults::default()
+        },
+        ..script
+    }
+}
+
 #[test]
 fn without_a_copy_button_the_code_block_is_read_exactly() {
     let inner =
         "@@say\n<<<MSG\n*kept*  and _kept_\n\n  indented\nMSG>>>\n@@end\n@@done\n@@end\n@@eof";
     let reply = format!("```agentscript\n{inner}\n```\n");
-    let mut s = start_with(Script::replies([reply]), |o| {
+    let mut s = start_with(no_copy(Script::replies([reply])), |o| {
         o.site.selectors.remove("CopyButton");
     });
     s.driver.send("go").unwrap();
@@ -124,7 +135,7 @@ fn without_a_copy_button_the_code_block_is_read_exactly() {
 
 #[test]
 fn without_copy_button_or_code_block_the_dom_is_rebuilt() {
-    let mut s = start_with(Script::replies(["@@done\n@@end\n@@eof\n"]), |o| {
+    let mut s = start_with(no_copy(Script::replies(["@@done\n@@end\n@@eof\n"])), |o| {
         o.site.selectors.remove("CopyButton");
         o.site.selectors.remove("CodeBlock");
     });
@@ -442,7 +453,15 @@ fn chips_that_cannot_be_removed_are_composer_not_clean() {
 
 #[test]
 fn a_selector_that_matches_nothing_is_named() {
-    let chat = LocalChat::start(Script::default()).unwrap();
+    // Nothing on the page can be typed in: discovery finds no composer either.
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: vec!["no-composer".into()],
+            ..PageFaults::default()
+        },
+        ..Script::default()
+    })
+    .unwrap();
     let (result, _profile) = launch(&chat, |o| {
         o.site
             .selectors
@@ -455,9 +474,38 @@ fn a_selector_that_matches_nothing_is_named() {
         "{failure:?}"
     );
     assert!(
-        failure.reason.contains("#gone  |  .also-gone"),
+        failure.reason.contains("#gone  |  .also-gone")
+            && failure.reason.contains("nothing on the page has its shape"),
         "{failure:?}"
     );
+}
+
+#[test]
+fn a_stale_composer_selector_is_healed_by_discovery_with_one_warning() {
+    let mut s = start_with(Script::replies([SHORT, SHORT]), |o| {
+        o.site
+            .selectors
+            .insert("Composer".into(), vec!["#gone".into(), ".also-gone".into()]);
+    });
+    s.driver.send("first").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let warnings = s.driver.take_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].code, Code::SelectorNotFound);
+    assert!(
+        warnings[0]
+            .reason
+            .contains("none of selectors.json's Composer selectors")
+            && warnings[0].reason.contains("div#prompt-textarea"),
+        "{warnings:?}"
+    );
+    // A new chat (a new page) keeps what was found, and says nothing again.
+    s.driver.new_chat().unwrap();
+    s.driver.send("second").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert!(s.driver.take_warnings().is_empty());
+    assert_eq!(s.chat.received(), vec!["first", "second"]);
+    s.driver.close();
 }
 
 #[test]

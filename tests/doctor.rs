@@ -226,6 +226,33 @@ fn turn_parts_are_unchecked_without_the_canary_and_found_after_it() {
 /// still checked and reported.
 #[test]
 fn a_missing_composer_still_gets_every_other_key_checked() {
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: vec!["no-composer".into()],
+            ..Default::default()
+        },
+        ..Script::default()
+    })
+    .unwrap();
+    let (report, code) = doctor(&chat.url(), &["--canary"]);
+    assert_eq!(code, Some(4), "{report:#}");
+    assert_eq!(report["healthy"], false);
+    let selectors = report["selectors"].as_array().unwrap();
+    assert_eq!(selectors.len(), keyless::chat::selectors::KEYS.len());
+    let send = selectors.iter().find(|s| s["key"] == "SendButton").unwrap();
+    assert_eq!(send["state"], "found", "{report:#}");
+    let problems = report["problems"].to_string();
+    assert!(
+        problems.contains("KA_SELECTOR_NOT_FOUND")
+            && problems.contains("nothing on the page has its shape"),
+        "{problems}"
+    );
+}
+
+/// A stale composer selector: discovery finds the composer and the canary goes through, but
+/// the entry is out of date, and doctor says so with what it found instead.
+#[test]
+fn a_stale_composer_selector_is_a_problem_even_when_discovery_stands_in() {
     let chat = LocalChat::start(Script::default()).unwrap();
     let (report, code) = doctor_with(
         &chat.url(),
@@ -242,10 +269,18 @@ fn a_missing_composer_still_gets_every_other_key_checked() {
     );
     let send = selectors.iter().find(|s| s["key"] == "SendButton").unwrap();
     assert_eq!(send["state"], "found", "{report:#}");
+    // Discovery stood in for the composer, and the canary went through; the stale entry is
+    // still a problem, with what was found instead.
     let problems = report["problems"].to_string();
-    assert!(problems.contains("KA_SELECTOR_NOT_FOUND"), "{problems}");
     assert!(
-        problems.contains("Composer: none of #no-such-composer matched"),
+        problems.contains("Composer: none of #no-such-composer matched")
+            && problems.contains("found it by its shape as div#prompt-textarea"),
         "{problems}"
+    );
+    let composer = selectors.iter().find(|s| s["key"] == "Composer").unwrap();
+    assert_eq!(composer["discovered"], true, "{report:#}");
+    assert!(
+        report["discovered"].to_string().contains("Composer"),
+        "{report:#}"
     );
 }

@@ -20,7 +20,29 @@
     realClicksOnly: false,
     slowUserTurnMs: 0,
     ignorePaste: false,
+    modes: [],
   };
+  // --- Modes that make the page unlike itself, as real sites are unlike each other and
+  // unlike themselves from one month to the next (config.modes). ---
+  const mode = (name) => config.modes.includes(name);
+  // Generated class names: every load draws new ones, as CSS-in-JS builds do.
+  const classNames = new Map();
+  const cls = (name) => {
+    if (!mode("generated-classes")) return name;
+    if (!classNames.has(name)) classNames.set(name, "c" + Math.random().toString(36).slice(2, 9));
+    return classNames.get(name);
+  };
+  // Ids and test ids, which the page may leave out.
+  const mark = (el, name, value) => {
+    if (mode("no-ids") && (name === "id" || name === "data-testid")) return;
+    el.setAttribute(name, value);
+  };
+  const GERMAN = {
+    "Send prompt": "Nachricht senden", "Send": "Senden", "Stop streaming": "Antwort anhalten",
+    "Stop": "Stopp", "Copy": "Kopieren", "New chat": "Neuer Chat", "Message": "Nachricht",
+    "Remove attachment": "Anhang entfernen",
+  };
+  const say = (english) => (mode("translated") && GERMAN[english]) || english;
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
   // The conversation's id: in the address (/c/ID) once the first message is sent, as real sites
@@ -94,14 +116,14 @@
   // --- Attachments ---
   function addChip(name, failed, file) {
     const chip = document.createElement("span");
-    chip.className = "chip" + (failed ? " failed" : "");
-    chip.setAttribute("data-testid", failed ? "attachment-failed" : "attachment-chip");
+    chip.className = cls("chip") + (failed ? " " + cls("failed") : "");
+    mark(chip, "data-testid", failed ? "attachment-failed" : "attachment-chip");
     chip.textContent = name + " ";
     const remove = document.createElement("button");
     remove.type = "button";
     remove.textContent = "×";
-    remove.setAttribute("aria-label", "Remove attachment");
-    remove.setAttribute("data-testid", "attachment-remove");
+    remove.setAttribute("aria-label", say("Remove attachment"));
+    mark(remove, "data-testid", "attachment-remove");
     remove.addEventListener("click", () => {
       attached = attached.filter((f) => f !== file);
       chip.remove();
@@ -139,7 +161,7 @@
         break;
       case "replaced": {
         const chip = document.createElement("span");
-        chip.className = "chip";
+        chip.className = cls("chip");
         chip.textContent = "Pasted text.txt";
         body.appendChild(chip);
         break;
@@ -149,17 +171,31 @@
     }
   }
 
+  // Turns in other containers (config.modes "other-containers"): one section per exchange
+  // holding two articles, with no role attribute.
   function addMessage(role, text) {
-    const msg = document.createElement("div");
-    msg.className = "msg";
-    msg.setAttribute("data-message-author-role", role);
+    const other = mode("other-containers");
+    const msg = document.createElement(other ? "article" : "div");
+    msg.className = cls("msg");
+    if (!other) msg.setAttribute("data-message-author-role", role);
     const body = document.createElement("div");
-    body.className = role === "user" ? "body" : "markdown";
+    body.className = role === "user" ? cls("body") : cls("markdown");
     if (role === "user") showUserText(body, text);
     msg.appendChild(body);
-    thread.appendChild(msg);
+    if (other) {
+      let section = thread.lastElementChild;
+      if (role === "user" || !section) {
+        section = document.createElement("section");
+        thread.appendChild(section);
+      }
+      section.appendChild(msg);
+    } else {
+      thread.appendChild(msg);
+    }
     return msg;
   }
+  // The body a reply's text goes into (after a reasoning block, when there is one).
+  const replyBody = (reply) => reply.querySelector(":scope > div:last-of-type");
 
   async function send() {
     const text = editor ? editor.text() : model;
@@ -190,10 +226,8 @@
     attached = [];
     addMessage("user", text);
     const reply = addMessage("assistant", "");
-    reply.setAttribute("data-done", "false");
-    const body = reply.querySelector(".markdown");
-    stopButton.hidden = false;
-    sendButton.hidden = true;
+    const body = replyBody(reply);
+    streamStarted(reply);
     controller = new AbortController();
     let raw = "";
     try {
@@ -208,6 +242,7 @@
       } else if (!res.ok) {
         body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";
       } else {
+        if (mode("reasoning")) await think(reply, body);
         const reader = res.body.getReader();
         const decoder = new TextDecoder();
         for (;;) {
@@ -223,26 +258,70 @@
       body.innerHTML = '<p class="error-text">Network error: the message could not be delivered.</p>';
     }
     controller = null;
+    streamEnded(reply);
     finishReply(reply, raw);
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
+  }
+
+  // How the page shows a stream: a stop button in the send button's place, one button that
+  // changes its label ("shared-slot"), or only a busy state on the reply ("busy-signal").
+  function streamStarted(reply) {
+    if (mode("busy-signal")) {
+      reply.setAttribute("aria-busy", "true");
+      return;
+    }
+    reply.setAttribute("data-done", "false");
+    if (mode("shared-slot")) {
+      sendButton.setAttribute("aria-label", say("Stop streaming"));
+      sendButton.textContent = say("Stop");
+      return;
+    }
+    stopButton.hidden = false;
+    sendButton.hidden = true;
+  }
+  function streamEnded(reply) {
+    if (mode("busy-signal")) {
+      reply.removeAttribute("aria-busy");
+      return;
+    }
+    if (mode("shared-slot")) {
+      sendButton.setAttribute("aria-label", say("Send prompt"));
+      sendButton.textContent = say("Send");
+      return;
+    }
     stopButton.hidden = true;
     sendButton.hidden = false;
+  }
+  // A reasoning block before the answer, as models that think first show it.
+  async function think(reply, body) {
+    const details = document.createElement("details");
+    const summary = document.createElement("summary");
+    summary.textContent = "Thinking…";
+    const thoughts = document.createElement("div");
+    details.append(summary, thoughts);
+    reply.insertBefore(details, body);
+    for (const part of ["The user wants the task done. ", "I will answer in AgentScript, ", "inside one fenced block."]) {
+      await new Promise((r) => setTimeout(r, 30));
+      thoughts.textContent += part;
+    }
+    summary.textContent = "Thought for 1 second";
   }
 
   // A finished reply gets its copy button and is marked done.
   function finishReply(reply, raw) {
     reply.setAttribute("data-raw-length", String(raw.length));
-    const actions = document.createElement("div");
-    actions.className = "actions";
+    const actions = document.createElement("span");
+    actions.className = cls("actions");
     const copy = document.createElement("button");
     copy.type = "button";
-    copy.textContent = "Copy";
-    copy.setAttribute("data-testid", "copy-turn-action-button");
-    copy.setAttribute("aria-label", "Copy");
+    copy.textContent = say("Copy");
+    mark(copy, "data-testid", "copy-turn-action-button");
+    copy.setAttribute("aria-label", say("Copy"));
     copy.addEventListener("click", () => navigator.clipboard.writeText(raw));
-    actions.appendChild(copy);
+    // A page with no copy control ("no-copy"): the reply is read another way.
+    if (!mode("no-copy")) actions.appendChild(copy);
     reply.appendChild(actions);
-    reply.setAttribute("data-done", "true");
+    if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
   }
 
   // A reopened conversation shows its messages again, replies rendered as they were.
@@ -256,12 +335,12 @@
       const msg = addMessage(turn.role, turn.role === "user" ? typed : turn.text);
       for (const file of turn.role === "user" ? files : []) {
         const chip = document.createElement("span");
-        chip.className = "chip";
+        chip.className = cls("chip");
         chip.textContent = file.slice(0, file.indexOf("]"));
         msg.appendChild(chip);
       }
       if (turn.role === "assistant") {
-        msg.querySelector(".markdown").innerHTML = window.renderMarkdown(turn.text);
+        replyBody(msg).innerHTML = window.renderMarkdown(turn.text);
         finishReply(msg, turn.text);
       }
     }
@@ -269,12 +348,18 @@
   // Some sites' send buttons answer only a real click (config.realClicksOnly).
   sendButton.addEventListener("click", (e) => {
     if (config.realClicksOnly && !e.isTrusted) return;
+    // One slot for send and stop: while a reply streams, the button stops it.
+    if (controller) {
+      if (mode("shared-slot")) controller.abort();
+      return;
+    }
     send();
   });
   stopButton.addEventListener("click", () => controller && controller.abort());
 
   const ready = () => {
-    if (!editor) {
+    // A page with nothing to type in ("no-composer"): neither selectors nor discovery find one.
+    if (!editor && !mode("no-composer")) {
       composer.setAttribute("contenteditable", "true");
       composer.setAttribute("role", "textbox");
     }
@@ -284,12 +369,9 @@
     const pm = await import("/pm-editor.js");
     const host = document.createElement("div");
     composer.replaceWith(host);
-    editor = pm.mount(host, {
-      id: "prompt-textarea",
-      class: "composer ProseMirror",
-      role: "textbox",
-      "aria-label": "Message",
-    }, send);
+    const attributes = { class: cls("composer") + " ProseMirror", role: "textbox", "aria-label": say("Message") };
+    if (!mode("no-ids")) attributes.id = "prompt-textarea";
+    editor = pm.mount(host, attributes, send);
   }
   // A login wall, as a site shows to a browser profile that is not logged in: the composer
   // appears once the user has logged in (the server says so).
@@ -315,11 +397,54 @@
       }
     }
   }
+  // The page's static parts, made unlike themselves as the modes ask.
+  async function disguise() {
+    if (mode("generated-classes")) {
+      const css = await (await fetch("/chat.css")).text();
+      const style = document.createElement("style");
+      style.textContent = css.replace(/\.([A-Za-z][\w-]*)/g, (all, name) => (name === "ProseMirror" || name === "line" ? all : "." + cls(name)));
+      document.head.appendChild(style);
+      document.querySelector('link[rel="stylesheet"]').remove();
+      for (const el of document.querySelectorAll("[class]")) {
+        el.className = Array.from(el.classList).map(cls).join(" ");
+      }
+    }
+    if (mode("hover-copy")) {
+      const style = document.createElement("style");
+      const actions = "." + cls("actions");
+      style.textContent = actions + " { display: none; } ." + cls("msg") + ":hover " + actions + " { display: inline; }";
+      document.head.appendChild(style);
+    }
+    if (mode("translated")) {
+      document.documentElement.lang = "de";
+      for (const el of document.querySelectorAll("[aria-label]")) el.setAttribute("aria-label", say(el.getAttribute("aria-label")));
+      for (const el of [sendButton, stopButton, document.getElementById("new-chat")]) el.textContent = say(el.textContent);
+      composer.setAttribute("data-placeholder", "Nachricht an das lokale Modell");
+    }
+    if (mode("no-ids")) {
+      for (const el of document.querySelectorAll("[id], [data-testid]")) {
+        el.removeAttribute("id");
+        el.removeAttribute("data-testid");
+      }
+    }
+    if (mode("enter-only")) sendButton.remove();
+    if (mode("send-with-text")) {
+      sendButton.remove();
+      // The button is there only while the composer holds text.
+      setInterval(() => {
+        const text = editor ? editor.text() : model;
+        const actions = stopButton.parentElement;
+        if (text.trim() && !sendButton.isConnected) actions.insertBefore(sendButton, stopButton);
+        if (!text.trim() && sendButton.isConnected) sendButton.remove();
+      }, 20);
+    }
+  }
   fetch("/api/config")
     .then((r) => r.json())
     .then(loggedIn)
     .then(async (c) => {
       config = Object.assign(config, c);
+      await disguise();
       if (config.editor === "prosemirror") await mountProseMirror();
       await loadConversation().catch(() => {});
       if (config.staleComposer && !editor) {

@@ -90,7 +90,31 @@ pub struct PageFaults {
     pub slow_user_turn_ms: u64,
     /// The composer takes no pasted text (the `pasteHtml` strategy fails on it).
     pub ignore_paste: bool,
+    /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
+    /// and two for tests: `no-composer` (nothing on the page can be typed in) and `no-copy` (no
+    /// copy control on replies).
+    pub modes: Vec<String>,
 }
+
+/// The page's modes, for [`PageFaults::modes`]: `generated-classes` (new random class names on
+/// every load), `no-ids` (no ids or test ids), `translated` (German labels), `send-with-text`
+/// (the send button exists only while the composer holds text), `shared-slot` (one button sends
+/// and stops), `enter-only` (no send button: Enter sends), `other-containers` (a section per
+/// exchange holding two articles, no role attributes), `hover-copy` (copy controls hidden until
+/// hovered), `reasoning` (a reasoning block before the answer), `busy-signal` (no stop button
+/// and no done mark: the reply is `aria-busy` while it streams).
+pub const MODES: &[&str] = &[
+    "generated-classes",
+    "no-ids",
+    "translated",
+    "send-with-text",
+    "shared-slot",
+    "enter-only",
+    "other-containers",
+    "hover-copy",
+    "reasoning",
+    "busy-signal",
+];
 
 /// The scripted model.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,6 +204,7 @@ impl Script {
                 real_clicks_only: false,
                 slow_user_turn_ms: 0,
                 ignore_paste: false,
+                modes: Vec::new(),
             },
             ..Script::default()
         })

@@ -4,6 +4,7 @@
 //! Architecture Invariant: only this module imports chromiumoxide.
 
 pub mod cdp;
+pub mod learned;
 pub mod local;
 pub mod selectors;
 

@@ -1,9 +1,9 @@
 // Injected by keyless into the chat page. It finds elements by the site's selector
 // alternatives, reads the composer the way its editor holds text, reports the page's state, and
 // reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
-// captured inside the page.
-(function (S, T) {
-  if (window.__keyless && window.__keyless.version === 2) return "present";
+// captured inside the page. `D` is discover.js: it finds the parts no selector matches.
+(function (S, T, D) {
+  if (window.__keyless && window.__keyless.version === 3) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
   const all = (key, root) => {
     for (const css of S[key] || []) {
@@ -15,6 +15,24 @@
   };
   const first = (key, root) => all(key, root)[0] || null;
   const last = (key) => { const a = all(key); return a.length ? a[a.length - 1] : null; };
+  const d = D({ visible, first });
+  // Keys whose selectors matched at least once on this page: their discovered stand-ins rest.
+  const seen = {};
+  // Selector counts when the current exchange began, to tell whether the selectors see it.
+  let exchange = null;
+  // The reply's turn: by the selectors once they see a new one, else as discovered.
+  const replyTurn = () => {
+    if (exchange && all("AssistantMessage").length <= exchange.assistants) {
+      const found = d.exchange();
+      return found && found.reply && found.reply.isConnected ? found.reply : null;
+    }
+    return last("AssistantMessage");
+  };
+  const codeBlocks = (a) => {
+    let blocks = all("CodeBlock", a);
+    if (!blocks.length) blocks = Array.from(a.querySelectorAll("pre")).map((p) => p.querySelector("code") || p);
+    return blocks.filter((b) => !d.reasoning(b));
+  };
   const composerText = (el) => {
     if (!el) return null;
     if (typeof el.value === "string") return el.value;
@@ -35,6 +53,7 @@
     const blocks = [];
     for (const node of Array.from(body.children)) {
       const tag = node.tagName;
+      if (d.reasoning(node) || /^(BUTTON|svg)$/.test(tag)) continue;
       if (tag === "PRE") {
         const code = node.querySelector("code") || node;
         const lang = ((code.className || "").match(/language-(\S+)/) || [])[1] || "";
@@ -50,7 +69,43 @@
     return blocks.join("\n\n");
   };
   const api = {
-    version: 2,
+    version: 3,
+    // A selector found by discovery goes first for `key`, for the rest of the page's life.
+    heal: (key, css) => {
+      S[key] = [css].concat((S[key] || []).filter((c) => c !== css));
+      return true;
+    },
+    discoverComposer: () => {
+      const el = d.composer();
+      if (!el) return null;
+      return d.cssFor(el, (found) => found[0] === el);
+    },
+    markButtons: () => { d.markButtons(first("Composer")); return true; },
+    // The send button by its shape; a button no selector can describe is marked for this page.
+    discoverSend: () => {
+      const b = d.sendButton(first("Composer"));
+      if (!b) return null;
+      const css = d.cssFor(b, (found) => found[found.length - 1] === b);
+      if (css) return { css, kept: true };
+      b.setAttribute("data-keyless", "send");
+      return { css: '[data-keyless="send"]', kept: false };
+    },
+    beginExchange: (text) => {
+      exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length };
+      return d.beginExchange(text, first("Composer"), last("SendButton"));
+    },
+    // Selectors for the turns discovery found in this exchange (null where none fits).
+    learnTurns: () => d.learnTurns(),
+    // A selector for the copy control that proved itself (`index` of the candidates).
+    learnCopy: (index) => {
+      const a = replyTurn();
+      const known = a && first("CopyButton", a);
+      const b = d.copyControls(a).filter((c) => c !== known)[known ? index - 1 : index];
+      // Never a code block's own copy button, which copies the code alone.
+      const accept = (found) => found.includes(b) && found.every((f) => d.isCopy(f) && !f.closest("pre") && !f.parentElement.querySelector(":scope > pre, :scope > code"));
+      return b ? d.cssFor(b, accept) : null;
+    },
+    agrees: (text) => { const a = replyTurn(); return !!a && d.agrees(a, text); },
     exists: (key) => !!first(key),
     // The first alternative of `key` that matches, for CDP calls that need one selector.
     which: (key) => {
@@ -159,7 +214,13 @@
       if (count > 5000) lines.push("… cut at 5000 elements");
       return lines.join("\n") + "\n";
     },
-    lastUserText: () => { const el = last("UserMessage"); return el ? el.textContent : null; },
+    lastUserText: () => {
+      // In an exchange, the element that carries the sent text is the surest answer.
+      const user = exchange && d.findUser();
+      if (user) return user.textContent;
+      const el = last("UserMessage");
+      return el ? el.textContent : null;
+    },
     // Whether a reply follows the last user message (a reopened chat that was answered).
     replyFollows: () => {
       const u = last("UserMessage");
@@ -167,8 +228,16 @@
       return !!(u && a && (u.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING));
     },
     state: () => {
-      const a = last("AssistantMessage");
+      const users = all("UserMessage").length;
+      const assistants = all("AssistantMessage").length;
+      // The exchange as discovery sees it, while the selectors do not.
+      let exUser = false;
+      let exReply = false;
+      if (exchange && users <= exchange.users) exUser = !!d.findUser();
+      if (exchange && assistants <= exchange.assistants) exReply = !!d.findReply();
+      const a = replyTurn();
       const stop = first("StopButton");
+      if (visible(stop)) seen.StopButton = true;
       const text = a ? a.textContent : "";
       const banners = all("ErrorBanner").map((e) => e.textContent).join("\n");
       // Banners of earlier replies are history: only the last reply's and the page's own count.
@@ -177,13 +246,21 @@
         .filter((e) => !replies.some((m) => m !== a && m.contains(e)))
         .map((e) => e.textContent)
         .join("\n");
-      const done = !!a && (S.Completed || []).some((css) => { try { return a.matches(css) || !!a.querySelector(css); } catch (e) { return false; } });
+      let done = !!a && (S.Completed || []).some((css) => { try { return a.matches(css) || !!a.querySelector(css); } catch (e) { return false; } });
+      if (done) seen.Completed = true;
+      if (!done && !seen.Completed && a) done = d.done(a);
       return {
-        users: all("UserMessage").length,
-        assistants: all("AssistantMessage").length,
+        users,
+        assistants,
+        exUser,
+        exReply,
         streaming: visible(stop),
+        ...(() => {
+          const sign = !seen.StopButton && a ? d.streaming(a) : null;
+          return { exBusy: sign === "busy", exStreaming: sign === "guess" };
+        })(),
         done,
-        chars: text.length,
+        chars: exReply ? d.answerText(a).length : text.length,
         exhausted: phrases("ChatExhausted", text + "\n" + banners),
         // A refusal shows as a banner or as a short reply of its own, never inside a long one
         // (a model may well write "too many requests" in an answer).
@@ -198,7 +275,7 @@
       };
     },
     // Reading channel 1: the site's copy button, with the clipboard captured in the page.
-    copy: () => {
+    copy: (index) => {
       window.__keylessClip = null;
       const capture = (t) => { window.__keylessClip = String(t); return Promise.resolve(); };
       const fake = {
@@ -212,22 +289,26 @@
         read: async () => [],
       };
       try { Object.defineProperty(navigator, "clipboard", { value: fake, configurable: true }); } catch (e) { return "no-clipboard"; }
-      const a = last("AssistantMessage");
-      const button = (a && first("CopyButton", a)) || last("CopyButton");
+      const a = replyTurn();
+      const known = (a && first("CopyButton", a)) || (a && a === last("AssistantMessage") && last("CopyButton"));
+      // The selectors' copy control first, then those found by their shape (the caller
+      // proves what they copy).
+      const candidates = (known ? [known] : []).concat(d.copyControls(a).filter((b) => b !== known));
+      const button = candidates[index || 0];
       if (!button) return "no-button";
       button.click();
-      return "clicked";
+      return button === known ? "clicked" : "discovered";
     },
     copied: () => window.__keylessClip,
     // Reading channel 2: the reply's only code block.
     codeBlock: () => {
-      const a = last("AssistantMessage");
-      const blocks = a ? all("CodeBlock", a) : [];
+      const a = replyTurn();
+      const blocks = a ? codeBlocks(a) : [];
       return blocks.length === 1 ? codeText(blocks[0]) : null;
     },
     // Reading channel 3: Markdown rebuilt from the DOM, code blocks kept line by line.
     rebuilt: () => {
-      const a = last("AssistantMessage");
+      const a = replyTurn();
       if (!a) return null;
       const body = a.querySelector(".markdown, .standard-markdown, [class*=markdown]") || a;
       return rebuild(body);

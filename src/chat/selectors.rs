@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Code, Failure};
 
@@ -42,7 +42,7 @@ pub const TEXT_KEYS: &[&str] = &[
     "LoginRequired",
 ];
 
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct File {
     /// The schema's version; a file without one is version 1 (spec-notes §5).
@@ -52,7 +52,7 @@ pub struct File {
 }
 
 /// One chat site.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Site {
     pub url: String,
@@ -62,23 +62,79 @@ pub struct Site {
     /// When the selectors were last checked against the real site.
     pub verified: String,
     /// The composer's editor, where known (lexical, prosemirror, textarea, …).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub editor: Option<String>,
     /// Insertion strategies, in order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub insert: Vec<String>,
     /// Longer messages go as a file attachment (falling back to pasting if the upload fails).
-    #[serde(default, rename = "composerLimit")]
+    #[serde(
+        default,
+        rename = "composerLimit",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub composer_limit: Option<usize>,
     /// How long a reopened conversation may take to show its messages, in milliseconds
     /// (default 8000); a page still empty after that is a chat that is gone.
-    #[serde(default, rename = "historyWaitMs")]
+    #[serde(
+        default,
+        rename = "historyWaitMs",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub history_wait_ms: Option<u64>,
     pub selectors: BTreeMap<String, Vec<String>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub texts: BTreeMap<String, Vec<String>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// No selectors file knows this page: its parts are found by their shape.
+    #[serde(skip)]
+    pub discovered: bool,
+}
+
+impl Site {
+    /// The entry for a page no selectors file knows: no selectors, no phrases; discovery finds
+    /// its parts. Its `match` is the page's host and port.
+    pub fn unknown(url: &str) -> Site {
+        Site {
+            url: url.to_string(),
+            matches: vec![host(url).to_string()],
+            verified: String::new(),
+            editor: None,
+            insert: Vec::new(),
+            composer_limit: None,
+            history_wait_ms: None,
+            selectors: BTreeMap::new(),
+            texts: BTreeMap::new(),
+            notes: None,
+            discovered: true,
+        }
+    }
+
+    /// Puts `learned`'s selectors first for their keys (they were proved on the page), and
+    /// its insertion strategies first.
+    pub fn learn_from(&mut self, learned: &Site) {
+        for (key, alternatives) in &learned.selectors {
+            let list = self.selectors.entry(key.clone()).or_default();
+            list.retain(|css| !alternatives.contains(css));
+            list.splice(0..0, alternatives.iter().cloned());
+        }
+        for strategy in learned.insert.iter().rev() {
+            self.insert.retain(|s| s != strategy);
+            self.insert.insert(0, strategy.clone());
+        }
+        if !learned.verified.is_empty() {
+            self.verified.clone_from(&learned.verified);
+        }
+    }
+}
+
+/// The host and port of a URL (`https://chat.example.com/c/1` → `chat.example.com`).
+pub fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    authority.rsplit_once('@').map_or(authority, |(_, h)| h)
 }
 
 /// The only schema version so far.
@@ -90,6 +146,16 @@ fn first_version() -> u32 {
 
 /// Reads and checks a selectors file.
 pub fn parse(text: &str, origin: &str) -> Result<File, Failure> {
+    parse_as(text, origin, true)
+}
+
+/// Reads and checks a file of learned selectors: like a selectors file, but an entry need not
+/// give every required key (discovery finds the rest).
+pub fn parse_learned(text: &str, origin: &str) -> Result<File, Failure> {
+    parse_as(text, origin, false)
+}
+
+fn parse_as(text: &str, origin: &str, complete: bool) -> Result<File, Failure> {
     let file: File = serde_json::from_str(text).map_err(|e| {
         let code = if e.is_syntax() || e.is_eof() {
             Code::ConfigInvalid
@@ -133,7 +199,7 @@ pub fn parse(text: &str, origin: &str) -> Result<File, Failure> {
                 ));
             }
         }
-        for key in REQUIRED {
+        for key in REQUIRED.iter().filter(|_| complete) {
             if site
                 .selectors
                 .get(*key)
@@ -168,8 +234,47 @@ pub fn load(path: Option<&Path>) -> Result<File, Failure> {
 }
 
 impl File {
-    /// A site by name, or the one whose `match` patterns fit `url`.
+    /// A site by name, or the one whose `match` patterns fit `url`; a page no entry knows
+    /// (a `url` that matches none, or a `name` no entry has, with a `url`) gets an entry for
+    /// discovery ([`Site::unknown`]), named by its host.
     pub fn site(&self, name: Option<&str>, url: Option<&str>) -> Result<(String, Site), Failure> {
+        match (self.known(name, url), url) {
+            (Ok(found), _) => Ok(found),
+            (Err(_), Some(url)) if name.is_none_or(|n| !self.sites.contains_key(n)) => {
+                let name = name.map_or_else(
+                    || host(url).split(':').next().unwrap_or_default().to_string(),
+                    str::to_string,
+                );
+                Ok((name, self.unknown_site(url)))
+            }
+            (Err(failure), _) => Err(failure),
+        }
+    }
+
+    /// The entry for a page this file does not know ([`Site::unknown`]), with every phrase the
+    /// known sites use for their notices (a length limit, a refusal, a rate limit, offline): a
+    /// new site often says it the same way. Never their login phrases: a login wall stops
+    /// discovery, and a chat page may well show "Log in" somewhere.
+    pub fn unknown_site(&self, url: &str) -> Site {
+        let mut site = Site::unknown(url);
+        for known in self.sites.values() {
+            for (key, phrases) in &known.texts {
+                if key == "LoginRequired" {
+                    continue;
+                }
+                let list = site.texts.entry(key.clone()).or_default();
+                for phrase in phrases {
+                    if !list.contains(phrase) {
+                        list.push(phrase.clone());
+                    }
+                }
+            }
+        }
+        site
+    }
+
+    /// A site this file has an entry for, by name, or by its `match` patterns.
+    pub fn known(&self, name: Option<&str>, url: Option<&str>) -> Result<(String, Site), Failure> {
         if let Some(name) = name {
             return self
                 .sites

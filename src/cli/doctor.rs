@@ -1,6 +1,7 @@
 //! `keyless doctor`: opens the chat site and checks it: every selector key (which alternative
 //! matched, how many elements, visible or not), a login wall or bot challenge, and with
-//! `--canary` a round trip of a hostile block through every reading channel.
+//! `--canary` a round trip of a hostile block through every reading channel; with `--learn`,
+//! keeps what discovery found and proved on the page as learned selectors.
 
 use serde::Serialize;
 
@@ -26,6 +27,8 @@ struct KeyReport {
     /// "found", "missing", or "unchecked" (a turn part on a page with no turns yet: only the
     /// canary exchange draws one).
     state: &'static str,
+    /// Found by its shape, not by selectors.json's selectors.
+    discovered: bool,
 }
 
 /// The parts a page shows only once a message was exchanged: checked after the canary.
@@ -68,9 +71,24 @@ struct Report {
     sketch: Option<String>,
     /// What contains the model's commands on this machine.
     sandbox: String,
+    /// The parts no selector found and discovery did, with what it found.
+    discovered: Vec<String>,
+    /// With --learn: where the learned entry was kept, the entry, and its difference from the
+    /// built-in one (`+` new, `=` known).
+    learned: Option<LearnedReport>,
 }
 
-pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
+#[derive(Serialize)]
+struct LearnedReport {
+    path: String,
+    site: String,
+    entry: crate::chat::selectors::Site,
+    difference: Vec<String>,
+}
+
+pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
+    // Learning proves what it keeps in an exchange.
+    let canary = canary || learn;
     let options = match super::driver_options(shared, "doctor") {
         Ok(options) => options,
         Err(status) => return status,
@@ -109,12 +127,11 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
             let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
             super::containment_here(shared, &root).0.line()
         },
+        discovered: Vec::new(),
+        learned: None,
     };
     if let Some(driver) = driver.as_mut() {
-        report.selectors = KEYS
-            .iter()
-            .map(|key| check_key(driver, &site, key))
-            .collect();
+        report.selectors = KEYS.iter().map(|key| check_key(driver, key)).collect();
         let page: serde_json::Value = driver
             .evaluate_json("({title: document.title, text: document.body.innerText.slice(0, 5000), challenge: !!document.querySelector('script[src*=\"/challenge-platform/\"], iframe[src*=\"challenges.cloudflare.com\"]')})")
             .unwrap_or_default();
@@ -145,12 +162,17 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
             .any(|s| s.key == "Composer" && s.matched.is_some());
         if canary && composer_found && !report.challenge && !report.login_wall {
             report.inserts = Some(try_inserts(driver, &site.insert, &mut problems));
-            report.canary = Some(round_trip(driver, &mut problems));
-            // The turn parts exist now: look again.
-            for entry in report.selectors.iter_mut() {
-                if TURN_KEYS.contains(&entry.key) {
-                    *entry = check_key(driver, &site, entry.key);
-                }
+            report.canary = Some(round_trip(driver, &mut problems, &mut report.discovered));
+            // The turn parts exist now, and discovery may have found parts: look again.
+            report.selectors = KEYS.iter().map(|key| check_key(driver, key)).collect();
+            if learn {
+                let strategy = report
+                    .inserts
+                    .iter()
+                    .flatten()
+                    .find(|i| i.exact)
+                    .map(|i| i.strategy.clone());
+                report.learned = learned(driver, strategy.as_deref());
             }
         }
         // A turn part that was not found on a page with no turns is unchecked, not missing.
@@ -162,13 +184,34 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
             if entry.matched.is_none() && TURN_KEYS.contains(&entry.key) && !turns_drawn {
                 entry.state = "unchecked";
             }
-            let alternatives = site.selectors.get(entry.key).map(Vec::len).unwrap_or(0);
-            if entry.required && entry.state == "missing" && alternatives > 0 {
-                problems.push(format!(
-                    "{}: none of {} matched",
-                    entry.key,
-                    site.selectors[entry.key].join(" | ")
-                ));
+            // selectors.json's alternatives for a part the chat needs that match nothing are
+            // a problem even when discovery stood in: the entry is out of date.
+            let given = site
+                .selectors
+                .get(entry.key)
+                .filter(|alternatives| !alternatives.is_empty());
+            let needed = entry.required || entry.key == "SendButton";
+            let stale = entry.state == "missing" || entry.discovered;
+            match given {
+                Some(alternatives) if needed && stale && entry.state != "unchecked" => {
+                    let instead = match (&entry.matched, entry.key) {
+                        (Some(css), _) if entry.discovered => format!(
+                            "; keyless found it by its shape as {css} (`keyless doctor --learn` keeps it)"
+                        ),
+                        (_, "SendButton") => "; Enter sends instead".to_string(),
+                        _ => ", and nothing on the page has its shape".to_string(),
+                    };
+                    problems.push(format!(
+                        "{}: none of {} matched{instead}",
+                        entry.key,
+                        alternatives.join(" | ")
+                    ));
+                }
+                None if entry.required && entry.state == "missing" => problems.push(format!(
+                    "{}: no selector for it, and nothing on the page has its shape",
+                    entry.key
+                )),
+                _ => {}
             }
         }
     }
@@ -205,20 +248,25 @@ pub fn run(shared: &Shared, json: bool, canary: bool) -> Status {
     }
 }
 
-/// Looks for one key's alternatives on the page: the first that matches, how many, visible.
-fn check_key(
-    driver: &mut CdpDriver,
-    site: &crate::chat::selectors::Site,
-    key: &'static str,
-) -> KeyReport {
-    let alternatives = site.selectors.get(key).cloned().unwrap_or_default();
+/// Looks for one key's alternatives on the page (as the session uses them: what discovery
+/// found first): the first that matches, how many, visible.
+fn check_key(driver: &mut CdpDriver, key: &'static str) -> KeyReport {
+    let alternatives = driver
+        .site_entry()
+        .selectors
+        .get(key)
+        .cloned()
+        .unwrap_or_default();
+    let discovered = driver.learned().selectors.get(key);
     let mut entry = KeyReport {
         key,
-        required: REQUIRED.contains(&key),
+        // A site may send with Enter: a missing send button is no missing part.
+        required: REQUIRED.contains(&key) && key != "SendButton",
         matched: None,
         count: 0,
         visible: false,
         state: "missing",
+        discovered: false,
     };
     for css in &alternatives {
         let js = format!(
@@ -228,6 +276,7 @@ fn check_key(
         if let Ok(found) = driver.evaluate_json(&js) {
             let count = found["count"].as_u64().unwrap_or(0) as usize;
             if count > 0 {
+                entry.discovered = discovered == Some(css);
                 entry.matched = Some(css.clone());
                 entry.count = count;
                 entry.visible = found["visible"].as_bool().unwrap_or(false);
@@ -255,7 +304,8 @@ fn insert_probe() -> String {
     text
 }
 
-/// Tries each of the site's insertion strategies alone, reading the composer back.
+/// Tries each of the site's insertion strategies alone (every strategy keyless knows, on a
+/// site that names none), reading the composer back.
 fn try_inserts(
     driver: &CdpDriver,
     strategies: &[String],
@@ -263,6 +313,15 @@ fn try_inserts(
 ) -> Vec<InsertReport> {
     let probe = insert_probe();
     let mut reports = Vec::new();
+    let every: Vec<String> = crate::chat::cdp::STRATEGIES
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let strategies = if strategies.is_empty() {
+        every.as_slice()
+    } else {
+        strategies
+    };
     for strategy in strategies {
         let _ = driver.clear_composer();
         let started = std::time::Instant::now();
@@ -284,7 +343,11 @@ fn try_inserts(
     reports
 }
 
-fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<ChannelReport> {
+fn round_trip(
+    driver: &mut CdpDriver,
+    problems: &mut Vec<String>,
+    discovered: &mut Vec<String>,
+) -> Vec<ChannelReport> {
     let message = format!(
         "{CANARY_PREFIX} Reply with exactly the block below, byte for byte, and nothing else.\n\n{CANARY}"
     );
@@ -297,9 +360,18 @@ fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<Channel
     }
     // The sent probe must read back from the chat (UserMessage), or resuming cannot tell
     // whether a message went.
+    // A part found by its shape is a finding, not a problem; anything else is one.
+    let found_by_shape = |reason: &str| reason.contains("by its shape instead");
+    let earlier = std::mem::take(discovered);
     for warning in driver.take_warnings() {
-        problems.push(format!("canary: {}: {}", warning.code, warning.reason));
+        if warning.code == crate::catalog::Code::SelectorNotFound && found_by_shape(&warning.reason)
+        {
+            discovered.push(warning.reason);
+        } else {
+            problems.push(format!("canary: {}: {}", warning.code, warning.reason));
+        }
     }
+    discovered.splice(0..0, earlier);
     let inner: String = CANARY
         .lines()
         .skip(1)
@@ -310,7 +382,7 @@ fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<Channel
     let copied = driver
         .evaluate_json("window.__keyless.copy()")
         .ok()
-        .filter(|v| v == "clicked")
+        .filter(|v| v == "clicked" || v == "discovered")
         .and_then(|_| {
             std::thread::sleep(std::time::Duration::from_millis(300));
             driver.evaluate_json("window.__keyless.copied()").ok()
@@ -341,6 +413,30 @@ fn round_trip(driver: &mut CdpDriver, problems: &mut Vec<String>) -> Vec<Channel
         problems.push("canary: no reading channel returned the block exactly".into());
     }
     channels
+}
+
+/// Keeps what discovery proved (`keyless doctor --learn`) and says how it differs from the
+/// built-in entry.
+fn learned(driver: &CdpDriver, strategy: Option<&str>) -> Option<LearnedReport> {
+    let (path, entry) = match super::keep_learned(driver, strategy) {
+        Some(kept) => kept,
+        None => {
+            eprintln!(
+                "keyless doctor --learn: nothing to learn: selectors.json's selectors found every part"
+            );
+            return None;
+        }
+    };
+    let site = ChatDriver::site(driver);
+    let builtin = crate::chat::selectors::load(None)
+        .ok()
+        .and_then(|file| file.sites.get(&site).cloned());
+    Some(LearnedReport {
+        path: path.display().to_string(),
+        difference: crate::chat::learned::difference(builtin.as_ref(), &entry),
+        site,
+        entry,
+    })
 }
 
 fn print_text(report: &Report) {
@@ -398,6 +494,21 @@ fn print_text(report: &Report) {
         }
     }
     println!("  {}", report.sandbox);
+    for d in &report.discovered {
+        println!("discovered: {d}");
+    }
+    if let Some(learned) = &report.learned {
+        println!(
+            "learned: the entry for {} is kept in {} (used before discovery next time); to contribute it to selectors.json:",
+            learned.site, learned.path
+        );
+        let entry = serde_json::to_string_pretty(&learned.entry).unwrap_or_default();
+        println!("\"{}\": {entry}", learned.site);
+        println!("difference from the built-in entry (+ new, = already there):");
+        for line in &learned.difference {
+            println!("  {line}");
+        }
+    }
     for p in &report.problems {
         println!("problem: {p}");
     }

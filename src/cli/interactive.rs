@@ -201,6 +201,6 @@ pub fn run(shared: &Shared) -> Status {
     }
     let _ = std::fs::create_dir_all(history.parent().unwrap_or(ws.root()));
     let _ = editor.save_history(&history);
-    driver.close();
+    super::close_driver(driver);
     Status::Success
 }

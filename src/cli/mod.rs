@@ -5,6 +5,7 @@ mod apply;
 mod check;
 mod demo;
 mod doctor;
+mod driver;
 mod interactive;
 mod logging;
 mod policy;
@@ -16,6 +17,8 @@ mod status;
 mod terminal;
 
 use std::path::PathBuf;
+
+use driver::{close_driver, driver_options, keep_learned, start_driver};
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 
@@ -80,6 +83,11 @@ pub enum Subcommands {
         /// Also send a hostile canary message and check each reading channel is byte-exact.
         #[arg(long)]
         canary: bool,
+        /// Find the page's parts that no selector finds by their shape, prove them with the
+        /// canary exchange, and keep them as learned selectors (used before discovery next
+        /// time); prints the entry, ready to contribute to selectors.json.
+        #[arg(long)]
+        learn: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -319,8 +327,9 @@ pub fn run(args: Args) -> Status {
         Subcommands::Doctor {
             json,
             canary,
+            learn,
             shared,
-        } => doctor::run(&shared, json, canary),
+        } => doctor::run(&shared, json, canary, learn),
         Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
         Subcommands::Policy {
             cmdline,
@@ -437,23 +446,6 @@ fn first_message(
     }
 }
 
-/// Starts the chat driver; a failure is printed with its code and ends the command.
-fn start_driver(
-    options: crate::chat::cdp::Options,
-    command: &str,
-) -> Result<crate::chat::cdp::CdpDriver, Status> {
-    eprintln!(
-        "keyless: opening {} ({}) in {}",
-        options.site_name,
-        options.url,
-        options.profile.display()
-    );
-    crate::chat::cdp::CdpDriver::start(options).map_err(|failure| {
-        eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
-        Status::Chat
-    })
-}
-
 /// Prints why a turn ended and returns the matching exit status.
 fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
     use crate::turn::Stop;
@@ -483,67 +475,6 @@ fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
             }
         }
     }
-}
-
-/// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
-fn driver_options(shared: &Shared, command: &str) -> Result<crate::chat::cdp::Options, Status> {
-    let config = load_config(shared, command)?;
-    let fail = |f: crate::catalog::Failure| {
-        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
-        Status::Usage
-    };
-    let file = crate::chat::selectors::load(shared.selectors.as_deref()).map_err(fail)?;
-    let url = shared.url.clone().or(config.browser.url.clone());
-    let site = shared.site.clone().or(config.agent.site.clone());
-    let (site_name, site) = file.site(site.as_deref(), url.as_deref()).map_err(fail)?;
-    let headless = shared.headless || config.browser.headless;
-    let profile = shared
-        .profile
-        .clone()
-        .or(config.browser.user_data_dir.clone())
-        .unwrap_or_else(default_profile);
-    Ok(crate::chat::cdp::Options {
-        url: url.unwrap_or_else(|| site.url.clone()),
-        site_name,
-        site,
-        cdp_url: shared.cdp.clone().or(config.browser.cdp_url.clone()),
-        executable: shared
-            .browser
-            .clone()
-            .or(config.browser.executable_path.clone()),
-        headless,
-        profile,
-        reply_timeout: std::time::Duration::from_secs(config.browser.reply_timeout_seconds),
-        truncation_budget: std::time::Duration::from_secs(config.browser.truncation_budget_seconds),
-        // In a window the user can log in; headless, nobody can.
-        login_wait: if headless {
-            std::time::Duration::ZERO
-        } else {
-            LOGIN_WAIT
-        },
-        notice: Some(notice),
-        // Set by the command that knows where its logs go.
-        sketches: None,
-    })
-}
-
-/// How long a login wall in a visible browser waits for the user.
-const LOGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// Prints a notice from the chat driver for the person at the terminal.
-fn notice(text: &str) {
-    eprintln!("keyless: {text}");
-}
-
-/// The browser profile keyless keeps, so the user logs in once: `$XDG_CONFIG_HOME/keyless/profile`
-/// or `~/.config/keyless/profile`.
-fn default_profile() -> PathBuf {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("keyless")
-        .join("profile")
 }
 
 /// Reads a reply from FILE, or from standard input for `-` or no file.

@@ -95,6 +95,6 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
             turn::run(task, &mut driver, &ws, &mut host, &settings, progress)
         }
     };
-    driver.close();
+    super::close_driver(driver);
     super::report_stop(stop, "run")
 }

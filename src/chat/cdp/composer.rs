@@ -16,6 +16,9 @@ use super::{
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, Reply};
 
+/// How many copy controls found by their shape are tried on one reply.
+const MAX_COPY_CANDIDATES: usize = 3;
+
 /// The insertion strategies keyless knows (`selectors.json` `insert`).
 pub const STRATEGIES: &[&str] = &["insertTextWhole", "pasteHtml", "insertText"];
 
@@ -215,9 +218,12 @@ impl CdpDriver {
     }
 
     fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
-        self.eval::<bool>("window.__keyless.focusComposer()")?;
         let mut sent = 0;
         for chunk in chunks(message, max) {
+            // The caret at the end before every chunk: after an insertion with line breaks,
+            // Chrome leaves it one character short per line break in an editor that lets the
+            // browser edit its DOM, and the next chunk would land inside the text.
+            self.eval::<bool>("window.__keyless.focusComposer()")?;
             let page = self.page.clone();
             let text = chunk.to_string();
             self.block(async move {
@@ -298,7 +304,8 @@ impl CdpDriver {
         let started = Instant::now();
         while started.elapsed() < wait {
             let state = self.state()?;
-            if state.users > users_before {
+            if state.users > users_before || state.ex_user {
+                // The selectors' new turn, or the element discovery found carrying the text.
                 let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
                 return Ok(Some(shown_as(&text.unwrap_or_default(), message)));
             }
@@ -307,22 +314,47 @@ impl CdpDriver {
         Ok(None)
     }
 
-    /// Reads the last reply: the copy button, else the only code block, else the DOM.
-    pub(super) fn read(&self) -> Result<Reply, Failure> {
-        let clicked: String = self.eval("window.__keyless.copy()")?;
-        if clicked == "clicked" {
-            let started = Instant::now();
-            while started.elapsed() < COPY_WAIT {
-                let copied: Option<String> = self.eval_json("window.__keyless.copied()")?;
-                if let Some(text) = copied {
-                    return Ok(Reply {
-                        text,
-                        channel: Channel::CopyButton,
-                        finished_at: Instant::now(),
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(20));
+    /// What the copy control put on the page's clipboard, waited for a moment.
+    fn copied(&self) -> Result<Option<String>, Failure> {
+        let started = Instant::now();
+        while started.elapsed() < COPY_WAIT {
+            let copied: Option<String> = self.eval_json("window.__keyless.copied()")?;
+            if copied.is_some() {
+                return Ok(copied);
             }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(None)
+    }
+
+    /// Reads the last reply: the copy button, else the only code block, else the DOM.
+    pub(super) fn read(&mut self) -> Result<Reply, Failure> {
+        // The copy control of the selectors, else each one found by its shape, proved by
+        // agreeing with the rendered reply.
+        for index in 0..MAX_COPY_CANDIDATES {
+            let clicked: String = self.eval(&format!("window.__keyless.copy({index})"))?;
+            if clicked == "no-button" {
+                break;
+            }
+            let Some(text) = self.copied()? else {
+                continue;
+            };
+            if clicked == "discovered" {
+                let json = serde_json::to_string(&text).unwrap_or_default();
+                if !self.eval::<bool>(&format!("window.__keyless.agrees({json})"))? {
+                    continue;
+                }
+                let css: Option<String> =
+                    self.eval_json(&format!("window.__keyless.learnCopy({index})"))?;
+                if let Some(css) = css {
+                    self.heal_copy(css)?;
+                }
+            }
+            return Ok(Reply {
+                text,
+                channel: Channel::CopyButton,
+                finished_at: Instant::now(),
+            });
         }
         if let Some(text) = self.eval_json::<Option<String>>("window.__keyless.codeBlock()")? {
             return Ok(Reply {

@@ -51,16 +51,32 @@ impl CdpDriver {
         };
         let before = self.state()?;
         self.assistants_before_send = before.assistants;
+        // No selector finds a send button (a page without one, or one that changed): Enter
+        // sends, and the retry clicks the button found by its shape.
+        let by_enter = !self.eval::<bool>("window.__keyless.exists('SendButton')")?;
+        if by_enter {
+            self.eval::<bool>("window.__keyless.markButtons()")?;
+        }
         for attempt in 0..2 {
             if self.composer()?.as_deref() != Some(message) {
                 // Only the text: an attachment chip made for this message stays.
                 self.clear_text()?;
                 self.insert(message)?;
             }
-            // A scripted click first (it needs no free view of the button); the retry is a real
-            // mouse click, for handlers that ignore scripted ones.
-            let clicked = attempt > 0 && self.click_trusted("SendButton")?
-                || self.eval::<bool>("window.__keyless.click('SendButton')")?;
+            let text = serde_json::to_string(message).unwrap_or_default();
+            self.eval::<bool>(&format!("window.__keyless.beginExchange({text})"))?;
+            let clicked = if by_enter && attempt == 0 {
+                self.eval::<bool>("window.__keyless.focusComposer()")?;
+                self.key("Enter", 13)?;
+                true
+            } else if by_enter {
+                self.discover_send()? && self.click_trusted("SendButton")?
+            } else {
+                // A scripted click first (it needs no free view of the button); the retry is a
+                // real mouse click, for handlers that ignore scripted ones.
+                attempt > 0 && self.click_trusted("SendButton")?
+                    || self.eval::<bool>("window.__keyless.click('SendButton')")?
+            };
             if !clicked {
                 return Err(self.selector_not_found("SendButton", ""));
             }
@@ -202,7 +218,7 @@ impl CdpDriver {
                     }
                 }
             }
-            let replying = state.assistants > self.assistants_before_send;
+            let replying = state.assistants > self.assistants_before_send || state.ex_reply;
             // Heard on every look, so that a watcher's clock ticks while the model thinks.
             progress(if replying { state.chars } else { 0 });
             if replying {
@@ -211,11 +227,18 @@ impl CdpDriver {
                     last_change = Instant::now();
                 }
                 let settled = last_change.elapsed() >= SETTLE;
-                if !state.streaming && (state.done || settled) {
+                // Discovery's signs of a stream are guesses: they hold a reply open only until
+                // its text settles.
+                let streaming = state.streaming || state.ex_busy;
+                if !streaming && ((state.done && !state.ex_streaming) || settled) {
                     let finished_at = Instant::now();
                     let mut reply = self.read()?;
                     reply.finished_at = finished_at;
                     if crate::protocol::is_closed(&reply.text) {
+                        if state.ex_reply {
+                            // The selectors missed this reply: what discovery found is proved.
+                            self.learn_turns(state.ex_user)?;
+                        }
                         return Ok(reply);
                     }
                     let since = *finished_without_eof.get_or_insert_with(Instant::now);

@@ -29,17 +29,26 @@ use crate::catalog::{Code, Failure};
 
 mod composer;
 mod conversation;
+mod discovery;
 mod launch;
 mod sent;
+mod sketch;
 
 use sent::{Shown, shown_as};
 pub use sent::{attachment_name, attachment_note};
 
+pub use composer::STRATEGIES;
+pub use discovery::Learned;
 pub use launch::find_browser;
 use launch::open_browser;
 
 /// The script keyless puts into the page.
 const PAGE_JS: &str = include_str!("../page.js");
+/// The finders that look for a part by its shape when no selector matches it.
+const DISCOVER_JS: &str = include_str!("../discover.js");
+/// How long a known site's page has to show its composer by the selectors before discovery
+/// looks for it by its shape (a page still mounting its editor is not a changed page).
+const DISCOVERY_GRACE: Duration = Duration::from_millis(1500);
 
 /// The longest any one CDP call may take.
 const CDP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -142,6 +151,10 @@ pub struct CdpDriver {
     drawn_differently: bool,
     /// The failures a sketch of the page was saved for (one each).
     sketched: std::collections::HashSet<Code>,
+    /// Keys discovery stood in for (each warned about once).
+    healed: std::collections::HashSet<String>,
+    /// What discovery found and proved, for `keyless doctor --learn`.
+    learned: Learned,
 }
 
 /// How long an attached file has to show its chip.
@@ -161,6 +174,20 @@ struct PageState {
     too_long: bool,
     #[serde(rename = "rateLimited")]
     rate_limited: bool,
+    /// Discovery sees the sent message in a new element the UserMessage selectors miss.
+    #[serde(default, rename = "exUser")]
+    ex_user: bool,
+    /// Discovery sees a reply growing after it that the AssistantMessage selectors miss.
+    #[serde(default, rename = "exReply")]
+    ex_reply: bool,
+    /// Discovery's sure signs of a stream (a busy state on the reply, a control that says
+    /// "stop"), for a page whose StopButton selectors never matched: as a stop button.
+    #[serde(default, rename = "exBusy")]
+    ex_busy: bool,
+    /// Discovery's guesses (a control that came with the stream, the send button saying
+    /// something else): they hold a reply open until its text settles.
+    #[serde(default, rename = "exStreaming")]
+    ex_streaming: bool,
 }
 
 fn connection(reason: impl Into<String>) -> Failure {
@@ -217,6 +244,8 @@ impl CdpDriver {
             warnings: Vec::new(),
             sketched: std::collections::HashSet::new(),
             drawn_differently: false,
+            healed: std::collections::HashSet::new(),
+            learned: Learned::default(),
         };
         Ok(driver)
     }
@@ -302,6 +331,22 @@ impl CdpDriver {
             let state: PageState = self
                 .eval_json("window.__keyless.state()")
                 .unwrap_or_default();
+            // No selector finds the composer: look for it by its shape (never on a login wall
+            // or a bot check, whose fields are not a chat's).
+            let known = self
+                .options
+                .site
+                .selectors
+                .get("Composer")
+                .is_some_and(|alternatives| !alternatives.is_empty());
+            if !state.login
+                && !state.challenge
+                && (!known || started.elapsed() >= DISCOVERY_GRACE)
+                && self.discover_composer().unwrap_or(false)
+            {
+                let _ = self.eval::<bool>("window.__keyless.observe()");
+                return Ok(());
+            }
             let login_wait = self.options.login_wait;
             // A login or a bot check needs the person: in a window, they get time for it.
             let blocked = if state.login {
@@ -355,81 +400,12 @@ impl CdpDriver {
         !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
     }
 
-    /// Saves a sketch of the page for a failure a changed site explains, once per kind, and
-    /// says where it is. Other failures (offline, Ctrl+C, a closed browser) pass unchanged.
-    fn sketched<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
-        let Err(mut failure) = result else {
-            return result;
-        };
-        let telling = matches!(
-            failure.code,
-            Code::SelectorNotFound
-                | Code::SendNotConfirmed
-                | Code::ComposerNotClean
-                | Code::ReplyTimeout
-                | Code::ReplyTruncated
-        );
-        let Some(folder) = self.options.sketches.clone() else {
-            return Err(failure);
-        };
-        if !telling || !self.sketched.insert(failure.code) {
-            return Err(failure);
-        }
-        if let Some(path) =
-            self.save_sketch(&folder, &format!("{}: {}", failure.code, failure.reason))
-        {
-            let reason = failure.reason.trim_end().trim_end_matches('.');
-            failure.reason = format!(
-                "{reason}. A sketch of the page (its structure, without the conversation's text) is in {}; attach it to a report if the site changed.",
-                path.display()
-            );
-        }
-        Err(failure)
-    }
-
-    /// Saves a sketch of the page into `folder` (created if missing): which selector
-    /// alternative matched each key, then the elements with their ids, classes and the
-    /// attributes selectors use, text only as a length. `None` when the page or the folder
-    /// cannot be had.
-    pub fn save_sketch(&self, folder: &std::path::Path, why: &str) -> Option<PathBuf> {
-        let sketch = self.eval::<String>("window.__keyless.sketch()").ok()?;
-        let millis = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let path = folder.join(format!("page-sketch-{millis}.txt"));
-        let header = format!(
-            "keyless {}: the {} page, sketched because of {why}\n",
-            env!("CARGO_PKG_VERSION"),
-            self.options.site_name,
-        );
-        std::fs::create_dir_all(folder).ok()?;
-        std::fs::write(&path, format!("{header}{sketch}")).ok()?;
-        Some(path)
-    }
-
-    fn selector_not_found(&self, key: &str, why: &str) -> Failure {
-        let tried = self
-            .options
-            .site
-            .selectors
-            .get(key)
-            .map(|alternatives| alternatives.join("  |  "))
-            .unwrap_or_default();
-        Failure::new(
-            Code::SelectorNotFound,
-            format!(
-                "the {} page has no {key} element: none of these selectors matched: {tried}.{why} Run `keyless doctor` to check the selectors.",
-                self.options.site_name
-            ),
-        )
-    }
-
     /// Puts the helper script into the page (again after a navigation).
     fn install(&self) -> Result<(), Failure> {
         let selectors =
             serde_json::to_string(&self.options.site.selectors).unwrap_or_else(|_| "{}".into());
         let texts = serde_json::to_string(&self.options.site.texts).unwrap_or_else(|_| "{}".into());
-        let script = format!("({PAGE_JS})({selectors}, {texts})");
+        let script = format!("({PAGE_JS})({selectors}, {texts}, {DISCOVER_JS})");
         self.eval::<String>(&script).map(|_| ())
     }
 

@@ -1,0 +1,344 @@
+// Discovery: finds a chat page's parts by the shape every chat shares, for the keys whose
+// selectors match nothing (a site keyless has no entry for, or one that changed since).
+//
+// What survives a redesign: an editable composer near the bottom; Enter sends, or a button
+// beside the composer that appears or becomes enabled once there is text; the sent text
+// appears in a new element (the user turn), and the answer grows in a new element after it,
+// often with a stop control or a busy state while it grows, and a copy control once done.
+//
+// Discovery never guesses where a wrong guess costs exactness: the turns are found from the
+// text keyless sent and the reply's closing @@eof, and a copy control counts only once what it
+// copied agrees with the rendered reply. `cssFor` turns what was found into a selector that was
+// checked against the page, so the driver can use it for the rest of the session, name it in
+// its warning, and keep it (learning). Generated class names are never used.
+(function (k) {
+  const { visible } = k;
+  const SEND_WORDS = ["send", "submit", "senden", "absenden", "envoyer", "enviar", "invia", "verzend", "wyślij", "отправ", "发送", "傳送", "送信", "전송", "gönder", "skicka"];
+  const STOP_WORDS = ["stop", "arrêter", "arreter", "detener", "parar", "interromp", "ferma", "anhalten", "abbrechen", "остановить", "停止", "中止", "중지", "durdur", "zatrzymaj"];
+  const COPY_WORDS = ["copy", "kopieren", "copier", "copiar", "copia", "kopiuj", "копировать", "复制", "複製", "コピー", "복사", "kopyala", "kopiera", "kopiëren"];
+  // Class names made of these words were written by a person; any other class may be generated.
+  const CLASS_WORDS = ["message", "msg", "turn", "user", "assistant", "response", "reply", "answer", "query", "prompt", "markdown", "prose", "chat", "conversation", "thread", "bubble", "composer", "editor"];
+  // Attributes a selector may use: stable hooks, not words a translation changes.
+  const HOOKS = /^(data-[\w-]+|role|contenteditable|type|name|aria-multiline|aria-live)$/;
+  const STATE_NAMES = /(state|status|done|busy|streaming|loading|expanded|selected|active|open|hover|focus|length|count|index|time)/i;
+  const DONE_VALUES = /^(complete|completed|done|finished)$/i;
+
+  const strip = (s) => (s || "").replace(/\s+/g, "");
+  const label = (el) => [el.getAttribute("aria-label"), el.getAttribute("title"), el.getAttribute("data-testid"), el.textContent]
+    .filter(Boolean).join(" ").toLowerCase();
+  const says = (el, words) => { const l = label(el); return words.some((w) => l.includes(w)); };
+  const enabled = (el) => !el.disabled && el.getAttribute("aria-disabled") !== "true";
+  const buttonsIn = (root) => Array.from(root.querySelectorAll('button, [role="button"], input[type="submit"]'));
+  // A value that reads like a word, not like an id or a hash.
+  const stableValue = (v) => v.length > 0 && v.length <= 48 && !/\d{3,}/.test(v) && !/[0-9a-f]{8,}/i.test(v) && !/^[:_]/.test(v);
+  const readableClass = (c) => /^[a-z][a-z-]*[a-z]$/i.test(c) && CLASS_WORDS.some((w) => c.toLowerCase().includes(w));
+  const q = (css) => { try { return Array.from(document.querySelectorAll(css)); } catch (e) { return null; } };
+  const attr = (v) => '"' + v.replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"';
+
+  // The simple selectors that describe `el` by itself, the most lasting first: an id, the
+  // attributes a program reads (role, contenteditable, data-* tokens), then words a person
+  // reads and a translation changes, then the tag alone.
+  const own = (el) => {
+    const tag = el.tagName.toLowerCase();
+    const tokens = [];
+    const present = [];
+    const words = [];
+    if (el.id && stableValue(el.id) && /^[A-Za-z][\w-]*$/.test(el.id)) tokens.push(tag + "#" + el.id);
+    for (const a of Array.from(el.attributes)) {
+      if (!HOOKS.test(a.name) || a.name === "data-keyless") continue;
+      const css = tag + "[" + a.name + "=" + attr(a.value) + "]";
+      // A state's value changes while the element lives (done, busy, open): only its presence.
+      if (stableValue(a.value) && !STATE_NAMES.test(a.name)) (/\s/.test(a.value) ? words : tokens).push(css);
+      present.push(tag + "[" + a.name + "]");
+    }
+    for (const c of Array.from(el.classList)) if (readableClass(c)) present.push(tag + "." + c);
+    const aria = el.getAttribute("aria-label");
+    if (aria && stableValue(aria)) words.push(tag + "[aria-label=" + attr(aria) + "]");
+    return tokens.concat(present, words, [tag]);
+  };
+
+  // A selector for `el` that `accept` approves of on this page: its own hooks first, then
+  // with its parent's, then with its grandparent's; null when none is good enough.
+  const cssFor = (el, accept) => {
+    const tried = new Set();
+    const test = (css) => {
+      if (tried.has(css)) return false;
+      tried.add(css);
+      const found = q(css);
+      return !!found && found.length > 0 && accept(found, css);
+    };
+    for (const css of own(el)) if (test(css)) return css;
+    let contexts = [""];
+    let up = el.parentElement;
+    for (let depth = 0; depth < 3 && up && up !== document.documentElement; depth++, up = up.parentElement) {
+      const next = [];
+      for (const p of own(up).slice(0, 4)) for (const c of contexts) next.push(p + " > " + c);
+      contexts = next.slice(0, 24);
+      for (const c of contexts) for (const css of own(el)) if (test(c + css)) return c + css;
+    }
+    return null;
+  };
+
+  // --- The composer: the visible editable element a person would type in. ---
+  const editable = (el) => el.isContentEditable || el.tagName === "TEXTAREA" ||
+    (el.tagName === "INPUT" && /^(text|search)?$/.test(el.getAttribute("type") || ""));
+  const composer = () => {
+    const candidates = Array.from(document.querySelectorAll('textarea, input, [contenteditable]:not([contenteditable="false"])'))
+      .filter((el) => editable(el) && visible(el) && enabled(el) && !el.readOnly)
+      // The editing host, not a paragraph inside it; never an editor inside a reply's code.
+      .filter((el) => !(el.parentElement && el.parentElement.isContentEditable))
+      .filter((el) => !el.closest('[aria-hidden="true"], pre, code, .cm-editor, .monaco-editor'))
+      .filter((el) => { const r = el.getBoundingClientRect(); return r.width >= 120 && r.height >= 14; });
+    if (!candidates.length) return null;
+    const focused = candidates.find((el) => el === document.activeElement || el.contains(document.activeElement));
+    if (focused) return focused;
+    // Chats keep the composer at the bottom; a search box sits at the top.
+    return candidates.reduce((a, b) => (b.getBoundingClientRect().bottom > a.getBoundingClientRect().bottom ? b : a));
+  };
+
+  // --- The send button: beside the composer, says "send" or submits its form, or appeared
+  // (or became enabled) once the composer had text. ---
+  let buttonsBefore = null;
+  const markButtons = (composerEl) => {
+    buttonsBefore = new Map();
+    const region = composerEl && (composerEl.closest("form") || composerEl.parentElement);
+    for (const b of region ? buttonsIn(region) : []) buttonsBefore.set(b, enabled(b) && visible(b));
+  };
+  const sendButton = (composerEl) => {
+    if (!composerEl) return null;
+    let up = composerEl.parentElement;
+    for (let depth = 0; depth < 6 && up && up !== document.body; depth++, up = up.parentElement) {
+      const buttons = buttonsIn(up).filter((b) => visible(b) && enabled(b) && !composerEl.contains(b));
+      const worded = buttons.filter((b) => says(b, SEND_WORDS) && !says(b, STOP_WORDS));
+      if (worded.length) return worded[worded.length - 1];
+      const submit = buttons.filter((b) => b.type === "submit");
+      if (submit.length) return submit[submit.length - 1];
+      if (buttonsBefore) {
+        const woke = buttons.filter((b) => buttonsBefore.get(b) !== true);
+        if (woke.length === 1) return woke[0];
+      }
+    }
+    return null;
+  };
+
+  // --- One exchange: the user turn carries the sent text; the reply grows after it. ---
+  let ex = null;
+  const beginExchange = (text, composerEl, sendEl) => {
+    ex = {
+      probe: strip(text).slice(0, 80),
+      tail: strip(text).slice(-40),
+      before: new WeakSet(document.querySelectorAll("*")),
+      composer: composerEl,
+      send: sendEl,
+      sendLabel: sendEl ? label(sendEl) + "|" + sendEl.innerHTML.length : null,
+      regionButtons: new Set(composerEl ? buttonsIn(composerEl.closest("form") || composerEl.parentElement || document.body) : []),
+      user: null, userTurn: null, reply: null, thread: null, busySeen: false,
+    };
+    return true;
+  };
+  const isNew = (el) => !ex.before.has(el);
+  // The largest part of the page that holds the composer and not the user turn.
+  const composerRegion = () => {
+    let region = ex.composer && ex.composer.isConnected ? ex.composer : k.first("Composer");
+    if (!region) return null;
+    while (region.parentElement && region.parentElement !== document.body &&
+      !(ex.user && region.parentElement.contains(ex.user))) region = region.parentElement;
+    return region;
+  };
+  const findUser = () => {
+    if (ex.user && ex.user.isConnected) return ex.user;
+    ex.user = null;
+    let best = null;
+    for (const el of document.body.querySelectorAll("*")) {
+      if (!isNew(el) || el.contains(ex.composer) || (ex.composer && ex.composer.contains(el))) continue;
+      if (/^(SCRIPT|STYLE|TEXTAREA|INPUT)$/.test(el.tagName) || el.isContentEditable) continue;
+      const text = strip(el.textContent);
+      if (!text.includes(ex.probe)) continue;
+      if (!best || text.length <= strip(best.textContent).length) best = el;
+    }
+    ex.user = best;
+    return best;
+  };
+  // Text of an element without its controls (button labels are not the reply).
+  const ownText = (el) => {
+    let n = 0;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const p = walker.currentNode.parentElement;
+      if (p && !p.closest('button, [role="button"], svg, script, style')) n += strip(walker.currentNode.textContent).length;
+    }
+    return n;
+  };
+  // The reply: the first new element after the user turn, at the lowest level that has one,
+  // with at least a line of text; `final` asks for the element that holds the closing @@eof.
+  const findReply = () => {
+    const user = findUser();
+    if (!user) return null;
+    const region = composerRegion();
+    let candidate = null;
+    for (let at = user; at && at.parentElement && at !== document.body; at = at.parentElement) {
+      if (region && at.contains(region)) break;
+      for (let sib = at.nextElementSibling; sib; sib = sib.nextElementSibling) {
+        if (region && (sib.contains(region) || region.contains(sib))) continue;
+        if (!isNew(sib) && !sib.querySelector("*:not(br)")) continue;
+        const fresh = isNew(sib) || Array.from(sib.querySelectorAll("*")).some(isNew);
+        if (!fresh || ownText(sib) < 16) continue;
+        candidate = { thread: at.parentElement, userTurn: at, turn: sib };
+        break;
+      }
+      if (candidate) break;
+    }
+    if (candidate) {
+      // What the reply's turn looks like when it first shows: a selector must match it then,
+      // not only once it is finished (a done mark, a copy button, a length).
+      if (ex.reply !== candidate.turn) ex.early = { own: own(candidate.turn), features: features(candidate.turn) };
+      ex.thread = candidate.thread;
+      ex.userTurn = candidate.userTurn;
+      ex.reply = candidate.turn;
+    }
+    return candidate ? candidate.turn : null;
+  };
+
+  // --- Streaming and completion, read from the reply and the controls around the composer. ---
+  const ACTIVE = /^(streaming|generating|loading|pending|running|thinking|typing|in[-_]?progress)$/i;
+  const busy = (turn) => {
+    if (!turn) return false;
+    for (let el = turn; el && el !== document.body; el = el.parentElement) {
+      if (el.getAttribute("aria-busy") === "true") return true;
+    }
+    for (const el of [turn, ...turn.querySelectorAll("*")]) {
+      for (const a of Array.from(el.attributes)) {
+        if (a.name === "aria-busy" && a.value === "true") return true;
+        if (/^data-(is-)?(streaming|generating|loading|busy)$/.test(a.name) && a.value === "true") return true;
+        if (/^data-[\w-]*(state|status)$/.test(a.name) && ACTIVE.test(a.value)) return true;
+      }
+    }
+    return false;
+  };
+  // "busy": a sign that says so (a busy state on the reply, a control that says "stop");
+  // "guess": a control that came with the stream, or the send button saying something else
+  // (one slot for send and stop); null: no sign.
+  const streaming = (turn) => {
+    if (!ex) return null;
+    if (busy(turn)) { ex.busySeen = true; return "busy"; }
+    const region = ex.composer && (ex.composer.closest("form") || ex.composer.parentElement);
+    if (!region || !region.isConnected) return null;
+    let guess = null;
+    for (const b of buttonsIn(region)) {
+      if (!visible(b)) continue;
+      if (says(b, STOP_WORDS)) return "busy";
+      if (b === ex.send && ex.sendLabel !== null && label(b) + "|" + b.innerHTML.length !== ex.sendLabel && !says(b, SEND_WORDS)) guess = "guess";
+      if (!ex.regionButtons.has(b) && b !== ex.send && !says(b, SEND_WORDS)) guess = "guess";
+    }
+    return guess;
+  };
+  const copyControls = (turn) => {
+    if (!turn) return [];
+    const around = [turn];
+    // Some sites put a turn's actions in the element after it.
+    const next = turn.nextElementSibling;
+    if (next && buttonsIn(next).length && ownText(next) === 0) around.push(next);
+    const out = [];
+    for (const root of around) {
+      for (const b of buttonsIn(root)) {
+        // A code block's own copy button copies the code only.
+        if (b.closest("pre") || b.parentElement.querySelector(":scope > pre, :scope > code")) continue;
+        if (says(b, COPY_WORDS)) out.push(b);
+      }
+    }
+    return out;
+  };
+  const done = (turn) => {
+    if (!turn) return false;
+    if (ex && ex.busySeen && !busy(turn)) return true;
+    for (const el of [turn, ...turn.querySelectorAll("*")]) {
+      for (const a of Array.from(el.attributes)) {
+        if (/^data-[\w-]*(state|status)$/.test(a.name) && DONE_VALUES.test(a.value)) return true;
+      }
+    }
+    return copyControls(turn).length > 0;
+  };
+
+  // --- Reading: what is the answer, and does a copied text agree with it. ---
+  // A reasoning ("thinking") block before the answer is not the answer.
+  const reasoning = (el) => !!el.closest('details, [data-reasoning], [class*="reasoning"], [class*="thinking"], [class*="thought"]');
+  const answerText = (turn) => {
+    let out = "";
+    const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const p = walker.currentNode.parentElement;
+      if (p && !p.closest('button, [role="button"], svg, script, style') && !reasoning(p)) out += walker.currentNode.textContent;
+    }
+    return out;
+  };
+  const words = (s) => s.match(/[\p{L}\p{N}]+/gu) || [];
+  // Copied Markdown agrees with the rendered answer when the words shown are in it, in order
+  // (a site's own labels, like a code block's language, may be missing from it), and it holds
+  // little more (not the whole conversation; not the code alone, which lacks the prose).
+  const agrees = (turn, copied) => {
+    const shown = words(answerText(turn));
+    const text = words(copied);
+    if (!shown.length || text.length > shown.length * 1.5 + 200) return false;
+    let at = 0;
+    let missing = 0;
+    for (const word of shown) {
+      const found = text.indexOf(word, at);
+      if (found >= 0 && found - at <= 64) at = found + 1;
+      else missing++;
+    }
+    return missing <= 8 + shown.length / 50;
+  };
+
+  // --- Selectors for what was found, checked against the page. ---
+  const features = (el) => {
+    const out = [];
+    for (const d of el.querySelectorAll("*")) for (const f of own(d)) if (!out.includes(f)) out.push(f);
+    return out.slice(0, 40);
+  };
+  // `early` (the reply's shapes and parts when it first showed) limits what a reply's selector
+  // may use, and the parts only a user turn has must not be ones a young reply lacks.
+  const turnSelector = (thread, mine, other, early) => {
+    const nested = (found) => found.some((a) => found.some((b) => a !== b && a.contains(b)));
+    const accept = (found) => found.includes(mine) && !found.includes(other) && !found.some((f) => f.contains(other) || other.contains(f)) && !nested(found);
+    const parents = own(thread).slice(0, 4);
+    const shapes = own(mine).filter((s) => !early || mine !== ex.reply || early.own.includes(s));
+    for (const p of parents) for (const s of shapes) {
+      const css = p + " > " + s;
+      const found = q(css);
+      if (found && accept(found)) return css;
+    }
+    // Same shape on both sides: told apart by a part only one of them has.
+    const tag = mine.tagName.toLowerCase();
+    for (const f of features(mine)) {
+      if (other.querySelector(f) || (early && mine === ex.reply && !early.features.includes(f))) continue;
+      for (const p of parents) {
+        const css = p + " > " + tag + ":has(" + f + ")";
+        const found = q(css);
+        if (found && accept(found)) return css;
+      }
+    }
+    for (const f of features(other)) {
+      if (mine.querySelector(f) || (early && other === ex.reply && !early.features.includes(f))) continue;
+      for (const p of parents) {
+        const css = p + " > " + tag + ":not(:has(" + f + "))";
+        const found = q(css);
+        if (found && accept(found)) return css;
+      }
+    }
+    return null;
+  };
+  const learnTurns = () => {
+    if (!ex || !ex.reply || !ex.userTurn || !ex.thread) return null;
+    return {
+      UserMessage: turnSelector(ex.thread, ex.userTurn, ex.reply, ex.early),
+      AssistantMessage: turnSelector(ex.thread, ex.reply, ex.userTurn, ex.early),
+    };
+  };
+
+  const isCopy = (el) => says(el, COPY_WORDS);
+  return {
+    own, cssFor, isCopy, composer, markButtons, sendButton, beginExchange, findUser, findReply,
+    streaming, done, copyControls, reasoning, answerText, agrees, learnTurns,
+    exchange: () => ex,
+  };
+})

@@ -1,0 +1,167 @@
+//! Opening and closing the chat: the driver's options from the flags, `keyless.json`, the
+//! selectors file and what keyless learned on the page before; starting the driver; and, when a
+//! command ends, keeping what discovery proved on the page (learned selectors).
+
+use std::path::PathBuf;
+
+use super::Shared;
+use crate::exit::Status;
+
+/// Starts the chat driver; a failure is printed with its code and ends the command.
+pub(super) fn start_driver(
+    options: crate::chat::cdp::Options,
+    command: &str,
+) -> Result<crate::chat::cdp::CdpDriver, Status> {
+    eprintln!(
+        "keyless: opening {} ({}) in {}",
+        options.site_name,
+        options.url,
+        options.profile.display()
+    );
+    crate::chat::cdp::CdpDriver::start(options).map_err(|failure| {
+        eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
+        Status::Chat
+    })
+}
+
+/// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
+pub(super) fn driver_options(
+    shared: &Shared,
+    command: &str,
+) -> Result<crate::chat::cdp::Options, Status> {
+    let config = super::load_config(shared, command)?;
+    let fail = |f: crate::catalog::Failure| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    };
+    let file = crate::chat::selectors::load(shared.selectors.as_deref()).map_err(fail)?;
+    let url = shared.url.clone().or(config.browser.url.clone());
+    let site = shared.site.clone().or(config.agent.site.clone());
+    let (mut site_name, mut site) = file.site(site.as_deref(), url.as_deref()).map_err(fail)?;
+    // What discovery proved on this page before goes first (learned selectors).
+    let learned_path = crate::chat::learned::path(&config_folder());
+    let learned = crate::chat::learned::load(&learned_path).map_err(fail)?;
+    if site.discovered {
+        let known = learned
+            .known(Some(&site_name), None)
+            .or_else(|_| learned.known(None, url.as_deref()));
+        if let Ok((name, entry)) = known {
+            site_name = name;
+            site.learn_from(&entry);
+            site.matches = entry.matches;
+            eprintln!(
+                "keyless: no site in selectors.json matches this page; using the selectors keyless learned on it ({})",
+                learned_path.display()
+            );
+        } else {
+            eprintln!(
+                "keyless: no site in selectors.json matches {}: keyless finds the page's parts by their shape (discovery) and says what it found. What it proves is kept in {} for the next runs.",
+                url.as_deref().unwrap_or_default(),
+                learned_path.display()
+            );
+        }
+    } else if let Some(entry) = learned.sites.get(&site_name) {
+        site.learn_from(entry);
+    }
+    let headless = shared.headless || config.browser.headless;
+    let profile = shared
+        .profile
+        .clone()
+        .or(config.browser.user_data_dir.clone())
+        .unwrap_or_else(default_profile);
+    Ok(crate::chat::cdp::Options {
+        url: url.unwrap_or_else(|| site.url.clone()),
+        site_name,
+        site,
+        cdp_url: shared.cdp.clone().or(config.browser.cdp_url.clone()),
+        executable: shared
+            .browser
+            .clone()
+            .or(config.browser.executable_path.clone()),
+        headless,
+        profile,
+        reply_timeout: std::time::Duration::from_secs(config.browser.reply_timeout_seconds),
+        truncation_budget: std::time::Duration::from_secs(config.browser.truncation_budget_seconds),
+        // In a window the user can log in; headless, nobody can.
+        login_wait: if headless {
+            std::time::Duration::ZERO
+        } else {
+            LOGIN_WAIT
+        },
+        notice: Some(notice),
+        // Set by the command that knows where its logs go.
+        sketches: None,
+    })
+}
+
+/// How long a login wall in a visible browser waits for the user.
+const LOGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Prints a notice from the chat driver for the person at the terminal.
+fn notice(text: &str) {
+    eprintln!("keyless: {text}");
+}
+
+/// The browser profile keyless keeps, so the user logs in once: `$XDG_CONFIG_HOME/keyless/profile`
+/// or `~/.config/keyless/profile`.
+fn default_profile() -> PathBuf {
+    config_folder().join("profile")
+}
+
+/// keyless's own config folder: `$XDG_CONFIG_HOME/keyless` or `~/.config/keyless` (the
+/// browser profile, learned selectors).
+fn config_folder() -> PathBuf {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("keyless")
+}
+
+/// Keeps what discovery found and proved on the page (with `strategy`, the insertion that
+/// worked, when known) in the learned selectors, merged with what was learned on the site
+/// before, and says so. The path and the entry kept, or `None` when nothing was found.
+pub(super) fn keep_learned(
+    driver: &crate::chat::cdp::CdpDriver,
+    strategy: Option<&str>,
+) -> Option<(PathBuf, crate::chat::selectors::Site)> {
+    use crate::chat::learned;
+    let found = &driver.learned().selectors;
+    if found.is_empty() {
+        return None;
+    }
+    let path = learned::path(&config_folder());
+    let mut entry = learned::entry(driver.site_entry(), found, strategy, &learned::today());
+    let site = crate::chat::ChatDriver::site(driver);
+    if let Some(before) = learned::load(&path)
+        .ok()
+        .and_then(|file| file.sites.get(&site).cloned())
+    {
+        for (key, alternatives) in before.selectors {
+            entry.selectors.entry(key).or_insert(alternatives);
+        }
+        if entry.insert.is_empty() {
+            entry.insert = before.insert;
+        }
+    }
+    match learned::save(&path, &site, &entry) {
+        Ok(()) => {
+            eprintln!(
+                "keyless: kept the selectors discovery proved on {site} ({}) in {}; they are used before discovery next time",
+                found.keys().cloned().collect::<Vec<_>>().join(", "),
+                path.display()
+            );
+            Some((path, entry))
+        }
+        Err(failure) => {
+            eprintln!("keyless: {}: {}", failure.code, failure.reason);
+            None
+        }
+    }
+}
+
+/// Closes the chat driver, keeping first what discovery proved on the page.
+pub(super) fn close_driver(driver: crate::chat::cdp::CdpDriver) {
+    keep_learned(&driver, None);
+    driver.close();
+}

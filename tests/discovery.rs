@@ -1,0 +1,494 @@
+//! Discovery: the chat driver on local pages made unlike themselves (generated class names, no
+//! ids, translated labels, other containers, …), with no selectors at all, with another site's
+//! (stale) selectors, and with correct ones: every exchange arrives once and is read exactly.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use keyless::catalog::Code;
+use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::local::{Fault, LocalChat, MODES, PageFaults, Script, ScriptedReply};
+use keyless::chat::{Channel, ChatDriver};
+
+/// A reply full of what Markdown rendering destroys.
+const HOSTILE: &str = "````agentscript\n@@say\n<<<MSG\n*emphasis* and _under_ and **bold** <b>html</b> & stuff\n  two leading spaces\n\ttab\ttab  \ntrailing spaces   \n\n\ntwo blank lines above\nMSG>>>\n@@end\n@@newfile src/a.md\n<<<CONTENT:x7\n# Heading\n- item\n```rust\nfn main() {}\n```\n@@end\nCONTENT>>>\nCONTENT:x7>>>\n@@end\n@@done\n@@end\n@@eof\n````\n";
+
+/// Which selectors the driver gets.
+#[derive(Clone, Copy, Debug)]
+enum Knowledge {
+    None,
+    Stale(&'static str),
+}
+
+fn page(modes: &[&str]) -> PageFaults {
+    PageFaults {
+        modes: modes.iter().map(|m| m.to_string()).collect(),
+        ..PageFaults::default()
+    }
+}
+
+fn driver(chat: &LocalChat, knowledge: Knowledge, profile: PathBuf) -> CdpDriver {
+    let mut options = Options::local_page(chat.url(), profile).unwrap();
+    options.truncation_budget = Duration::from_secs(2);
+    match knowledge {
+        Knowledge::None => {
+            // As keyless sees a page no selectors file knows.
+            let file = keyless::chat::selectors::load(None).unwrap();
+            options.site = file.unknown_site(&chat.url());
+        }
+        Knowledge::Stale(site) => {
+            let file = keyless::chat::selectors::load(None).unwrap();
+            let (_, other) = file.site(Some(site), None).unwrap();
+            options.site.selectors = other.selectors;
+            options.site.texts = other.texts;
+            options.site.insert = other.insert;
+        }
+    }
+    CdpDriver::start(options).unwrap()
+}
+
+fn exchange_twice(modes: &[&str], knowledge: Knowledge) {
+    let second = "@@done\n@@end\n@@eof\n";
+    let chat = LocalChat::start(Script {
+        page: page(modes),
+        ..Script::replies([HOSTILE, second])
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut d = driver(&chat, knowledge, profile.path().to_path_buf());
+    d.send("Please do the task.\n\n  With an indented line.")
+        .unwrap();
+    let reply = d.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(reply.text, HOSTILE, "{modes:?} {knowledge:?}");
+    assert_eq!(
+        reply.channel,
+        Channel::CopyButton,
+        "{modes:?} {knowledge:?}"
+    );
+    let warnings = d.take_warnings();
+    d.send("And the second message.").unwrap();
+    let reply = d.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(reply.text, second, "{modes:?} {knowledge:?}");
+    assert_eq!(
+        chat.received(),
+        vec![
+            "Please do the task.\n\n  With an indented line.",
+            "And the second message."
+        ],
+        "{modes:?} {knowledge:?}"
+    );
+    let learned = d.learned().selectors.clone();
+    eprintln!("{modes:?} {knowledge:?}: learned {learned:#?}\nwarnings {warnings:#?}");
+    for key in ["Composer", "UserMessage", "AssistantMessage"] {
+        if matches!(knowledge, Knowledge::None) {
+            assert!(
+                learned.contains_key(key),
+                "{modes:?}: {key} not learned: {learned:?}"
+            );
+        }
+    }
+    d.close();
+}
+
+#[test]
+fn every_mode_with_no_selectors() {
+    for mode in MODES {
+        exchange_twice(&[mode], Knowledge::None);
+    }
+}
+
+/// Every disguise at once that can go together.
+const ALL_AT_ONCE: &[&str] = &[
+    "generated-classes",
+    "no-ids",
+    "translated",
+    "send-with-text",
+    "other-containers",
+    "hover-copy",
+    "reasoning",
+    "busy-signal",
+];
+
+#[test]
+fn every_disguise_at_once_with_no_selectors() {
+    exchange_twice(ALL_AT_ONCE, Knowledge::None);
+}
+
+#[test]
+fn every_mode_with_another_sites_selectors() {
+    for (mode, site) in MODES.iter().zip(
+        ["chatgpt", "claude", "gemini", "deepseek", "grok"]
+            .iter()
+            .cycle(),
+    ) {
+        exchange_twice(&[mode], Knowledge::Stale(site));
+    }
+}
+
+// --- The whole loop through `keyless run`, three ways per mode. ---
+
+/// How `keyless run` learns the page.
+#[derive(Clone, Copy, Debug)]
+enum Way {
+    /// A selectors file whose `local` entry is written for the mode.
+    Correct,
+    /// The `local` entry carries another site's selectors.
+    Stale(&'static str),
+    /// No selectors file knows the page: `--url` alone.
+    Unknown,
+}
+
+/// The local entry's selectors, changed for what `mode` takes away.
+fn correct_for(mode: &str, selectors: &mut BTreeMap<String, Vec<String>>) {
+    let mut set = |key: &str, css: &[&str]| {
+        selectors.insert(key.into(), css.iter().map(|c| c.to_string()).collect());
+    };
+    match mode {
+        "no-ids" => {
+            set(
+                "Composer",
+                &["[contenteditable=\"true\"][role=\"textbox\"]"],
+            );
+            set(
+                "StopButton",
+                &["button[aria-label=\"Stop streaming\"]:not([hidden])"],
+            );
+            set("CopyButton", &["button[aria-label=\"Copy\"]"]);
+            set("NewChat", &["header a[href=\"/\"]"]);
+        }
+        "translated" => {
+            set("CopyButton", &["[data-testid=\"copy-turn-action-button\"]"]);
+        }
+        "shared-slot" => {
+            set("StopButton", &["button[aria-label=\"Stop streaming\"]"]);
+        }
+        "other-containers" => {
+            set("UserMessage", &["main section > article:first-child"]);
+            set("AssistantMessage", &["main section > article:nth-child(2)"]);
+        }
+        "busy-signal" => {
+            set("StopButton", &["[aria-busy=\"true\"]"]);
+            set("Completed", &["[data-raw-length]"]);
+        }
+        _ => {}
+    }
+}
+
+fn selectors_file(folder: &std::path::Path, way: Way, mode: &str) -> PathBuf {
+    let mut file = keyless::chat::selectors::load(None).unwrap();
+    match way {
+        Way::Correct => {
+            let local = file.sites.get_mut("local").unwrap();
+            correct_for(mode, &mut local.selectors);
+        }
+        Way::Stale(site) => {
+            let other = file.sites[site].clone();
+            let local = file.sites.get_mut("local").unwrap();
+            local.selectors = other.selectors;
+            local.texts = other.texts;
+            local.insert = other.insert;
+        }
+        Way::Unknown => file.sites.clear(),
+    }
+    let path = folder.join("selectors.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    path
+}
+
+/// Writes a file whose bytes Markdown would mangle, then says done.
+const WRITE: &str = "```\n@@newfile notes/a.md\n<<<CONTENT\n# Title\n  *two* spaces, _under_ and a\ttab   \n\n\nafter two blank lines\n```\ninner fence\n```\nCONTENT>>>\n@@end\n@@eof\n```";
+const WRITTEN: &str = "# Title\n  *two* spaces, _under_ and a\ttab   \n\n\nafter two blank lines\n```\ninner fence\n```\n";
+const DONE: &str = "```\n@@done\n<<<MSG\nWrote the note.\nMSG>>>\n@@end\n@@eof\n```";
+
+/// `keyless run` on the local page in `modes`, learning it `way`; returns stderr.
+fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
+    let chat = LocalChat::start(Script {
+        page: page(modes),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let selectors = selectors_file(files.path(), way, modes[0]);
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"));
+    cmd.args([
+        "run",
+        "Write the note",
+        "--headless",
+        "--mode",
+        "auto",
+        "--url",
+    ])
+    .arg(chat.url())
+    .arg("--selectors")
+    .arg(&selectors)
+    .arg("--workspace")
+    .arg(ws.path())
+    .arg("--profile")
+    .arg(profile.join("browser"))
+    .env("XDG_CONFIG_HOME", profile)
+    .stdin(std::process::Stdio::null());
+    if !matches!(way, Way::Unknown) {
+        cmd.args(["--site", "local"]);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let what = format!("{modes:?} {way:?}\n{stdout}\n{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{what}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes/a.md"))
+            .unwrap_or_else(|e| panic!("{e}: {what}")),
+        WRITTEN,
+        "{what}"
+    );
+    // Nothing sent twice: the task, then the results, once each.
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{what}\n{received:#?}");
+    assert!(received[0].ends_with("Task:\nWrite the note\n"), "{what}");
+    assert!(received[1].starts_with("[KEYLESSAGENT RESULTS]"), "{what}");
+    // The reading channel is in the transcript.
+    let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
+    assert!(
+        transcript.contains("\"channel\":\"copy_button\""),
+        "{what}\n{transcript}"
+    );
+    stderr
+}
+
+/// Runs the whole loop on `mode` three ways: correct selectors, `stale` (another site's), none.
+fn three_ways(mode: &str, stale: &'static str) {
+    for way in [Way::Correct, Way::Stale(stale), Way::Unknown] {
+        let profile = tempfile::tempdir().unwrap();
+        let stderr = run_through(&[mode], way, profile.path());
+        if matches!(way, Way::Unknown) {
+            assert!(
+                stderr.contains("finds the page's parts by their shape"),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+macro_rules! three_ways {
+    ($($name:ident: $mode:literal, $stale:literal;)*) => {$(
+        #[test]
+        fn $name() {
+            three_ways($mode, $stale);
+        }
+    )*};
+}
+
+three_ways! {
+    generated_classes_three_ways: "generated-classes", "chatgpt";
+    no_ids_three_ways: "no-ids", "claude";
+    translated_three_ways: "translated", "gemini";
+    send_with_text_three_ways: "send-with-text", "deepseek";
+    shared_slot_three_ways: "shared-slot", "grok";
+    enter_only_three_ways: "enter-only", "mistral";
+    other_containers_three_ways: "other-containers", "chatgpt";
+    hover_copy_three_ways: "hover-copy", "claude";
+    reasoning_three_ways: "reasoning", "copilot";
+    busy_signal_three_ways: "busy-signal", "aistudio";
+}
+
+#[test]
+fn the_modes_are_all_run() {
+    // A mode added to the page without a run above fails here.
+    let source = include_str!("discovery.rs");
+    for mode in MODES {
+        assert!(
+            source.contains(&format!("\"{mode}\", \"")),
+            "{mode} has no three-ways test"
+        );
+    }
+}
+
+// --- Learning ---
+
+/// Runs the built keyless with `args` on `chat`'s page, knowing no site, with `config` as its
+/// config folder.
+fn keyless_unknown(
+    chat: &LocalChat,
+    config: &std::path::Path,
+    args: &[&str],
+) -> std::process::Output {
+    let selectors = config.join("no-sites.json");
+    std::fs::write(&selectors, "{\"sites\": {}}").unwrap();
+    std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(args)
+        .args(["--headless", "--url"])
+        .arg(chat.url())
+        .arg("--selectors")
+        .arg(&selectors)
+        .arg("--profile")
+        .arg(config.join("browser"))
+        .env("XDG_CONFIG_HOME", config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn doctor_learn_keeps_selectors_with_which_the_next_run_needs_no_discovery() {
+    let modes = [
+        "generated-classes",
+        "no-ids",
+        "other-containers",
+        "translated",
+    ];
+    let chat = LocalChat::start(Script {
+        page: page(&modes),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(&chat, config.path(), &["doctor", "--learn"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("learned: the entry for 127.0.0.1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("+ Composer: "), "{stdout}");
+    let path = config.path().join("keyless/learned-selectors.json");
+    let file = keyless::chat::learned::load(&path).unwrap();
+    let entry = &file.sites["127.0.0.1"];
+    for key in [
+        "Composer",
+        "UserMessage",
+        "AssistantMessage",
+        "CopyButton",
+        "Completed",
+    ] {
+        assert!(
+            entry.selectors.contains_key(key),
+            "{key} not learned: {entry:#?}"
+        );
+    }
+    // Never a generated class name: the page draws new ones on every load.
+    let json = std::fs::read_to_string(&path).unwrap();
+    assert!(!json.contains("div.c") && !json.contains(".c"), "{json}");
+
+    // The next run, on a fresh page load, finds every part by the learned selectors.
+    let ws = tempfile::tempdir().unwrap();
+    let ws_arg = ws.path().to_str().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws_arg,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("using the selectors keyless learned"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("by its shape"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
+        WRITTEN
+    );
+}
+
+// --- Faults in a discovered session: as with selectors, never executed half. ---
+
+/// A driver on a page no selectors file knows, every disguise on, with `script`'s replies.
+fn discovered(script: Script, timeout: Duration) -> (LocalChat, CdpDriver, tempfile::TempDir) {
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: ALL_AT_ONCE.iter().map(|m| m.to_string()).collect(),
+            ..script.page.clone()
+        },
+        ..script
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.site = keyless::chat::selectors::load(None)
+        .unwrap()
+        .unknown_site(&chat.url());
+    options.reply_timeout = timeout;
+    options.truncation_budget = Duration::from_secs(1);
+    let driver = CdpDriver::start(options).unwrap();
+    (chat, driver, profile)
+}
+
+fn faulty(fault: Fault) -> Script {
+    Script {
+        replies: vec![ScriptedReply {
+            text: HOSTILE.to_string(),
+            fault: Some(fault),
+        }],
+        ..Script::default()
+    }
+}
+
+#[test]
+fn a_truncated_reply_on_a_discovered_page_is_reply_truncated() {
+    let (_chat, mut d, _p) = discovered(faulty(Fault::Truncate), Duration::from_secs(20));
+    d.send("go on").unwrap();
+    let failure = d.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ReplyTruncated, "{failure:?}");
+    d.close();
+}
+
+#[test]
+fn no_reply_on_a_discovered_page_is_reply_timeout() {
+    let (_chat, mut d, _p) = discovered(faulty(Fault::NoReply), Duration::from_secs(3));
+    d.send("go on").unwrap();
+    let failure = d.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ReplyTimeout, "{failure:?}");
+    d.close();
+}
+
+#[test]
+fn the_length_limit_on_a_discovered_page_is_chat_exhausted() {
+    let (_chat, mut d, _p) = discovered(faulty(Fault::Exhausted), Duration::from_secs(20));
+    d.send("go on").unwrap();
+    let failure = d.wait_reply(&mut |_| {}).unwrap_err();
+    assert_eq!(failure.code, Code::ChatExhausted, "{failure:?}");
+    d.close();
+}
+
+#[test]
+fn offline_on_a_discovered_page_is_reported_and_the_message_goes_later() {
+    let (chat, mut d, _p) = discovered(Script::replies([HOSTILE]), Duration::from_secs(20));
+    d.set_offline(true).unwrap();
+    let failure = d
+        .send("go on")
+        .and_then(|()| d.wait_reply(&mut |_| {}).map(|_| ()))
+        .unwrap_err();
+    assert_eq!(failure.code, Code::NetworkOffline, "{failure:?}");
+    d.set_offline(false).unwrap();
+    d.send("go on").unwrap();
+    assert_eq!(d.wait_reply(&mut |_| {}).unwrap().text, HOSTILE);
+    assert_eq!(chat.received(), vec!["go on"]);
+    d.close();
+}
+
+#[test]
+fn a_stale_composer_on_a_discovered_page_is_cleared_first() {
+    let script = Script {
+        page: PageFaults {
+            stale_composer: Some("old draft\nwith two lines".into()),
+            ..PageFaults::default()
+        },
+        ..Script::replies([HOSTILE])
+    };
+    let (chat, mut d, _p) = discovered(script, Duration::from_secs(20));
+    d.send("fresh message").unwrap();
+    assert_eq!(d.wait_reply(&mut |_| {}).unwrap().text, HOSTILE);
+    assert_eq!(chat.received(), vec!["fresh message"]);
+    d.close();
+}
