@@ -12,7 +12,7 @@ use keyless::protocol::parse;
 use keyless::workspace::Workspace;
 use keyless::workspace::backup::{Backup, BatchKind};
 
-#[path = "../tests/common/quiet_host.rs"]
+#[path = "../tests/it/common/quiet_host.rs"]
 mod quiet_host;
 use quiet_host::Quiet;
 

@@ -15,7 +15,7 @@ use keyless::config::Mode;
 use keyless::turn;
 use keyless::workspace::Workspace;
 
-#[path = "../tests/common/quiet_host.rs"]
+#[path = "../tests/it/common/quiet_host.rs"]
 mod quiet_host;
 use quiet_host::Quiet;
 

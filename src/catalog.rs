@@ -1,8 +1,9 @@
 //! The error-code catalog: every failure keyless reports carries one of these stable codes.
 //!
 //! The table below is the single source of truth. `docs/error-codes.md` is generated from it
-//! (`UPDATE_DOCS=1 cargo test --test catalog`), and a test fails when the catalog, the docs and
-//! the user's specification disagree. A code, once published, is never reused for another meaning.
+//! (`UPDATE_DOCS=1 cargo test --test it catalog`), and a test fails when the catalog, the docs
+//! and the user's specification disagree. A code, once published, is never reused for another
+//! meaning.
 //! Nothing in keyless matches on message text: code that needs to tell failures apart matches on
 //! [`Code`].
 
@@ -155,7 +156,7 @@ pub fn render_markdown() -> String {
     let mut out = String::from(
         "# Error codes\n\n\
          Every failure keyless reports carries one of these stable codes. This page is generated \
-         from `src/catalog.rs` by `UPDATE_DOCS=1 cargo test --test catalog`; a test fails when \
+         from `src/catalog.rs` by `UPDATE_DOCS=1 cargo test --test it catalog`; a test fails when \
          they disagree. Codes are never reused.\n",
     );
     for category in Category::ALL {

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 
-#[path = "common/local_keyless.rs"]
-mod local_keyless;
-use local_keyless::keyless_on;
+use crate::common::local_keyless::keyless_on;
 
 /// `keyless run wait` on the local page.
 fn keyless(ws: &Path, profile: &Path, chat: &LocalChat) -> Command {

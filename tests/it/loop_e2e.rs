@@ -7,9 +7,7 @@ use std::process::{Command, Stdio};
 
 use keyless::chat::local::{LocalChat, Script};
 
-#[path = "common/local_keyless.rs"]
-mod local_keyless;
-use local_keyless::keyless_on;
+use crate::common::local_keyless::keyless_on;
 
 /// Runs `keyless run` in `ws` against a local page scripted with `replies`; returns stdout,
 /// the exit code, and every message the model received.

@@ -5,9 +5,7 @@ use std::process::Command;
 
 use keyless::chat::local::{LocalChat, Script};
 
-#[path = "common/local_keyless.rs"]
-mod local_keyless;
-use local_keyless::keyless_on;
+use crate::common::local_keyless::keyless_on;
 
 #[test]
 fn run_carries_a_task_to_done() {

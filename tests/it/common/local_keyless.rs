@@ -1,7 +1,6 @@
 //! The built `keyless` against the local chat page in headless Chromium: `keyless <args>
 //! --site local --headless --url <page> --workspace <ws> --profile <profile>`, with the profile
-//! as its config folder and no standard input. Included with
-//! `#[path = "common/local_keyless.rs"] mod local_keyless;`.
+//! as its config folder and no standard input.
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -16,13 +16,9 @@ use keyless::config::Mode;
 use keyless::turn::{self, Stop, record};
 use keyless::workspace::Workspace;
 
-#[path = "common/quiet_host.rs"]
-mod quiet_host;
-use quiet_host::Quiet;
+use crate::common::quiet_host::Quiet;
 
-#[path = "common/local_keyless.rs"]
-mod local_keyless;
-use local_keyless::keyless_on;
+use crate::common::local_keyless::keyless_on;
 
 /// `keyless <args>` on the local page, approving every command (Auto mode).
 fn keyless(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
@@ -61,6 +57,15 @@ fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Ctrl+C, as a terminal sends it.
+fn interrupt(child: &Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
 }
 
 fn kill(child: &mut Child) {
@@ -301,41 +306,36 @@ fn settings() -> Settings {
     }
 }
 
+/// Ctrl+C is a SIGINT to the built binary: the Ctrl+C flag is process-wide, and these tests
+/// share their process with the others.
 #[test]
 fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
     let chat = fault_then_done(Fault::NoReply, "answered");
-    let dir = tempfile::tempdir().unwrap();
-    let ws = Workspace::open(dir.path()).unwrap();
+    let ws = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let mut driver = driver(&chat, profile.path());
-    let stop = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            wait_for("the message", || chat.received().len() == 1);
-            keyless::cancel::request();
-        });
-        turn::run(
-            "the task".into(),
-            &mut driver,
-            &ws,
-            &mut Quiet,
-            &settings(),
-            &mut |_| {},
-        )
-    });
-    keyless::cancel::reset();
-    let Stop::Chat(failure) = stop else {
-        panic!("{stop:?}")
-    };
-    assert_eq!(failure.code, Code::Cancelled);
-    let session = record::load_session(&ws).unwrap();
-    assert_eq!(session.pending.as_deref(), Some("the task"));
+    let mut child = start_silently(&["run", "the task"], ws.path(), profile.path(), &chat);
+    wait_for("the message", || chat.received().len() == 1);
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "Ctrl+C is exit 130 (KA_CANCELLED)"
+    );
+    let session = record::load_session(&Workspace::open(ws.path()).unwrap()).unwrap();
+    assert!(
+        session.pending.as_deref().unwrap().contains("the task"),
+        "{session:?}"
+    );
     assert!(session.chat_url.as_deref().unwrap().contains("/c/"));
 
     // The chat shows the message without a reply: it is sent again, in the same chat.
-    let stop = resume(session, &mut driver, &ws, &settings());
-    assert_eq!(stop, done("answered"));
-    assert_eq!(chat.received(), vec!["the task", "the task"]);
-    driver.close();
+    let (out, text) = run_to_end(&["run", "--resume"], ws.path(), profile.path(), &chat);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Done. answered"), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert_eq!(received[0], received[1], "the same message again");
 }
 
 #[test]
@@ -472,11 +472,7 @@ fn ctrl_c_during_a_command_stops_the_turn_and_the_next_run_sends_its_results() {
     wait_for("the command to start", || {
         ws.path().join("started.txt").exists()
     });
-    let interrupted = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
+    interrupt(&child);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "Ctrl+C is exit 130");
     assert_eq!(chat.received().len(), 1, "nothing more was sent");

@@ -118,7 +118,7 @@ fn line(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::proptest_config(2000))]
 
     /// No spelling of a forbidden command classifies below Denied.
     #[test]

@@ -5,8 +5,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::common::{Applied, Test};
 
 fn reply(commands: &[(&str, &str)]) -> String {
     let mut out = String::new();
@@ -18,36 +20,12 @@ fn reply(commands: &[(&str, &str)]) -> String {
     out + "@@next\n@@end\n@@eof\n"
 }
 
-fn keyless(ws: &Path, reply_text: &str, args: &[&str]) -> Command {
-    let file = ws.join("../reply.txt");
-    fs::write(&file, reply_text).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_keyless"));
-    command
-        .arg("apply")
-        .arg(&file)
-        .arg("--workspace")
-        .arg(ws)
-        .args(args)
-        .stdin(Stdio::null());
-    command
-}
-
-fn apply(ws: &Path, reply_text: &str, args: &[&str]) -> (String, Option<i32>) {
-    let Output { stdout, status, .. } = keyless(ws, reply_text, args).output().unwrap();
-    (String::from_utf8_lossy(&stdout).into_owned(), status.code())
-}
-
-fn workspace() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    fs::create_dir(&ws).unwrap();
-    (dir, ws)
-}
-
 #[test]
 fn output_exit_code_and_duration_are_reported() {
-    let (_dir, ws) = workspace();
-    let (out, code) = apply(&ws, &reply(&[("", "echo hello && echo world")]), &[]);
+    let test = Test::new();
+    let Applied {
+        stdout: out, code, ..
+    } = test.apply(&reply(&[("", "echo hello && echo world")]));
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("--- result 1/1 | #1 runcommand | echo hello && echo world ---\nstatus: ok | exit code: 0 | duration: "), "{out}");
     assert!(
@@ -58,12 +36,13 @@ fn output_exit_code_and_duration_are_reported() {
 
 #[test]
 fn stdout_and_stderr_are_interleaved_in_order() {
-    let (_dir, ws) = workspace();
-    let (out, _) = apply(
-        &ws,
-        &reply(&[("", "echo one; echo two >&2; echo three; echo four >&2")]),
-        &[],
-    );
+    let test = Test::new();
+    let out = test
+        .apply(&reply(&[(
+            "",
+            "echo one; echo two >&2; echo three; echo four >&2",
+        )]))
+        .stdout;
     assert!(
         out.contains("<<<OUTPUT\none\ntwo\nthree\nfour\nOUTPUT>>>"),
         "{out}"
@@ -72,12 +51,13 @@ fn stdout_and_stderr_are_interleaved_in_order() {
 
 #[test]
 fn a_failed_probe_reports_its_code_and_the_batch_goes_on() {
-    let (_dir, ws) = workspace();
-    let (out, code) = apply(
-        &ws,
-        &reply(&[("", "ls /definitely/not/here"), ("", "echo after")]),
-        &[],
-    );
+    let test = Test::new();
+    let Applied {
+        stdout: out, code, ..
+    } = test.apply(&reply(&[
+        ("", "ls /definitely/not/here"),
+        ("", "echo after"),
+    ]));
     assert_eq!(code, Some(3));
     assert!(
         out.contains("status: error | code: KA_COMMAND_FAILED | exit code: 2 | duration: "),
@@ -92,12 +72,13 @@ fn a_failed_probe_reports_its_code_and_the_batch_goes_on() {
 
 #[test]
 fn a_missing_program_is_command_not_found() {
-    let (_dir, ws) = workspace();
-    let (out, _) = apply(
-        &ws,
-        &reply(&[("", "no-such-program-keyless-test --x")]),
-        &["--mode", "auto"],
-    );
+    let test = Test::new();
+    let out = test
+        .apply_with(
+            &reply(&[("", "no-such-program-keyless-test --x")]),
+            &["--mode", "auto"],
+        )
+        .stdout;
     assert!(out.contains("code: KA_COMMAND_NOT_FOUND"), "{out}");
     assert!(out.contains("exit code: 127"), "{out}");
 }
@@ -113,11 +94,14 @@ fn alive(pid: &str) -> bool {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_timeout_ends_the_whole_process_tree_and_keeps_partial_output() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
+    let ws = test.ws();
     // A grandchild in the background and a child in the foreground, both sleeping long.
     let cmd = "echo started; sh -c 'sleep 300 & echo $! > grandchild.pid; wait' & echo $! > child.pid; sleep 300";
     let started = Instant::now();
-    let (out, code) = apply(&ws, &reply(&[("timeout=2", cmd)]), &["--mode", "auto"]);
+    let Applied {
+        stdout: out, code, ..
+    } = test.apply_with(&reply(&[("timeout=2", cmd)]), &["--mode", "auto"]);
     assert!(
         started.elapsed() < Duration::from_secs(20),
         "took {:?}",
@@ -141,12 +125,14 @@ fn a_timeout_ends_the_whole_process_tree_and_keeps_partial_output() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_gigabyte_of_output_is_capped_head_and_tail_in_bounded_memory() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
     let cmd = "printf 'FIRST-LINE\\n'; head -c 1000000000 /dev/zero | tr '\\0' x; printf '\\nLAST-LINE\\n'";
     let started = Instant::now();
-    let (out, code) = apply(&ws, &reply(&[("timeout=600", cmd)]), &[]);
+    let (out, code, max_rss_kb) =
+        output_and_peak_rss(test.command(&reply(&[("timeout=600", cmd)]), &[]));
     let took = started.elapsed();
     assert_eq!(code, Some(0), "{out}");
     assert!(
@@ -166,32 +152,59 @@ fn a_gigabyte_of_output_is_capped_head_and_tail_in_bounded_memory() {
         out.len()
     );
     // The largest resident set among keyless and the programs it ran.
-    let max_rss_kb = max_child_rss_kb();
     eprintln!(
         "1 GB of output captured in {took:?}; peak RSS of any child process {max_rss_kb} KiB"
     );
     assert!(max_rss_kb < 64 * 1024, "peak RSS {max_rss_kb} KiB");
 }
 
-#[cfg(unix)]
-fn max_child_rss_kb() -> i64 {
-    // SAFETY: getrusage fills the struct we pass; nothing else is touched.
-    unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
-        usage.ru_maxrss
+/// Runs keyless to its end under GNU time: its standard output, exit code, and the largest
+/// resident set (KiB) among keyless and the programs it ran. A process the tests start
+/// themselves would not do: its peak starts at the peak of the tests' process (the kernel counts
+/// the memory a child shares with its parent until it executes a program), while GNU time is a
+/// small process of its own.
+#[cfg(target_os = "linux")]
+fn output_and_peak_rss(command: Command) -> (String, Option<i32>, i64) {
+    let report = tempfile::NamedTempFile::new().unwrap();
+    let mut timed = Command::new("/usr/bin/time");
+    timed
+        .args(["-f", "%M", "-o"])
+        .arg(report.path())
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdin(Stdio::null());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => timed.env(key, value),
+            None => timed.env_remove(key),
+        };
     }
+    let out = timed
+        .output()
+        .expect("GNU time (/usr/bin/time, Debian package `time`) measures keyless's memory");
+    let report = fs::read_to_string(report.path()).unwrap();
+    let peak = report.lines().last().unwrap_or_default().trim();
+    let peak = peak
+        .parse()
+        .unwrap_or_else(|_| panic!("GNU time reported {report:?}"));
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+        peak,
+    )
 }
 
 #[cfg(unix)]
 #[test]
 fn ctrl_c_cancels_the_running_command_and_keeps_its_partial_output() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
+    let ws = test.ws();
     let text = reply(&[
         ("", "echo before-sleep; touch started; sleep 300"),
         ("", "echo never"),
     ]);
-    let child = keyless(&ws, &text, &["--mode", "auto"])
+    let child = test
+        .command(&text, &["--mode", "auto"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -221,9 +234,10 @@ fn ctrl_c_cancels_the_running_command_and_keeps_its_partial_output() {
 
 #[test]
 fn a_tool_missing_from_the_snapshot_is_never_started() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
     // cargo lives outside /usr/bin and /bin, so with this PATH the snapshot lists it Missing.
-    let out = keyless(&ws, &reply(&[("", "cargo build")]), &[])
+    let out = test
+        .command(&reply(&[("", "cargo build")]), &[])
         .env("PATH", "/usr/bin:/bin")
         .output()
         .unwrap();
@@ -234,13 +248,15 @@ fn a_tool_missing_from_the_snapshot_is_never_started() {
 
 #[test]
 fn denied_never_runs_in_any_mode() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
+    let ws = test.ws();
     for mode in ["ask", "autosafe", "auto"] {
-        let (out, _) = apply(
-            &ws,
-            &reply(&[("", "touch canary && git push --force")]),
-            &["--mode", mode],
-        );
+        let out = test
+            .apply_with(
+                &reply(&[("", "touch canary && git push --force")]),
+                &["--mode", mode],
+            )
+            .stdout;
         assert!(
             out.contains("code: KA_COMMAND_DENIED | tier: Denied"),
             "{mode}: {out}"
@@ -254,24 +270,21 @@ fn denied_never_runs_in_any_mode() {
 
 #[test]
 fn risky_without_a_terminal_is_declined_in_ask_and_autosafe() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
+    let ws = test.ws();
     for mode in ["ask", "autosafe"] {
-        let (out, _) = apply(
-            &ws,
-            &reply(&[("", "touch made-by-risky")]),
-            &["--mode", mode],
-        );
+        let out = test
+            .apply_with(&reply(&[("", "touch made-by-risky")]), &["--mode", mode])
+            .stdout;
         assert!(
             out.contains("code: KA_COMMAND_DECLINED | tier: Risky"),
             "{mode}: {out}"
         );
         assert!(!ws.join("made-by-risky").exists());
     }
-    let (out, _) = apply(
-        &ws,
-        &reply(&[("", "touch made-by-risky")]),
-        &["--mode", "auto"],
-    );
+    let out = test
+        .apply_with(&reply(&[("", "touch made-by-risky")]), &["--mode", "auto"])
+        .stdout;
     assert!(
         (out.contains("status: ok | exit code: 0 | duration: ")
             && out.contains("s | tier: Risky\n")),
@@ -282,14 +295,19 @@ fn risky_without_a_terminal_is_declined_in_ask_and_autosafe() {
 
 #[test]
 fn execute_tier_asks_in_ask_mode() {
-    let (_dir, ws) = workspace();
+    let test = Test::new();
+    let ws = test.ws();
     fs::write(ws.join("run.sh"), "echo ran > ran.txt\n").unwrap();
-    let (out, _) = apply(&ws, &reply(&[("", "sh run.sh")]), &["--mode", "ask"]);
+    let out = test
+        .apply_with(&reply(&[("", "sh run.sh")]), &["--mode", "ask"])
+        .stdout;
     assert!(
         out.contains("code: KA_COMMAND_DECLINED | tier: Execute"),
         "{out}"
     );
-    let (out, _) = apply(&ws, &reply(&[("", "sh run.sh")]), &["--mode", "auto"]);
+    let out = test
+        .apply_with(&reply(&[("", "sh run.sh")]), &["--mode", "auto"])
+        .stdout;
     assert!(
         (out.contains("status: ok | exit code: 0 | duration: ")
             && out.contains("s | tier: Execute\n")),
@@ -311,19 +329,18 @@ fn git(dir: &Path, args: &[&str]) {
 
 #[test]
 fn read_only_git_cannot_be_turned_into_a_program_launcher() {
-    let (_dir, ws) = workspace();
-    git(&ws, &["init", "-q"]);
+    let test = Test::new();
+    let ws = test.ws();
+    git(ws, &["init", "-q"]);
     fs::write(ws.join("a.txt"), "a\n").unwrap();
     // core.fsmonitor names a program git status would run.
     git(
-        &ws,
+        ws,
         &["config", "core.fsmonitor", "touch fsmonitor-ran; false"],
     );
-    let (out, _) = apply(
-        &ws,
-        &reply(&[("", "git status --short")]),
-        &["--mode", "ask"],
-    );
+    let out = test
+        .apply_with(&reply(&[("", "git status --short")]), &["--mode", "ask"])
+        .stdout;
     assert!(
         (out.contains("status: ok | exit code: 0 | duration: ")
             && out.contains("s | tier: ReadOnly\n")),
@@ -332,9 +349,9 @@ fn read_only_git_cannot_be_turned_into_a_program_launcher() {
     assert!(!ws.join("fsmonitor-ran").exists(), "core.fsmonitor ran");
 
     // diff.external would run on git diff: the line is no longer read-only, so it asks.
-    git(&ws, &["add", "a.txt"]);
+    git(ws, &["add", "a.txt"]);
     git(
-        &ws,
+        ws,
         &[
             "-c",
             "user.name=t",
@@ -346,8 +363,10 @@ fn read_only_git_cannot_be_turned_into_a_program_launcher() {
         ],
     );
     fs::write(ws.join("a.txt"), "b\n").unwrap();
-    git(&ws, &["config", "diff.external", "touch external-ran"]);
-    let (out, _) = apply(&ws, &reply(&[("", "git diff")]), &["--mode", "ask"]);
+    git(ws, &["config", "diff.external", "touch external-ran"]);
+    let out = test
+        .apply_with(&reply(&[("", "git diff")]), &["--mode", "ask"])
+        .stdout;
     assert!(
         out.contains("code: KA_COMMAND_DECLINED | tier: Risky"),
         "{out}"

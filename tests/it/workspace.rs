@@ -339,7 +339,7 @@ fn file_line() -> impl Strategy<Value = (String, &'static str)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(crate::common::proptest_config(64))]
 
     /// Whatever mix of endings, BOM and final newline a file has, an edit of one line leaves
     /// the bytes before and after that line's text exactly as they were.

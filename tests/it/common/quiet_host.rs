@@ -1,6 +1,7 @@
 //! A host with no one at it, for tests and benchmarks that only touch files: it shows nothing,
-//! answers no question, approves nothing and runs nothing. Included with
-//! `#[path = "…/common/quiet_host.rs"] mod quiet_host;`.
+//! answers no question, approves nothing and runs nothing. The benchmarks include this file
+//! with `#[path = "../tests/it/common/quiet_host.rs"] mod quiet_host;`, so it uses nothing else
+//! of the test binary.
 
 use std::time::Duration;
 

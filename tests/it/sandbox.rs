@@ -156,7 +156,10 @@ impl World {
             .env(
                 "RUSTUP_HOME",
                 std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| real_home.join(".rustup").into()),
-            );
+            )
+            // A target folder set for the tests' own build is not the test project's (and lies
+            // outside what the sandbox lets a command write).
+            .env_remove("CARGO_TARGET_DIR");
         for (k, v) in &self.env {
             command.env(k, v);
         }

@@ -566,7 +566,7 @@ mod properties {
     ];
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #![proptest_config(crate::common::proptest_config(1000))]
 
         #[test]
         fn arbitrary_text_never_panics(line in "\\PC{0,80}") {

@@ -3,12 +3,13 @@
 //! over the file, which wins over the defaults.
 
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use keyless::catalog::Code;
 use keyless::config::Config;
 use keyless::config::file::{SECTIONS, parse};
+
+use crate::common::Test;
 
 #[test]
 fn the_example_loads_as_the_defaults_and_names_every_key() {
@@ -86,63 +87,34 @@ fn values_and_case_insensitive_choices_are_read() {
     assert!(config.git.protected_branches.is_empty());
 }
 
-fn apply(ws: &Path, reply: &str, args: &[&str]) -> (String, String, Option<i32>) {
-    let file = ws.join("../reply.txt");
-    fs::write(&file, reply).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .arg("apply")
-        .arg(&file)
-        .arg("--workspace")
-        .arg(ws)
-        .args(args)
-        .stdin(Stdio::null())
-        .env("XDG_CONFIG_HOME", ws.join("../no-user-config"))
-        .output()
-        .unwrap();
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code(),
-    )
-}
-
-fn workspace(config: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    fs::create_dir(&ws).unwrap();
-    fs::write(ws.join("keyless.json"), config).unwrap();
-    (dir, ws)
-}
-
 fn run(cmd: &str) -> String {
     format!("@@runcommand\n<<<CMD\n{cmd}\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n")
 }
 
 #[test]
 fn a_broken_file_stops_keyless_with_its_code_and_position() {
-    let (_dir, ws) = workspace("{ \"Agent\": { \"Mode\": } }");
-    let (_, err, code) = apply(&ws, &run("ls"), &[]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("KA_CONFIG_INVALID"), "{err}");
-    assert!(
-        err.contains("keyless.json: not valid JSON at line 1, column 22"),
-        "{err}"
-    );
-    let (_, err, code) = apply(&ws, &run("ls"), &["--config", "/no/such/keyless.json"]);
-    assert_eq!(code, Some(2));
-    assert!(err.contains("does not exist"), "{err}");
+    let test = Test::new().config("{ \"Agent\": { \"Mode\": } }");
+    test.apply(&run("ls"))
+        .code(2)
+        .stderr_has("KA_CONFIG_INVALID")
+        .stderr_has("keyless.json: not valid JSON at line 1, column 22");
+    test.apply_with(&run("ls"), &["--config", "/no/such/keyless.json"])
+        .code(2)
+        .stderr_has("does not exist");
 }
 
 #[test]
 fn flags_win_over_the_file_which_wins_over_the_defaults() {
-    let (_dir, ws) = workspace(r#"{ "Agent": { "Mode": "Auto" } }"#);
-    let (out, _, _) = apply(&ws, &run("touch by-config"), &[]);
+    let test = Test::new().config(r#"{ "Agent": { "Mode": "Auto" } }"#);
+    let out = test.apply(&run("touch by-config")).stdout;
     assert!(
         (out.contains("status: ok | exit code: 0 | duration: ")
             && out.contains("s | tier: Risky\n")),
         "file says Auto: {out}"
     );
-    let (out, _, _) = apply(&ws, &run("touch by-flag"), &["--mode", "ask"]);
+    let out = test
+        .apply_with(&run("touch by-flag"), &["--mode", "ask"])
+        .stdout;
     assert!(
         out.contains("code: KA_COMMAND_DECLINED"),
         "flag says Ask: {out}"
@@ -151,29 +123,30 @@ fn flags_win_over_the_file_which_wins_over_the_defaults() {
 
 #[test]
 fn allow_and_deny_lists_apply_to_apply_and_policy() {
-    let (_dir, ws) = workspace(
-        r#"{ "Agent": { "Mode": "AutoSafe" }, "Commands": { "AllowList": ["sh run.sh*"], "DenyList": ["cargo publish*"] } }"#,
-    );
-    fs::write(ws.join("run.sh"), "echo ran\n").unwrap();
-    let (out, _, _) = apply(&ws, &run("sh run.sh"), &[]);
+    let test = Test::new()
+        .config(r#"{ "Agent": { "Mode": "AutoSafe" }, "Commands": { "AllowList": ["sh run.sh*"], "DenyList": ["cargo publish*"] } }"#)
+        .file("run.sh", "echo ran\n");
+    let out = test.apply(&run("sh run.sh")).stdout;
     assert!(
         (out.contains("status: ok | exit code: 0 | duration: ")
             && out.contains("s | tier: Execute\n")),
         "allow-listed: {out}"
     );
-    let (out, _, _) = apply(&ws, &run("sh other.sh"), &[]);
+    let out = test.apply(&run("sh other.sh")).stdout;
     assert!(
         out.contains("code: KA_COMMAND_DECLINED"),
         "not allow-listed: {out}"
     );
-    let (out, _, _) = apply(&ws, &run("cargo publish --dry-run"), &["--mode", "auto"]);
+    let out = test
+        .apply_with(&run("cargo publish --dry-run"), &["--mode", "auto"])
+        .stdout;
     assert!(
         out.contains("code: KA_COMMAND_DENIED"),
         "deny-listed: {out}"
     );
     let policy = Command::new(env!("CARGO_BIN_EXE_keyless"))
         .args(["policy", "--json", "--workspace"])
-        .arg(&ws)
+        .arg(test.ws())
         .arg("cargo publish")
         .output()
         .unwrap();
@@ -189,11 +162,11 @@ fn allow_and_deny_lists_apply_to_apply_and_policy() {
 
 #[test]
 fn commands_section_sets_timeout_and_failure_mode() {
-    let (_dir, ws) = workspace(
+    let test = Test::new().config(
         r#"{ "Commands": { "TimeoutSeconds": 1, "MaxTimeoutSeconds": 1, "BatchFailureMode": "Continue" } }"#,
     );
     let reply = "@@runcommand timeout=100\n<<<CMD\nsleep 5\nCMD>>>\n@@end\n@@runcommand\n<<<CMD\necho still-ran\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n";
-    let (out, _, _) = apply(&ws, reply, &[]);
+    let out = test.apply(reply).stdout;
     assert!(out.contains("code: KA_TIMEOUT"), "{out}");
     assert!(
         out.contains("timeout of 1s"),
@@ -204,14 +177,14 @@ fn commands_section_sets_timeout_and_failure_mode() {
 
 #[test]
 fn git_section_reaches_commit() {
-    let (_dir, ws) = workspace(
+    let test = Test::new().config(
         r#"{ "Agent": { "Mode": "Auto" }, "Git": { "AutoInit": true, "ProtectedBranches": [] } }"#,
     );
     let reply = "@@commit\n<<<MSG\nfirst\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n";
-    let (out, _, code) = apply(&ws, reply, &[]);
-    assert_eq!(code, Some(0), "{out}");
-    assert!(out.contains("initialised a new git repository"), "{out}");
-    assert!(ws.join(".git").is_dir());
+    test.apply(reply)
+        .code(0)
+        .stdout_has("initialised a new git repository");
+    assert!(test.ws().join(".git").is_dir());
 }
 
 #[test]
@@ -236,23 +209,17 @@ fn a_byte_order_mark_is_accepted_and_a_key_given_twice_is_refused_with_its_line(
 
 #[test]
 fn a_keyless_json_that_is_not_a_regular_file_is_named_not_skipped() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    fs::create_dir_all(ws.join("keyless.json")).unwrap();
-    let (_, err, code) = apply(&ws, &run("ls"), &[]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(
-        err.contains("keyless.json is not a regular file (it is a folder)"),
-        "{err}"
-    );
-    fs::remove_dir(ws.join("keyless.json")).unwrap();
-    let status = Command::new("mkfifo")
-        .arg(ws.join("keyless.json"))
-        .status()
-        .unwrap();
+    let test = Test::new();
+    let config = test.ws().join("keyless.json");
+    fs::create_dir_all(&config).unwrap();
+    test.apply(&run("ls"))
+        .code(2)
+        .stderr_has("keyless.json is not a regular file (it is a folder)");
+    fs::remove_dir(&config).unwrap();
+    let status = Command::new("mkfifo").arg(&config).status().unwrap();
     assert!(status.success());
     // A FIFO is never opened (that would wait for a writer for ever).
-    let (_, err, code) = apply(&ws, &run("ls"), &[]);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("a FIFO, a device or a socket"), "{err}");
+    test.apply(&run("ls"))
+        .code(2)
+        .stderr_has("a FIFO, a device or a socket");
 }

@@ -138,7 +138,7 @@ const FRAGMENTS: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(crate::common::proptest_config(512))]
 
     #[test]
     fn arbitrary_text_never_panics(input in "\\PC*") {

@@ -10,9 +10,7 @@ use keyless::config::{Limits, Mode};
 use keyless::turn::{self, Stop};
 use keyless::workspace::Workspace;
 
-#[path = "common/quiet_host.rs"]
-mod quiet_host;
-use quiet_host::Quiet;
+use crate::common::quiet_host::Quiet;
 
 fn run_turn(replies: Vec<String>, limits: Limits) -> (Stop, Vec<String>) {
     let chat = LocalChat::start(Script::replies(replies)).unwrap();

@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 use keyless::catalog::Code;
 use keyless::git::{GitSettings, commit};
 
+use crate::common::Test;
+
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
@@ -22,47 +24,41 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// A repository on branch `work` with one commit, and a bare `origin` that has it.
-fn repo_with_remote(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
-    let ws = root.join("ws");
-    let remote = root.join("remote.git");
-    fs::create_dir(&ws).unwrap();
-    git(root, &["init", "-q", "--bare", remote.to_str().unwrap()]);
-    git(&ws, &["init", "-q", "-b", "work"]);
-    git(&ws, &["config", "user.name", "Test User"]);
-    git(&ws, &["config", "user.email", "test@example.com"]);
-    git(&ws, &["remote", "add", "origin", remote.to_str().unwrap()]);
-    fs::write(ws.join("README.md"), "hello\n").unwrap();
-    git(&ws, &["add", "-A"]);
-    git(&ws, &["commit", "-qm", "first"]);
-    git(&ws, &["push", "-q", "-u", "origin", "work"]);
-    (ws, remote)
-}
-
-fn apply(ws: &Path, reply: &str) -> String {
-    let file = ws.join("../reply.txt");
-    fs::write(&file, reply).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .arg("apply")
-        .arg(&file)
-        .arg("--workspace")
-        .arg(ws)
+/// `keyless apply` in Auto mode, with no user's git configuration.
+fn test() -> Test {
+    Test::new()
         .args(["--mode", "auto"])
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A test whose workspace is a repository on branch `work` with one commit, and a bare
+/// `origin` beside it that has it.
+fn repo_with_remote() -> (Test, std::path::PathBuf) {
+    let test = test();
+    let (root, ws) = (test.root(), test.ws());
+    let remote = root.join("remote.git");
+    git(root, &["init", "-q", "--bare", remote.to_str().unwrap()]);
+    git(ws, &["init", "-q", "-b", "work"]);
+    git(ws, &["config", "user.name", "Test User"]);
+    git(ws, &["config", "user.email", "test@example.com"]);
+    git(ws, &["remote", "add", "origin", remote.to_str().unwrap()]);
+    fs::write(ws.join("README.md"), "hello\n").unwrap();
+    git(ws, &["add", "-A"]);
+    git(ws, &["commit", "-qm", "first"]);
+    git(ws, &["push", "-q", "-u", "origin", "work"]);
+    (test, remote)
 }
 
 const COMMIT: &str = "@@newfile src/new.rs\n<<<CONTENT\nfn new() {}\nCONTENT>>>\n@@end\n@@deletefile README.md\n@@end\n@@commit\n<<<MSG\nAdd new.rs, drop the README\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n";
 
 #[test]
 fn commit_stages_everything_like_add_all_and_pushes() {
-    let dir = tempfile::tempdir().unwrap();
-    let (ws, remote) = repo_with_remote(dir.path());
+    let (test, remote) = repo_with_remote();
+    let ws = test.ws();
     fs::write(ws.join("untracked.txt"), "u\n").unwrap();
-    let out = apply(&ws, &COMMIT.replace("@@deletefile", "@@readfile"));
+    let out = test
+        .apply(&COMMIT.replace("@@deletefile", "@@readfile"))
+        .stdout;
     assert!(
         out.contains(
             "--- result 3/3 | #3 commit | Add new.rs, drop the README ---\nstatus: ok | commit: "
@@ -72,12 +68,12 @@ fn commit_stages_everything_like_add_all_and_pushes() {
     assert!(out.contains("| branch: work | pushed: origin"), "{out}");
     assert!(out.contains("on work: 2 file(s) changed"), "{out}");
     assert_eq!(
-        git(&ws, &["status", "--porcelain"]),
+        git(ws, &["status", "--porcelain"]),
         "",
         "everything was committed"
     );
     assert_eq!(
-        git(&ws, &["log", "-1", "--format=%s%n%an"]),
+        git(ws, &["log", "-1", "--format=%s%n%an"]),
         "Add new.rs, drop the README\nTest User"
     );
     assert_eq!(
@@ -85,26 +81,27 @@ fn commit_stages_everything_like_add_all_and_pushes() {
         "Add new.rs, drop the README"
     );
     // keyless's own state is never committed.
-    assert!(!git(&ws, &["ls-files"]).contains(".agent"));
+    assert!(!git(ws, &["ls-files"]).contains(".agent"));
 }
 
 #[test]
 fn removed_files_are_committed_as_removed() {
-    let dir = tempfile::tempdir().unwrap();
-    let (ws, _) = repo_with_remote(dir.path());
-    let out = apply(
-        &ws,
-        &COMMIT
-            .replace("@@deletefile README.md", "@@readfile README.md")
-            .replace(
-                "@@newfile src/new.rs\n<<<CONTENT\nfn new() {}\nCONTENT>>>\n@@end\n",
-                "",
-            ),
-    );
+    let (test, _) = repo_with_remote();
+    let ws = test.ws();
+    let out = test
+        .apply(
+            &COMMIT
+                .replace("@@deletefile README.md", "@@readfile README.md")
+                .replace(
+                    "@@newfile src/new.rs\n<<<CONTENT\nfn new() {}\nCONTENT>>>\n@@end\n",
+                    "",
+                ),
+        )
+        .stdout;
     assert!(out.contains("nothing to commit"), "{out}");
     fs::remove_file(ws.join("README.md")).unwrap();
     let report = commit(
-        &ws,
+        ws,
         "drop readme",
         &GitSettings {
             push: false,
@@ -113,17 +110,17 @@ fn removed_files_are_committed_as_removed() {
     )
     .unwrap();
     assert!(report.lines[0].contains("1 file(s) changed"), "{report:?}");
-    assert!(!git(&ws, &["ls-files"]).contains("README.md"));
+    assert!(!git(ws, &["ls-files"]).contains("README.md"));
 }
 
 #[test]
 fn a_rejected_push_keeps_the_commit_and_reports_both() {
-    let dir = tempfile::tempdir().unwrap();
-    let (ws, remote) = repo_with_remote(dir.path());
+    let (test, remote) = repo_with_remote();
+    let ws = test.ws();
     // Someone else pushes first: the remote moves ahead.
-    let other = dir.path().join("other");
+    let other = test.root().join("other");
     git(
-        dir.path(),
+        test.root(),
         &[
             "clone",
             "-q",
@@ -149,7 +146,7 @@ fn a_rejected_push_keeps_the_commit_and_reports_both() {
     );
     git(&other, &["push", "-q", "origin", "work"]);
 
-    let out = apply(&ws, COMMIT);
+    let out = test.apply(COMMIT).stdout;
     assert!(
         out.contains("status: error | code: KA_GIT_FAILURE | commit: "),
         "{out}"
@@ -160,7 +157,7 @@ fn a_rejected_push_keeps_the_commit_and_reports_both() {
     );
     assert!(out.contains("committed "), "the commit is reported: {out}");
     assert_eq!(
-        git(&ws, &["log", "-1", "--format=%s"]),
+        git(ws, &["log", "-1", "--format=%s"]),
         "Add new.rs, drop the README",
         "the commit is kept"
     );
@@ -168,11 +165,12 @@ fn a_rejected_push_keeps_the_commit_and_reports_both() {
 
 #[test]
 fn protected_branches_refuse_the_commit() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    fs::create_dir(&ws).unwrap();
-    git(&ws, &["init", "-q", "-b", "main"]);
-    let out = apply(&ws, &COMMIT.replace("@@deletefile README.md\n@@end\n", ""));
+    let test = test();
+    let ws = test.ws();
+    git(ws, &["init", "-q", "-b", "main"]);
+    let out = test
+        .apply(&COMMIT.replace("@@deletefile README.md\n@@end\n", ""))
+        .stdout;
     assert!(out.contains("code: KA_BRANCH_PROTECTED"), "{out}");
     assert!(
         out.contains("git switch -c keyless/"),
@@ -180,7 +178,7 @@ fn protected_branches_refuse_the_commit() {
     );
     let head = Command::new("git")
         .args(["rev-parse", "--verify", "HEAD"])
-        .current_dir(&ws)
+        .current_dir(ws)
         .output()
         .unwrap();
     assert!(!head.status.success(), "no commit was made");
@@ -188,15 +186,25 @@ fn protected_branches_refuse_the_commit() {
 
 #[test]
 fn not_a_repository_without_auto_init() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = apply(
-        dir.path(),
-        COMMIT
-            .replace("@@deletefile README.md\n@@end\n", "")
-            .as_str(),
-    );
+    let test = test();
+    let out = test
+        .apply(&COMMIT.replace("@@deletefile README.md\n@@end\n", ""))
+        .stdout;
     assert!(out.contains("code: KA_NOT_A_GIT_REPOSITORY"), "{out}");
-    assert!(!dir.path().join(".git").exists());
+    assert!(!test.ws().join(".git").exists());
+}
+
+/// With no `git` program on PATH, AutoInit reports KA_GIT_NOT_INSTALLED. keyless runs with an
+/// empty PATH of its own; the tests' process keeps its environment.
+#[test]
+fn auto_init_without_git_installed() {
+    let empty = tempfile::tempdir().unwrap();
+    let test = test()
+        .config(r#"{ "Git": { "AutoInit": true } }"#)
+        .env("PATH", empty.path());
+    test.apply(&COMMIT.replace("@@deletefile README.md\n@@end\n", ""))
+        .stdout_has("status: error | code: KA_GIT_NOT_INSTALLED");
+    assert!(!test.ws().join(".git").exists());
 }
 
 #[test]
@@ -244,19 +252,19 @@ fn auto_init_that_fails_is_reported() {
 
 #[test]
 fn a_detached_head_is_a_git_failure() {
-    let dir = tempfile::tempdir().unwrap();
-    let (ws, _) = repo_with_remote(dir.path());
-    git(&ws, &["checkout", "-q", "--detach"]);
-    let failure = commit(&ws, "x", &GitSettings::default()).unwrap_err();
+    let (test, _) = repo_with_remote();
+    let ws = test.ws();
+    git(ws, &["checkout", "-q", "--detach"]);
+    let failure = commit(ws, "x", &GitSettings::default()).unwrap_err();
     assert_eq!(failure.code, Code::GitFailure);
     assert!(failure.reason.contains("detached"));
 }
 
 #[test]
 fn commit_and_push_run_no_hook_of_the_repository() {
-    let dir = tempfile::tempdir().unwrap();
-    let (ws, remote) = repo_with_remote(dir.path());
-    let marker = dir.path().join("hook-ran");
+    let (test, remote) = repo_with_remote();
+    let ws = test.ws();
+    let marker = test.root().join("hook-ran");
     for hook in ["pre-commit", "commit-msg", "post-commit", "pre-push"] {
         let path = ws.join(".git/hooks").join(hook);
         fs::write(
@@ -267,7 +275,7 @@ fn commit_and_push_run_no_hook_of_the_repository() {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let out = apply(&ws, COMMIT);
+    let out = test.apply(COMMIT).stdout;
     assert!(out.contains("| pushed: origin"), "{out}");
     assert!(
         !marker.exists(),
