@@ -121,7 +121,7 @@ fn prosemirror(text: &str) {
     let profile = tempfile::tempdir().unwrap();
     let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
     options.site.insert = vec!["pasteHtml".to_string()];
-    let driver = CdpDriver::start(options).unwrap();
+    let mut driver = CdpDriver::start(options).unwrap();
     let mut paste_ms = Vec::new();
     for _ in 0..5 {
         driver.clear_composer().unwrap();

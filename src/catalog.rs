@@ -116,6 +116,7 @@ catalog! {
     SelectorNotFound = "KA_SELECTOR_NOT_FOUND", ChatBrowser, "a required selector did not match";
     ReplyTimeout = "KA_REPLY_TIMEOUT", ChatBrowser, "no complete reply within the timeout";
     ReplyTruncated = "KA_REPLY_TRUNCATED", ChatBrowser, "reply stream stayed truncated (AgentScript without @@eof) longer than Browser.TruncationBudgetSeconds in one wait";
+    ReplyNotExact = "KA_REPLY_NOT_EXACT", ChatBrowser, "the reply could be read only as text rebuilt from the page, which cannot prove its bytes; nothing was executed and the model is asked to resend it in one fenced block";
     SendNotConfirmed = "KA_SEND_NOT_CONFIRMED", ChatBrowser, "the message could not be sent (not confirmed in the DOM, retry failed too)";
     AttachmentUploadFailed = "KA_ATTACHMENT_UPLOAD_FAILED", ChatBrowser, "file upload failed (falls back to pasting)";
     NetworkOffline = "KA_NETWORK_OFFLINE", ChatBrowser, "the machine is offline: nothing was uploaded or sent; the chat session stays valid, resend the same request";

@@ -40,9 +40,11 @@
   const GERMAN = {
     "Send prompt": "Nachricht senden", "Send": "Senden", "Stop streaming": "Antwort anhalten",
     "Stop": "Stopp", "Copy": "Kopieren", "New chat": "Neuer Chat", "Message": "Nachricht",
-    "Remove attachment": "Anhang entfernen",
+    "Remove attachment": "Anhang entfernen", "Remove": "Entfernen",
   };
   const say = (english) => (mode("translated") && GERMAN[english]) || english;
+  // How long a paste may be before "paste-to-file" turns it into a card (claude.ai: about 4,000).
+  const PASTE_LIMIT = 4000;
   let controller = null;
   let attached = []; // files whose upload succeeded, sent with the next message
   // The conversation's id: in the address (/c/ID) once the first message is sent, as real sites
@@ -428,6 +430,32 @@
       }
     }
     if (mode("enter-only")) sendButton.remove();
+    // A long paste becomes a "Pasted Text" card (claude.ai's markup), whatever the editor: the
+    // text goes with the message as a file, and the composer stays empty.
+    if (mode("paste-to-file")) {
+      document.addEventListener("paste", (e) => {
+        const text = e.clipboardData ? e.clipboardData.getData("text/plain") : "";
+        if (text.length <= PASTE_LIMIT) return;
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        const file = new File([text], "pasted.txt", { type: "text/plain" });
+        attached.push(file);
+        const card = document.createElement("div");
+        card.setAttribute("data-testid", "file-thumbnail");
+        card.className = cls("chip");
+        card.textContent = "Pasted Text " + text.split("\n").length + " lines ";
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.setAttribute("aria-label", say("Remove"));
+        remove.textContent = "×";
+        remove.addEventListener("click", () => {
+          attached = attached.filter((f) => f !== file);
+          card.remove();
+        });
+        card.appendChild(remove);
+        chips.appendChild(card);
+      }, true);
+    }
     if (mode("send-with-text")) {
       sendButton.remove();
       // The button is there only while the composer holds text.

@@ -335,9 +335,39 @@
     };
   };
 
+  // --- Cards: what a site puts beside the composer for a paste it turned into a file. A
+  // card is a new part of the composer's surroundings (since `markRegion`) that a person can
+  // remove: it holds a button. A composer is clean only when its cards are gone too. ---
+  const REMOVE_WORDS = ["remove", "delete", "close", "entfernen", "löschen", "supprimer", "retirer", "eliminar", "quitar", "rimuovi", "удалить", "删除", "移除", "削除", "삭제", "×", "✕"];
+  let regionBefore = null;
+  const surroundings = (composerEl) => composerEl && (composerEl.closest("form") || (composerEl.parentElement && composerEl.parentElement.parentElement));
+  const markRegion = (composerEl) => {
+    const r = surroundings(composerEl);
+    regionBefore = r ? new WeakSet(r.querySelectorAll("*")) : null;
+  };
+  const unmarkRegion = () => { regionBefore = null; };
+  const cards = (composerEl) => {
+    const r = surroundings(composerEl);
+    if (!r || !regionBefore) return [];
+    return Array.from(r.querySelectorAll("*")).filter((el) =>
+      !regionBefore.has(el) && !composerEl.contains(el) && !el.contains(composerEl) &&
+      // The top of a new part, not a piece of one.
+      (el.parentElement === r || regionBefore.has(el.parentElement)) &&
+      !el.matches('button, [role="button"], input') && visible(el) && buttonsIn(el).length > 0);
+  };
+  const removeCards = (composerEl) => {
+    let removed = 0;
+    for (const card of cards(composerEl)) {
+      const buttons = buttonsIn(card);
+      const button = buttons.find((b) => says(b, REMOVE_WORDS)) || (buttons.length === 1 ? buttons[0] : null);
+      if (button) { button.click(); removed++; }
+    }
+    return removed;
+  };
+
   const isCopy = (el) => says(el, COPY_WORDS);
   return {
-    own, cssFor, isCopy, composer, markButtons, sendButton, beginExchange, findUser, findReply,
+    own, cssFor, isCopy, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
     streaming, done, copyControls, reasoning, answerText, agrees, learnTurns,
     exchange: () => ex,
   };

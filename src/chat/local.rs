@@ -91,8 +91,9 @@ pub struct PageFaults {
     /// The composer takes no pasted text (the `pasteHtml` strategy fails on it).
     pub ignore_paste: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
-    /// and two for tests: `no-composer` (nothing on the page can be typed in) and `no-copy` (no
-    /// copy control on replies).
+    /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
+    /// control on replies), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
+    /// Text" card with claude.ai's markup, and goes with the message as a file).
     pub modes: Vec<String>,
 }
 

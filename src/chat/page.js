@@ -81,6 +81,11 @@
       return d.cssFor(el, (found) => found[0] === el);
     },
     markButtons: () => { d.markButtons(first("Composer")); return true; },
+    // Cards (a paste the site turned into a file) count from `markRegion` to `unmarkRegion`.
+    markRegion: () => { d.markRegion(first("Composer")); return true; },
+    unmarkRegion: () => { d.unmarkRegion(); return true; },
+    cards: () => d.cards(first("Composer")).length,
+    removeCards: () => d.removeCards(first("Composer")),
     // The send button by its shape; a button no selector can describe is marked for this page.
     discoverSend: () => {
       const b = d.sendButton(first("Composer"));
@@ -301,10 +306,14 @@
     },
     copied: () => window.__keylessClip,
     // Reading channel 2: the reply's only code block.
+    // Null when it cannot be exact: not one block; a code editor's view, which draws only the
+    // lines on screen; or a block that is not the whole reply (prose outside it is missing).
     codeBlock: () => {
       const a = replyTurn();
       const blocks = a ? codeBlocks(a) : [];
-      return blocks.length === 1 ? codeText(blocks[0]) : null;
+      if (blocks.length !== 1 || blocks[0].closest(".cm-editor, .monaco-editor")) return null;
+      const text = codeText(blocks[0]);
+      return d.agrees(a, text) ? text : null;
     },
     // Reading channel 3: Markdown rebuilt from the DOM, code blocks kept line by line.
     rebuilt: () => {

@@ -127,7 +127,10 @@ pub(super) fn keep_learned(
 ) -> Option<(PathBuf, crate::chat::selectors::Site)> {
     use crate::chat::learned;
     let found = &driver.learned().selectors;
-    if found.is_empty() {
+    // A strategy is worth keeping when it is not the one the site would try first.
+    let strategy =
+        strategy.filter(|s| driver.site_entry().insert.first().map(String::as_str) != Some(*s));
+    if found.is_empty() && strategy.is_none() {
         return None;
     }
     let path = learned::path(&config_folder());
@@ -146,9 +149,11 @@ pub(super) fn keep_learned(
     }
     match learned::save(&path, &site, &entry) {
         Ok(()) => {
+            let mut kept: Vec<String> = found.keys().cloned().collect();
+            kept.extend(entry.insert.first().map(|s| format!("insertion by {s}")));
             eprintln!(
-                "keyless: kept the selectors discovery proved on {site} ({}) in {}; they are used before discovery next time",
-                found.keys().cloned().collect::<Vec<_>>().join(", "),
+                "keyless: kept what worked on {site} ({}) in {}; it is used first next time",
+                kept.join(", "),
                 path.display()
             );
             Some((path, entry))
@@ -160,8 +165,9 @@ pub(super) fn keep_learned(
     }
 }
 
-/// Closes the chat driver, keeping first what discovery proved on the page.
+/// Closes the chat driver, keeping first what discovery proved on the page and the insertion
+/// strategy that worked.
 pub(super) fn close_driver(driver: crate::chat::cdp::CdpDriver) {
-    keep_learned(&driver, None);
+    keep_learned(&driver, driver.inserted_with());
     driver.close();
 }

@@ -295,10 +295,16 @@ impl<'w> Turn<'w> {
                 serde_json::json!({ "channel": reply.channel, "text": reply.text }),
             );
             tracing::info!(chars = reply.text.chars().count(), channel = ?reply.channel, "reply received");
-            let parsed = parse(&reply.text, &settings.limits);
+            let mut parsed = parse(&reply.text, &settings.limits);
+            if reply.channel == Channel::Dom {
+                // Text rebuilt from the page's prose cannot prove its bytes (emphasis markers
+                // and indentation are gone): never executed, the model resends it fenced.
+                parsed.script = None;
+                parsed.diagnostics = vec![not_exact()];
+            }
             self.recorder.entry(
                 "parse",
-                serde_json::json!({ "ok": parsed.is_ok(), "errors": parsed.diagnostics }),
+                serde_json::json!({ "ok": parsed.script.is_some(), "errors": parsed.diagnostics }),
             );
             let Some(script) = parsed.script else {
                 self.retries += 1;
@@ -587,4 +593,13 @@ fn continuation(rules: &str, done: &[String], due: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Why a reply read as text rebuilt from the page is not executed, for the format correction.
+fn not_exact() -> Diagnostic {
+    Diagnostic {
+        code: crate::catalog::Code::ReplyNotExact,
+        line: None,
+        message: "keyless could not read your reply exactly from the chat page (it was not inside one code block, and the page's copy control was missing); put the WHOLE reply inside ONE fenced code block (a longer fence, e.g. ````, when file content holds ``` lines)".into(),
+    }
 }

@@ -940,3 +940,26 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
     browser.kill().unwrap();
     browser.wait().unwrap();
 }
+
+/// A long paste the site turns into a "Pasted Text" card (claude.ai's markup, which the chip
+/// selectors do not know): keyless sees the card, removes it, and inserts another way; the
+/// message goes once, as text.
+#[test]
+fn a_paste_turned_into_a_card_is_noticed_removed_and_inserted_another_way() {
+    let message = big_prompt()[..32_000].to_string();
+    let mut s = start_with(
+        Script {
+            page: PageFaults {
+                modes: vec!["paste-to-file".into()],
+                ..PageFaults::default()
+            },
+            ..Script::replies([SHORT])
+        },
+        |o| o.site.insert = vec!["pasteHtml".into(), "insertText".into()],
+    );
+    s.driver.send(&message).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec![message]);
+    assert_eq!(s.driver.inserted_with(), Some("insertText"));
+    s.driver.close();
+}

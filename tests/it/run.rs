@@ -116,3 +116,48 @@ fn no_secret_reaches_the_chat_or_the_transcript() {
         assert!(!text.contains(DOTENV), "{text}");
     }
 }
+
+/// A reply the page could only give back as text rebuilt from its prose (no copy control, no
+/// single code block) is never executed: the model is asked to resend it fenced, and the
+/// fenced reply writes the file byte for byte.
+#[test]
+fn a_reply_read_only_from_the_pages_prose_is_never_executed() {
+    let chat = LocalChat::start(Script {
+        page: keyless::chat::local::PageFaults {
+            modes: vec!["no-copy".into()],
+            ..Default::default()
+        },
+        ..Script::replies([
+            "@@newfile a.md\n<<<CONTENT\n_under_ and  two spaces\n    indented\nCONTENT>>>\n@@end\n@@eof\n",
+            "```\n@@newfile a.md\n<<<CONTENT\n_under_ and  two spaces\n    indented\nCONTENT>>>\n@@end\n@@eof\n```",
+            "```\n@@done\n@@end\n@@eof\n```",
+        ])
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = keyless_on(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "Write a.md", "--mode", "auto"],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("a.md")).unwrap(),
+        "_under_ and  two spaces\n    indented\n"
+    );
+    let received = chat.received();
+    assert!(
+        received[1].starts_with("[KEYLESSAGENT FORMAT ERROR]")
+            && received[1].contains("ONE fenced code block"),
+        "{}",
+        received[1]
+    );
+    let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
+    assert!(transcript.contains("KA_REPLY_NOT_EXACT"), "{transcript}");
+}

@@ -22,6 +22,9 @@ const MAX_COPY_CANDIDATES: usize = 3;
 /// The insertion strategies keyless knows (`selectors.json` `insert`).
 pub const STRATEGIES: &[&str] = &["insertTextWhole", "pasteHtml", "insertText"];
 
+/// On a site that names no strategy: one insertion checked once, then checked chunks.
+const FASTEST_FIRST: &[&str] = &["insertTextWhole", "insertText"];
+
 impl CdpDriver {
     /// Clears the composer's text, leaving attachment chips.
     pub(super) fn clear_text(&self) -> Result<(), Failure> {
@@ -40,13 +43,15 @@ impl CdpDriver {
     /// Clears the composer's text and every attachment chip but the first `keep` (a chip made
     /// for the message being sent stays when an insertion strategy is undone).
     fn clean_keeping(&self, keep: usize) -> Result<(), Failure> {
-        let dirty = || -> Result<(bool, usize), Failure> {
+        // Chips by the selectors, and cards discovery sees (new since the insertion began).
+        let dirty = || -> Result<(bool, usize, usize), Failure> {
             let text = self.composer()?.unwrap_or_default();
             let chips: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
-            Ok((!text.is_empty(), chips))
+            let cards: usize = self.eval("window.__keyless.cards()")?;
+            Ok((!text.is_empty(), chips, cards))
         };
-        let (text, chips) = dirty()?;
-        if !text && chips <= keep {
+        let (text, chips, cards) = dirty()?;
+        if !text && chips <= keep && cards == 0 {
             return Ok(());
         }
         if text {
@@ -56,13 +61,16 @@ impl CdpDriver {
         if chips > keep {
             self.eval::<usize>(&format!("window.__keyless.removeChips({keep})"))?;
         }
+        if cards > 0 {
+            self.eval::<usize>("window.__keyless.removeCards()")?;
+        }
         // A big composer takes its editor a while to empty.
         let started = Instant::now();
         let (text, chips) = loop {
             std::thread::sleep(Duration::from_millis(50));
-            let (text, chips) = dirty()?;
-            if (!text && chips <= keep) || started.elapsed() > INSERT_SETTLE {
-                break (text, chips);
+            let (text, chips, cards) = dirty()?;
+            if (!text && chips <= keep && cards == 0) || started.elapsed() > INSERT_SETTLE {
+                break (text, chips + cards);
             }
         };
         if text || chips > keep {
@@ -140,38 +148,81 @@ impl CdpDriver {
     /// `insertText` checked chunks cut before line breaks (any editor, slowly in ProseMirror).
     /// A strategy that leaves anything but the exact message, or an attachment chip the site
     /// made of a big paste, is undone and the next one is tried.
-    pub fn insert(&self, message: &str) -> Result<(), Failure> {
-        let strategies: Vec<&str> = if self.options.site.insert.is_empty() {
-            vec!["insertText"]
-        } else {
-            self.options
-                .site
-                .insert
-                .iter()
-                .map(String::as_str)
-                .collect()
-        };
-        // Chips already there belong to this message (it went as a file): they stay.
+    pub fn insert(&mut self, message: &str) -> Result<(), Failure> {
+        let order = self.insertion_order();
+        // Chips already there belong to this message (it went as a file): they stay. What
+        // appears beside the composer from now on is a card a strategy made.
         let keep: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
+        self.eval::<bool>("window.__keyless.markRegion()")?;
         let mut last = None;
-        for strategy in strategies {
-            if !STRATEGIES.contains(&strategy) {
-                continue;
-            }
-            match self.insert_using(strategy, message) {
-                Ok(()) => return Ok(()),
+        for strategy in order {
+            let inserted = self.insert_using(strategy, message);
+            let cards: usize = self.eval("window.__keyless.cards()")?;
+            match inserted {
+                Ok(()) if cards == 0 => {
+                    self.eval::<bool>("window.__keyless.unmarkRegion()")?;
+                    self.inserted_with = Some(strategy.to_string());
+                    return Ok(());
+                }
+                Ok(()) => {
+                    last = Some(Failure::new(
+                        Code::SendNotConfirmed,
+                        "the site turned part of the message into an attachment card",
+                    ));
+                    self.clean_keeping(keep)?;
+                }
                 Err(failure) => {
                     last = Some(failure);
                     self.clean_keeping(keep)?;
                 }
             }
         }
+        self.eval::<bool>("window.__keyless.unmarkRegion()")?;
         Err(last.unwrap_or_else(|| {
             Failure::new(
-                Code::ConfigValidation,
-                "selectors.json names no insertion strategy keyless knows (insertTextWhole, pasteHtml, insertText)",
+                Code::SendNotConfirmed,
+                "no insertion strategy put the message into the composer exactly; nothing was sent",
             )
         }))
+    }
+
+    /// The strategies to try, in order: the one that worked last in this session; the site's
+    /// (`selectors.json` `insert`), or on a site that names none the fastest exact one (one
+    /// insertion, checked once) and then checked chunks; then every other strategy keyless
+    /// knows, since a site's list may be out of date.
+    fn insertion_order(&self) -> Vec<&'static str> {
+        let known = |name: &str| STRATEGIES.iter().copied().find(|s| *s == name);
+        let mut order: Vec<&'static str> = Vec::new();
+        let listed: Vec<&'static str> = self
+            .options
+            .site
+            .insert
+            .iter()
+            .filter_map(|s| known(s))
+            .collect();
+        let first = if listed.is_empty() {
+            FASTEST_FIRST.to_vec()
+        } else {
+            listed
+        };
+        for strategy in self
+            .inserted_with
+            .as_deref()
+            .and_then(known)
+            .into_iter()
+            .chain(first)
+            .chain(STRATEGIES.iter().copied())
+        {
+            if !order.contains(&strategy) {
+                order.push(strategy);
+            }
+        }
+        order
+    }
+
+    /// The insertion strategy that last put a message in exactly, to keep for the site.
+    pub fn inserted_with(&self) -> Option<&str> {
+        self.inserted_with.as_deref()
     }
 
     /// Puts the message into the composer with one strategy (`keyless doctor` checks each),
@@ -198,7 +249,8 @@ impl CdpDriver {
         self.eval::<bool>(&format!("window.__keyless.pasteHtml({text})"))?;
         let started = Instant::now();
         loop {
-            if self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > chips {
+            let carded = self.eval::<usize>("window.__keyless.cards()")? > 0;
+            if carded || self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > chips {
                 return Err(Failure::new(
                     Code::SendNotConfirmed,
                     "the site turned the pasted message into an attachment",
@@ -329,7 +381,7 @@ impl CdpDriver {
 
     /// Reads the last reply: the copy button, else the only code block, else the DOM.
     pub(super) fn read(&mut self) -> Result<Reply, Failure> {
-        // The copy control of the selectors, else each one found by its shape, proved by
+        // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
             let clicked: String = self.eval(&format!("window.__keyless.copy({index})"))?;
@@ -339,11 +391,13 @@ impl CdpDriver {
             let Some(text) = self.copied()? else {
                 continue;
             };
+            // What a copy control gave must agree with the rendered answer (a stale selector
+            // may name a code block's copy button, or one of another turn).
+            let json = serde_json::to_string(&text).unwrap_or_default();
+            if !self.eval::<bool>(&format!("window.__keyless.agrees({json})"))? {
+                continue;
+            }
             if clicked == "discovered" {
-                let json = serde_json::to_string(&text).unwrap_or_default();
-                if !self.eval::<bool>(&format!("window.__keyless.agrees({json})"))? {
-                    continue;
-                }
                 let css: Option<String> =
                     self.eval_json(&format!("window.__keyless.learnCopy({index})"))?;
                 if let Some(css) = css {

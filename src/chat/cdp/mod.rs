@@ -155,6 +155,8 @@ pub struct CdpDriver {
     healed: std::collections::HashSet<String>,
     /// What discovery found and proved, for `keyless doctor --learn`.
     learned: Learned,
+    /// The insertion strategy that last worked (tried first next time).
+    inserted_with: Option<String>,
 }
 
 /// How long an attached file has to show its chip.
@@ -246,6 +248,7 @@ impl CdpDriver {
             drawn_differently: false,
             healed: std::collections::HashSet::new(),
             learned: Learned::default(),
+            inserted_with: None,
         };
         Ok(driver)
     }
