@@ -251,10 +251,10 @@
           const { value, done } = await reader.read();
           if (done) break;
           raw += decoder.decode(value, { stream: true });
-          body.innerHTML = window.renderMarkdown(raw);
+          draw(body, raw);
         }
         raw += decoder.decode();
-        body.innerHTML = window.renderMarkdown(raw);
+        draw(body, raw);
       }
     } catch (err) {
       body.innerHTML = '<p class="error-text">Network error: the message could not be delivered.</p>';
@@ -342,7 +342,7 @@
         msg.appendChild(chip);
       }
       if (turn.role === "assistant") {
-        replyBody(msg).innerHTML = window.renderMarkdown(turn.text);
+        draw(replyBody(msg), turn.text);
         finishReply(msg, turn.text);
       }
     }
@@ -367,14 +367,23 @@
     }
     document.body.setAttribute("data-ready", "true");
   };
-  async function mountProseMirror() {
-    const pm = await import("/pm-editor.js");
+  // A real editor as the composer (config.editor), from its npm packages: ProseMirror,
+  // TipTap, Lexical, Quill or a textarea, each mounted by its module in /editors/.
+  async function mountEditor(name) {
+    const module = await import(name === "prosemirror" ? "/pm-editor.js" : "/editors/" + name + ".js");
     const host = document.createElement("div");
     composer.replaceWith(host);
-    const attributes = { class: cls("composer") + " ProseMirror", role: "textbox", "aria-label": say("Message") };
+    const attributes = { class: cls("composer") + (name === "prosemirror" ? " ProseMirror" : ""), role: "textbox", "aria-label": say("Message") };
     if (!mode("no-ids")) attributes.id = "prompt-textarea";
-    editor = pm.mount(host, attributes, send);
+    editor = module.mount(host, attributes, send);
   }
+  // How a reply is drawn: the page's own renderer, or a real one (config.renderer).
+  let renderer = null;
+  function draw(body, raw) {
+    if (renderer) renderer.renderInto(body, raw);
+    else body.innerHTML = window.renderMarkdown(raw);
+  }
+
   // A login wall, as a site shows to a browser profile that is not logged in: the composer
   // appears once the user has logged in (the server says so).
   async function loggedIn(c) {
@@ -473,7 +482,8 @@
     .then(async (c) => {
       config = Object.assign(config, c);
       await disguise();
-      if (config.editor === "prosemirror") await mountProseMirror();
+      if (config.editor) await mountEditor(config.editor);
+      if (config.renderer) renderer = await import("/editors/" + config.renderer + ".js");
       await loadConversation().catch(() => {});
       if (config.staleComposer && !editor) {
         model = config.staleComposer;

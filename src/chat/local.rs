@@ -21,6 +21,49 @@ const CHAT_JS: &str = include_str!("../../assets/chat/chat.js");
 const MARKDOWN_JS: &str = include_str!("../../assets/chat/markdown.js");
 const CHAT_CSS: &str = include_str!("../../assets/chat/chat.css");
 const PM_EDITOR_JS: &str = include_str!("../../assets/chat/pm-editor.js");
+/// Where the editors' and renderers' packages are, for the page's import map.
+const IMPORT_MAP: &str = include_str!("../../assets/chat/editors/importmap.json");
+/// The real editors and Markdown renderers a test may mount (`PageFaults::editor`,
+/// `PageFaults::renderer`), from the npm packages a test serves (`Script::modules`).
+const EDITORS: &[(&str, &str)] = &[
+    (
+        "prosemirror.js",
+        include_str!("../../assets/chat/editors/prosemirror.js"),
+    ),
+    (
+        "tiptap.js",
+        include_str!("../../assets/chat/editors/tiptap.js"),
+    ),
+    (
+        "lexical.js",
+        include_str!("../../assets/chat/editors/lexical.js"),
+    ),
+    (
+        "quill.js",
+        include_str!("../../assets/chat/editors/quill.js"),
+    ),
+    (
+        "textarea.js",
+        include_str!("../../assets/chat/editors/textarea.js"),
+    ),
+    (
+        "markdown-it.js",
+        include_str!("../../assets/chat/editors/markdown-it.js"),
+    ),
+    (
+        "marked.js",
+        include_str!("../../assets/chat/editors/marked.js"),
+    ),
+    (
+        "codemirror.js",
+        include_str!("../../assets/chat/editors/codemirror.js"),
+    ),
+];
+
+/// The editors a test may mount as the composer.
+pub const EDITOR_NAMES: &[&str] = &["prosemirror", "tiptap", "lexical", "quill", "textarea"];
+/// The Markdown renderers a test may draw replies with (besides the page's own).
+pub const RENDERER_NAMES: &[&str] = &["markdown-it", "marked", "codemirror"];
 
 /// What the chat says when a conversation is too long (ChatGPT's wording).
 pub const EXHAUSTED_TEXT: &str = "You've reached the maximum length for this conversation, but you can keep talking by starting a new chat.";
@@ -71,9 +114,14 @@ pub struct PageFaults {
     /// Attached files fail to upload.
     pub upload_fails: bool,
     /// The composer's editor: `None` for the page's own (it handles `beforeinput` like
-    /// Lexical), `Some("prosemirror")` for a real ProseMirror from [`Script::modules`], as on
-    /// Claude and Grok.
+    /// Lexical and re-renders itself on every input), or one of [`EDITOR_NAMES`] from the npm
+    /// packages of [`Script::modules`]: `prosemirror` (its packages alone will do, as in
+    /// `tests/prosemirror/`), `tiptap` (Claude, Grok), `lexical`, `quill` (Gemini), `textarea`.
     pub editor: Option<String>,
+    /// How replies are drawn: `None` for the page's own Markdown renderer, or one of
+    /// [`RENDERER_NAMES`] (markdown-it or marked with highlight.js, or code blocks in read-only
+    /// CodeMirror 6 views that draw only the lines on screen).
+    pub renderer: Option<String>,
     /// The page asks the user to log in and shows no composer until [`LocalChat::log_in`].
     pub login_wall: bool,
     /// The page shows a bot check (Cloudflare's "Just a moment...") until
@@ -206,6 +254,7 @@ impl Script {
                 slow_user_turn_ms: 0,
                 ignore_paste: false,
                 modes: Vec::new(),
+                renderer: None,
             },
             ..Script::default()
         })
@@ -216,8 +265,19 @@ impl Script {
 /// `npm ci` from its lock file when missing (the tests and benchmarks use
 /// `tests/prosemirror/`).
 pub fn prosemirror_modules(folder: &Path) -> Result<std::path::PathBuf, String> {
+    npm_modules(folder, "prosemirror-view/dist/index.js")
+}
+
+/// Every editor's and renderer's packages for [`Script::modules`] (`tests/editors/`), installed
+/// with `npm ci` from its lock file when missing.
+pub fn editor_modules(folder: &Path) -> Result<std::path::PathBuf, String> {
+    npm_modules(folder, "@codemirror/view/package.json")
+}
+
+/// `folder`'s `node_modules`, installed with `npm ci` when `probe` is missing from it.
+fn npm_modules(folder: &Path, probe: &str) -> Result<std::path::PathBuf, String> {
     let modules = folder.join("node_modules");
-    if modules.join("prosemirror-view/dist/index.js").is_file() {
+    if modules.join(probe).is_file() {
         return Ok(modules);
     }
     let status = std::process::Command::new("npm")
@@ -225,7 +285,7 @@ pub fn prosemirror_modules(folder: &Path) -> Result<std::path::PathBuf, String> 
         .current_dir(folder)
         .status()
         .map_err(|e| {
-            format!("cannot run npm to install ProseMirror ({e}); on Debian: apt-get install npm")
+            format!("cannot run npm to install the test's editor packages ({e}); on Debian: apt-get install npm")
         })?;
     if status.success() {
         Ok(modules)
@@ -275,14 +335,9 @@ impl LocalChat {
             conversations: std::collections::HashMap::new(),
         }));
         let app = Router::new()
-            .route(
-                "/",
-                get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
-            )
-            .route(
-                "/c/{id}",
-                get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
-            )
+            .route("/", get(|| async { index() }))
+            .route("/c/{id}", get(|| async { index() }))
+            .route("/editors/{name}", get(editor_module))
             .route(
                 "/chat.js",
                 get(|| async { page(CHAT_JS, "text/javascript; charset=utf-8") }),
@@ -347,6 +402,26 @@ impl LocalChat {
     /// The runtime serving the page, for callers that share it.
     pub fn runtime(&self) -> &tokio::runtime::Runtime {
         &self.runtime
+    }
+}
+
+/// The page, with the import map of the editors and renderers a test may mount.
+fn index() -> Response {
+    let html = INDEX_HTML.replace("{{IMPORTMAP}}", IMPORT_MAP.trim());
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+async fn editor_module(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
+    match EDITORS.iter().find(|(file, _)| *file == name) {
+        Some((_, body)) => page(body, "text/javascript; charset=utf-8"),
+        None => StatusCode::NOT_FOUND.into_response(),
     }
 }
 

@@ -161,6 +161,29 @@
       el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
       return true;
     },
+    // A paste of the plain text alone, for editors whose HTML paste loses whitespace (Quill
+    // keeps it only inside <pre>) and that take text/plain exactly.
+    pastePlain: (text) => {
+      const el = first("Composer");
+      if (!el) return false;
+      api.focusComposer();
+      const data = new DataTransfer();
+      data.setData("text/plain", text);
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+      return true;
+    },
+    // A text field's value set as a person's typing would leave it (the native setter, so
+    // frameworks that track the value see the change, then an input event): false on an
+    // element that is no text field.
+    setValue: (text) => {
+      const el = first("Composer");
+      if (!el || !/^(TEXTAREA|INPUT)$/.test(el.tagName)) return false;
+      el.focus();
+      const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      Object.getOwnPropertyDescriptor(proto, "value").set.call(el, text);
+      el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertReplacementText", data: text }));
+      return true;
+    },
     // Removes the attachment chips after the first `keep` (the newest are last).
     removeChips: (keep) => {
       let n = 0;

@@ -21,10 +21,13 @@ const chromium = spawn("chromium", [
   "--headless=new", "--no-sandbox", "--disable-gpu", `--remote-debugging-port=${PORT}`,
   `--user-data-dir=${profile}`, "about:blank",
 ], { stdio: "ignore" });
-const stop = () => {
+// The profile goes once Chromium has exited: it writes there until then.
+const exited = new Promise((resolve) => chromium.once("exit", resolve));
+async function stop() {
   chromium.kill();
+  await exited;
   rmSync(profile, { recursive: true, force: true });
-};
+}
 
 async function until(what, check, timeout) {
   const end = Date.now() + timeout;
@@ -97,5 +100,5 @@ try {
   }
 } finally {
   socket.close();
-  stop();
+  await stop();
 }

@@ -942,10 +942,10 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
 }
 
 /// A long paste the site turns into a "Pasted Text" card (claude.ai's markup, which the chip
-/// selectors do not know): keyless sees the card, removes it, and inserts another way; the
-/// message goes once, as text.
+/// selectors do not know): keyless sees the card, removes it, and pastes the message in pieces
+/// under the site's limit; the message goes once, as text.
 #[test]
-fn a_paste_turned_into_a_card_is_noticed_removed_and_inserted_another_way() {
+fn a_paste_turned_into_a_card_is_noticed_removed_and_pasted_in_pieces() {
     let message = big_prompt()[..32_000].to_string();
     let mut s = start_with(
         Script {
@@ -960,6 +960,6 @@ fn a_paste_turned_into_a_card_is_noticed_removed_and_inserted_another_way() {
     s.driver.send(&message).unwrap();
     s.driver.wait_reply(&mut |_| {}).unwrap();
     assert_eq!(s.chat.received(), vec![message]);
-    assert_eq!(s.driver.inserted_with(), Some("insertText"));
+    assert_eq!(s.driver.inserted_with(), Some("pasteHtml"));
     s.driver.close();
 }

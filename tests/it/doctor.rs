@@ -66,7 +66,11 @@ fn the_local_page_is_healthy_and_passes_the_canary() {
         .collect();
     assert_eq!(
         strategies,
-        vec![("insertTextWhole", true), ("insertText", true)],
+        vec![
+            ("pasteHtml", true),
+            ("insertTextWhole", true),
+            ("insertText", true)
+        ],
         "each of the site's insertion strategies is tried alone: {report:#}"
     );
     let channels = report["canary"].as_array().unwrap();

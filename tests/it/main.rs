@@ -19,6 +19,7 @@ mod config;
 mod crash;
 mod discovery;
 mod doctor;
+mod editors;
 mod exec;
 mod git;
 mod interactive;

@@ -19,11 +19,32 @@ use crate::chat::{Channel, Reply};
 /// How many copy controls found by their shape are tried on one reply.
 const MAX_COPY_CANDIDATES: usize = 3;
 
-/// The insertion strategies keyless knows (`selectors.json` `insert`).
-pub const STRATEGIES: &[&str] = &["insertTextWhole", "pasteHtml", "insertText"];
+/// The insertion strategies keyless knows (`selectors.json` `insert`): `setValue` (a text
+/// field's value, set as typing would), `pasteHtml` (one paste of a paragraph per line:
+/// ProseMirror, TipTap, Lexical), `pastePlain` (one paste of the plain text: Quill),
+/// `insertTextWhole` (one `Input.insertText`: fast where the editor handles `beforeinput`
+/// itself, slow per line break elsewhere), `insertText` (checked 16 KB chunks: any editor).
+pub const STRATEGIES: &[&str] = &[
+    "setValue",
+    "pasteHtml",
+    "pastePlain",
+    "insertTextWhole",
+    "insertText",
+];
 
-/// On a site that names no strategy: one insertion checked once, then checked chunks.
-const FASTEST_FIRST: &[&str] = &["insertTextWhole", "insertText"];
+/// On a site that names no strategy: the fastest first, each checked once (one that does not
+/// apply fails at once), then checked chunks.
+const FASTEST_FIRST: &[&str] = STRATEGIES;
+
+/// Why a paste failed when the site made a file of it.
+const CARDED: &str = "the site turned the pasted message into an attachment";
+
+/// The largest piece pasted to a site that turns long pastes into files.
+const PASTE_PIECE: usize = 3000;
+
+/// How long a paste's result may take to settle before it is judged (the editor may apply it
+/// in a later task).
+const PASTE_SETTLE: Duration = Duration::from_millis(300);
 
 impl CdpDriver {
     /// Clears the composer's text, leaving attachment chips.
@@ -31,8 +52,7 @@ impl CdpDriver {
         if self.composer()?.unwrap_or_default().is_empty() {
             return Ok(());
         }
-        self.eval::<bool>("window.__keyless.selectComposer()")?;
-        self.key("Backspace", 8)
+        self.erase()
     }
 
     /// Clears stale text and attachment chips from the composer.
@@ -55,8 +75,7 @@ impl CdpDriver {
             return Ok(());
         }
         if text {
-            self.eval::<bool>("window.__keyless.selectComposer()")?;
-            self.key("Backspace", 8)?;
+            self.erase()?;
         }
         if chips > keep {
             self.eval::<usize>(&format!("window.__keyless.removeChips({keep})"))?;
@@ -87,6 +106,33 @@ impl CdpDriver {
             ));
         }
         Ok(())
+    }
+
+    /// Selects the composer's whole text and deletes it as a person would: a selection made in
+    /// the page, then Ctrl+A (editors that keep their own selection, like Lexical, take the
+    /// key's select-all and not a range set by script), then Backspace.
+    fn erase(&self) -> Result<(), Failure> {
+        self.eval::<bool>("window.__keyless.selectComposer()")?;
+        let page = self.page.clone();
+        self.block(async move {
+            for kind in [
+                DispatchKeyEventType::RawKeyDown,
+                DispatchKeyEventType::KeyUp,
+            ] {
+                let params = DispatchKeyEventParams::builder()
+                    .r#type(kind)
+                    .key("a")
+                    .code("KeyA")
+                    .windows_virtual_key_code(65)
+                    .modifiers(2)
+                    .commands(vec!["selectAll".to_string()])
+                    .build()
+                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                bounded(page.execute(params), "select the composer's text").await?;
+            }
+            Ok(())
+        })?;
+        self.key("Backspace", 8)
     }
 
     pub(super) fn key(&self, key: &str, code: i64) -> Result<(), Failure> {
@@ -156,7 +202,16 @@ impl CdpDriver {
         self.eval::<bool>("window.__keyless.markRegion()")?;
         let mut last = None;
         for strategy in order {
-            let inserted = self.insert_using(strategy, message);
+            let mut inserted = self.insert_using(strategy, message);
+            if strategy.starts_with("paste")
+                && matches!(&inserted, Err(failure) if failure.reason == CARDED)
+            {
+                // A site that turns long pastes into files takes short ones as text: the
+                // message again in pieces under every limit seen (claude.ai about 4,000
+                // characters).
+                self.clean_keeping(keep)?;
+                inserted = self.paste_in(strategy, message, PASTE_PIECE);
+            }
             let cards: usize = self.eval("window.__keyless.cards()")?;
             match inserted {
                 Ok(()) if cards == 0 => {
@@ -231,7 +286,9 @@ impl CdpDriver {
         match strategy {
             "insertTextWhole" => self.insert_chunks(message, usize::MAX),
             "insertText" => self.insert_chunks(message, INSERT_CHUNK),
-            "pasteHtml" => self.paste_html(message),
+            "pasteHtml" => self.paste("pasteHtml", message),
+            "pastePlain" => self.paste("pastePlain", message),
+            "setValue" => self.set_value(message),
             _ => Err(Failure::new(
                 Code::ConfigValidation,
                 format!(
@@ -242,31 +299,77 @@ impl CdpDriver {
         }
     }
 
-    fn paste_html(&self, message: &str) -> Result<(), Failure> {
+    /// One synthetic paste (`how`: the page helper's `pasteHtml` or `pastePlain`), checked
+    /// exact. A site that turns it into an attachment card fails it; so does a composer that
+    /// holds anything else once it settled (an editor that ignores synthetic pastes stays
+    /// empty).
+    fn paste(&self, how: &str, message: &str) -> Result<(), Failure> {
+        self.paste_in(how, message, usize::MAX)
+    }
+
+    /// Pastes the message in pieces of at most `max` bytes (cut before line breaks), each put
+    /// at the end and checked.
+    fn paste_in(&self, how: &str, message: &str, max: usize) -> Result<(), Failure> {
+        let mut sent = 0;
+        for piece in chunks(message, max) {
+            sent += piece.len();
+            self.paste_one(how, piece, &message[..sent])?;
+        }
+        Ok(())
+    }
+
+    /// One paste of `piece`, after which the composer must hold `want`.
+    fn paste_one(&self, how: &str, piece: &str, want: &str) -> Result<(), Failure> {
         let chips = self.eval::<usize>("window.__keyless.count('AttachmentChip')")?;
-        let text = serde_json::to_string(message)
+        let text = serde_json::to_string(piece)
             .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
-        self.eval::<bool>(&format!("window.__keyless.pasteHtml({text})"))?;
+        self.eval::<bool>(&format!("window.__keyless.{how}({text})"))?;
+        let message = want;
         let started = Instant::now();
+        let mut last: Option<String> = None;
+        let mut since = Instant::now();
         loop {
             let carded = self.eval::<usize>("window.__keyless.cards()")? > 0;
             if carded || self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > chips {
-                return Err(Failure::new(
-                    Code::SendNotConfirmed,
-                    "the site turned the pasted message into an attachment",
-                ));
+                return Err(Failure::new(Code::SendNotConfirmed, CARDED));
             }
-            if self.composer()?.as_deref() == Some(message) {
+            let now = self.composer()?;
+            if now.as_deref() == Some(message) {
                 return Ok(());
             }
-            if started.elapsed() > INSERT_SETTLE {
+            if now != last {
+                last = now;
+                since = Instant::now();
+            }
+            if since.elapsed() > PASTE_SETTLE || started.elapsed() > INSERT_SETTLE {
                 return Err(Failure::new(
                     Code::SendNotConfirmed,
-                    "the composer does not hold the message exactly after pasting it; nothing was sent",
+                    format!(
+                        "the composer does not hold the message exactly after {how}; nothing was sent"
+                    ),
                 ));
             }
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// A text field's value, set whole and checked.
+    fn set_value(&self, message: &str) -> Result<(), Failure> {
+        let text = serde_json::to_string(message)
+            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
+        if !self.eval::<bool>(&format!("window.__keyless.setValue({text})"))? {
+            return Err(Failure::new(
+                Code::SendNotConfirmed,
+                "the composer is no text field (setValue)",
+            ));
+        }
+        if self.composer()?.as_deref() == Some(message) {
+            return Ok(());
+        }
+        Err(Failure::new(
+            Code::SendNotConfirmed,
+            "the composer does not hold the message exactly after setValue; nothing was sent",
+        ))
     }
 
     fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
