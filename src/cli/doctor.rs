@@ -44,7 +44,11 @@ const TURN_KEYS: &[&str] = &[
 struct ChannelReport {
     channel: &'static str,
     exact: bool,
+    /// "exact", "not exact", or "unavailable" (the channel knew it could not read the reply:
+    /// no copy control, no single code block that is the whole reply).
+    state: &'static str,
     chars: usize,
+    ms: u64,
 }
 
 #[derive(Serialize)]
@@ -379,34 +383,48 @@ fn round_trip(
         .collect::<Vec<_>>()
         .join("\n");
     let mut channels = Vec::new();
-    let copied = driver
-        .evaluate_json("window.__keyless.copy()")
-        .ok()
-        .filter(|v| v == "clicked" || v == "discovered")
-        .and_then(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            driver.evaluate_json("window.__keyless.copied()").ok()
-        });
-    for (channel, value, want) in [
+    let timed = |expression: &str| {
+        let started = std::time::Instant::now();
+        let value = driver.evaluate_json(expression).ok();
+        (value, started.elapsed())
+    };
+    let (clicked, click_took) = timed("window.__keyless.copy()");
+    let copied = match clicked {
+        Some(v) if v == "clicked" || v == "discovered" => {
+            let started = std::time::Instant::now();
+            let mut text = None;
+            while text.is_none() && started.elapsed() < std::time::Duration::from_secs(2) {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                text = driver
+                    .evaluate_json("window.__keyless.copied()")
+                    .ok()
+                    .filter(|v| !v.is_null());
+            }
+            (text, click_took + started.elapsed())
+        }
+        _ => (None, click_took),
+    };
+    for (channel, (value, took), want) in [
         ("copy_button", copied, CANARY),
         (
             "code_block",
-            driver.evaluate_json("window.__keyless.codeBlock()").ok(),
+            timed("window.__keyless.codeBlock()"),
             inner.as_str(),
         ),
-        (
-            "dom",
-            driver.evaluate_json("window.__keyless.rebuilt()").ok(),
-            CANARY,
-        ),
+        ("dom", timed("window.__keyless.rebuilt()"), CANARY),
     ] {
-        let text = value
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let text = value.and_then(|v| v.as_str().map(str::to_string));
+        let exact = text.as_deref() == Some(want);
         channels.push(ChannelReport {
             channel,
-            exact: text == want,
-            chars: text.chars().count(),
+            exact,
+            state: match (&text, exact) {
+                (None, _) => "unavailable",
+                (Some(_), true) => "exact",
+                (Some(_), false) => "not exact",
+            },
+            chars: text.map_or(0, |t| t.chars().count()),
+            ms: took.as_millis() as u64,
         });
     }
     if !channels.iter().any(|c| c.exact) {
@@ -487,9 +505,18 @@ fn print_text(report: &Report) {
     if let Some(channels) = &report.canary {
         for c in channels {
             println!(
-                "  canary via {:<12} {}",
+                "  canary via {:<12} {} ({} ms){}",
                 c.channel,
-                if c.exact { "exact" } else { "NOT exact" }
+                match c.state {
+                    "not exact" => "NOT exact",
+                    state => state,
+                },
+                c.ms,
+                if c.channel == "dom" {
+                    "; never executed: a reply only read this way is asked again, fenced"
+                } else {
+                    ""
+                }
             );
         }
     }

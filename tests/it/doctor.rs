@@ -288,3 +288,49 @@ fn a_stale_composer_selector_is_a_problem_even_when_discovery_stands_in() {
         "{report:#}"
     );
 }
+
+/// The matrix, honestly: on a Quill composer whose replies have no copy control and draw code
+/// in CodeMirror views (which hold only the lines on screen), doctor reports each insertion
+/// strategy and each reading channel as exact, not exact or unavailable, with its time.
+#[test]
+fn the_canary_reports_each_strategy_and_channel_as_exact_not_exact_or_unavailable() {
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            editor: Some("quill".into()),
+            renderer: Some("codemirror".into()),
+            modes: vec!["no-copy".into()],
+            ..PageFaults::default()
+        },
+        modules: Some(crate::editors::modules()),
+        ..Script::default()
+    })
+    .unwrap();
+    let (report, code) = doctor(&chat.url(), &["--canary"]);
+    assert_eq!(code, Some(4), "{report:#}");
+    let inserts = report["inserts"].as_array().unwrap();
+    let exact = |name: &str| {
+        inserts.iter().find(|i| i["strategy"] == name).unwrap()["exact"]
+            .as_bool()
+            .unwrap()
+    };
+    // Quill keeps whitespace of an HTML paste only inside <pre>.
+    assert!(!exact("pasteHtml"), "{report:#}");
+    assert!(exact("insertTextWhole"), "{report:#}");
+    assert!(inserts.iter().all(|i| i["ms"].is_u64()), "{report:#}");
+    let channels = report["canary"].as_array().unwrap();
+    let state = |name: &str| {
+        channels.iter().find(|c| c["channel"] == name).unwrap()["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(state("copy_button"), "unavailable", "{report:#}");
+    assert_eq!(state("code_block"), "unavailable", "{report:#}");
+    assert_eq!(state("dom"), "not exact", "{report:#}");
+    assert!(
+        report["problems"]
+            .to_string()
+            .contains("no reading channel returned the block exactly"),
+        "{report:#}"
+    );
+}

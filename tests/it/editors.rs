@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use keyless::chat::local::{self, LocalChat, PageFaults, RENDERER_NAMES, Script};
 
 /// The packages, installed once per test run from the committed lock file.
-fn modules() -> PathBuf {
+pub(crate) fn modules() -> PathBuf {
     static INSTALLED: OnceLock<PathBuf> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {

@@ -275,6 +275,18 @@ impl CdpDriver {
         order
     }
 
+    /// One `Input.insertText` of `text`, unchecked: how other tools fill a composer, for the
+    /// benchmarks that compare keyless's way with theirs.
+    pub fn insert_unchecked(&self, text: &str) -> Result<(), Failure> {
+        self.eval::<bool>("window.__keyless.focusComposer()")?;
+        let page = self.page.clone();
+        let text = text.to_string();
+        self.block(async move {
+            bounded(page.execute(InsertTextParams::new(text)), "insert text").await?;
+            Ok(())
+        })
+    }
+
     /// The insertion strategy that last put a message in exactly, to keep for the site.
     pub fn inserted_with(&self) -> Option<&str> {
         self.inserted_with.as_deref()

@@ -1,0 +1,121 @@
+//! Insertion into the editors real chat sites use (issue 13), from their npm packages
+//! (`tests/editors/`): a 60,000-character prompt put into the composer and checked exact,
+//! keyless choosing its strategy as on a site that names none (target: median ≤ 150 ms per
+//! editor); and on the local page's own composer, which re-renders itself on every input event,
+//! keyless's whole send (insert, check, click, confirm) against one plain CDP insertion of the
+//! same text plus a click (the peer's way), in the same run. Run: `cargo bench --bench editors`.
+
+use std::time::{Duration, Instant};
+
+use keyless::chat::ChatDriver;
+use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::local::{self, EDITOR_NAMES, LocalChat, PageFaults, Script};
+
+const ROUNDS: usize = 5;
+
+fn prompt() -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while out.len() < 60_000 {
+        out.push_str(&format!("line {i}: \tsome text with trailing   \n"));
+        if i % 9 == 0 {
+            out.push_str("\n  ünïcödé ✓ *stars* _under_ `code`\n");
+        }
+        i += 1;
+    }
+    out.truncate(60_000);
+    out
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn driver(chat: &LocalChat, profile: &std::path::Path) -> CdpDriver {
+    let mut options = Options::local_page(chat.url(), profile.to_path_buf()).unwrap();
+    options.site.insert = Vec::new();
+    options.reply_timeout = Duration::from_secs(60);
+    CdpDriver::start(options).unwrap()
+}
+
+fn main() {
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors");
+    let modules = local::editor_modules(&folder).unwrap();
+    let text = prompt();
+    for editor in EDITOR_NAMES {
+        let chat = LocalChat::start(Script {
+            page: PageFaults {
+                editor: Some(editor.to_string()),
+                ..PageFaults::default()
+            },
+            modules: Some(modules.clone()),
+            ..Script::default()
+        })
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let mut driver = driver(&chat, profile.path());
+        let mut ms = Vec::new();
+        for _ in 0..ROUNDS {
+            driver.clear_composer().unwrap();
+            let started = Instant::now();
+            driver.insert(&text).unwrap();
+            ms.push(started.elapsed().as_secs_f64() * 1e3);
+        }
+        println!(
+            "editors/{editor}: 60,000 characters inserted and checked in {:.0} ms (median of {ROUNDS}; by {}; runs {:?})",
+            median(ms.clone()),
+            driver.inserted_with().unwrap_or("?"),
+            ms.iter().map(|m| m.round()).collect::<Vec<_>>()
+        );
+        driver.close();
+    }
+    rerendering(&text);
+}
+
+/// The local page's own composer re-renders all of itself on every input event.
+fn rerendering(text: &str) {
+    let chat = LocalChat::start(Script::replies(
+        (0..2 * ROUNDS).map(|_| "@@done\n@@end\n@@eof\n".to_string()),
+    ))
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut driver = driver(&chat, profile.path());
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let message = format!("{round}\n{text}");
+        let started = Instant::now();
+        driver.send(&message).unwrap();
+        ours.push(started.elapsed().as_secs_f64() * 1e3);
+        driver.wait_reply(&mut |_| {}).unwrap();
+
+        let sends = |d: &CdpDriver| {
+            d.evaluate_json("window.localChatSends || 0")
+                .unwrap()
+                .as_u64()
+                .unwrap()
+        };
+        let before = sends(&driver);
+        let message = format!("peer {round}\n{text}");
+        let started = Instant::now();
+        driver.insert_unchecked(&message).unwrap();
+        driver
+            .evaluate_json("window.__keyless.click('SendButton')")
+            .unwrap();
+        while sends(&driver) == before {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        theirs.push(started.elapsed().as_secs_f64() * 1e3);
+        // The peer's reply streams to its end before the next round.
+        let busy = "!!document.querySelector('[data-done=\"false\"]')";
+        while driver.evaluate_json(busy).unwrap().as_bool().unwrap() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    println!(
+        "editors/rerendering_composer: keyless sends 60,000 characters (inserted, checked, clicked, confirmed) in {:.0} ms; one plain Input.insertText plus a click takes {:.0} ms (medians of {ROUNDS})",
+        median(ours),
+        median(theirs)
+    );
+    driver.close();
+}
