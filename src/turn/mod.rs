@@ -133,18 +133,8 @@ pub fn run(
     settings: &Settings,
     on_event: &mut dyn FnMut(Event),
 ) -> Stop {
-    let session = Session {
-        site: driver.site(),
-        turn: task.turn.max(1),
-        task: Some(task.task),
-        rules: Some(task.rules),
-        ..Session::default()
-    };
-    let next = Next::Send {
-        message: task.first,
-        what: "task".to_string(),
-    };
-    Turn::new(session, ws, settings).drive(next, driver, host, on_event)
+    let (turn, next) = Turn::first(task, driver, ws, settings);
+    turn.drive(next, driver, host, on_event)
 }
 
 /// What the loop does next.
@@ -170,6 +160,8 @@ struct Turn<'w> {
     offline_tries: u32,
     /// What this run of the turn did, for the summary at the end.
     summary: Summary,
+    /// How the offline backoff waits (`std::thread::sleep`; the unit tests only note the wait).
+    sleep: fn(Duration),
 }
 
 /// What a turn did (in this run of keyless), shown when it ends.
@@ -196,7 +188,29 @@ impl<'w> Turn<'w> {
             retries: 0,
             offline_tries: 0,
             summary: Summary::default(),
+            sleep: std::thread::sleep,
         }
+    }
+
+    /// A new turn from its first message, and what it does first: send it.
+    fn first(
+        task: Task,
+        driver: &dyn ChatDriver,
+        ws: &'w Workspace,
+        settings: &'w Settings,
+    ) -> (Turn<'w>, Next) {
+        let session = Session {
+            site: driver.site(),
+            turn: task.turn.max(1),
+            task: Some(task.task),
+            rules: Some(task.rules),
+            ..Session::default()
+        };
+        let next = Next::Send {
+            message: task.first,
+            what: "task".to_string(),
+        };
+        (Turn::new(session, ws, settings), next)
     }
 
     /// Ends the turn: the session says what is left to resume, the transcript why, and the
@@ -443,7 +457,7 @@ impl<'w> Turn<'w> {
                     attempt: self.offline_tries,
                     wait,
                 });
-                std::thread::sleep(wait);
+                (self.sleep)(wait);
                 Ok(Next::Send { message: due, what })
             }
             // A reply cut off before @@eof is asked for again in smaller pieces, as a retry.
@@ -588,3 +602,6 @@ fn continuation(rules: &str, done: &[String], due: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;
