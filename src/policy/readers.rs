@@ -5,7 +5,7 @@
 
 use super::options::Spec;
 use super::paths;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
 const fn s(
     flags: &'static str,
@@ -313,7 +313,7 @@ const WINDOWS: &[&str] = &[
 /// The verdict for a reader, or `None` when `name` is not one.
 pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     let reads = || {
-        v(
+        Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name}: reads only"),
@@ -321,7 +321,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     };
     if DATA_ONLY.contains(&name) {
         if name == "printf" && args.first().is_some_and(|a| a.starts_with("-v")) {
-            return Some(v(
+            return Some(Verdict::new(
                 Tier::Risky,
                 ReasonKind::Rebinding,
                 "printf -v assigns a shell variable",
@@ -335,7 +335,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         return Some(verdict);
     }
     if matches!(name, "cd" | "pushd") {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name}: changes the directory for the commands after it"),
@@ -343,7 +343,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     }
     let (_, spec) = READERS.iter().find(|(n, _)| *n == name)?;
     if name == "ps" && args.iter().any(|a| !a.starts_with('-') && a.contains('e')) {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::Secret,
             "ps e shows every process's environment, which may hold secrets",
@@ -372,7 +372,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     if let Some(max) = max_positionals
         && parsed.positionals.len() > max
     {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::WritesFile,
             format!(
@@ -382,14 +382,14 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         ));
     }
     if name == "date" && parsed.positionals.iter().any(|p| !p.starts_with('+')) {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::System,
             "date: an argument without + sets the clock",
         ));
     }
     if matches!(name, "less" | "more") && parsed.positionals.iter().any(|p| p.starts_with('+')) {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!("{name} +…: runs pager commands (they can run programs)"),
@@ -414,7 +414,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
 }
 
 pub(super) fn unknown_option(name: &str, option: &str) -> Verdict {
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::UnknownOption,
         format!(
@@ -428,12 +428,12 @@ pub(super) fn secrets(name: &str, paths: &[&str], recursive: bool, ctx: &Ctx) ->
     for raw in paths {
         let place = paths::resolve(raw, &ctx.cwd);
         if paths::secret(&place, recursive) {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::Secret,
                 format!("{name}: reads {raw}, which may hold secrets"),
             );
         }
     }
-    v(Tier::ReadOnly, ReasonKind::Nothing, "")
+    Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "")
 }
