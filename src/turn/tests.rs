@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::record::{self, JournalLine, Recorder, Session};
+use super::record::{self, InFlight, JournalLine, MessageKind, Recorder, Session};
 use super::*;
 use crate::batch::{Confirmation, Outcome};
 use crate::config::{Limits, Mode};
@@ -381,7 +381,13 @@ fn offline_for_too_long_stops_the_turn_with_the_message_pending() {
     assert_eq!(bench.waits.len(), OFFLINE_TRIES as usize);
     assert_eq!(bench.waits.last(), Some(&OFFLINE_MAX_WAIT), "capped");
     assert!(chat.sent.is_empty());
-    assert_eq!(bench.session().pending.as_deref(), Some("the task"));
+    assert_eq!(
+        bench.session().in_flight,
+        InFlight::Sending {
+            message: "the task".to_string(),
+            kind: MessageKind::Task
+        }
+    );
 }
 
 #[test]
@@ -409,9 +415,13 @@ fn another_chat_failure_stops_the_turn_and_keeps_the_message_to_resume() {
         matches!(&stop, Stop::Chat(f) if f.code == Code::ReplyTimeout),
         "{stop:?}"
     );
-    let session = bench.session();
-    assert_eq!(session.pending.as_deref(), Some("the task"));
-    assert_eq!(session.pending_what.as_deref(), Some("task"));
+    assert_eq!(
+        bench.session().in_flight,
+        InFlight::Sending {
+            message: "the task".to_string(),
+            kind: MessageKind::Task
+        }
+    );
 }
 
 #[test]
@@ -425,16 +435,14 @@ fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
     assert_eq!(bench.run(&mut chat), Stop::Iterations { limit: 2 });
     assert_eq!(chat.sent.len(), 2, "the second results were not sent");
     let session = bench.session();
+    let InFlight::Sending { message, kind } = &session.in_flight else {
+        panic!("{session:?}")
+    };
     assert!(
-        session
-            .pending
-            .as_deref()
-            .unwrap()
-            .starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=2"),
-        "{session:?}"
+        message.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=2"),
+        "{message}"
     );
-    assert_eq!(session.pending_what.as_deref(), Some("results"));
-    assert_eq!(session.reply, None);
+    assert_eq!(*kind, MessageKind::Results);
 }
 
 #[test]
@@ -477,15 +485,11 @@ fn ctrl_c_during_a_command_keeps_the_results_for_the_next_run() {
     );
     assert_eq!(chat.sent.len(), 1, "nothing more was sent");
     let session = bench.session();
-    assert!(
-        session
-            .pending
-            .as_deref()
-            .unwrap()
-            .contains("code: KA_CANCELLED"),
-        "{session:?}"
-    );
-    assert_eq!(session.pending_what.as_deref(), Some("results"));
+    let InFlight::Sending { message, kind } = &session.in_flight else {
+        panic!("{session:?}")
+    };
+    assert!(message.contains("code: KA_CANCELLED"), "{message}");
+    assert_eq!(*kind, MessageKind::Results);
     assert_eq!(bench.file("a.txt"), None);
 }
 
@@ -508,7 +512,7 @@ fn driver_warnings_reach_the_watcher_and_secrets_never_reach_the_chat() {
     let events = &mut bench.events;
     let next = Next::Send {
         message: format!("the token is {secret}"),
-        what: "task".to_string(),
+        kind: MessageKind::Task,
     };
     let stop = turn.drive(next, &mut chat, &mut bench.host, &mut |e| {
         events.push(format!("{e:?}"))
@@ -541,9 +545,14 @@ fn interrupted(pending: Option<&str>, reply: Option<String>) -> Session {
         batch: 1,
         task: Some("the task".to_string()),
         rules: Some("THE RULES".to_string()),
-        pending: pending.map(str::to_string),
-        pending_what: pending.map(|_| "results".to_string()),
-        reply,
+        in_flight: match (pending, reply) {
+            (_, Some(reply)) => InFlight::CarryingOut { reply },
+            (Some(message), None) => InFlight::Sending {
+                message: message.to_string(),
+                kind: MessageKind::Results,
+            },
+            (None, None) => InFlight::Idle,
+        },
         done: Vec::new(),
     }
 }

@@ -99,7 +99,9 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
         batch: 1,
         task: Some("make a".into()),
         rules: Some("THE RULES".into()),
-        reply: Some("@@newfile a.txt\n<<<CONTENT\na\nCONTENT>>>\n@@end\n@@eof\n".into()),
+        in_flight: keyless::turn::record::InFlight::CarryingOut {
+            reply: "@@newfile a.txt\n<<<CONTENT\na\nCONTENT>>>\n@@end\n@@eof\n".into(),
+        },
         ..Default::default()
     };
     std::fs::write(
