@@ -2,7 +2,7 @@
 //! chat to go on in, or a new chat.
 
 use crate::chat::{ChatDriver, Reopened};
-use crate::turn::record::{self, Session};
+use crate::turn::record::{self, InFlight, Session};
 use crate::workspace::Workspace;
 
 /// What the workspace's `.agent/session.json` offers.
@@ -81,13 +81,12 @@ pub fn open_chat(driver: &mut dyn ChatDriver, session: &Session, command: &str) 
 /// Tells the user which turn is being resumed.
 pub fn announce_resume(session: &Session, command: &str) {
     let task = session.task.as_deref().unwrap_or("(unknown task)");
-    let what = if session.reply.is_some() {
-        format!("batch {} was being carried out", session.batch)
-    } else {
-        format!(
-            "the {} was waiting for a reply",
-            session.pending_what.as_deref().unwrap_or("message")
-        )
+    let what = match &session.in_flight {
+        InFlight::CarryingOut { .. } => format!("batch {} was being carried out", session.batch),
+        InFlight::Sending { kind, .. } => {
+            format!("the {} was waiting for a reply", kind.name())
+        }
+        InFlight::Idle => "the message was waiting for a reply".to_string(),
     };
     eprintln!("keyless {command}: resuming the interrupted turn \"{task}\" ({what})");
 }

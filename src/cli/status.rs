@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::exit::Status;
-use crate::turn::record::{self, Session};
+use crate::turn::record::{self, InFlight, MessageKind, Session};
 use crate::workspace::Workspace;
 use crate::workspace::backup;
 
@@ -44,7 +44,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
     let (mut finished, mut running) = (Vec::new(), None);
     let state = match &session {
         None => "none",
-        Some(s) if s.reply.is_some() => {
+        Some(s) if matches!(s.in_flight, InFlight::CarryingOut { .. }) => {
             for line in record::read_journal(&ws, s.batch) {
                 match line.result {
                     Some(_) => {
@@ -56,7 +56,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
             }
             "executing"
         }
-        Some(s) if s.pending.is_some() => "waiting",
+        Some(s) if matches!(s.in_flight, InFlight::Sending { .. }) => "waiting",
         Some(_) => "idle",
     };
     let undo = backup::list(&ws)
@@ -112,7 +112,10 @@ fn text(report: &Report) -> String {
             if let Some(task) = &s.task {
                 out.push_str(&format!("task: {task}\n"));
             }
-            let what = s.pending_what.as_deref().unwrap_or("message");
+            let what = match &s.in_flight {
+                InFlight::Sending { kind, .. } => kind.name(),
+                _ => MessageKind::Message.name(),
+            };
             let state = match report.state {
                 _ if report.running_pid.is_some() && report.state == "waiting" => {
                     format!("in progress: the {what} awaits its reply")

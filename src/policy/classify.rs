@@ -15,9 +15,7 @@ use super::paths::{self, Place, Protected, Root};
 use super::programs::known_program;
 use super::risks::{is_fork_bomb, is_network};
 pub use super::vocab::Classification;
-use super::vocab::{
-    Ctx, Facts, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, v, values,
-};
+use super::vocab::{Ctx, Facts, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values};
 use super::wrappers::{Wrapper, unwrap, wrapper_verdict};
 
 /// Longer lines are refused unread: no model needs 64 KiB on one command line (file contents
@@ -29,7 +27,7 @@ pub fn classify(line: &str) -> Classification {
     let mut segments = Vec::new();
     if line.len() > MAX_LINE_BYTES {
         let text: String = line.chars().take(80).collect();
-        segments.push(v(
+        segments.push(Verdict::new(
             Tier::Denied,
             ReasonKind::Syntax,
             format!("the line is {} bytes, more than the {MAX_LINE_BYTES} the classifier reads; write long content with the file commands", line.len()),
@@ -37,7 +35,7 @@ pub fn classify(line: &str) -> Classification {
     } else {
         let facts = classify_into(line, 0, &Place::workspace(), &mut segments);
         if facts.code_from_input && facts.network {
-            segments.push(v(
+            segments.push(Verdict::new(
                 Tier::Denied,
                 ReasonKind::RemoteCode,
                 "fetches from the network and feeds a shell or interpreter that reads code from its input",
@@ -49,7 +47,7 @@ pub fn classify(line: &str) -> Classification {
             .find(|s| facts.downloads.iter().any(|d| d == *s || d == "*"))
         {
             segments.push(
-                v(
+                Verdict::new(
                     Tier::Denied,
                     ReasonKind::RemoteCode,
                     format!("runs {file}, which a download on the same line writes"),
@@ -59,7 +57,9 @@ pub fn classify(line: &str) -> Classification {
         }
     }
     if segments.is_empty() {
-        segments.push(v(Tier::ReadOnly, ReasonKind::Nothing, "nothing to run").segment(line));
+        segments.push(
+            Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "nothing to run").segment(line),
+        );
     }
     let tier = segments.iter().map(|s| s.tier).max().unwrap_or(Tier::Risky);
     Classification { tier, segments }
@@ -69,7 +69,7 @@ fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>
     let mut facts = Facts::default();
     if depth > MAX_DEPTH {
         out.push(
-            v(
+            Verdict::new(
                 Tier::Risky,
                 ReasonKind::Syntax,
                 "nested too deeply to analyse",
@@ -79,13 +79,13 @@ fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>
         return facts;
     }
     if is_fork_bomb(source) {
-        out.push(v(Tier::Denied, ReasonKind::ForkBomb, "a fork bomb").segment(source));
+        out.push(Verdict::new(Tier::Denied, ReasonKind::ForkBomb, "a fork bomb").segment(source));
         return facts;
     }
     let line = lex::read(source);
     for problem in &line.problems {
         out.push(
-            v(
+            Verdict::new(
                 Tier::Risky,
                 ReasonKind::Syntax,
                 format!("not understood: {problem}"),
@@ -157,7 +157,7 @@ pub fn programs(classification: &Classification) -> Vec<String> {
 fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     // The program's own verdict comes first, so on a tie its reason is the one shown.
     let mut verdict = if command.words.is_empty() {
-        v(
+        Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Nothing,
             "sets shell variables only",
@@ -184,7 +184,7 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
             )
         })
     {
-        verdict.raise(v(
+        verdict.raise(Verdict::new(
             Tier::Denied,
             ReasonKind::Protected,
             "git with GIT_DIR or GIT_WORK_TREE set may write another .git",
@@ -208,14 +208,14 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
                 && (interpreter
                     || sub.kind == SubKind::ProcessIn && command.words.first() == Some(word))
             {
-                verdict.raise(v(
+                verdict.raise(Verdict::new(
                     Tier::Denied,
                     ReasonKind::RemoteCode,
                     "runs code fetched from the network",
                 ));
             }
             if sub.kind == SubKind::ProcessOut {
-                verdict.raise(v(
+                verdict.raise(Verdict::new(
                     Tier::Risky,
                     ReasonKind::WritesFile,
                     "writes through a process substitution",
@@ -227,7 +227,7 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
         let had_network = std::mem::take(&mut ctx.facts.network);
         ctx.nested(&sub.source, "heredoc substitution");
         if ctx.facts.network && interpreter {
-            verdict.raise(v(
+            verdict.raise(Verdict::new(
                 Tier::Denied,
                 ReasonKind::RemoteCode,
                 "feeds code fetched from the network to an interpreter",
@@ -290,52 +290,52 @@ fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
             "may change {path} inside .git, git's own store (its hooks and config make git run programs); use git commands or @@commit"
         ),
     };
-    Some(v(Tier::Denied, ReasonKind::Protected, why))
+    Some(Verdict::new(Tier::Denied, ReasonKind::Protected, why))
 }
 
 fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
     let path = target.value.as_str();
     let place = paths::resolve(path, cwd);
     if paths::is_socket(&place) {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,
             format!("opens a network socket through {path} (a remote shell's wiring)"),
         );
     }
     match op {
-        ">&" | "<&" if path.bytes().all(|b| b.is_ascii_digit()) || path == "-" => v(
+        ">&" | "<&" if path.bytes().all(|b| b.is_ascii_digit()) || path == "-" => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Nothing,
             "duplicates a descriptor",
         ),
         "<" | "<<<" | "<<" => {
             if paths::secret(&place, false) {
-                v(
+                Verdict::new(
                     Tier::Risky,
                     ReasonKind::Secret,
                     format!("reads {path}, which may hold secrets"),
                 )
             } else {
-                v(Tier::ReadOnly, ReasonKind::Nothing, "reads input")
+                Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "reads input")
             }
         }
-        _ if target.dynamic => v(
+        _ if target.dynamic => Verdict::new(
             Tier::Risky,
             ReasonKind::Redirect,
             format!("redirects output to a computed path {path}"),
         ),
-        _ if matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr") => v(
+        _ if matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr") => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Nothing,
             "discards or passes output",
         ),
-        _ if paths::is_raw_disk(path) => v(
+        _ if paths::is_raw_disk(path) => Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,
             format!("writes raw bytes to the disk device {path}"),
         ),
-        _ => v(
+        _ => Verdict::new(
             Tier::Risky,
             ReasonKind::Redirect,
             format!("writes to the file {path}"),
@@ -356,27 +356,31 @@ const SYSTEM_DIRS: &[&str] = &[
 /// The verdict for a program and its arguments (wrappers stepped over).
 fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
     let (wrappers, inner) = unwrap(words);
-    let mut verdict = v(Tier::ReadOnly, ReasonKind::Nothing, "");
+    let mut verdict = Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "");
     for wrapper in &wrappers {
         verdict.raise(wrapper_verdict(wrapper, inner, ctx));
     }
     let Some(first) = inner.first() else {
         return match wrappers.last().map(|w| w.name) {
-            Some("env") => verdict.max(v(
+            Some("env") => verdict.max(Verdict::new(
                 Tier::Risky,
                 ReasonKind::Secret,
                 "env: prints the environment, which may hold secrets",
             )),
-            Some("xargs") => verdict.max(v(
+            Some("xargs") => verdict.max(Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 "xargs: echoes its input",
             )),
-            _ => verdict.max(v(Tier::ReadOnly, ReasonKind::Nothing, "runs nothing")),
+            _ => verdict.max(Verdict::new(
+                Tier::ReadOnly,
+                ReasonKind::Nothing,
+                "runs nothing",
+            )),
         };
     };
     if first.dynamic {
-        return verdict.max(v(
+        return verdict.max(Verdict::new(
             Tier::Risky,
             ReasonKind::ComputedProgram,
             format!("the program name {} is computed at run time", first.value),
@@ -389,14 +393,14 @@ fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
             basename(raw)
         } else if paths::resolve(raw, &ctx.cwd).outside() {
             ctx.facts.scripts.push(basename(raw).to_string());
-            return verdict.max(v(
+            return verdict.max(Verdict::new(
                 Tier::Risky,
                 ReasonKind::RunsProgram,
                 format!("runs {raw}, a program outside the system folders"),
             ));
         } else {
             ctx.facts.scripts.push(basename(raw).to_string());
-            return verdict.max(v(
+            return verdict.max(Verdict::new(
                 Tier::Execute,
                 ReasonKind::Program,
                 format!("runs the workspace program {raw}"),
@@ -429,7 +433,7 @@ fn unknown_arguments(
         return known;
     }
     if wrappers.iter().any(|w| w.name == "xargs") {
-        return known.max(v(
+        return known.max(Verdict::new(
             Tier::Risky,
             ReasonKind::UnknownOption,
             format!(
@@ -446,7 +450,7 @@ fn unknown_arguments(
                 && a.value.ends_with(')'))
     };
     match args.iter().find(unknown) {
-        Some(arg) => known.max(v(
+        Some(arg) => known.max(Verdict::new(
             Tier::Risky,
             ReasonKind::UnknownOption,
             format!(

@@ -5,7 +5,7 @@
 
 use super::readers::unknown_option;
 use super::tools::{outside, runs, writes_outside};
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
 /// gcc, clang and friends: options by family; anything else is unknown.
 pub(super) fn compiler(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
@@ -107,7 +107,7 @@ pub(super) fn compiler(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
             return writes_outside(name, out);
         }
     }
-    v(
+    Verdict::new(
         Tier::Build,
         ReasonKind::Program,
         format!("{name}: compiles code"),
@@ -153,7 +153,7 @@ pub(super) fn rustc(args: &[&str], ctx: &Ctx) -> Verdict {
             return writes_outside("rustc", args.get(i + 1).copied().unwrap_or(""));
         }
     }
-    v(Tier::Build, ReasonKind::Program, "rustc: compiles code")
+    Verdict::new(Tier::Build, ReasonKind::Program, "rustc: compiles code")
 }
 
 /// Formatters, linters and compilers of other languages: Build, unless given paths outside
@@ -319,7 +319,7 @@ pub(super) fn formatter(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
             return unknown_option(name, a);
         }
     }
-    v(
+    Verdict::new(
         Tier::Build,
         ReasonKind::Program,
         format!("{name}: builds, formats or checks code"),

@@ -7,7 +7,7 @@
 //! `src/exec/mod.rs`) may not be unset or overridden at all; any other variable is not known,
 //! and a program may read it as configuration, so it climbs to Execute.
 
-use super::vocab::{ReasonKind, Tier, Verdict, v};
+use super::vocab::{ReasonKind, Tier, Verdict};
 
 /// Variables known to change only presentation or diagnostics.
 const SAFE: &[&str] = &[
@@ -162,7 +162,7 @@ fn is_safe(name: &str) -> bool {
 /// `for_command`: the assignment is for a program (an unknown variable may configure it).
 pub(super) fn set_variable(name: &str, for_command: bool) -> Verdict {
     if is_guard(name) {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::GuardVariable,
             format!(
@@ -171,19 +171,19 @@ pub(super) fn set_variable(name: &str, for_command: bool) -> Verdict {
         );
     }
     if is_safe(name) {
-        return v(Tier::ReadOnly, ReasonKind::Nothing, "sets a variable");
+        return Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "sets a variable");
     }
     if let Some(why) = runs_code(name) {
-        return v(
+        return Verdict::new(
             Tier::Risky,
             ReasonKind::Environment,
             format!("sets {name}, which {why}"),
         );
     }
     if !for_command {
-        return v(Tier::ReadOnly, ReasonKind::Nothing, "sets a variable");
+        return Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "sets a variable");
     }
-    v(
+    Verdict::new(
         Tier::Execute,
         ReasonKind::Environment,
         format!(
@@ -195,7 +195,7 @@ pub(super) fn set_variable(name: &str, for_command: bool) -> Verdict {
 /// The verdict for unsetting `name` (`env -u`, `unset`, `export -n`).
 pub(super) fn unset_variable(name: &str) -> Verdict {
     if is_guard(name) {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::GuardVariable,
             format!(
@@ -203,21 +203,21 @@ pub(super) fn unset_variable(name: &str) -> Verdict {
             ),
         );
     }
-    v(Tier::ReadOnly, ReasonKind::Nothing, "unsets a variable")
+    Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "unsets a variable")
 }
 
 /// Builtins that change the shell itself: `export`, `declare`, `unset`, `alias`, `set`, …
 /// `None` when `name` is not one of them.
 pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
     let secret = |what: &str| {
-        v(
+        Verdict::new(
             Tier::Risky,
             ReasonKind::Secret,
             format!("{what}: prints the environment, which may hold secrets"),
         )
     };
     let rebinds = |what: &str| {
-        v(
+        Verdict::new(
             Tier::Risky,
             ReasonKind::Rebinding,
             format!("{what}: rebinds names or changes how the shell runs commands"),
@@ -239,7 +239,7 @@ pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
             if names.is_empty() {
                 return Some(secret(name));
             }
-            let mut verdict = v(
+            let mut verdict = Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Nothing,
                 format!("{name}: sets shell variables"),
@@ -264,7 +264,7 @@ pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
             verdict
         }
         "unset" => {
-            let mut verdict = v(
+            let mut verdict = Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Nothing,
                 "unset: removes shell variables",
@@ -303,7 +303,7 @@ pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
                 KNOWN.contains(a) || OPTIONS.contains(a)
             });
             if ok {
-                v(
+                Verdict::new(
                     Tier::ReadOnly,
                     ReasonKind::Program,
                     "set: strict-mode options only",
@@ -316,7 +316,7 @@ pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
             if args.iter().any(|a| a.starts_with('-') && a.contains('p')) {
                 rebinds("hash -p")
             } else {
-                v(
+                Verdict::new(
                     Tier::ReadOnly,
                     ReasonKind::Program,
                     "hash: looks up programs",

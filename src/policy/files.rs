@@ -5,7 +5,7 @@
 
 use super::paths::{self, Place};
 use super::readers::secrets;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, short_flag, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, short_flag};
 
 /// The verdict for a file-changing program, or `None` when `name` is not one.
 pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
@@ -19,12 +19,12 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
                 .into_iter()
                 .find(|t| recursive && catastrophic(t, &ctx.cwd))
             {
-                Some(t) => v(
+                Some(t) => Verdict::new(
                     Tier::Denied,
                     ReasonKind::Catastrophic,
                     format!("{name} -R on {t}, a system or home folder"),
                 ),
-                None => v(
+                None => Verdict::new(
                     Tier::Risky,
                     ReasonKind::ChangesFiles,
                     format!("{name}: changes file permissions"),
@@ -36,13 +36,13 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
                 .iter()
                 .any(|x| x.strip_prefix("of=").is_some_and(paths::is_raw_disk))
             {
-                v(
+                Verdict::new(
                     Tier::Denied,
                     ReasonKind::Disk,
                     "dd: writes raw bytes to a disk device",
                 )
             } else {
-                let mut verdict = v(
+                let mut verdict = Verdict::new(
                     Tier::Risky,
                     ReasonKind::ChangesFiles,
                     "dd: copies raw bytes",
@@ -56,12 +56,12 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
             let all = targets(args);
             let sources = all.split_last().map_or(&all[..], |(_, s)| s);
             match sources.iter().find(|t| catastrophic(t, &ctx.cwd)) {
-                Some(t) => v(
+                Some(t) => Verdict::new(
                     Tier::Denied,
                     ReasonKind::Catastrophic,
                     format!("{name}: moves {t}, a system or home folder, away"),
                 ),
-                None => v(
+                None => Verdict::new(
                     Tier::Risky,
                     ReasonKind::ChangesFiles,
                     format!("{name}: moves files"),
@@ -74,13 +74,13 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
                 .any(|a| a.starts_with("--delete") || *a == "--remove-source-files");
             let all = targets(args);
             match all.last().filter(|t| deletes && catastrophic(t, &ctx.cwd)) {
-                Some(t) => v(
+                Some(t) => Verdict::new(
                     Tier::Denied,
                     ReasonKind::Catastrophic,
                     format!("rsync --delete into {t} deletes what the source lacks"),
                 ),
                 None => {
-                    let mut verdict = v(
+                    let mut verdict = Verdict::new(
                         Tier::Risky,
                         ReasonKind::Network,
                         "rsync: copies files, possibly over the network",
@@ -95,7 +95,7 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         | "patch" | "copy" | "xcopy" | "robocopy" | "md" | "attrib" | "mklink" | "cpio" | "ar"
         | "split" | "csplit" | "mkfifo" | "mknod" | "copy-item" | "new-item" | "set-content"
         | "out-file" | "iconv" | "sqlite3" => {
-            let mut verdict = v(
+            let mut verdict = Verdict::new(
                 Tier::Risky,
                 ReasonKind::ChangesFiles,
                 format!("{name}: changes files"),
@@ -134,7 +134,7 @@ fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
             .map(lower)
             .any(|a| a == "--recursive" || a == "/s" || a.len() > 2 && "-recurse".starts_with(&a));
     if has(args, &["--no-preserve-root"]) {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::Catastrophic,
             format!("{name} --no-preserve-root"),
@@ -147,7 +147,7 @@ fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
     if let Some(target) = targets(args).into_iter().find(|t| catastrophic(t, cwd))
         && (recursive || windows || name == "shred")
     {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::Catastrophic,
             format!(
@@ -156,13 +156,13 @@ fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
         );
     }
     if name == "shred" && targets(args).iter().any(|t| paths::is_raw_disk(t)) {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,
             "shred: overwrites a disk device",
         );
     }
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::ChangesFiles,
         format!("{name}: deletes files"),

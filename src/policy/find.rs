@@ -5,7 +5,7 @@
 use super::lex::Word;
 use super::paths;
 use super::readers::{secrets, unknown_option};
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, v, values};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, values};
 
 const FIND_VALUED: &[&str] = &[
     "-name",
@@ -94,7 +94,7 @@ const FIND_FLAGS: &[&str] = &[
 ];
 
 pub(super) fn find(words: &[Word], ctx: &mut Ctx) -> Verdict {
-    let mut verdict = v(Tier::ReadOnly, ReasonKind::Program, "find: lists files");
+    let mut verdict = Verdict::new(Tier::ReadOnly, ReasonKind::Program, "find: lists files");
     let args = values(words);
     let roots: Vec<&str> = args
         .iter()
@@ -118,7 +118,7 @@ pub(super) fn find(words: &[Word], ctx: &mut Ctx) -> Verdict {
                     .map_or(words.len(), |p| i + 1 + p);
                 let inner = &words[i + 1..end];
                 if inner.is_empty() {
-                    verdict.raise(v(
+                    verdict.raise(Verdict::new(
                         Tier::Risky,
                         ReasonKind::Syntax,
                         "find -exec without a command",
@@ -130,7 +130,7 @@ pub(super) fn find(words: &[Word], ctx: &mut Ctx) -> Verdict {
                     if let Some(root) = catastrophic_root
                         && inner_verdict.kind == ReasonKind::ChangesFiles
                     {
-                        shown = v(
+                        shown = Verdict::new(
                             Tier::Denied,
                             ReasonKind::Catastrophic,
                             format!("find {root} -exec: deletes or changes everything in {root}"),
@@ -147,12 +147,12 @@ pub(super) fn find(words: &[Word], ctx: &mut Ctx) -> Verdict {
             }
             "-delete" => {
                 verdict.raise(match catastrophic_root {
-                    Some(root) => v(
+                    Some(root) => Verdict::new(
                         Tier::Denied,
                         ReasonKind::Catastrophic,
                         format!("find {root} -delete: deletes everything in {root}"),
                     ),
-                    None => v(
+                    None => Verdict::new(
                         Tier::Risky,
                         ReasonKind::ChangesFiles,
                         "find -delete removes files",
@@ -161,7 +161,7 @@ pub(super) fn find(words: &[Word], ctx: &mut Ctx) -> Verdict {
                 i += 1;
             }
             "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                verdict.raise(v(
+                verdict.raise(Verdict::new(
                     Tier::Risky,
                     ReasonKind::WritesFile,
                     format!("find {a}: writes to a file"),

@@ -6,7 +6,7 @@
 use super::git_config::{config, config_setting, push};
 use super::paths;
 use super::readers::{secrets, unknown_option};
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has};
 
 /// Options that only shape what the read-only subcommands print.
 #[rustfmt::skip]
@@ -118,7 +118,7 @@ const RUNS: &[&str] = &[
 
 pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
     let mut i = 0;
-    let mut floor = v(Tier::ReadOnly, ReasonKind::Nothing, "");
+    let mut floor = Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "");
     let mut elsewhere = false;
     while i < args.len() && args[i].starts_with('-') {
         let a = args[i];
@@ -134,7 +134,7 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
                 let place = paths::resolve(dir, &ctx.cwd);
                 if place.outside() || paths::protected(&place).is_some() {
                     elsewhere = true;
-                    floor.raise(v(
+                    floor.raise(Verdict::new(
                         Tier::Risky,
                         ReasonKind::RunsProgram,
                         format!(
@@ -145,7 +145,7 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
                 i += 2;
             }
             _ if a.starts_with("--config-env") => {
-                floor.raise(v(Tier::Risky, ReasonKind::RunsProgram, "git --config-env sets configuration from a variable, which can make git run programs"));
+                floor.raise(Verdict::new(Tier::Risky, ReasonKind::RunsProgram, "git --config-env sets configuration from a variable, which can make git run programs"));
                 i += if a.contains('=') { 1 } else { 2 };
             }
             _ if ["--git-dir", "--work-tree", "--exec-path", "--namespace"]
@@ -154,7 +154,7 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
                 || a == "--bare" =>
             {
                 elsewhere = true;
-                floor.raise(v(Tier::Risky, ReasonKind::RunsProgram, format!("git {a}: points git elsewhere (another repository's configuration and hooks, or other git programs)")));
+                floor.raise(Verdict::new(Tier::Risky, ReasonKind::RunsProgram, format!("git {a}: points git elsewhere (another repository's configuration and hooks, or other git programs)")));
                 i += if a.contains('=') || a == "--bare" || a == "--exec-path" {
                     1
                 } else {
@@ -178,7 +178,7 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
             | "--info-path" => i += 1,
             _ if a.starts_with("--list-cmds") => i += 1,
             "--version" | "-v" | "--help" | "-h" => {
-                return v(
+                return Verdict::new(
                     Tier::ReadOnly,
                     ReasonKind::Program,
                     "git: prints its version or help",
@@ -191,19 +191,23 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
         }
     }
     let Some(sub) = args.get(i).copied() else {
-        return floor.max(v(Tier::ReadOnly, ReasonKind::Program, "git: prints help"));
+        return floor.max(Verdict::new(
+            Tier::ReadOnly,
+            ReasonKind::Program,
+            "git: prints help",
+        ));
     };
     let rest = &args[i + 1..];
     let mut verdict = subcommand(sub, rest, ctx);
     if elsewhere && verdict.tier > Tier::ReadOnly {
-        verdict.raise(v(Tier::Denied, ReasonKind::Protected, format!("git {sub} in a repository named by -C, --git-dir or --work-tree: it may write that repository's .git")));
+        verdict.raise(Verdict::new(Tier::Denied, ReasonKind::Protected, format!("git {sub} in a repository named by -C, --git-dir or --work-tree: it may write that repository's .git")));
     }
     if let Some(option) = rest.iter().find(|a| {
         let name = a.split('=').next().unwrap_or(a);
         RUNS.contains(&name)
             && (name != "-u" || matches!(sub, "clone" | "fetch" | "pull" | "ls-remote" | "archive"))
     }) {
-        verdict.raise(v(
+        verdict.raise(Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!("git {sub} {option}: runs another program"),
@@ -221,7 +225,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
     match sub {
         _ if READING.contains(&sub) => {
             if let Some(option) = rest.iter().find(|a| writes_output(a)) {
-                return v(
+                return Verdict::new(
                     Tier::Risky,
                     ReasonKind::WritesFile,
                     format!("git {sub} {option}: writes a file"),
@@ -230,7 +234,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             if let Some(option) = rest.iter().find(|a| !known_showing(sub, a)) {
                 return unknown_option(&format!("git {sub}"), option);
             }
-            let mut verdict = v(
+            let mut verdict = Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 format!("git {sub}: reads the repository"),
@@ -286,13 +290,13 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
                     .iter()
                     .all(|a| !a.starts_with('-') || known(LISTING, a));
             if listing {
-                v(
+                Verdict::new(
                     Tier::ReadOnly,
                     ReasonKind::Program,
                     "git branch: lists branches",
                 )
             } else {
-                v(
+                Verdict::new(
                     Tier::Risky,
                     ReasonKind::GitWrite,
                     "git branch: creates, renames or deletes branches",
@@ -332,9 +336,9 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
                     .iter()
                     .all(|a| !a.starts_with('-') || known(LISTING, a) || a.starts_with("-n"));
             if listing {
-                v(Tier::ReadOnly, ReasonKind::Program, "git tag: lists tags")
+                Verdict::new(Tier::ReadOnly, ReasonKind::Program, "git tag: lists tags")
             } else {
-                v(
+                Verdict::new(
                     Tier::Risky,
                     ReasonKind::GitWrite,
                     "git tag: creates or deletes tags",
@@ -344,7 +348,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
         "remote"
             if positional.is_empty() && rest.iter().all(|a| matches!(*a, "-v" | "--verbose")) =>
         {
-            v(
+            Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 "git remote: lists remotes",
@@ -360,7 +364,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
                     .iter()
                     .all(|a| matches!(*a, "list" | "--porcelain" | "-v" | "--verbose" | "-z")) =>
         {
-            v(
+            Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 "git worktree: lists worktrees",
@@ -373,23 +377,25 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
                 matches!(*a, "-a" | "--all" | "-g" | "--guides") || !a.starts_with('-')
             }) =>
         {
-            v(Tier::ReadOnly, ReasonKind::Program, "git help: prints help")
+            Verdict::new(Tier::ReadOnly, ReasonKind::Program, "git help: prints help")
         }
         "difftool" | "mergetool" | "filter-branch" | "bisect" | "rebase"
             if sub != "rebase" || has(rest, &["-x", "--exec"]) =>
         {
-            v(
+            Verdict::new(
                 Tier::Risky,
                 ReasonKind::RunsProgram,
                 format!("git {sub}: runs other programs"),
             )
         }
-        "clone" | "fetch" | "pull" | "ls-remote" | "remote" | "submodule" | "archive" => v(
-            Tier::Risky,
-            ReasonKind::Network,
-            format!("git {sub}: talks to a remote or writes the repository"),
-        ),
-        _ => v(
+        "clone" | "fetch" | "pull" | "ls-remote" | "remote" | "submodule" | "archive" => {
+            Verdict::new(
+                Tier::Risky,
+                ReasonKind::Network,
+                format!("git {sub}: talks to a remote or writes the repository"),
+            )
+        }
+        _ => Verdict::new(
             Tier::Risky,
             ReasonKind::GitWrite,
             format!("git {sub}: changes the repository or talks to a remote"),
@@ -403,7 +409,7 @@ fn reading(sub: &str, rest: &[&str]) -> Verdict {
         .find(|a| a.starts_with('-') && !known_showing(sub, a))
     {
         Some(option) => unknown_option(&format!("git {sub}"), option),
-        None => v(
+        None => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("git {sub}: reads the repository"),

@@ -2,18 +2,18 @@
 //! `git -c`), configuration of other repositories (`--global`, `--system`, `--file`), and
 //! pushes that force or delete (`-f`, `--force-with-lease`, `--mirror`, `+refspec`, `:branch`).
 
-use super::vocab::{ReasonKind, Tier, Verdict, v};
+use super::vocab::{ReasonKind, Tier, Verdict};
 
 /// A configuration key set for one command (`git -c`) or written (`git config`).
 pub(super) fn config_setting(key: &str, via: &str) -> Verdict {
     if config_key_runs_programs(key) {
-        v(
+        Verdict::new(
             Tier::Denied,
             ReasonKind::GitConfig,
             format!("{via} {key} makes git run a program of the model's choosing"),
         )
     } else {
-        v(
+        Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!("{via} {key}: configuration for the command, which can change what git runs"),
@@ -41,7 +41,7 @@ pub(super) fn config(rest: &[&str], positional: &[&str]) -> Verdict {
         .any(|a| matches!(*a, "--global" | "--system") || a.starts_with("--file") || *a == "-f");
     let program_key = positional.iter().find(|k| config_key_runs_programs(k));
     match (reading, outside) {
-        (true, _) => v(
+        (true, _) => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             "git config: reads configuration",
@@ -49,12 +49,12 @@ pub(super) fn config(rest: &[&str], positional: &[&str]) -> Verdict {
         (false, _) if program_key.is_some() => {
             config_setting(program_key.copied().unwrap_or_default(), "git config")
         }
-        (false, true) => v(
+        (false, true) => Verdict::new(
             Tier::Denied,
             ReasonKind::GitConfig,
             "git config --global/--system/--file changes git for other repositories",
         ),
-        (false, false) => v(
+        (false, false) => Verdict::new(
             Tier::Risky,
             ReasonKind::GitWrite,
             "git config: changes the repository's configuration",
@@ -127,7 +127,7 @@ pub(super) fn push(rest: &[&str]) -> Verdict {
             || a.starts_with("--force=")
             || (a.starts_with('-') && !a.starts_with("--") && (a.contains('f') || a.contains('d')));
         if forced {
-            return v(
+            return Verdict::new(
                 Tier::Denied,
                 ReasonKind::ForcePush,
                 format!("git push {a}: a force push or remote deletion"),
@@ -141,14 +141,14 @@ pub(super) fn push(rest: &[&str]) -> Verdict {
                         .is_some_and(|s| s.is_empty() || s.starts_with('+'))
                 || a.contains(":+"))
         {
-            return v(
+            return Verdict::new(
                 Tier::Denied,
                 ReasonKind::ForcePush,
                 format!("git push {a}: a forced or deleting refspec"),
             );
         }
     }
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::GitWrite,
         "git push: sends commits to a remote",

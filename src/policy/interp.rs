@@ -5,7 +5,7 @@
 
 use super::lex::Word;
 use super::paths;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, v, values};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, values};
 
 pub(super) const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "csh", "tcsh", "mksh", "yash",
@@ -118,7 +118,7 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
         _ if is_python(name) => python(name, &args, ctx),
         "eval" => {
             if words.iter().any(|w| w.dynamic) {
-                v(
+                Verdict::new(
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     "eval of a computed string",
@@ -128,13 +128,13 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
             }
         }
         "source" | "." => match args.first() {
-            Some(a) if stdin_path(a) => v(
+            Some(a) if stdin_path(a) => Verdict::new(
                 Tier::Risky,
                 ReasonKind::InlineCode,
                 format!("{name} {a}: runs code from its input"),
             ),
             Some(a) => script(name, a, ctx),
-            None => v(
+            None => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Syntax,
                 format!("{name} without a file"),
@@ -145,14 +145,14 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
             .position(|a| a.eq_ignore_ascii_case("/c") || a.eq_ignore_ascii_case("/k"))
         {
             Some(i) => ctx.nested(&args[i + 1..].join(" "), "cmd /c"),
-            None => v(
+            None => Verdict::new(
                 Tier::Risky,
                 ReasonKind::InlineCode,
                 "cmd: an interactive shell",
             ),
         },
         "pwsh" | "powershell" | "powershell.exe" | "pwsh.exe" => {
-            let floor = v(
+            let floor = Verdict::new(
                 Tier::Risky,
                 ReasonKind::InlineCode,
                 "PowerShell: its commands are only partly analysed",
@@ -167,26 +167,26 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
         }
         _ if INLINE.iter().any(|(n, _)| *n == name) => {
             if let Some(option) = inline_code(name, &args) {
-                v(
+                Verdict::new(
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     format!("{name} {option}: runs inline code"),
                 )
             } else if name == "deno" || name == "bun" {
                 match args.iter().copied().find(|a| !a.starts_with('-')) {
-                    Some("run" | "test" | "task" | "bench") => v(
+                    Some("run" | "test" | "task" | "bench") => Verdict::new(
                         Tier::Execute,
                         ReasonKind::Program,
                         format!("{name}: runs project code"),
                     ),
                     Some("install" | "add" | "remove" | "update" | "x" | "upgrade" | "create") => {
-                        v(
+                        Verdict::new(
                             Tier::Risky,
                             ReasonKind::Packages,
                             format!("{name}: installs or downloads packages"),
                         )
                     }
-                    Some("eval" | "repl") | None => v(
+                    Some("eval" | "repl") | None => Verdict::new(
                         Tier::Risky,
                         ReasonKind::InlineCode,
                         format!("{name}: runs inline code"),
@@ -194,7 +194,7 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
                     Some(file) => script(name, file, ctx),
                 }
             } else if reads_code_from_stdin(name, &args) {
-                v(
+                Verdict::new(
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     format!("{name}: reads code from its input"),
@@ -213,13 +213,13 @@ fn script(name: &str, file: &str, ctx: &mut Ctx) -> Verdict {
     ctx.facts.scripts.push(basename(file).to_string());
     let place = paths::resolve(file, &ctx.cwd);
     if place.outside() {
-        v(
+        Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!("{name}: runs {file}, a script outside the workspace"),
         )
     } else {
-        v(
+        Verdict::new(
             Tier::Execute,
             ReasonKind::Program,
             format!("{name}: runs the workspace script {file}"),
@@ -236,7 +236,7 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
             break;
         }
         if a.starts_with("--rcfile") || a.starts_with("--init-file") {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::RunsProgram,
                 format!("{name} {a}: runs a start-up file"),
@@ -244,13 +244,13 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
         }
         if !a.starts_with("--") && a.contains('c') && a.starts_with('-') {
             return match words.get(i + 1) {
-                Some(script) if script.dynamic => v(
+                Some(script) if script.dynamic => Verdict::new(
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     format!("{name} -c runs a computed script"),
                 ),
                 Some(script) => ctx.nested(&script.value, &format!("{name} -c")),
-                None => v(
+                None => Verdict::new(
                     Tier::Risky,
                     ReasonKind::Syntax,
                     format!("{name} -c without a script"),
@@ -264,7 +264,7 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
         };
     }
     if reads_code_from_stdin(name, &args) {
-        return v(
+        return Verdict::new(
             Tier::Risky,
             ReasonKind::InlineCode,
             format!("{name}: a shell reading commands from its input"),
@@ -275,7 +275,7 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
         .and_then(|rest| rest.iter().find(|a| **a != "--"))
     {
         Some(file) => script(name, file, ctx),
-        None => v(
+        None => Verdict::new(
             Tier::Risky,
             ReasonKind::InlineCode,
             format!("{name}: a shell reading commands from its input"),
@@ -286,7 +286,7 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
 fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     for a in args {
         if *a == "-c" || a.starts_with('-') && !a.starts_with("--") && a.ends_with('c') {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::InlineCode,
                 format!("{name} -c runs inline code"),
@@ -298,19 +298,21 @@ fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     }
     if let Some(i) = args.iter().position(|a| *a == "-m") {
         return match args.get(i + 1).copied() {
-            Some("pip" | "ensurepip" | "venv" | "virtualenv" | "pipx" | "uv" | "poetry") => v(
-                Tier::Risky,
-                ReasonKind::Packages,
-                format!("{name} -m: installs packages"),
-            ),
+            Some("pip" | "ensurepip" | "venv" | "virtualenv" | "pipx" | "uv" | "poetry") => {
+                Verdict::new(
+                    Tier::Risky,
+                    ReasonKind::Packages,
+                    format!("{name} -m: installs packages"),
+                )
+            }
             Some(
                 "http.server" | "urllib.request" | "urllib" | "smtpd" | "ftplib" | "webbrowser",
-            ) => v(
+            ) => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Network,
                 format!("{name} -m: serves or fetches over the network"),
             ),
-            Some("pytest" | "unittest" | "doctest" | "tox" | "nox") => v(
+            Some("pytest" | "unittest" | "doctest" | "tox" | "nox") => Verdict::new(
                 Tier::Execute,
                 ReasonKind::Program,
                 format!("{name} -m: runs tests"),
@@ -318,12 +320,12 @@ fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
             Some(
                 "mypy" | "black" | "ruff" | "flake8" | "pylint" | "isort" | "compileall"
                 | "py_compile" | "json.tool",
-            ) => v(
+            ) => Verdict::new(
                 Tier::Build,
                 ReasonKind::Program,
                 format!("{name} -m: checks or formats code"),
             ),
-            _ => v(
+            _ => Verdict::new(
                 Tier::Execute,
                 ReasonKind::Program,
                 format!("{name} -m: runs a module"),
@@ -331,7 +333,7 @@ fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
         };
     }
     if reads_code_from_stdin(name, args) {
-        return v(
+        return Verdict::new(
             Tier::Risky,
             ReasonKind::InlineCode,
             format!("{name}: reads code from its input"),
@@ -345,7 +347,7 @@ fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
 fn script_or_input(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     match args.iter().copied().find(|a| !a.starts_with('-')) {
         Some(file) => script(name, file, ctx),
-        None => v(
+        None => Verdict::new(
             Tier::Risky,
             ReasonKind::InlineCode,
             format!("{name}: reads code from its input"),

@@ -15,7 +15,7 @@ use super::readers::{self, unknown_option};
 use super::risks::{is_network, network};
 use super::text;
 use super::tools;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, v, values, version_probe};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, values, version_probe};
 
 /// The verdict for a program keyless may know, with its arguments.
 pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
@@ -28,7 +28,7 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         ))
         && version_probe(a)
     {
-        return v(
+        return Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name}: prints its version or help"),
@@ -47,12 +47,12 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         return verdict;
     }
     match name {
-        "command" if matches!(a.first().copied(), Some("-v" | "-V")) => v(
+        "command" if matches!(a.first().copied(), Some("-v" | "-V")) => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             "command -v: looks up a program",
         ),
-        "java" => v(Tier::Execute, ReasonKind::Program, "java: runs a program"),
+        "java" => Verdict::new(Tier::Execute, ReasonKind::Program, "java: runs a program"),
 
         // Toolchains.
         "git" => git(a, ctx),
@@ -62,7 +62,7 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                 Some("ls-files" | "status" | "version" | "env")
             ) =>
         {
-            v(
+            Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 "git-lfs: reads the repository",
@@ -70,7 +70,7 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         }
         "cargo" => tools::cargo(a, ctx),
         "npm" | "pnpm" | "yarn" => tools::node_package_manager(name, a),
-        "npx" | "pnpx" | "bunx" => v(
+        "npx" | "pnpx" | "bunx" => Verdict::new(
             Tier::Risky,
             ReasonKind::Packages,
             format!("{name}: runs a package that may be downloaded"),
@@ -89,35 +89,35 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             Some(
                 "compile" | "package" | "build" | "assemble" | "clean" | "compileJava"
                 | "dependencies",
-            ) => v(
+            ) => Verdict::new(
                 Tier::Build,
                 ReasonKind::Program,
                 format!("{name}: builds the project"),
             ),
-            Some("deploy" | "publish" | "release") => v(
+            Some("deploy" | "publish" | "release") => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Packages,
                 format!("{name}: publishes"),
             ),
-            _ => v(
+            _ => Verdict::new(
                 Tier::Execute,
                 ReasonKind::Program,
                 format!("{name}: runs project tasks"),
             ),
         },
         "pytest" | "jest" | "vitest" | "mocha" | "tox" | "nox" | "phpunit" | "rspec" | "ctest"
-        | "karma" | "ava" => v(
+        | "karma" | "ava" => Verdict::new(
             Tier::Execute,
             ReasonKind::Program,
             format!("{name}: runs tests"),
         ),
         "rustup" => match first_positional(a) {
-            Some("show") | None => v(
+            Some("show") | None => Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 "rustup: shows toolchains",
             ),
-            _ => v(
+            _ => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Packages,
                 "rustup: installs or changes toolchains",
@@ -126,17 +126,19 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         "pip" | "pip3" | "pipx" | "uv" | "poetry" | "conda" | "gem" | "bundle" | "composer"
         | "apt" | "apt-get" | "brew" | "dnf" | "yum" | "pacman" | "apk" | "choco" | "winget"
         | "snap" | "nix-env" | "port" => match first_positional(a) {
-            Some("list" | "show" | "freeze" | "search" | "info" | "outdated" | "check") => v(
-                Tier::ReadOnly,
-                ReasonKind::Program,
-                format!("{name}: lists packages"),
-            ),
-            Some("run") if matches!(name, "uv" | "poetry" | "bundle") => v(
+            Some("list" | "show" | "freeze" | "search" | "info" | "outdated" | "check") => {
+                Verdict::new(
+                    Tier::ReadOnly,
+                    ReasonKind::Program,
+                    format!("{name}: lists packages"),
+                )
+            }
+            Some("run") if matches!(name, "uv" | "poetry" | "bundle") => Verdict::new(
                 Tier::Execute,
                 ReasonKind::Program,
                 format!("{name}: runs project code"),
             ),
-            _ => v(
+            _ => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Packages,
                 format!("{name}: installs or changes packages"),
@@ -149,9 +151,9 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             .iter()
             .position(|w| matches!(w.value.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"))
         {
-            Some(i) => v(Tier::ReadOnly, ReasonKind::Program, "fd: lists files")
+            Some(i) => Verdict::new(Tier::ReadOnly, ReasonKind::Program, "fd: lists files")
                 .max(ctx.program(&words[i + 1..])),
-            None => v(Tier::ReadOnly, ReasonKind::Program, "fd: lists files"),
+            None => Verdict::new(Tier::ReadOnly, ReasonKind::Program, "fd: lists files"),
         },
         "watch" => {
             let mut i = 0;
@@ -170,20 +172,20 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => text::awk(name, a, ctx),
         "tee" => text::tee(a),
         "jq" | "yq" | "gojq" | "jaq" => text::jq(name, a, ctx),
-        "vim" | "vi" | "nvim" | "emacs" | "nano" | "ed" | "ex" => v(
+        "vim" | "vi" | "nvim" | "emacs" | "nano" | "ed" | "ex" => Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!("{name}: an editor (its commands can run programs and write files)"),
         ),
 
         // The machine itself.
-        "shutdown" | "reboot" | "halt" | "poweroff" => v(
+        "shutdown" | "reboot" | "halt" | "poweroff" => Verdict::new(
             Tier::Denied,
             ReasonKind::Machine,
             format!("{name}: stops the machine"),
         ),
         "init" | "telinit" if matches!(first_positional(a), Some("0" | "6")) => {
-            v(Tier::Denied, ReasonKind::Machine, "init: stops the machine")
+            Verdict::new(Tier::Denied, ReasonKind::Machine, "init: stops the machine")
         }
         "systemctl" | "loginctl"
             if matches!(
@@ -191,31 +193,31 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                 Some("poweroff" | "reboot" | "halt" | "kexec" | "suspend" | "hibernate")
             ) =>
         {
-            v(
+            Verdict::new(
                 Tier::Denied,
                 ReasonKind::Machine,
                 format!("{name}: stops the machine"),
             )
         }
         "format" | "diskpart" | "fdisk" | "sfdisk" | "gdisk" | "parted" | "wipefs" | "mke2fs"
-        | "mkswap" | "format-volume" | "clear-disk" => v(
+        | "mkswap" | "format-volume" | "clear-disk" => Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,
             format!("{name}: formats or partitions disks"),
         ),
-        _ if name.starts_with("mkfs") => v(
+        _ if name.starts_with("mkfs") => Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,
             format!("{name}: formats a disk"),
         ),
         "kill" | "pkill" | "killall" | "systemctl" | "service" | "crontab" | "mount" | "umount"
         | "useradd" | "passwd" | "iptables" | "docker" | "podman" | "kubectl" | "at" | "batch"
-        | "launchctl" | "schtasks" | "reg" | "setx" => v(
+        | "launchctl" | "schtasks" | "reg" | "setx" => Verdict::new(
             Tier::Risky,
             ReasonKind::System,
             format!("{name}: changes the system"),
         ),
-        "su" | "pkexec" | "runas" => v(
+        "su" | "pkexec" | "runas" => Verdict::new(
             Tier::Risky,
             ReasonKind::Privilege,
             format!("{name}: runs with elevated privileges"),
@@ -223,7 +225,7 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
 
         _ if is_network(name) => network(name, a, ctx),
         _ if name.starts_with('-') => unknown_option("the shell", name),
-        _ => v(
+        _ => Verdict::new(
             Tier::Risky,
             ReasonKind::UnknownProgram,
             format!("unknown program {name}: not on the classifier's lists"),

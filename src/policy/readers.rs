@@ -5,9 +5,11 @@
 
 use super::options::Spec;
 use super::paths;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
-const fn s(
+/// A reader's known options: single-letter flags, single letters that take a value, long
+/// options, long options that take a value.
+const fn spec(
     flags: &'static str,
     valued: &'static str,
     long: &'static [&'static str],
@@ -22,7 +24,8 @@ const fn s(
     }
 }
 
-const fn d(spec: Spec) -> Spec {
+/// `spec`, also accepting a number as an option (`head -5`).
+const fn with_digits(spec: Spec) -> Spec {
     Spec {
         digits: true,
         ..spec
@@ -30,7 +33,7 @@ const fn d(spec: Spec) -> Spec {
 }
 
 const HELP: &[&str] = &["help", "version"];
-const GREP: Spec = d(s(
+const GREP: Spec = with_digits(spec(
     "EFGPiywxcLloqsbHhnTZzUvraIRV",
     "efmdDABC",
     &[
@@ -84,7 +87,7 @@ const GREP: Spec = d(s(
         "include",
     ],
 ));
-const RG: Spec = d(s(
+const RG: Spec = with_digits(spec(
     "aABbcCFHhiIlLnNoOpqsSuUvVwxz0.",
     "ABCeEfgjmMrtTdl",
     &[
@@ -205,89 +208,89 @@ const RG: Spec = d(s(
 /// Readers and their options.
 #[rustfmt::skip]
 const READERS: &[(&str, Spec)] = &[
-    ("cat", s("AbeEnstTuv", "", &["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting", "help", "version"], &[])),
-    ("tac", s("br", "s", &["before", "regex", "help", "version"], &["separator"])),
-    ("head", d(s("qvz", "nc", &["quiet", "silent", "verbose", "zero-terminated", "help", "version"], &["lines", "bytes"]))),
-    ("tail", d(s("fFqvzr", "ncs", &["follow", "retry", "quiet", "silent", "verbose", "zero-terminated", "help", "version"], &["lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"]))),
-    ("ls", d(s("aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ", "ITw", &["all", "almost-all", "author", "escape", "directory", "classify", "file-type", "human-readable", "si", "dereference-command-line", "dereference-command-line-symlink-to-dir", "inode", "kibibytes", "dereference", "numeric-uid-gid", "literal", "hide-control-chars", "show-control-chars", "quote-name", "recursive", "reverse", "size", "context", "help", "version", "color", "hyperlink", "group-directories-first", "full-time", "no-group", "zero"], &["hide", "ignore", "indicator-style", "quoting-style", "sort", "time", "time-style", "tabsize", "width", "block-size", "format"]))),
-    ("dir", d(s("aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ", "ITw", &["all", "almost-all", "human-readable", "recursive", "reverse"], &["sort"]))),
-    ("tree", s("adlfxipsughDFqNQvtcUrCnJXA", "LPIHT", &["noreport", "dirsfirst", "du", "prune", "gitignore", "matchdirs", "ignore-case", "si", "help", "version"], &["filelimit", "charset", "sort", "timefmt"])),
-    ("pwd", s("LP", "", HELP, &[])),
-    ("wc", s("cmlLw", "", &["bytes", "chars", "lines", "max-line-length", "words", "help", "version"], &["total", "files0-from"])),
+    ("cat", spec("AbeEnstTuv", "", &["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting", "help", "version"], &[])),
+    ("tac", spec("br", "s", &["before", "regex", "help", "version"], &["separator"])),
+    ("head", with_digits(spec("qvz", "nc", &["quiet", "silent", "verbose", "zero-terminated", "help", "version"], &["lines", "bytes"]))),
+    ("tail", with_digits(spec("fFqvzr", "ncs", &["follow", "retry", "quiet", "silent", "verbose", "zero-terminated", "help", "version"], &["lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"]))),
+    ("ls", with_digits(spec("aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ", "ITw", &["all", "almost-all", "author", "escape", "directory", "classify", "file-type", "human-readable", "si", "dereference-command-line", "dereference-command-line-symlink-to-dir", "inode", "kibibytes", "dereference", "numeric-uid-gid", "literal", "hide-control-chars", "show-control-chars", "quote-name", "recursive", "reverse", "size", "context", "help", "version", "color", "hyperlink", "group-directories-first", "full-time", "no-group", "zero"], &["hide", "ignore", "indicator-style", "quoting-style", "sort", "time", "time-style", "tabsize", "width", "block-size", "format"]))),
+    ("dir", with_digits(spec("aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ", "ITw", &["all", "almost-all", "human-readable", "recursive", "reverse"], &["sort"]))),
+    ("tree", spec("adlfxipsughDFqNQvtcUrCnJXA", "LPIHT", &["noreport", "dirsfirst", "du", "prune", "gitignore", "matchdirs", "ignore-case", "si", "help", "version"], &["filelimit", "charset", "sort", "timefmt"])),
+    ("pwd", spec("LP", "", HELP, &[])),
+    ("wc", spec("cmlLw", "", &["bytes", "chars", "lines", "max-line-length", "words", "help", "version"], &["total", "files0-from"])),
     ("grep", GREP),
     ("egrep", GREP),
     ("fgrep", GREP),
     ("zgrep", GREP),
     ("rg", RG),
-    ("ag", s("aAbcfGgHhiLlmnopQrSstuUvVwz0", "ABCGgm", &["hidden", "literal", "ignore-case", "smart-case", "files-with-matches", "count", "color", "nocolor", "group", "nogroup", "skip-vcs-ignores", "unrestricted", "all-types", "search-zip", "word-regexp", "case-sensitive", "column", "vimgrep", "stats", "help", "version"], &["ignore", "ignore-dir", "depth", "file-search-regex", "max-count", "after", "before", "context"])),
-    ("ack", s("ihHlLcnvwQsx", "ABCm", &["ignore-case", "smart-case", "literal", "count", "nocolor", "color", "noheading", "nogroup", "help", "version"], &["type", "ignore-dir"])),
-    ("file", s("bcEhiklLNnprsvzZ0S", "Fmfe", &["brief", "mime", "mime-type", "mime-encoding", "keep-going", "dereference", "no-dereference", "uncompress", "no-pad", "print0", "raw", "special-files", "extension", "apple", "help", "version"], &["separator", "magic-file", "files-from", "exclude"])),
-    ("stat", s("LtZf", "c", &["dereference", "file-system", "terse", "help", "version"], &["format", "printf", "cached"])),
-    ("du", d(s("0abcDhHklLmPsSx", "dBtX", &["all", "apparent-size", "bytes", "total", "dereference-args", "human-readable", "si", "summarize", "separate-dirs", "one-file-system", "count-links", "dereference", "no-dereference", "inodes", "null", "time", "help", "version"], &["max-depth", "block-size", "threshold", "exclude", "exclude-from", "files0-from", "time-style"]))),
-    ("df", s("ahHiklPTv", "tBx", &["all", "human-readable", "si", "inodes", "local", "portability", "print-type", "total", "sync", "no-sync", "output", "help", "version"], &["type", "exclude-type", "block-size"])),
-    ("diff", d(s("abBcdeEfinNpqrstTuwyZ", "CDFIlSUWxX", &["normal", "brief", "report-identical-files", "context", "unified", "ed", "rcs", "side-by-side", "left-column", "suppress-common-lines", "show-c-function", "expand-tabs", "initial-tab", "suppress-blank-empty", "new-file", "unidirectional-new-file", "ignore-case", "ignore-tab-expansion", "ignore-trailing-space", "ignore-space-change", "ignore-all-space", "ignore-blank-lines", "text", "strip-trailing-cr", "recursive", "minimal", "speed-large-files", "color", "no-dereference", "ignore-file-name-case", "no-ignore-file-name-case", "help", "version"], &["show-function-line", "label", "tabsize", "ignore-matching-lines", "exclude", "exclude-from", "starting-file", "from-file", "to-file", "horizon-lines", "palette", "width"]))),
-    ("cmp", s("blsz", "in", &["print-bytes", "verbose", "quiet", "silent", "help", "version"], &["ignore-initial", "bytes"])),
-    ("comm", s("123iz", "", &["check-order", "nocheck-order", "zero-terminated", "total", "help", "version"], &["output-delimiter"])),
-    ("cut", s("nsz", "bcfd", &["complement", "only-delimited", "zero-terminated", "help", "version"], &["bytes", "characters", "fields", "delimiter", "output-delimiter"])),
-    ("tr", s("cCdst", "", &["complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version"], &[])),
-    ("nl", s("p", "bdfhilnsvw", &["no-renumber", "help", "version"], &["body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"])),
-    ("od", d(s("bcdfilosvxw", "AjNSt", &["output-duplicates", "traditional", "help", "version", "width", "strings"], &["address-radix", "skip-bytes", "read-bytes", "format", "endian"]))),
-    ("hexdump", s("bcCdovx", "enfs", &["help", "version"], &[])),
-    ("hd", s("bcCdovx", "enfs", &["help", "version"], &[])),
-    ("xxd", d(s("abCeEipruhvd", "cgloOsnR", &["help", "version"], &[]))),
-    ("basename", s("az", "s", &["multiple", "zero", "help", "version"], &["suffix"])),
-    ("dirname", s("z", "", &["zero", "help", "version"], &[])),
-    ("realpath", s("eELmPqsz", "", &["canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet", "strip", "no-symlinks", "zero", "help", "version"], &["relative-to", "relative-base"])),
-    ("readlink", s("efmnqsvz", "", &["canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline", "quiet", "silent", "verbose", "zero", "help", "version"], &[])),
-    ("date", s("uRI", "dfr", &["utc", "universal", "rfc-email", "iso-8601", "debug", "help", "version"], &["date", "file", "reference", "rfc-3339"])),
-    ("whoami", s("", "", HELP, &[])),
-    ("id", s("agGnrzuZ", "", &["group", "groups", "name", "real", "user", "zero", "context", "help", "version"], &[])),
-    ("uname", s("asnrvmpio", "", &["all", "kernel-name", "nodename", "kernel-release", "kernel-version", "machine", "processor", "hardware-platform", "operating-system", "help", "version"], &[])),
-    ("hostname", s("adfiIsAyv", "", &["all-fqdns", "alias", "domain", "fqdn", "long", "ip-address", "all-ip-addresses", "short", "yp", "nis", "help", "version"], &[])),
-    ("seq", d(s("w", "fst", &["equal-width", "help", "version"], &["format", "separator"]))),
-    ("which", s("asi", "", &["all", "skip-alias", "skip-functions", "skip-dot", "skip-tilde", "show-dot", "show-tilde", "help", "version"], &[])),
-    ("whereis", s("bmsul", "BMSf", &[], &[])),
-    ("type", s("afptP", "", &[], &[])),
-    ("column", s("tnxeJrLRs", "cNdHWEOlo", &["table", "fillrows", "json", "keep-empty-lines", "help", "version"], &["separator", "output-separator", "table-columns", "output-width", "table-name"])),
-    ("expand", d(s("i", "t", &["initial", "help", "version"], &["tabs"]))),
-    ("unexpand", d(s("a", "t", &["all", "first-only", "help", "version"], &["tabs"]))),
-    ("fold", d(s("bs", "w", &["bytes", "spaces", "help", "version"], &["width"]))),
-    ("paste", s("sz", "d", &["serial", "zero-terminated", "help", "version"], &["delimiters"])),
-    ("join", s("ivz", "aejot12", &["ignore-case", "check-order", "nocheck-order", "header", "zero-terminated", "help", "version"], &[])),
-    ("rev", s("0", "", HELP, &[])),
-    ("strings", d(s("afwsd", "nteT", &["all", "print-file-name", "include-all-whitespace", "data", "help", "version"], &["bytes", "radix", "encoding", "output-separator", "target"]))),
-    ("md5sum", s("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
-    ("sha1sum", s("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
-    ("sha256sum", s("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
-    ("sha512sum", s("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
-    ("b2sum", s("bctwz", "l", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &["length"])),
-    ("cksum", s("z", "al", &["base64", "raw", "tag", "untagged", "check", "help", "version"], &["algorithm", "length"])),
-    ("base64", s("diw", "", &["decode", "ignore-garbage", "help", "version"], &["wrap"])),
-    ("ps", s("AaCcdefFgGHhjlLMmnNOrsSTtuvVwwxXyZ", "oOpqUuGgstk", &["forest", "headers", "no-headers", "help", "version", "cols", "columns", "lines", "width", "deselect"], &["format", "sort", "pid", "ppid", "user", "group", "tty"])),
-    ("pgrep", s("lacfinovxwr", "dgGPstuUF", &["list-name", "list-full", "count", "full", "ignore-case", "newest", "oldest", "inverse", "exact", "lightweight", "help", "version"], &["delimiter", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "runstates", "older", "ns", "nslist", "signal"])),
-    ("free", s("bkmghltwv", "sc", &["bytes", "kibi", "mebi", "gibi", "tebi", "pebi", "kilo", "mega", "giga", "tera", "peta", "human", "lohi", "total", "wide", "si", "committed", "help", "version"], &["seconds", "count"])),
-    ("uptime", s("psV", "", &["pretty", "since", "help", "version"], &[])),
-    ("locale", s("akmv", "", &["all-locales", "charmaps", "category-name", "keyword-name", "verbose", "help", "version"], &[])),
-    ("nproc", s("", "", &["all", "help", "version"], &["ignore"])),
-    ("arch", s("", "", HELP, &[])),
-    ("lscpu", s("aebcpsJxyV", "", &["all", "online", "offline", "json", "hex", "physical", "help", "version"], &["extended", "parse"])),
-    ("groups", s("", "", HELP, &[])),
-    ("lsb_release", s("vidrcas", "", &["all", "id", "description", "release", "codename", "short", "help", "version"], &[])),
-    ("tput", s("SxV", "T", &[], &[])),
-    ("numfmt", s("dz", "", &["debug", "grouping", "header", "zero-terminated", "help", "version"], &["from", "from-unit", "to", "to-unit", "format", "padding", "field", "delimiter", "suffix", "round", "invalid"])),
-    ("fmt", d(s("cstu", "wgp", &["crown-margin", "tagged-paragraph", "split-only", "uniform-spacing", "help", "version"], &["width", "goal", "prefix"]))),
-    ("look", s("bdf", "t", &[], &[])),
-    ("zcat", s("fqvlLhtVdc", "", &["force", "quiet", "verbose", "help", "version"], &[])),
-    ("bzcat", s("sqvL", "", &["small", "quiet", "verbose", "help", "version"], &[])),
-    ("xzcat", s("qvQT", "", &["quiet", "verbose", "help", "version"], &["threads"])),
-    ("man", s("afkwW", "sS", &["apropos", "whatis", "where", "path", "all", "help", "version"], &["sections"])),
-    ("less", d(s("aABcCdeEfFgGiIJKLmMnNqQrRsSuUVwWX~", "bhjPtTxyz#", &["quit-if-one-screen", "no-init", "RAW-CONTROL-CHARS", "raw-control-chars", "chop-long-lines", "ignore-case", "LINE-NUMBERS", "squeeze-blank-lines", "help", "version", "mouse", "tabs", "quiet", "silent"], &["pattern", "prompt", "tag", "shift"]))),
-    ("more", d(s("dlfpcsu", "n", &["silent", "logical", "no-pause", "print-over", "clean-print", "squeeze", "plain", "help", "version"], &["lines"]))),
-    ("pinky", s("lbhpsfwiq", "", HELP, &[])),
-    ("users", s("", "", HELP, &[])),
-    ("who", s("abdHlmpqrstTuw", "", &["all", "boot", "dead", "heading", "login", "lookup", "process", "count", "runlevel", "short", "time", "mesg", "users", "help", "version"], &[])),
-    ("uniq", d(s("cdDiuz", "fsw", &["count", "repeated", "all-repeated", "ignore-case", "unique", "zero-terminated", "group", "help", "version"], &["skip-fields", "skip-chars", "check-chars"]))),
-    ("sort", s("bdfgiMhnRrVcCmsuz", "kStT", &["ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "reverse", "version-sort", "check", "merge", "stable", "unique", "zero-terminated", "debug", "help", "version"], &["key", "field-separator", "buffer-size", "temporary-directory", "parallel", "batch-size", "random-source", "sort", "files0-from"])),
+    ("ag", spec("aAbcfGgHhiLlmnopQrSstuUvVwz0", "ABCGgm", &["hidden", "literal", "ignore-case", "smart-case", "files-with-matches", "count", "color", "nocolor", "group", "nogroup", "skip-vcs-ignores", "unrestricted", "all-types", "search-zip", "word-regexp", "case-sensitive", "column", "vimgrep", "stats", "help", "version"], &["ignore", "ignore-dir", "depth", "file-search-regex", "max-count", "after", "before", "context"])),
+    ("ack", spec("ihHlLcnvwQsx", "ABCm", &["ignore-case", "smart-case", "literal", "count", "nocolor", "color", "noheading", "nogroup", "help", "version"], &["type", "ignore-dir"])),
+    ("file", spec("bcEhiklLNnprsvzZ0S", "Fmfe", &["brief", "mime", "mime-type", "mime-encoding", "keep-going", "dereference", "no-dereference", "uncompress", "no-pad", "print0", "raw", "special-files", "extension", "apple", "help", "version"], &["separator", "magic-file", "files-from", "exclude"])),
+    ("stat", spec("LtZf", "c", &["dereference", "file-system", "terse", "help", "version"], &["format", "printf", "cached"])),
+    ("du", with_digits(spec("0abcDhHklLmPsSx", "dBtX", &["all", "apparent-size", "bytes", "total", "dereference-args", "human-readable", "si", "summarize", "separate-dirs", "one-file-system", "count-links", "dereference", "no-dereference", "inodes", "null", "time", "help", "version"], &["max-depth", "block-size", "threshold", "exclude", "exclude-from", "files0-from", "time-style"]))),
+    ("df", spec("ahHiklPTv", "tBx", &["all", "human-readable", "si", "inodes", "local", "portability", "print-type", "total", "sync", "no-sync", "output", "help", "version"], &["type", "exclude-type", "block-size"])),
+    ("diff", with_digits(spec("abBcdeEfinNpqrstTuwyZ", "CDFIlSUWxX", &["normal", "brief", "report-identical-files", "context", "unified", "ed", "rcs", "side-by-side", "left-column", "suppress-common-lines", "show-c-function", "expand-tabs", "initial-tab", "suppress-blank-empty", "new-file", "unidirectional-new-file", "ignore-case", "ignore-tab-expansion", "ignore-trailing-space", "ignore-space-change", "ignore-all-space", "ignore-blank-lines", "text", "strip-trailing-cr", "recursive", "minimal", "speed-large-files", "color", "no-dereference", "ignore-file-name-case", "no-ignore-file-name-case", "help", "version"], &["show-function-line", "label", "tabsize", "ignore-matching-lines", "exclude", "exclude-from", "starting-file", "from-file", "to-file", "horizon-lines", "palette", "width"]))),
+    ("cmp", spec("blsz", "in", &["print-bytes", "verbose", "quiet", "silent", "help", "version"], &["ignore-initial", "bytes"])),
+    ("comm", spec("123iz", "", &["check-order", "nocheck-order", "zero-terminated", "total", "help", "version"], &["output-delimiter"])),
+    ("cut", spec("nsz", "bcfd", &["complement", "only-delimited", "zero-terminated", "help", "version"], &["bytes", "characters", "fields", "delimiter", "output-delimiter"])),
+    ("tr", spec("cCdst", "", &["complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version"], &[])),
+    ("nl", spec("p", "bdfhilnsvw", &["no-renumber", "help", "version"], &["body-numbering", "section-delimiter", "footer-numbering", "header-numbering", "line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"])),
+    ("od", with_digits(spec("bcdfilosvxw", "AjNSt", &["output-duplicates", "traditional", "help", "version", "width", "strings"], &["address-radix", "skip-bytes", "read-bytes", "format", "endian"]))),
+    ("hexdump", spec("bcCdovx", "enfs", &["help", "version"], &[])),
+    ("hd", spec("bcCdovx", "enfs", &["help", "version"], &[])),
+    ("xxd", with_digits(spec("abCeEipruhvd", "cgloOsnR", &["help", "version"], &[]))),
+    ("basename", spec("az", "s", &["multiple", "zero", "help", "version"], &["suffix"])),
+    ("dirname", spec("z", "", &["zero", "help", "version"], &[])),
+    ("realpath", spec("eELmPqsz", "", &["canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet", "strip", "no-symlinks", "zero", "help", "version"], &["relative-to", "relative-base"])),
+    ("readlink", spec("efmnqsvz", "", &["canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline", "quiet", "silent", "verbose", "zero", "help", "version"], &[])),
+    ("date", spec("uRI", "dfr", &["utc", "universal", "rfc-email", "iso-8601", "debug", "help", "version"], &["date", "file", "reference", "rfc-3339"])),
+    ("whoami", spec("", "", HELP, &[])),
+    ("id", spec("agGnrzuZ", "", &["group", "groups", "name", "real", "user", "zero", "context", "help", "version"], &[])),
+    ("uname", spec("asnrvmpio", "", &["all", "kernel-name", "nodename", "kernel-release", "kernel-version", "machine", "processor", "hardware-platform", "operating-system", "help", "version"], &[])),
+    ("hostname", spec("adfiIsAyv", "", &["all-fqdns", "alias", "domain", "fqdn", "long", "ip-address", "all-ip-addresses", "short", "yp", "nis", "help", "version"], &[])),
+    ("seq", with_digits(spec("w", "fst", &["equal-width", "help", "version"], &["format", "separator"]))),
+    ("which", spec("asi", "", &["all", "skip-alias", "skip-functions", "skip-dot", "skip-tilde", "show-dot", "show-tilde", "help", "version"], &[])),
+    ("whereis", spec("bmsul", "BMSf", &[], &[])),
+    ("type", spec("afptP", "", &[], &[])),
+    ("column", spec("tnxeJrLRs", "cNdHWEOlo", &["table", "fillrows", "json", "keep-empty-lines", "help", "version"], &["separator", "output-separator", "table-columns", "output-width", "table-name"])),
+    ("expand", with_digits(spec("i", "t", &["initial", "help", "version"], &["tabs"]))),
+    ("unexpand", with_digits(spec("a", "t", &["all", "first-only", "help", "version"], &["tabs"]))),
+    ("fold", with_digits(spec("bs", "w", &["bytes", "spaces", "help", "version"], &["width"]))),
+    ("paste", spec("sz", "d", &["serial", "zero-terminated", "help", "version"], &["delimiters"])),
+    ("join", spec("ivz", "aejot12", &["ignore-case", "check-order", "nocheck-order", "header", "zero-terminated", "help", "version"], &[])),
+    ("rev", spec("0", "", HELP, &[])),
+    ("strings", with_digits(spec("afwsd", "nteT", &["all", "print-file-name", "include-all-whitespace", "data", "help", "version"], &["bytes", "radix", "encoding", "output-separator", "target"]))),
+    ("md5sum", spec("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
+    ("sha1sum", spec("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
+    ("sha256sum", spec("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
+    ("sha512sum", spec("bctwz", "", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &[])),
+    ("b2sum", spec("bctwz", "l", &["binary", "check", "tag", "text", "ignore-missing", "quiet", "status", "strict", "warn", "zero", "help", "version"], &["length"])),
+    ("cksum", spec("z", "al", &["base64", "raw", "tag", "untagged", "check", "help", "version"], &["algorithm", "length"])),
+    ("base64", spec("diw", "", &["decode", "ignore-garbage", "help", "version"], &["wrap"])),
+    ("ps", spec("AaCcdefFgGHhjlLMmnNOrsSTtuvVwwxXyZ", "oOpqUuGgstk", &["forest", "headers", "no-headers", "help", "version", "cols", "columns", "lines", "width", "deselect"], &["format", "sort", "pid", "ppid", "user", "group", "tty"])),
+    ("pgrep", spec("lacfinovxwr", "dgGPstuUF", &["list-name", "list-full", "count", "full", "ignore-case", "newest", "oldest", "inverse", "exact", "lightweight", "help", "version"], &["delimiter", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "runstates", "older", "ns", "nslist", "signal"])),
+    ("free", spec("bkmghltwv", "sc", &["bytes", "kibi", "mebi", "gibi", "tebi", "pebi", "kilo", "mega", "giga", "tera", "peta", "human", "lohi", "total", "wide", "si", "committed", "help", "version"], &["seconds", "count"])),
+    ("uptime", spec("psV", "", &["pretty", "since", "help", "version"], &[])),
+    ("locale", spec("akmv", "", &["all-locales", "charmaps", "category-name", "keyword-name", "verbose", "help", "version"], &[])),
+    ("nproc", spec("", "", &["all", "help", "version"], &["ignore"])),
+    ("arch", spec("", "", HELP, &[])),
+    ("lscpu", spec("aebcpsJxyV", "", &["all", "online", "offline", "json", "hex", "physical", "help", "version"], &["extended", "parse"])),
+    ("groups", spec("", "", HELP, &[])),
+    ("lsb_release", spec("vidrcas", "", &["all", "id", "description", "release", "codename", "short", "help", "version"], &[])),
+    ("tput", spec("SxV", "T", &[], &[])),
+    ("numfmt", spec("dz", "", &["debug", "grouping", "header", "zero-terminated", "help", "version"], &["from", "from-unit", "to", "to-unit", "format", "padding", "field", "delimiter", "suffix", "round", "invalid"])),
+    ("fmt", with_digits(spec("cstu", "wgp", &["crown-margin", "tagged-paragraph", "split-only", "uniform-spacing", "help", "version"], &["width", "goal", "prefix"]))),
+    ("look", spec("bdf", "t", &[], &[])),
+    ("zcat", spec("fqvlLhtVdc", "", &["force", "quiet", "verbose", "help", "version"], &[])),
+    ("bzcat", spec("sqvL", "", &["small", "quiet", "verbose", "help", "version"], &[])),
+    ("xzcat", spec("qvQT", "", &["quiet", "verbose", "help", "version"], &["threads"])),
+    ("man", spec("afkwW", "sS", &["apropos", "whatis", "where", "path", "all", "help", "version"], &["sections"])),
+    ("less", with_digits(spec("aABcCdeEfFgGiIJKLmMnNqQrRsSuUVwWX~", "bhjPtTxyz#", &["quit-if-one-screen", "no-init", "RAW-CONTROL-CHARS", "raw-control-chars", "chop-long-lines", "ignore-case", "LINE-NUMBERS", "squeeze-blank-lines", "help", "version", "mouse", "tabs", "quiet", "silent"], &["pattern", "prompt", "tag", "shift"]))),
+    ("more", with_digits(spec("dlfpcsu", "n", &["silent", "logical", "no-pause", "print-over", "clean-print", "squeeze", "plain", "help", "version"], &["lines"]))),
+    ("pinky", spec("lbhpsfwiq", "", HELP, &[])),
+    ("users", spec("", "", HELP, &[])),
+    ("who", spec("abdHlmpqrstTuw", "", &["all", "boot", "dead", "heading", "login", "lookup", "process", "count", "runlevel", "short", "time", "mesg", "users", "help", "version"], &[])),
+    ("uniq", with_digits(spec("cdDiuz", "fsw", &["count", "repeated", "all-repeated", "ignore-case", "unique", "zero-terminated", "group", "help", "version"], &["skip-fields", "skip-chars", "check-chars"]))),
+    ("sort", spec("bdfgiMhnRrVcCmsuz", "kStT", &["ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "reverse", "version-sort", "check", "merge", "stable", "unique", "zero-terminated", "debug", "help", "version"], &["key", "field-separator", "buffer-size", "temporary-directory", "parallel", "batch-size", "random-source", "sort", "files0-from"])),
 ];
 
 /// Builtins and tools whose arguments are data, never options that change what they do.
@@ -313,7 +316,7 @@ const WINDOWS: &[&str] = &[
 /// The verdict for a reader, or `None` when `name` is not one.
 pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     let reads = || {
-        v(
+        Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name}: reads only"),
@@ -321,7 +324,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     };
     if DATA_ONLY.contains(&name) {
         if name == "printf" && args.first().is_some_and(|a| a.starts_with("-v")) {
-            return Some(v(
+            return Some(Verdict::new(
                 Tier::Risky,
                 ReasonKind::Rebinding,
                 "printf -v assigns a shell variable",
@@ -335,7 +338,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         return Some(verdict);
     }
     if matches!(name, "cd" | "pushd") {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name}: changes the directory for the commands after it"),
@@ -343,7 +346,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     }
     let (_, spec) = READERS.iter().find(|(n, _)| *n == name)?;
     if name == "ps" && args.iter().any(|a| !a.starts_with('-') && a.contains('e')) {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::Secret,
             "ps e shows every process's environment, which may hold secrets",
@@ -372,7 +375,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     if let Some(max) = max_positionals
         && parsed.positionals.len() > max
     {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::WritesFile,
             format!(
@@ -382,14 +385,14 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         ));
     }
     if name == "date" && parsed.positionals.iter().any(|p| !p.starts_with('+')) {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::System,
             "date: an argument without + sets the clock",
         ));
     }
     if matches!(name, "less" | "more") && parsed.positionals.iter().any(|p| p.starts_with('+')) {
-        return Some(v(
+        return Some(Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!("{name} +…: runs pager commands (they can run programs)"),
@@ -414,7 +417,7 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
 }
 
 pub(super) fn unknown_option(name: &str, option: &str) -> Verdict {
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::UnknownOption,
         format!(
@@ -428,12 +431,12 @@ pub(super) fn secrets(name: &str, paths: &[&str], recursive: bool, ctx: &Ctx) ->
     for raw in paths {
         let place = paths::resolve(raw, &ctx.cwd);
         if paths::secret(&place, recursive) {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::Secret,
                 format!("{name}: reads {raw}, which may hold secrets"),
             );
         }
     }
-    v(Tier::ReadOnly, ReasonKind::Nothing, "")
+    Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "")
 }

@@ -1,7 +1,7 @@
 //! The network and the worst shapes: network programs, the files downloads write, shells
 //! wired to sockets (`nc -e`, `ncat --exec`, `socat exec:`), fork bombs.
 
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename};
 
 const NETWORK: &[&str] = &[
     "curl",
@@ -59,7 +59,7 @@ pub(super) fn network(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
                 || a.starts_with('-') && !a.starts_with("--") && a.contains(['e', 'c'])
         })
     {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,
             format!("{name} {option}: wires a program to a network socket (a remote shell)"),
@@ -74,7 +74,7 @@ pub(super) fn network(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
                 || l.contains("exec:/")
         })
     {
-        return v(
+        return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,
             "socat exec:/system: wires a program to a network socket (a remote shell)",
@@ -94,7 +94,7 @@ pub(super) fn network(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     ) {
         ctx.facts.downloads.extend(download_targets(&lower, args));
     }
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::Network,
         format!("network access: {name}"),

@@ -5,7 +5,7 @@
 use super::options::Spec;
 use super::paths;
 use super::readers::{secrets, unknown_option};
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
 const SED: Spec = Spec {
     flags: "nEruszaU",
@@ -43,7 +43,7 @@ pub(super) fn sed(args: &[&str], ctx: &Ctx) -> Verdict {
         if a.starts_with("--in-place")
             || short && a[1..].split('e').next().unwrap_or("").contains('i')
         {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::WritesFile,
                 "sed -i edits files in place",
@@ -53,7 +53,7 @@ pub(super) fn sed(args: &[&str], ctx: &Ctx) -> Verdict {
             || a.starts_with("--file")
             || short && a[1..].split('e').next().unwrap_or("").contains('f')
         {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::RunsProgram,
                 "sed -f runs a script from a file",
@@ -97,7 +97,7 @@ pub(super) fn sed(args: &[&str], ctx: &Ctx) -> Verdict {
             return why;
         }
     }
-    let mut verdict = v(
+    let mut verdict = Verdict::new(
         Tier::ReadOnly,
         ReasonKind::Program,
         "sed: prints transformed text",
@@ -109,7 +109,7 @@ pub(super) fn sed(args: &[&str], ctx: &Ctx) -> Verdict {
 /// A sed script made only of commands that print or read plain files; `Err` says why not.
 fn sed_script(script: &str, ctx: &Ctx) -> Result<(), Verdict> {
     let bad = |why: &str| {
-        Err(v(
+        Err(Verdict::new(
             Tier::Risky,
             ReasonKind::RunsProgram,
             format!(
@@ -142,7 +142,7 @@ fn sed_script(script: &str, ctx: &Ctx) -> Result<(), Verdict> {
             Some('r' | 'R') => {
                 let file = body[1..].trim();
                 if paths::secret(&paths::resolve(file, &ctx.cwd), false) {
-                    return Err(v(
+                    return Err(Verdict::new(
                         Tier::Risky,
                         ReasonKind::Secret,
                         format!("sed: reads {file}, which may hold secrets"),
@@ -171,7 +171,7 @@ fn sed_script(script: &str, ctx: &Ctx) -> Result<(), Verdict> {
             }
             Some('e') => return bad("e runs a command"),
             Some('w' | 'W') => {
-                return Err(v(
+                return Err(Verdict::new(
                     Tier::Risky,
                     ReasonKind::WritesFile,
                     "sed: w writes a file",
@@ -235,7 +235,7 @@ pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
         i += 1;
         match a {
             "-f" | "--file" | "-i" | "--include" | "-l" | "--load" | "-E" | "--exec" => {
-                return v(
+                return Verdict::new(
                     Tier::Risky,
                     ReasonKind::RunsProgram,
                     format!("{name} {a} loads a program from a file"),
@@ -260,7 +260,7 @@ pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
     }
     for program in &programs {
         if let Some(why) = awk_program_risk(program) {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::RunsProgram,
                 format!("{name}: the program {why}"),
@@ -268,7 +268,7 @@ pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
         }
     }
     let files: Vec<&str> = operands.filter(|o| !o.contains('=')).collect();
-    let mut verdict = v(
+    let mut verdict = Verdict::new(
         Tier::ReadOnly,
         ReasonKind::Program,
         format!("{name}: prints transformed text"),
@@ -323,12 +323,12 @@ pub(super) fn tee(args: &[&str]) -> Verdict {
         .iter()
         .find(|p| !matches!(**p, "/dev/null" | "/dev/stdout" | "/dev/stderr"))
     {
-        Some(file) => v(
+        Some(file) => Verdict::new(
             Tier::Risky,
             ReasonKind::WritesFile,
             format!("tee: writes to {file}"),
         ),
-        None => v(
+        None => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             "tee: passes its input on",
@@ -377,7 +377,7 @@ pub(super) fn jq(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
     while i < args.len() {
         match args[i] {
             "-i" | "--inplace" => {
-                return v(
+                return Verdict::new(
                     Tier::Risky,
                     ReasonKind::WritesFile,
                     format!("{name} -i edits files in place"),
@@ -414,7 +414,7 @@ pub(super) fn jq(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
     .iter()
     .any(|k| filter.contains(k))
     {
-        return v(
+        return Verdict::new(
             Tier::Risky,
             ReasonKind::Secret,
             format!("{name}: the filter reads the environment or other files"),
@@ -422,7 +422,7 @@ pub(super) fn jq(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
     }
     files.extend(positionals);
     files.extend(parsed.values.iter().map(|(_, value)| *value));
-    let mut verdict = v(
+    let mut verdict = Verdict::new(
         Tier::ReadOnly,
         ReasonKind::Program,
         format!("{name}: reads only"),

@@ -6,7 +6,7 @@
 
 use super::paths;
 use super::readers::unknown_option;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, has, v};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, has};
 
 /// Whether a path argument resolves outside the workspace.
 pub(super) fn outside(raw: &str, ctx: &Ctx) -> bool {
@@ -15,7 +15,7 @@ pub(super) fn outside(raw: &str, ctx: &Ctx) -> bool {
 
 /// A toolchain told to write a path outside the workspace.
 pub(super) fn writes_outside(name: &str, raw: &str) -> Verdict {
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::WritesFile,
         format!("{name}: writes {raw}, outside the workspace"),
@@ -24,7 +24,7 @@ pub(super) fn writes_outside(name: &str, raw: &str) -> Verdict {
 
 /// A toolchain option that makes it run another program.
 pub(super) fn runs(name: &str, option: &str) -> Verdict {
-    v(
+    Verdict::new(
         Tier::Risky,
         ReasonKind::RunsProgram,
         format!("{name} {option}: makes it run another program or load other code"),
@@ -105,7 +105,7 @@ const CARGO_OPTIONS: &[(&str, bool)] = &[
 ];
 
 pub(super) fn cargo(args: &[&str], ctx: &Ctx) -> Verdict {
-    let mut floor = v(Tier::ReadOnly, ReasonKind::Nothing, "");
+    let mut floor = Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "");
     let mut sub = None;
     let mut unknown = None;
     let mut i = 0;
@@ -156,7 +156,7 @@ pub(super) fn cargo(args: &[&str], ctx: &Ctx) -> Verdict {
                 }
             }
             "-V" | "--version" | "--list" if sub.is_none() => {
-                return v(
+                return Verdict::new(
                     Tier::ReadOnly,
                     ReasonKind::Program,
                     "cargo: prints information",
@@ -181,34 +181,41 @@ pub(super) fn cargo(args: &[&str], ctx: &Ctx) -> Verdict {
         }
     }
     let Some(sub) = sub else {
-        return floor.max(v(Tier::ReadOnly, ReasonKind::Program, "cargo: prints help"));
-    };
-    let own = match sub {
-        "build" | "b" | "check" | "c" | "clippy" | "doc" | "d" | "fmt" | "clean" | "fix"
-        | "metadata" | "tree" => match unknown {
-            Some(option) => unknown_option(&format!("cargo {sub}"), option),
-            None => v(
-                Tier::Build,
-                ReasonKind::Program,
-                format!("cargo {sub}: builds or checks the project"),
-            ),
-        },
-        "test" | "t" | "run" | "r" | "bench" | "nextest" | "miri" | "llvm-cov" | "tarpaulin" => v(
-            Tier::Execute,
-            ReasonKind::Program,
-            format!("cargo {sub}: runs project code"),
-        ),
-        "version" | "help" | "locate-project" | "pkgid" | "read-manifest" | "verify-project" => v(
+        return floor.max(Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
-            format!("cargo {sub}: prints information"),
-        ),
-        _ => v(
-            Tier::Risky,
-            ReasonKind::Packages,
-            format!("cargo {sub}: installs, publishes or changes dependencies"),
-        ),
+            "cargo: prints help",
+        ));
     };
+    let own =
+        match sub {
+            "build" | "b" | "check" | "c" | "clippy" | "doc" | "d" | "fmt" | "clean" | "fix"
+            | "metadata" | "tree" => match unknown {
+                Some(option) => unknown_option(&format!("cargo {sub}"), option),
+                None => Verdict::new(
+                    Tier::Build,
+                    ReasonKind::Program,
+                    format!("cargo {sub}: builds or checks the project"),
+                ),
+            },
+            "test" | "t" | "run" | "r" | "bench" | "nextest" | "miri" | "llvm-cov"
+            | "tarpaulin" => Verdict::new(
+                Tier::Execute,
+                ReasonKind::Program,
+                format!("cargo {sub}: runs project code"),
+            ),
+            "version" | "help" | "locate-project" | "pkgid" | "read-manifest"
+            | "verify-project" => Verdict::new(
+                Tier::ReadOnly,
+                ReasonKind::Program,
+                format!("cargo {sub}: prints information"),
+            ),
+            _ => Verdict::new(
+                Tier::Risky,
+                ReasonKind::Packages,
+                format!("cargo {sub}: installs, publishes or changes dependencies"),
+            ),
+        };
     floor.max(own)
 }
 
@@ -267,7 +274,7 @@ pub(super) fn node_package_manager(name: &str, args: &[&str]) -> Verdict {
         Some(
             "test" | "t" | "tst" | "run" | "run-script" | "start" | "stop" | "restart" | "build"
             | "lint",
-        ) => v(
+        ) => Verdict::new(
             Tier::Execute,
             ReasonKind::Program,
             format!("{name} {}: runs a project script", sub.unwrap_or_default()),
@@ -281,24 +288,26 @@ pub(super) fn node_package_manager(name: &str, args: &[&str]) -> Verdict {
             // Positive knowledge: `--registry`, `--userconfig` and the rest change where npm
             // talks to or what it reads.
             Some(option) => unknown_option(name, option),
-            None => v(
+            None => Verdict::new(
                 Tier::ReadOnly,
                 ReasonKind::Program,
                 format!("{name}: prints information"),
             ),
         },
-        Some("audit") if !args.contains(&"fix") => v(
+        Some("audit") if !args.contains(&"fix") => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name} audit: reports vulnerabilities"),
         ),
         // `npm config get //registry…/:_authToken` prints a token: a secret store.
-        Some("config") if matches!(args.get(1).copied(), Some("get" | "list" | "ls")) => v(
-            Tier::Risky,
-            ReasonKind::Secret,
-            format!("{name} config: prints configuration, which may hold registry tokens"),
-        ),
-        Some("exec" | "x" | "dlx" | "create" | "init") => v(
+        Some("config") if matches!(args.get(1).copied(), Some("get" | "list" | "ls")) => {
+            Verdict::new(
+                Tier::Risky,
+                ReasonKind::Secret,
+                format!("{name} config: prints configuration, which may hold registry tokens"),
+            )
+        }
+        Some("exec" | "x" | "dlx" | "create" | "init") => Verdict::new(
             Tier::Risky,
             ReasonKind::Packages,
             format!(
@@ -311,23 +320,25 @@ pub(super) fn node_package_manager(name: &str, args: &[&str]) -> Verdict {
             | "upgrade" | "link" | "publish" | "unpublish" | "dedupe" | "prune" | "rebuild"
             | "version" | "login" | "logout" | "pack" | "set" | "config" | "audit" | "import"
             | "patch",
-        ) => v(
+        ) => Verdict::new(
             Tier::Risky,
             ReasonKind::Packages,
             format!("{name}: installs, publishes or changes packages (install scripts run code)"),
         ),
-        None if name == "yarn" => v(Tier::Risky, ReasonKind::Packages, "yarn: installs packages"),
-        None => v(
+        None if name == "yarn" => {
+            Verdict::new(Tier::Risky, ReasonKind::Packages, "yarn: installs packages")
+        }
+        None => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             format!("{name}: prints help"),
         ),
-        Some(script) if name != "npm" => v(
+        Some(script) if name != "npm" => Verdict::new(
             Tier::Execute,
             ReasonKind::Program,
             format!("{name} {script}: runs a project script"),
         ),
-        Some(other) => v(
+        Some(other) => Verdict::new(
             Tier::Risky,
             ReasonKind::UnknownOption,
             format!("npm {other}: not a command the classifier knows"),
@@ -367,25 +378,25 @@ pub(super) fn go(args: &[&str], ctx: &Ctx) -> Verdict {
         }
     }
     match first_positional(args) {
-        Some("build" | "vet" | "fmt") => v(
+        Some("build" | "vet" | "fmt") => Verdict::new(
             Tier::Build,
             ReasonKind::Program,
             "go: builds or checks the project",
         ),
         Some("test" | "run" | "generate") => {
-            v(Tier::Execute, ReasonKind::Program, "go: runs project code")
+            Verdict::new(Tier::Execute, ReasonKind::Program, "go: runs project code")
         }
-        Some("env") if has(args, &["-w", "-u"]) => v(
+        Some("env") if has(args, &["-w", "-u"]) => Verdict::new(
             Tier::Risky,
             ReasonKind::Environment,
             "go env -w changes go's settings (GOFLAGS can name programs)",
         ),
-        Some("version" | "env" | "list" | "doc") => v(
+        Some("version" | "env" | "list" | "doc") => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             "go: prints information",
         ),
-        _ => v(
+        _ => Verdict::new(
             Tier::Risky,
             ReasonKind::Packages,
             "go: downloads or installs modules",
@@ -395,22 +406,22 @@ pub(super) fn go(args: &[&str], ctx: &Ctx) -> Verdict {
 
 pub(super) fn dotnet(args: &[&str]) -> Verdict {
     match first_positional(args) {
-        Some("build" | "restore" | "clean" | "format" | "msbuild") => v(
+        Some("build" | "restore" | "clean" | "format" | "msbuild") => Verdict::new(
             Tier::Build,
             ReasonKind::Program,
             "dotnet: builds the project",
         ),
-        Some("test" | "run" | "watch") => v(
+        Some("test" | "run" | "watch") => Verdict::new(
             Tier::Execute,
             ReasonKind::Program,
             "dotnet: runs project code",
         ),
-        _ if has(args, &["--info", "--list-sdks", "--list-runtimes"]) => v(
+        _ if has(args, &["--info", "--list-sdks", "--list-runtimes"]) => Verdict::new(
             Tier::ReadOnly,
             ReasonKind::Program,
             "dotnet: prints information",
         ),
-        _ => v(
+        _ => Verdict::new(
             Tier::Risky,
             ReasonKind::Packages,
             "dotnet: changes packages, tools or projects",
@@ -421,7 +432,7 @@ pub(super) fn dotnet(args: &[&str]) -> Verdict {
 pub(super) fn make(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
     for (i, a) in args.iter().enumerate() {
         if a.starts_with("--eval") || *a == "-E" {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::InlineCode,
                 format!("{name} {a}: runs inline make code"),
@@ -454,7 +465,7 @@ pub(super) fn make(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
             return runs(name, a);
         }
     }
-    v(
+    Verdict::new(
         Tier::Execute,
         ReasonKind::Program,
         format!("{name}: runs the project's recipes"),
@@ -482,7 +493,7 @@ pub(super) fn cmake(args: &[&str], ctx: &Ctx) -> Verdict {
             _ => {}
         }
     }
-    v(
+    Verdict::new(
         Tier::Build,
         ReasonKind::Program,
         "cmake: configures or builds the project",

@@ -140,15 +140,15 @@ pub(super) struct Verdict {
     pub reason: String,
 }
 
-pub(super) fn v(tier: Tier, kind: ReasonKind, reason: impl Into<String>) -> Verdict {
-    Verdict {
-        tier,
-        kind,
-        reason: reason.into(),
-    }
-}
-
 impl Verdict {
+    pub(super) fn new(tier: Tier, kind: ReasonKind, reason: impl Into<String>) -> Verdict {
+        Verdict {
+            tier,
+            kind,
+            reason: reason.into(),
+        }
+    }
+
     /// The higher verdict; on a tie the more specific reason, then the first.
     pub fn max(self, other: Verdict) -> Verdict {
         let rank = |x: &Verdict| (x.tier, x.kind.specificity(), !x.reason.is_empty());
@@ -161,7 +161,8 @@ impl Verdict {
 
     /// Raises `self` to at least `other` (see `max`).
     pub fn raise(&mut self, other: Verdict) {
-        let current = std::mem::replace(self, v(Tier::ReadOnly, ReasonKind::Nothing, ""));
+        let current =
+            std::mem::replace(self, Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, ""));
         *self = current.max(other);
     }
 
@@ -230,7 +231,7 @@ impl Ctx<'_> {
             .map(|s| s.tier)
             .max()
             .unwrap_or(Tier::ReadOnly);
-        v(
+        Verdict::new(
             tier,
             ReasonKind::Program,
             format!("{via}: runs the commands listed below it"),
@@ -241,7 +242,7 @@ impl Ctx<'_> {
     /// (`find -exec`, `fd -x`).
     pub fn program(&mut self, words: &[Word]) -> Verdict {
         if self.depth >= MAX_DEPTH {
-            return v(
+            return Verdict::new(
                 Tier::Risky,
                 ReasonKind::Syntax,
                 "nested too deeply to analyse",

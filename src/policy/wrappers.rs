@@ -7,7 +7,7 @@ use super::env;
 use super::interp::is_interpreter;
 use super::lex::Word;
 use super::paths;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, v, values};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, values};
 
 /// Programs that only wrap another command. `(name, options that take a value)`.
 pub(super) const WRAPPERS: &[(&str, &[&str])] = &[
@@ -125,21 +125,21 @@ pub(super) fn unwrap(mut words: &[Word]) -> (Vec<Wrapper<'_>>, &[Word]) {
 /// What wrappers themselves do: `sudo`, `env`'s assignments and options, `builtin`,
 /// `command -p`; `env -C` moves the command.
 pub(super) fn wrapper_verdict(wrapper: &Wrapper, inner: &[Word], ctx: &mut Ctx) -> Verdict {
-    let mut verdict = v(Tier::ReadOnly, ReasonKind::Nothing, "");
+    let mut verdict = Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "");
     let args = values(wrapper.args);
     match wrapper.name {
-        "sudo" | "doas" => verdict.raise(v(
+        "sudo" | "doas" => verdict.raise(Verdict::new(
             Tier::Risky,
             ReasonKind::Privilege,
             "runs with elevated privileges",
         )),
-        "builtin" => verdict.raise(v(
+        "builtin" => verdict.raise(Verdict::new(
             Tier::Risky,
             ReasonKind::Rebinding,
             "builtin: bypasses functions and aliases",
         )),
         "command" if args.iter().any(|a| a.starts_with('-') && a.contains('p')) => {
-            verdict.raise(v(
+            verdict.raise(Verdict::new(
                 Tier::Risky,
                 ReasonKind::Rebinding,
                 "command -p: runs a program from a default PATH",
@@ -151,7 +151,7 @@ pub(super) fn wrapper_verdict(wrapper: &Wrapper, inner: &[Word], ctx: &mut Ctx) 
                 let a = args[i];
                 let next = args.get(i + 1).copied().unwrap_or("");
                 match a {
-                    "-i" | "-" | "--ignore-environment" => verdict.raise(v(
+                    "-i" | "-" | "--ignore-environment" => verdict.raise(Verdict::new(
                         Tier::Denied,
                         ReasonKind::GuardVariable,
                         "env -i clears the environment, and with it the variables keyless sets to keep commands safe",
@@ -166,7 +166,7 @@ pub(super) fn wrapper_verdict(wrapper: &Wrapper, inner: &[Word], ctx: &mut Ctx) 
                     }
                     "-S" | "--split-string" => {
                         let rest = values(inner).join(" ");
-                        verdict.raise(v(Tier::Risky, ReasonKind::InlineCode, "env -S runs a command built from a string"));
+                        verdict.raise(Verdict::new(Tier::Risky, ReasonKind::InlineCode, "env -S runs a command built from a string"));
                         verdict.raise(ctx.nested(&format!("{next} {rest}"), "env -S"));
                         i += 1;
                     }
@@ -175,13 +175,13 @@ pub(super) fn wrapper_verdict(wrapper: &Wrapper, inner: &[Word], ctx: &mut Ctx) 
                     _ if a.starts_with("-u") && a.len() > 2 => verdict.raise(env::unset_variable(&a[2..])),
                     _ if a.starts_with("--chdir=") => ctx.cwd = paths::resolve(&a[8..], &ctx.cwd),
                     _ if a.starts_with("--split-string=") || a.starts_with("-S") => {
-                        verdict.raise(v(Tier::Risky, ReasonKind::InlineCode, "env -S runs a command built from a string"));
+                        verdict.raise(Verdict::new(Tier::Risky, ReasonKind::InlineCode, "env -S runs a command built from a string"));
                     }
                     _ if !a.starts_with('-') && a.contains('=') => {
                         let name = a.split('=').next().unwrap_or(a);
                         verdict.raise(env::set_variable(name, true));
                     }
-                    _ => verdict.raise(v(Tier::Risky, ReasonKind::UnknownOption, format!("env {a}: not an option the classifier knows"))),
+                    _ => verdict.raise(Verdict::new(Tier::Risky, ReasonKind::UnknownOption, format!("env {a}: not an option the classifier knows"))),
                 }
                 i += 1;
             }
@@ -192,7 +192,7 @@ pub(super) fn wrapper_verdict(wrapper: &Wrapper, inner: &[Word], ctx: &mut Ctx) 
                 .is_some_and(|w| is_interpreter(basename(&w.value))) =>
         {
             ctx.facts.code_from_input = true;
-            verdict.raise(v(
+            verdict.raise(Verdict::new(
                 Tier::Risky,
                 ReasonKind::InlineCode,
                 "xargs feeds its input to a shell or interpreter",

@@ -10,7 +10,7 @@ mod resume;
 
 pub use resume::resume;
 
-use record::{JournalLine, Recorder, Session};
+use record::{InFlight, JournalLine, MessageKind, Recorder, Session};
 
 use std::time::Duration;
 
@@ -133,24 +133,14 @@ pub fn run(
     settings: &Settings,
     on_event: &mut dyn FnMut(Event),
 ) -> Stop {
-    let session = Session {
-        site: driver.site(),
-        turn: task.turn.max(1),
-        task: Some(task.task),
-        rules: Some(task.rules),
-        ..Session::default()
-    };
-    let next = Next::Send {
-        message: task.first,
-        what: "task".to_string(),
-    };
-    Turn::new(session, ws, settings).drive(next, driver, host, on_event)
+    let (turn, next) = Turn::first(task, driver, ws, settings);
+    turn.drive(next, driver, host, on_event)
 }
 
 /// What the loop does next.
 enum Next {
     /// Send this message, then wait for the reply.
-    Send { message: String, what: String },
+    Send { message: String, kind: MessageKind },
     /// The message is in the chat already: wait for its reply.
     Wait,
     /// Carry out a reply that was received but never carried out.
@@ -170,6 +160,8 @@ struct Turn<'w> {
     offline_tries: u32,
     /// What this run of the turn did, for the summary at the end.
     summary: Summary,
+    /// How the offline backoff waits (`std::thread::sleep`; the unit tests only note the wait).
+    sleep: fn(Duration),
 }
 
 /// What a turn did (in this run of keyless), shown when it ends.
@@ -196,7 +188,29 @@ impl<'w> Turn<'w> {
             retries: 0,
             offline_tries: 0,
             summary: Summary::default(),
+            sleep: std::thread::sleep,
         }
+    }
+
+    /// A new turn from its first message, and what it does first: send it.
+    fn first(
+        task: Task,
+        driver: &dyn ChatDriver,
+        ws: &'w Workspace,
+        settings: &'w Settings,
+    ) -> (Turn<'w>, Next) {
+        let session = Session {
+            site: driver.site(),
+            turn: task.turn.max(1),
+            task: Some(task.task),
+            rules: Some(task.rules),
+            ..Session::default()
+        };
+        let next = Next::Send {
+            message: task.first,
+            kind: MessageKind::Task,
+        };
+        (Turn::new(session, ws, settings), next)
     }
 
     /// Ends the turn: the session says what is left to resume, the transcript why, and the
@@ -205,9 +219,7 @@ impl<'w> Turn<'w> {
         match &stop {
             // Finished, or handed to the user: nothing to resume.
             Stop::Done { .. } | Stop::FormatRetries { .. } => {
-                self.session.pending = None;
-                self.session.pending_what = None;
-                self.session.reply = None;
+                self.session.in_flight = InFlight::Idle;
             }
             // The unsent results (Iterations), or the message in flight (a chat failure,
             // Ctrl+C) stay pending: the next run resumes from them.
@@ -254,21 +266,21 @@ impl<'w> Turn<'w> {
                         Ok(message) => {
                             next = Next::Send {
                                 message,
-                                what: "results".to_string(),
+                                kind: MessageKind::Results,
                             };
                             continue;
                         }
                         Err(stop) => return self.stop(stop, on_event),
                     }
                 }
-                Next::Send { message, what } => {
+                Next::Send { message, kind } => {
                     let message = if self.fresh_chat {
                         self.fresh_chat = false;
                         self.continuation(&message)
                     } else {
                         message
                     };
-                    self.send(&message, &what, driver, on_event)
+                    self.send(&message, kind, driver, on_event)
                         .and_then(|()| self.wait(driver, on_event))
                 }
                 Next::Wait => self.wait(driver, on_event),
@@ -320,7 +332,7 @@ impl<'w> Turn<'w> {
                 });
                 next = Next::Send {
                     message: format_error(&parsed.diagnostics, parsed.truncated),
-                    what: "format correction".to_string(),
+                    kind: MessageKind::FormatCorrection,
                 };
                 continue;
             };
@@ -328,25 +340,23 @@ impl<'w> Turn<'w> {
             self.session.batch += 1;
             // Saved before anything runs: a crash from here on resumes this batch.
             self.recorder.journal_start();
-            self.session.reply = Some(reply.text.clone());
-            self.session.pending = None;
-            self.session.pending_what = None;
+            self.session.in_flight = InFlight::CarryingOut {
+                reply: reply.text.clone(),
+            };
             self.recorder.session(&self.session);
             match self.carry_out(&script, host, on_event) {
                 Ok(results) => {
                     next = Next::Send {
                         message: results,
-                        what: "results".to_string(),
+                        kind: MessageKind::Results,
                     }
                 }
                 Err(stop) => return self.stop(stop, on_event),
             }
         }
         // The last results were not sent: they wait in the session for the next run.
-        if let Next::Send { message, what } = next {
-            self.session.pending = Some(message);
-            self.session.pending_what = Some(what);
-            self.session.reply = None;
+        if let Next::Send { message, kind } = next {
+            self.session.in_flight = InFlight::Sending { message, kind };
         }
         self.stop(Stop::Iterations { limit }, on_event)
     }
@@ -356,10 +366,11 @@ impl<'w> Turn<'w> {
     fn send(
         &mut self,
         message: &str,
-        what: &str,
+        kind: MessageKind,
         driver: &mut dyn ChatDriver,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<(), Failure> {
+        let what = kind.name();
         // The last door out: whatever the message holds (results, a snapshot, an echo of the
         // reply in a format error), no secret passes it, nor reaches the transcript.
         let redacted;
@@ -375,9 +386,10 @@ impl<'w> Turn<'w> {
             what,
             text: message,
         });
-        self.session.pending = Some(message.to_string());
-        self.session.pending_what = Some(what.to_string());
-        self.session.reply = None;
+        self.session.in_flight = InFlight::Sending {
+            message: message.to_string(),
+            kind,
+        };
         self.session.chat_url = driver.chat_url().or(self.session.chat_url.take());
         self.recorder.session(&self.session);
         self.recorder
@@ -416,12 +428,10 @@ impl<'w> Turn<'w> {
         driver: &mut dyn ChatDriver,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<Next, Stop> {
-        let due = self.session.pending.clone().unwrap_or_default();
-        let what = self
-            .session
-            .pending_what
-            .clone()
-            .unwrap_or_else(|| "message".to_string());
+        let (due, kind) = match &self.session.in_flight {
+            InFlight::Sending { message, kind } => (message.clone(), *kind),
+            _ => (String::new(), MessageKind::Message),
+        };
         match failure.code {
             // The chat is full: a new chat gets the rules, what was done, and the message due.
             Code::ChatExhausted if self.new_chats < MAX_NEW_CHATS => {
@@ -433,7 +443,7 @@ impl<'w> Turn<'w> {
                 self.fresh_chat = true;
                 Ok(Next::Send {
                     message: due,
-                    what: "task, continued in a new chat".to_string(),
+                    kind: MessageKind::Continuation,
                 })
             }
             // Offline: nothing reached the model; wait, then resend the same message.
@@ -449,8 +459,8 @@ impl<'w> Turn<'w> {
                     attempt: self.offline_tries,
                     wait,
                 });
-                std::thread::sleep(wait);
-                Ok(Next::Send { message: due, what })
+                (self.sleep)(wait);
+                Ok(Next::Send { message: due, kind })
             }
             // A reply cut off before @@eof is asked for again in smaller pieces, as a retry.
             Code::ReplyTruncated => {
@@ -474,7 +484,7 @@ impl<'w> Turn<'w> {
                 };
                 Ok(Next::Send {
                     message: format_error(&[cut], true),
-                    what: "format correction".to_string(),
+                    kind: MessageKind::FormatCorrection,
                 })
             }
             _ => Err(Stop::Chat(failure)),
@@ -546,9 +556,10 @@ impl<'w> Turn<'w> {
         }
         if report.cancelled() {
             // Ctrl+C: the results wait in the session, to be sent by the next run.
-            self.session.pending = Some(rendered);
-            self.session.pending_what = Some("results".to_string());
-            self.session.reply = None;
+            self.session.in_flight = InFlight::Sending {
+                message: rendered,
+                kind: MessageKind::Results,
+            };
             return Err(Stop::Chat(Failure::new(
                 Code::Cancelled,
                 "stopped by Ctrl+C; the results so far are saved and the next run sends them (keyless run --resume)",
@@ -603,3 +614,6 @@ fn not_exact() -> Diagnostic {
         message: "keyless could not read your reply exactly from the chat page (it was not inside one code block, and the page's copy control was missing); put the WHOLE reply inside ONE fenced code block (a longer fence, e.g. ````, when file content holds ``` lines)".into(),
     }
 }
+
+#[cfg(test)]
+mod tests;

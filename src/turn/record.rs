@@ -17,7 +17,7 @@ const TRANSCRIPT: &str = "transcript.jsonl";
 const JOURNAL: &str = "batch.jsonl";
 
 /// The turn's state, saved before each send and before each batch is carried out. A turn that
-/// stopped half-way (crash, closed browser, Ctrl+C) leaves `pending` or `reply` set, and the next
+/// stopped half-way (crash, closed browser, Ctrl+C) leaves something [`InFlight`], and the next
 /// run resumes it from here.
 #[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
 #[serde(default)]
@@ -32,13 +32,9 @@ pub struct Session {
     /// The whole first message of a new chat (rules, snapshot, task), for continuing the turn
     /// in a new chat.
     pub rules: Option<String>,
-    /// The message being sent (the one to resend after a crash).
-    pub pending: Option<String>,
-    /// What that message is ("task", "results", "format correction"…).
-    pub pending_what: Option<String>,
-    /// The reply whose commands are being carried out (batch `batch`); its journal says which
-    /// ran.
-    pub reply: Option<String>,
+    /// What the turn was doing (saved as the fields `pending`, `pending_what` and `reply`).
+    #[serde(flatten)]
+    pub in_flight: InFlight,
     /// What the turn has done so far, latest last (a new chat's summary).
     pub done: Vec<String>,
 }
@@ -46,7 +42,118 @@ pub struct Session {
 impl Session {
     /// Whether a turn stopped half-way: a message was unanswered or a batch unfinished.
     pub fn interrupted(&self) -> bool {
-        self.pending.is_some() || self.reply.is_some()
+        self.in_flight != InFlight::Idle
+    }
+}
+
+/// What a turn was in the middle of when its session was saved.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(from = "InFlightFields", into = "InFlightFields")]
+pub enum InFlight {
+    /// Nothing: the turn finished (or handed its last reply to the user).
+    #[default]
+    Idle,
+    /// A message was being sent, or waited for its reply: the one to send again after a crash.
+    Sending { message: String, kind: MessageKind },
+    /// A reply's commands were being carried out (batch [`Session::batch`]); its journal says
+    /// which ran.
+    CarryingOut { reply: String },
+}
+
+impl InFlight {
+    /// The message being sent, if one is.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            InFlight::Sending { message, .. } => Some(message),
+            _ => None,
+        }
+    }
+}
+
+/// What kind of message keyless sends (shown to the user, kept in the transcript).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessageKind {
+    /// The task and, in a new chat, the rules.
+    Task,
+    /// A batch's results.
+    Results,
+    /// A format error's correction request.
+    FormatCorrection,
+    /// The first message of a new chat that continues a turn.
+    Continuation,
+    /// A message whose kind was not saved.
+    Message,
+}
+
+impl MessageKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MessageKind::Task => "task",
+            MessageKind::Results => "results",
+            MessageKind::FormatCorrection => "format correction",
+            MessageKind::Continuation => "task, continued in a new chat",
+            MessageKind::Message => "message",
+        }
+    }
+
+    fn from_name(name: &str) -> MessageKind {
+        [
+            MessageKind::Task,
+            MessageKind::Results,
+            MessageKind::FormatCorrection,
+            MessageKind::Continuation,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == name)
+        .unwrap_or(MessageKind::Message)
+    }
+}
+
+/// [`InFlight`] as `session.json` has always kept it.
+#[derive(Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+struct InFlightFields {
+    /// The message being sent.
+    pending: Option<String>,
+    /// What that message is ("task", "results", "format correction"…).
+    pending_what: Option<String>,
+    /// The reply whose commands are being carried out.
+    reply: Option<String>,
+}
+
+impl From<InFlightFields> for InFlight {
+    fn from(fields: InFlightFields) -> InFlight {
+        match fields {
+            InFlightFields {
+                reply: Some(reply), ..
+            } => InFlight::CarryingOut { reply },
+            InFlightFields {
+                pending: Some(message),
+                pending_what,
+                ..
+            } => InFlight::Sending {
+                message,
+                kind: MessageKind::from_name(pending_what.as_deref().unwrap_or_default()),
+            },
+            _ => InFlight::Idle,
+        }
+    }
+}
+
+impl From<InFlight> for InFlightFields {
+    fn from(in_flight: InFlight) -> InFlightFields {
+        match in_flight {
+            InFlight::Idle => InFlightFields::default(),
+            InFlight::Sending { message, kind } => InFlightFields {
+                pending: Some(message),
+                pending_what: Some(kind.name().to_string()),
+                reply: None,
+            },
+            InFlight::CarryingOut { reply } => InFlightFields {
+                reply: Some(reply),
+                ..InFlightFields::default()
+            },
+        }
     }
 }
 
@@ -239,6 +346,44 @@ mod tests {
             std::fs::read_to_string(agent.join(&kept[0])).unwrap(),
             "{ not json"
         );
+    }
+
+    /// `session.json` keeps the fields it always had, so a session saved by an earlier keyless
+    /// resumes, and one saved now reads the same.
+    #[test]
+    fn the_state_in_flight_is_saved_as_the_same_fields() {
+        let sending = Session {
+            in_flight: InFlight::Sending {
+                message: "the results".into(),
+                kind: MessageKind::Results,
+            },
+            ..Session::default()
+        };
+        let json = serde_json::to_value(&sending).unwrap();
+        assert_eq!(json["pending"], "the results");
+        assert_eq!(json["pending_what"], "results");
+        assert_eq!(json["reply"], serde_json::Value::Null);
+        assert_eq!(serde_json::from_value::<Session>(json).unwrap(), sending);
+        let carrying: Session =
+            serde_json::from_str(r#"{ "batch": 2, "reply": "@@eof" }"#).unwrap();
+        assert_eq!(
+            carrying.in_flight,
+            InFlight::CarryingOut {
+                reply: "@@eof".into()
+            }
+        );
+        let old: Session =
+            serde_json::from_str(r#"{ "pending": "hi", "pending_what": "something else" }"#)
+                .unwrap();
+        assert_eq!(
+            old.in_flight,
+            InFlight::Sending {
+                message: "hi".into(),
+                kind: MessageKind::Message
+            }
+        );
+        let idle: Session = serde_json::from_str("{}").unwrap();
+        assert!(!idle.interrupted());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! in flight, or the reply being carried out) and the batch journal (which commands started and
 //! finished). Nothing is resent that the chat already answered, and no command runs twice.
 
-use super::record::{self, JournalLine, Session};
+use super::record::{self, InFlight, JournalLine, Session};
 use super::{Event, Next, Stop, Turn};
 use crate::batch::results::{self, CommandResultHead};
 use crate::batch::{self, Host, Settings, Skipped};
@@ -24,10 +24,14 @@ pub fn resume(
     let mut turn = Turn::new(session, ws, settings);
     turn.recorder.entry(
         "resume",
-        serde_json::json!({ "batch": turn.session.batch, "pending": turn.session.pending.is_some(), "reply": turn.session.reply.is_some() }),
+        serde_json::json!({
+            "batch": turn.session.batch,
+            "pending": matches!(turn.session.in_flight, InFlight::Sending { .. }),
+            "reply": matches!(turn.session.in_flight, InFlight::CarryingOut { .. }),
+        }),
     );
     let reopened = match turn.session.chat_url.clone() {
-        Some(url) => match driver.reopen(&url, turn.session.pending.as_deref()) {
+        Some(url) => match driver.reopen(&url, turn.session.in_flight.message()) {
             Ok(reopened) => reopened,
             Err(failure) => return turn.stop(Stop::Chat(failure), on_event),
         },
@@ -41,37 +45,28 @@ pub fn resume(
         }
         turn.fresh_chat = true;
     }
-    let next = if let Some(reply) = turn.session.reply.clone() {
-        let journal = record::read_journal(ws, turn.session.batch);
-        if journal.is_empty() {
-            // Nothing of it ran: carry it out now.
-            Next::Carry(reply)
-        } else {
-            let message = turn.interrupted_results(&reply, &journal);
-            Next::Send {
-                message,
-                what: "results".to_string(),
+    let next = match turn.session.in_flight.clone() {
+        InFlight::CarryingOut { reply } => {
+            let journal = record::read_journal(ws, turn.session.batch);
+            if journal.is_empty() {
+                // Nothing of it ran: carry it out now.
+                Next::Carry(reply)
+            } else {
+                let message = turn.interrupted_results(&reply, &journal);
+                Next::Send {
+                    message,
+                    kind: record::MessageKind::Results,
+                }
             }
         }
-    } else if let Some(pending) = turn.session.pending.clone() {
-        if reopened == Reopened::Answered {
-            Next::Wait
-        } else {
-            let what = turn
-                .session
-                .pending_what
-                .clone()
-                .unwrap_or_else(|| "message".to_string());
-            Next::Send {
-                message: pending,
-                what,
-            }
+        InFlight::Sending { .. } if reopened == Reopened::Answered => Next::Wait,
+        InFlight::Sending { message, kind } => Next::Send { message, kind },
+        InFlight::Idle => {
+            let done = Stop::Done {
+                message: Some("Nothing to resume: the saved turn had finished.".to_string()),
+            };
+            return turn.stop(done, on_event);
         }
-    } else {
-        let done = Stop::Done {
-            message: Some("Nothing to resume: the saved turn had finished.".to_string()),
-        };
-        return turn.stop(done, on_event);
     };
     turn.drive(next, driver, host, on_event)
 }

@@ -1,16 +1,19 @@
 //! `keyless interactive` on a pseudo-terminal (`script`, from bsdutils) against the local chat
 //! page in headless Chromium: a task runs as a turn, /undo puts it back, /quit leaves.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use keyless::chat::local::{LocalChat, Script};
 
-/// Runs `keyless interactive` on a pseudo-terminal in `ws`, typing each line after its wait
-/// (milliseconds), and returns what the terminal showed.
-fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(u64, &str)]) -> String {
+use crate::common::pty::Pty;
+
+/// The line editor's prompt: keyless is ready for the next line.
+const PROMPT: &str = "keyless> ";
+
+/// Runs `keyless interactive` on a pseudo-terminal in `ws` and returns what the terminal
+/// showed. Each line is typed once the terminal shows the text given with it and then the
+/// prompt (`""`: the prompt alone).
+fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(&str, &str)]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let command = format!(
         "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {}",
@@ -19,22 +22,15 @@ fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(u64, &str)]) -> String {
         ws.display(),
         profile.path().display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("XDG_CONFIG_HOME", profile.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("`script` (bsdutils) provides the terminal");
-    let mut stdin = child.stdin.take().unwrap();
-    for (wait, line) in lines {
-        std::thread::sleep(Duration::from_millis(*wait));
-        write!(stdin, "{line}\r").unwrap();
-        stdin.flush().unwrap();
+    let mut terminal = Pty::start(&command, &[("XDG_CONFIG_HOME", profile.path())]);
+    for (shown, line) in lines {
+        // The line editor reads keys in raw mode: Enter is a carriage return.
+        terminal
+            .wait_for(shown)
+            .wait_for(PROMPT)
+            .type_line(line, "\r");
     }
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+    terminal.finish()
 }
 
 #[test]
@@ -49,16 +45,16 @@ fn a_line_is_a_turn_and_slash_commands_work() {
         &chat,
         ws.path(),
         &[
-            (4000, "write a todo list"),
-            (4000, "/undo"),
-            (800, "/help"),
-            (500, "/frobnicate"),
-            (500, "/pace"),
-            (500, "/pace fast"),
-            (500, "/mode autosafe"),
-            (500, "/pace step"),
-            (500, "check it"),
-            (4000, "/quit"),
+            ("", "write a todo list"),
+            ("Done. Wrote todo.txt.", "/undo"),
+            ("removed todo.txt", "/help"),
+            ("/pace [step|balanced|batch]", "/frobnicate"),
+            ("Unknown command /frobnicate", "/pace"),
+            ("Pace: Balanced.", "/pace fast"),
+            ("Usage: /pace step|balanced|batch", "/mode autosafe"),
+            ("Mode: AutoSafe.", "/pace step"),
+            ("Pace: Step.", "check it"),
+            ("Done. Nothing to do.", "/quit"),
         ],
     );
     assert!(text.contains("Done. Wrote todo.txt."), "{text}");
@@ -103,7 +99,9 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
         batch: 1,
         task: Some("make a".into()),
         rules: Some("THE RULES".into()),
-        reply: Some("@@newfile a.txt\n<<<CONTENT\na\nCONTENT>>>\n@@end\n@@eof\n".into()),
+        in_flight: keyless::turn::record::InFlight::CarryingOut {
+            reply: "@@newfile a.txt\n<<<CONTENT\na\nCONTENT>>>\n@@end\n@@eof\n".into(),
+        },
         ..Default::default()
     };
     std::fs::write(
@@ -111,7 +109,11 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
         serde_json::to_vec(&session).unwrap(),
     )
     .unwrap();
-    let text = at_terminal(&chat, ws.path(), &[(6000, "second thing"), (4000, "/quit")]);
+    let text = at_terminal(
+        &chat,
+        ws.path(),
+        &[("Done. resumed", "second thing"), ("Done. second", "/quit")],
+    );
     assert!(
         text.contains("resuming the interrupted turn \"make a\""),
         "{text}"

@@ -231,7 +231,10 @@ fn another_task_while_a_turn_is_interrupted_is_refused_before_the_browser_opens(
     let session = record::Session {
         site: "local".into(),
         task: Some("the first task".into()),
-        pending: Some("a message".into()),
+        in_flight: record::InFlight::Sending {
+            message: "a message".into(),
+            kind: record::MessageKind::Task,
+        },
         ..record::Session::default()
     };
     std::fs::write(
@@ -324,7 +327,7 @@ fn ctrl_c_while_waiting_keeps_the_message_and_an_unanswered_one_is_resent() {
     );
     let session = record::load_session(&Workspace::open(ws.path()).unwrap()).unwrap();
     assert!(
-        session.pending.as_deref().unwrap().contains("the task"),
+        session.in_flight.message().unwrap().contains("the task"),
         "{session:?}"
     );
     assert!(session.chat_url.as_deref().unwrap().contains("/c/"));
@@ -353,9 +356,10 @@ fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_
         batch: 4,
         task: Some("make b".into()),
         rules: Some("RULES AND TASK".into()),
-        reply: Some(format!("{}@@eof\n", block("newfile b.txt", "CONTENT", "b"))),
+        in_flight: record::InFlight::CarryingOut {
+            reply: format!("{}@@eof\n", block("newfile b.txt", "CONTENT", "b")),
+        },
         done: vec!["newfile a.txt: ok".into()],
-        ..record::Session::default()
     };
     let stop = resume(session, &mut driver, &ws, &settings());
     assert_eq!(stop, done("continued"));
@@ -404,7 +408,7 @@ fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
     assert_eq!(stop, Stop::Iterations { limit: 1 });
     let session = record::load_session(&ws).unwrap();
     assert!(session.interrupted());
-    let pending = session.pending.clone().unwrap();
+    let pending = session.in_flight.message().unwrap().to_string();
     assert!(
         pending.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n"),
         "{pending}"
@@ -520,7 +524,7 @@ fn a_message_limit_stops_the_turn_and_a_later_resume_sends_the_message_again() {
     };
     assert_eq!(failure.code, Code::SendNotConfirmed);
     let session = record::load_session(&ws).unwrap();
-    assert_eq!(session.pending.as_deref(), Some("the task"));
+    assert_eq!(session.in_flight.message(), Some("the task"));
 
     let stop = resume(session, &mut driver, &ws, &settings());
     assert_eq!(stop, done("after the limit reset"));

@@ -2,14 +2,13 @@
 //! a pseudo-terminal, and the test types the answers.
 
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
-/// Runs `keyless apply` on a pseudo-terminal, typing `answers` one line at a time, and returns
-/// everything the terminal showed.
-fn at_terminal(ws: &Path, reply: &str, answers: &[&str]) -> String {
+use crate::common::pty::Pty;
+
+/// Runs `keyless apply` on a pseudo-terminal and returns everything the terminal showed. Each
+/// answer is typed once the terminal shows its question (the text before it).
+fn at_terminal(ws: &Path, reply: &str, answers: &[(&str, &str)]) -> String {
     let file = ws.join("../reply.txt");
     fs::write(&file, reply).unwrap();
     let command = format!(
@@ -18,21 +17,17 @@ fn at_terminal(ws: &Path, reply: &str, answers: &[&str]) -> String {
         file.display(),
         ws.display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("`script` (bsdutils) runs the binary on a pseudo-terminal");
-    let mut stdin = child.stdin.take().unwrap();
-    for answer in answers {
-        std::thread::sleep(Duration::from_millis(700));
-        writeln!(stdin, "{answer}").unwrap();
+    let mut terminal = Pty::start(&command, &[]);
+    for (question, answer) in answers {
+        terminal.wait_for(question).type_line(answer, "\n");
     }
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+    terminal.finish()
 }
+
+/// The confirmation's question.
+const ALLOW: &str = "allow? [y]es / [n]o / [a]lways this session: ";
+/// The question after the sandbox refused a command.
+const UNSANDBOXED: &str = "run again without the sandbox? [y/N]: ";
 
 fn workspace() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -50,7 +45,7 @@ const NEXT: &str = "@@next\n@@end\n@@eof\n";
 #[test]
 fn yes_runs_the_command_and_the_prompt_explains_it() {
     let (_dir, ws) = workspace();
-    let out = at_terminal(&ws, &(run("touch made-by-yes") + NEXT), &["y"]);
+    let out = at_terminal(&ws, &(run("touch made-by-yes") + NEXT), &[(ALLOW, "y")]);
     assert!(out.contains("run: touch made-by-yes [Risky]"), "{out}");
     assert!(
         out.contains("why keyless asks: touch: changes files (touch made-by-yes)"),
@@ -71,7 +66,7 @@ fn yes_runs_the_command_and_the_prompt_explains_it() {
 #[test]
 fn no_declines_and_nothing_runs() {
     let (_dir, ws) = workspace();
-    let out = at_terminal(&ws, &(run("touch made-by-no") + NEXT), &["n"]);
+    let out = at_terminal(&ws, &(run("touch made-by-no") + NEXT), &[(ALLOW, "n")]);
     assert!(out.contains("code: KA_COMMAND_DECLINED"), "{out}");
     assert!(!ws.join("made-by-no").exists());
 }
@@ -80,7 +75,7 @@ fn no_declines_and_nothing_runs() {
 fn always_approves_the_same_line_for_the_rest_of_the_session() {
     let (_dir, ws) = workspace();
     let reply = run("touch twice") + &run("touch twice") + NEXT;
-    let out = at_terminal(&ws, &reply, &["a"]);
+    let out = at_terminal(&ws, &reply, &[(ALLOW, "a")]);
     assert_eq!(out.matches("allow? [y]es").count(), 1, "asked once: {out}");
     assert_eq!(out.matches("s | tier: Risky\n").count(), 2, "{out}");
 }
@@ -90,7 +85,7 @@ fn ask_is_answered_at_the_terminal() {
     let (_dir, ws) = workspace();
     let reply =
         "@@ask\n<<<MSG\nWhich port should the server use?\nMSG>>>\n@@end\n".to_string() + NEXT;
-    let out = at_terminal(&ws, &reply, &["8080"]);
+    let out = at_terminal(&ws, &reply, &[("your answer> ", "8080")]);
     assert!(
         out.contains("model asks: Which port should the server use?"),
         "{out}"
@@ -106,14 +101,22 @@ fn a_sandbox_refusal_in_ask_mode_is_offered_once_outside_the_sandbox() {
     // refuses the write outside the workspace, and the second answer is about leaving it.
     fs::write(ws.join("list.txt"), "b\na\n").unwrap();
     let cmd = format!("sort -o {} list.txt", outside.display());
-    let out = at_terminal(&ws, &(run(&cmd) + NEXT), &["y", "n"]);
+    let out = at_terminal(
+        &ws,
+        &(run(&cmd) + NEXT),
+        &[(ALLOW, "y"), (UNSANDBOXED, "n")],
+    );
     assert!(
         out.contains("run again without the sandbox? [y/N]"),
         "{out}"
     );
     assert!(out.contains("code: KA_SANDBOX_DENIED"), "{out}");
     assert!(!outside.exists());
-    let out = at_terminal(&ws, &(run(&cmd) + NEXT), &["y", "y"]);
+    let out = at_terminal(
+        &ws,
+        &(run(&cmd) + NEXT),
+        &[(ALLOW, "y"), (UNSANDBOXED, "y")],
+    );
     assert!(out.contains("sandbox: off (you allowed it)"), "{out}");
     assert_eq!(fs::read_to_string(&outside).unwrap(), "a\nb\n", "{out}");
 }
@@ -124,7 +127,7 @@ fn control_characters_never_reach_the_terminal_raw() {
     // An erase-line and a carriage return would let the command hide itself behind a harmless
     // text in the confirmation prompt.
     let cmd = "touch hidden\u{1b}[2K\r echo harmless \u{202e}txt.exe";
-    let out = at_terminal(&ws, &(run(cmd) + NEXT), &["n"]);
+    let out = at_terminal(&ws, &(run(cmd) + NEXT), &[(ALLOW, "n")]);
     assert!(!out.contains("\u{1b}[2K"), "{out:?}");
     assert!(!out.contains('\u{202e}'), "{out:?}");
     assert!(

@@ -93,12 +93,22 @@ const REDIRECTS: &[&str] = &[
     "&>>", "<<<", "<<-", "&>", ">>", ">&", "<&", ">|", "<>", "<<", ">", "<",
 ];
 
+/// A heredoc whose body starts after the current line.
+struct PendingHeredoc {
+    /// The word that ends the body.
+    delimiter: String,
+    /// Whether the body is expanded (`$…`, backquotes): the delimiter was not quoted.
+    expands: bool,
+    /// `<<-`: leading tabs are stripped from the body's lines.
+    strip_tabs: bool,
+}
+
 struct Reader<'a> {
     src: &'a str,
     pos: usize,
     problems: Vec<String>,
-    /// Heredoc delimiters waiting for the end of the current line: (delimiter, expands, strip tabs).
-    pending_heredocs: Vec<(String, bool, bool)>,
+    /// Heredocs opened on the current line, whose bodies follow its end.
+    pending_heredocs: Vec<PendingHeredoc>,
     /// Substitutions found in heredoc bodies, attached to the command that opened them.
     heredoc_subs: Vec<Sub>,
     /// The heredoc opener just read was `<<-` (its body's leading tabs are stripped).
@@ -253,8 +263,11 @@ impl Reader<'_> {
                 let quoted = self.src[raw_start..self.pos].contains(['\'', '"', '\\']);
                 let strip = self.strip_next;
                 self.strip_next = false;
-                self.pending_heredocs
-                    .push((delimiter.value, !quoted, strip));
+                self.pending_heredocs.push(PendingHeredoc {
+                    delimiter: delimiter.value,
+                    expands: !quoted,
+                    strip_tabs: strip,
+                });
             }
         }
         if !self.pending_heredocs.is_empty() {

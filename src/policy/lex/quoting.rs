@@ -1,11 +1,16 @@
 //! The reader's less common forms: heredoc bodies and bash's ANSI-C `$'…'` quoting.
 
-use super::{Reader, Word};
+use super::{PendingHeredoc, Reader, Word};
 
 impl Reader<'_> {
     /// After a newline: reads the bodies of the heredocs opened on the line just ended.
     pub(super) fn read_heredoc_bodies(&mut self) {
-        for (delimiter, expands, strip) in std::mem::take(&mut self.pending_heredocs) {
+        for heredoc in std::mem::take(&mut self.pending_heredocs) {
+            let PendingHeredoc {
+                delimiter,
+                expands,
+                strip_tabs: strip,
+            } = heredoc;
             let mut body = String::new();
             let mut closed = false;
             while self.pos < self.src.len() {

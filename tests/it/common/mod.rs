@@ -1,8 +1,10 @@
 //! What the test modules share: [`Test`], a fresh workspace that `keyless apply` carries a reply
 //! out in; the host with no one at it ([`quiet_host`]); the built binary on the local chat page
-//! ([`local_keyless`]); and the property tests' configuration ([`proptest_config`]).
+//! ([`local_keyless`]); a program on a pseudo-terminal, typed at when it asks ([`pty`]); and the
+//! property tests' configuration ([`proptest_config`]).
 
 pub mod local_keyless;
+pub mod pty;
 pub mod quiet_host;
 
 use std::ffi::OsString;

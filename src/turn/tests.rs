@@ -1,0 +1,688 @@
+//! The turn loop's rules against a scripted chat: retries, recovery, resume, pace notes and stop
+//! reasons, in milliseconds, with no browser and no sleeping (the offline backoff's waits are
+//! recorded, not slept). The CDP driver's own behaviour is tested in a real browser
+//! (`tests/it/browser.rs`).
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use super::record::{self, InFlight, JournalLine, MessageKind, Recorder, Session};
+use super::*;
+use crate::batch::{Confirmation, Outcome};
+use crate::config::{Limits, Mode};
+
+/// A chat whose answers are written in advance: each `send` takes the next scripted send result
+/// (success when none is left), each `wait_reply` the next reply or failure.
+#[derive(Default)]
+struct ScriptedChat {
+    sends: VecDeque<Result<(), Failure>>,
+    replies: VecDeque<Result<String, Failure>>,
+    /// Where a reopened chat stands.
+    reopened: Option<Reopened>,
+    /// Warnings the next send leaves.
+    warnings: Vec<Failure>,
+    /// Every message the chat received, in order.
+    sent: Vec<String>,
+    /// Sends that failed, in order.
+    refused: Vec<String>,
+    new_chats: usize,
+    /// Each reopen's address and pending message.
+    reopens: Vec<(String, Option<String>)>,
+    /// The channel each reply is read through (the copy button once these run out).
+    channels: VecDeque<Channel>,
+}
+
+impl ScriptedChat {
+    fn replying<S: Into<String>>(replies: impl IntoIterator<Item = S>) -> ScriptedChat {
+        ScriptedChat {
+            replies: replies.into_iter().map(|r| Ok(r.into())).collect(),
+            ..ScriptedChat::default()
+        }
+    }
+}
+
+impl ChatDriver for ScriptedChat {
+    fn send(&mut self, message: &str) -> Result<(), Failure> {
+        let sent = self.sends.pop_front().unwrap_or(Ok(()));
+        match sent {
+            Ok(()) => self.sent.push(message.to_string()),
+            Err(_) => self.refused.push(message.to_string()),
+        }
+        sent
+    }
+
+    fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
+        let next = self
+            .replies
+            .pop_front()
+            .expect("the turn waited for a reply the script does not have");
+        next.map(|text| {
+            progress(text.chars().count());
+            Reply {
+                text,
+                channel: self.channels.pop_front().unwrap_or(Channel::CopyButton),
+                finished_at: Instant::now(),
+            }
+        })
+    }
+
+    fn take_warnings(&mut self) -> Vec<Failure> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    fn new_chat(&mut self) -> Result<(), Failure> {
+        self.new_chats += 1;
+        Ok(())
+    }
+
+    fn site(&self) -> String {
+        "scripted".to_string()
+    }
+
+    fn chat_url(&mut self) -> Option<String> {
+        Some(format!("https://chat.test/c/{}", self.new_chats))
+    }
+
+    fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
+        self.reopens
+            .push((url.to_string(), pending.map(str::to_string)));
+        Ok(self.reopened.unwrap_or(Reopened::Unsent))
+    }
+}
+
+/// Approves everything and runs nothing: a command's outcome is success, or Ctrl+C for a
+/// command that says `ctrl-c`.
+#[derive(Default)]
+struct Approving {
+    ran: Vec<String>,
+}
+
+impl Host for Approving {
+    fn say(&mut self, _: &str) {}
+    fn ask(&mut self, _: &str) -> Option<String> {
+        None
+    }
+    fn confirm(&mut self, _: &Confirmation) -> bool {
+        true
+    }
+    fn run_command(&mut self, cmd: &str, _: Duration, _: Mode) -> Outcome {
+        self.ran.push(cmd.to_string());
+        if cmd.contains("ctrl-c") {
+            return Outcome::failed(Failure::new(Code::Cancelled, "the user pressed Ctrl+C"));
+        }
+        Outcome::default()
+    }
+    fn commit(&mut self, _: &str) -> Outcome {
+        Outcome::default()
+    }
+}
+
+/// A workspace in a temporary folder, the settings of a test and what a turn did.
+struct Bench {
+    _dir: tempfile::TempDir,
+    ws: Workspace,
+    settings: Settings,
+    host: Approving,
+    /// What the watcher heard (`Event`s, as their debug text).
+    events: Vec<String>,
+    /// The offline backoff's waits, in order.
+    waits: Vec<Duration>,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        Bench::with(Settings {
+            mode: Mode::Auto,
+            ..Settings::default()
+        })
+    }
+
+    fn with(settings: Settings) -> Bench {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        Bench {
+            _dir: dir,
+            ws,
+            settings,
+            host: Approving::default(),
+            events: Vec::new(),
+            waits: Vec::new(),
+        }
+    }
+
+    fn limits(mut self, limits: Limits) -> Bench {
+        self.settings.limits = limits;
+        self
+    }
+
+    /// Runs a turn for "the task" to its end.
+    fn run(&mut self, chat: &mut ScriptedChat) -> Stop {
+        let (mut turn, next) = Turn::first("the task".into(), &*chat, &self.ws, &self.settings);
+        turn.sleep = |_| {};
+        let (events, waits) = (&mut self.events, &mut self.waits);
+        turn.drive(next, chat, &mut self.host, &mut |event| {
+            if let Event::Offline { wait, .. } = &event {
+                waits.push(*wait);
+            }
+            events.push(format!("{event:?}"));
+        })
+    }
+
+    /// Resumes the saved turn to its end.
+    fn resume(&mut self, chat: &mut ScriptedChat) -> Stop {
+        let session = self.session();
+        let events = &mut self.events;
+        resume(
+            session,
+            chat,
+            &self.ws,
+            &mut self.host,
+            &self.settings,
+            &mut |event| events.push(format!("{event:?}")),
+        )
+    }
+
+    fn session(&self) -> Session {
+        record::load_session(&self.ws).unwrap()
+    }
+
+    fn file(&self, path: &str) -> Option<String> {
+        self.ws.dir().read_to_string(path).ok()
+    }
+}
+
+fn done(message: &str) -> String {
+    format!("@@done\n<<<MSG\n{message}\nMSG>>>\n@@end\n@@eof\n")
+}
+
+fn newfile(path: &str, content: &str) -> String {
+    format!("@@newfile {path}\n<<<CONTENT\n{content}\nCONTENT>>>\n@@end\n")
+}
+
+fn runcommand(cmd: &str) -> String {
+    format!("@@runcommand\n<<<CMD\n{cmd}\nCMD>>>\n@@end\n")
+}
+
+/// A reply of `commands` that asks to go on.
+fn next(commands: &str) -> String {
+    format!("{commands}@@next\n@@end\n@@eof\n")
+}
+
+fn stop_done(message: &str) -> Stop {
+    Stop::Done {
+        message: Some(message.to_string()),
+    }
+}
+
+#[test]
+fn a_done_reply_ends_the_turn_and_leaves_nothing_to_resume() {
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat::replying([next(&newfile("a.txt", "a")), done("finished")]);
+    assert_eq!(bench.run(&mut chat), stop_done("finished"));
+    assert_eq!(bench.file("a.txt").as_deref(), Some("a\n"));
+    assert_eq!(chat.sent.len(), 2);
+    assert_eq!(chat.sent[0], "the task");
+    assert!(
+        chat.sent[1].starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n"),
+        "{}",
+        chat.sent[1]
+    );
+    let session = bench.session();
+    assert!(!session.interrupted(), "{session:?}");
+    assert_eq!(session.batch, 2);
+    assert_eq!(session.chat_url.as_deref(), Some("https://chat.test/c/0"));
+}
+
+#[test]
+fn invalid_replies_are_corrected_until_the_retry_limit() {
+    let mut bench = Bench::new().limits(Limits {
+        max_format_retries: 2,
+        ..Limits::default()
+    });
+    let mut chat = ScriptedChat::replying((0..4).map(|i| format!("not agentscript {i}\n@@eof")));
+    let stop = bench.run(&mut chat);
+    assert_eq!(
+        stop,
+        Stop::FormatRetries {
+            last_reply: "not agentscript 2\n@@eof".to_string()
+        }
+    );
+    assert_eq!(chat.sent.len(), 3, "the task and two corrections");
+    assert!(chat.sent[1].starts_with("[KEYLESSAGENT FORMAT ERROR]"));
+    assert!(!bench.session().interrupted(), "handed to the user");
+    assert!(bench.events.iter().any(|e| e.contains("retries_left: 1")));
+}
+
+#[test]
+fn a_reply_read_only_from_the_pages_prose_is_never_executed() {
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat::replying([
+        next(&newfile("a.txt", "a")),
+        next(&newfile("a.txt", "a")),
+        done("made it"),
+    ]);
+    chat.channels = [Channel::Dom].into();
+    let stop = bench.run(&mut chat);
+    assert_eq!(
+        stop,
+        Stop::Done {
+            message: Some("made it".into())
+        }
+    );
+    assert!(
+        chat.sent[1].starts_with("[KEYLESSAGENT FORMAT ERROR]")
+            && chat.sent[1].contains("ONE fenced code block"),
+        "{}",
+        chat.sent[1]
+    );
+    // Written once, by the reply read exactly.
+    assert_eq!(bench.file("a.txt").as_deref(), Some("a\n"));
+    assert!(chat.sent[2].contains("newfile"), "{}", chat.sent[2]);
+}
+
+#[test]
+fn a_valid_reply_starts_the_retry_count_again() {
+    let mut bench = Bench::new().limits(Limits {
+        max_format_retries: 1,
+        ..Limits::default()
+    });
+    let bad = "not agentscript\n@@eof".to_string();
+    let mut chat = ScriptedChat::replying([
+        bad.clone(),
+        next(&newfile("a.txt", "a")),
+        bad,
+        done("made it"),
+    ]);
+    assert_eq!(bench.run(&mut chat), stop_done("made it"));
+}
+
+#[test]
+fn a_truncated_reply_asks_for_smaller_pieces_and_counts_as_a_retry() {
+    let mut bench = Bench::new().limits(Limits {
+        max_format_retries: 1,
+        ..Limits::default()
+    });
+    let cut = || Err(Failure::new(Code::ReplyTruncated, "cut off"));
+    let mut chat = ScriptedChat {
+        replies: [cut(), cut()].into(),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert_eq!(
+        stop,
+        Stop::FormatRetries {
+            last_reply: "cut off".to_string()
+        }
+    );
+    assert_eq!(chat.sent.len(), 2);
+    assert!(
+        chat.sent[1].contains("Resend it in SMALLER pieces"),
+        "{}",
+        chat.sent[1]
+    );
+}
+
+#[test]
+fn a_full_chat_goes_on_in_a_new_one_with_the_rules_and_what_was_done() {
+    let mut bench = Bench::new();
+    let full = || Err(Failure::new(Code::ChatExhausted, "the chat is full"));
+    let mut chat = ScriptedChat {
+        replies: [Ok(next(&newfile("a.txt", "a"))), full(), Ok(done("fresh"))].into(),
+        ..ScriptedChat::default()
+    };
+    assert_eq!(bench.run(&mut chat), stop_done("fresh"));
+    assert_eq!(chat.new_chats, 1);
+    assert_eq!(chat.sent.len(), 3);
+    let first_of_new_chat = &chat.sent[2];
+    assert!(
+        first_of_new_chat.starts_with(
+            "the task\nThis task continues from a chat that reached its length limit."
+        ),
+        "{first_of_new_chat}"
+    );
+    assert!(
+        first_of_new_chat.contains("- newfile a.txt: ok\n"),
+        "{first_of_new_chat}"
+    );
+    assert!(
+        first_of_new_chat
+            .contains("which you have not answered yet:\n[KEYLESSAGENT RESULTS] turn=1 batch=1"),
+        "{first_of_new_chat}"
+    );
+    assert!(bench.events.iter().any(|e| e == "NewChat"));
+    assert_eq!(
+        bench.session().chat_url.as_deref(),
+        Some("https://chat.test/c/1"),
+        "the new chat's address is saved"
+    );
+}
+
+#[test]
+fn a_chat_that_fills_up_again_and_again_stops_the_turn() {
+    let mut bench = Bench::new();
+    let full = || Err(Failure::new(Code::ChatExhausted, "the chat is full"));
+    let mut chat = ScriptedChat {
+        replies: (0..=MAX_NEW_CHATS).map(|_| full()).collect(),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert!(
+        matches!(&stop, Stop::Chat(f) if f.code == Code::ChatExhausted),
+        "{stop:?}"
+    );
+    assert_eq!(chat.new_chats, MAX_NEW_CHATS as usize);
+    assert!(bench.session().interrupted(), "the message stays pending");
+}
+
+#[test]
+fn offline_waits_longer_each_time_and_resends_the_same_message() {
+    let mut bench = Bench::new();
+    let offline = || Err(Failure::new(Code::NetworkOffline, "offline"));
+    let mut chat = ScriptedChat {
+        sends: [offline(), offline(), offline()].into(),
+        replies: [Ok(done("back online"))].into(),
+        ..ScriptedChat::default()
+    };
+    assert_eq!(bench.run(&mut chat), stop_done("back online"));
+    assert_eq!(
+        bench.waits,
+        [2, 4, 8].map(Duration::from_secs).to_vec(),
+        "doubling from the first wait"
+    );
+    assert_eq!(chat.refused, ["the task"; 3]);
+    assert_eq!(chat.sent, ["the task"]);
+}
+
+#[test]
+fn offline_for_too_long_stops_the_turn_with_the_message_pending() {
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        sends: (0..=OFFLINE_TRIES)
+            .map(|_| Err(Failure::new(Code::NetworkOffline, "offline")))
+            .collect(),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert!(
+        matches!(&stop, Stop::Chat(f) if f.code == Code::NetworkOffline),
+        "{stop:?}"
+    );
+    assert_eq!(bench.waits.len(), OFFLINE_TRIES as usize);
+    assert_eq!(bench.waits.last(), Some(&OFFLINE_MAX_WAIT), "capped");
+    assert!(chat.sent.is_empty());
+    assert_eq!(
+        bench.session().in_flight,
+        InFlight::Sending {
+            message: "the task".to_string(),
+            kind: MessageKind::Task
+        }
+    );
+}
+
+#[test]
+fn a_reply_starts_the_offline_count_again() {
+    let mut bench = Bench::new();
+    let offline = || Err(Failure::new(Code::NetworkOffline, "offline"));
+    let mut chat = ScriptedChat {
+        sends: [offline(), Ok(()), offline()].into(),
+        replies: [Ok(next(&newfile("a.txt", "a"))), Ok(done("ok"))].into(),
+        ..ScriptedChat::default()
+    };
+    assert_eq!(bench.run(&mut chat), stop_done("ok"));
+    assert_eq!(bench.waits, [2, 2].map(Duration::from_secs).to_vec());
+}
+
+#[test]
+fn another_chat_failure_stops_the_turn_and_keeps_the_message_to_resume() {
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: [Err(Failure::new(Code::ReplyTimeout, "no reply"))].into(),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert!(
+        matches!(&stop, Stop::Chat(f) if f.code == Code::ReplyTimeout),
+        "{stop:?}"
+    );
+    assert_eq!(
+        bench.session().in_flight,
+        InFlight::Sending {
+            message: "the task".to_string(),
+            kind: MessageKind::Task
+        }
+    );
+}
+
+#[test]
+fn the_iteration_limit_keeps_the_unsent_results_for_the_next_run() {
+    let mut bench = Bench::new().limits(Limits {
+        max_iterations_per_turn: 2,
+        ..Limits::default()
+    });
+    let mut chat =
+        ScriptedChat::replying([next(&newfile("a.txt", "a")), next(&newfile("b.txt", "b"))]);
+    assert_eq!(bench.run(&mut chat), Stop::Iterations { limit: 2 });
+    assert_eq!(chat.sent.len(), 2, "the second results were not sent");
+    let session = bench.session();
+    let InFlight::Sending { message, kind } = &session.in_flight else {
+        panic!("{session:?}")
+    };
+    assert!(
+        message.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=2"),
+        "{message}"
+    );
+    assert_eq!(*kind, MessageKind::Results);
+}
+
+#[test]
+fn step_pace_notes_the_commands_it_skips_and_allows_more_replies() {
+    let mut bench = Bench::with(Settings {
+        mode: Mode::Auto,
+        pace: Pace::Step,
+        limits: Limits {
+            max_iterations_per_turn: 2,
+            ..Limits::default()
+        },
+        ..Settings::default()
+    });
+    let two = next(&(newfile("a.txt", "a") + &newfile("b.txt", "b")));
+    let mut replies: Vec<String> = (0..3).map(|_| two.clone()).collect();
+    replies.push(done("stepped"));
+    let mut chat = ScriptedChat::replying(replies);
+    assert_eq!(
+        bench.run(&mut chat),
+        stop_done("stepped"),
+        "Step pace raises the iteration limit to {STEP_MIN_ITERATIONS}"
+    );
+    assert!(
+        chat.sent[1].contains("pace=Step: only 1 command(s) per response"),
+        "{}",
+        chat.sent[1]
+    );
+    assert_eq!(bench.file("b.txt"), None, "the skipped command never ran");
+}
+
+#[test]
+fn ctrl_c_during_a_command_keeps_the_results_for_the_next_run() {
+    let mut bench = Bench::new();
+    let mut chat =
+        ScriptedChat::replying([next(&(runcommand("echo ctrl-c") + &newfile("a.txt", "a")))]);
+    let stop = bench.run(&mut chat);
+    assert!(
+        matches!(&stop, Stop::Chat(f) if f.code == Code::Cancelled),
+        "{stop:?}"
+    );
+    assert_eq!(chat.sent.len(), 1, "nothing more was sent");
+    let session = bench.session();
+    let InFlight::Sending { message, kind } = &session.in_flight else {
+        panic!("{session:?}")
+    };
+    assert!(message.contains("code: KA_CANCELLED"), "{message}");
+    assert_eq!(*kind, MessageKind::Results);
+    assert_eq!(bench.file("a.txt"), None);
+}
+
+#[test]
+fn driver_warnings_reach_the_watcher_and_secrets_never_reach_the_chat() {
+    let secret = "k3yless-test-secret-value-0123456789";
+    let mut bench = Bench::with(Settings {
+        mode: Mode::Auto,
+        redactor: Some(crate::redact::Redactor::new(
+            vec![("TEST_TOKEN".to_string(), secret.to_string())],
+            Vec::new(),
+        )),
+        ..Settings::default()
+    });
+    let mut chat = ScriptedChat {
+        warnings: vec![Failure::new(Code::AttachmentUploadFailed, "pasted instead")],
+        ..ScriptedChat::replying([done("ok")])
+    };
+    let (turn, _) = Turn::first("the task".into(), &chat, &bench.ws, &bench.settings);
+    let events = &mut bench.events;
+    let next = Next::Send {
+        message: format!("the token is {secret}"),
+        kind: MessageKind::Task,
+    };
+    let stop = turn.drive(next, &mut chat, &mut bench.host, &mut |e| {
+        events.push(format!("{e:?}"))
+    });
+    assert_eq!(stop, stop_done("ok"));
+    assert!(!chat.sent[0].contains(secret), "{}", chat.sent[0]);
+    assert!(chat.sent[0].contains("[redacted"), "{}", chat.sent[0]);
+    assert!(
+        bench
+            .events
+            .iter()
+            .any(|e| e.contains("AttachmentUploadFailed")),
+        "{:?}",
+        bench.events
+    );
+}
+
+// Resume.
+
+/// Saves a session as a turn leaves it when stopped.
+fn save(bench: &Bench, session: &Session) {
+    Recorder::new(&bench.ws).session(session);
+}
+
+fn interrupted(pending: Option<&str>, reply: Option<String>) -> Session {
+    Session {
+        site: "scripted".to_string(),
+        chat_url: Some("https://chat.test/c/7".to_string()),
+        turn: 1,
+        batch: 1,
+        task: Some("the task".to_string()),
+        rules: Some("THE RULES".to_string()),
+        in_flight: match (pending, reply) {
+            (_, Some(reply)) => InFlight::CarryingOut { reply },
+            (Some(message), None) => InFlight::Sending {
+                message: message.to_string(),
+                kind: MessageKind::Results,
+            },
+            (None, None) => InFlight::Idle,
+        },
+        done: Vec::new(),
+    }
+}
+
+#[test]
+fn resume_waits_for_a_reply_already_on_the_page_without_resending() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(Some("the message"), None));
+    let mut chat = ScriptedChat {
+        reopened: Some(Reopened::Answered),
+        ..ScriptedChat::replying([done("read from the page")])
+    };
+    assert_eq!(bench.resume(&mut chat), stop_done("read from the page"));
+    assert!(chat.sent.is_empty(), "{:?}", chat.sent);
+    assert_eq!(
+        chat.reopens,
+        [(
+            "https://chat.test/c/7".to_string(),
+            Some("the message".to_string())
+        )]
+    );
+    assert!(bench.events[0].contains("Answered"), "{:?}", bench.events);
+}
+
+#[test]
+fn resume_sends_an_unanswered_message_again() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(Some("the message"), None));
+    let mut chat = ScriptedChat::replying([done("answered")]);
+    assert_eq!(bench.resume(&mut chat), stop_done("answered"));
+    assert_eq!(chat.sent, ["the message"]);
+    assert_eq!(chat.new_chats, 0, "in the same chat");
+}
+
+#[test]
+fn resume_in_a_chat_that_is_gone_starts_a_new_one_with_the_rules() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(Some("the message"), None));
+    let mut chat = ScriptedChat {
+        reopened: Some(Reopened::Empty),
+        ..ScriptedChat::replying([done("in a new chat")])
+    };
+    assert_eq!(bench.resume(&mut chat), stop_done("in a new chat"));
+    assert_eq!(chat.new_chats, 1);
+    assert!(chat.sent[0].starts_with("THE RULES\n"), "{}", chat.sent[0]);
+    assert!(chat.sent[0].ends_with("the message\n"), "{}", chat.sent[0]);
+}
+
+#[test]
+fn resume_carries_out_a_saved_reply_that_never_ran() {
+    let mut bench = Bench::new();
+    save(
+        &bench,
+        &interrupted(None, Some(next(&newfile("a.txt", "a")))),
+    );
+    let mut chat = ScriptedChat::replying([done("carried out")]);
+    assert_eq!(bench.resume(&mut chat), stop_done("carried out"));
+    assert_eq!(bench.file("a.txt").as_deref(), Some("a\n"));
+    assert!(
+        chat.sent[0].starts_with(
+            "[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- result 1/1 | #1 newfile | a.txt ---"
+        ),
+        "{}",
+        chat.sent[0]
+    );
+}
+
+#[test]
+fn resume_reports_a_batch_cut_short_without_running_any_of_it_again() {
+    let mut bench = Bench::new();
+    let reply = next(&(newfile("a.txt", "a") + &runcommand("make") + &newfile("c.txt", "c")));
+    save(&bench, &interrupted(None, Some(reply)));
+    let mut recorder = Recorder::new(&bench.ws);
+    recorder.journal_start();
+    for (index, result) in [(1, None), (1, Some("status: ok")), (2, None)] {
+        recorder.journal(&JournalLine {
+            batch: 1,
+            index,
+            result: result.map(str::to_string),
+        });
+    }
+    let mut chat = ScriptedChat::replying([done("reported")]);
+    assert_eq!(bench.resume(&mut chat), stop_done("reported"));
+    assert!(bench.host.ran.is_empty(), "nothing ran again");
+    assert_eq!(bench.file("c.txt"), None);
+    let results = &chat.sent[0];
+    assert!(
+        results.contains("#2 runcommand | make ---\nstatus: error | code: KA_CANCELLED"),
+        "{results}"
+    );
+    assert!(results.contains("skipped: #3 newfile | c.txt"), "{results}");
+}
+
+#[test]
+fn resume_of_a_finished_turn_has_nothing_to_do() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(None, None));
+    let mut chat = ScriptedChat::default();
+    assert_eq!(
+        bench.resume(&mut chat),
+        stop_done("Nothing to resume: the saved turn had finished.")
+    );
+    assert!(chat.sent.is_empty());
+}
