@@ -476,7 +476,7 @@ impl CdpDriver {
                 let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
                 return Ok(Some(shown_as(&text.unwrap_or_default(), message)));
             }
-            std::thread::sleep(Duration::from_millis(50));
+            self.next_change(Duration::from_millis(50));
         }
         Ok(None)
     }

@@ -437,9 +437,30 @@ impl CdpDriver {
             .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
     }
 
+    /// The page's state: one round trip while the helper is there (the usual case: it is
+    /// sent again only after a navigation took it away).
     fn state(&self) -> Result<PageState, Failure> {
-        self.install()?;
-        self.eval_json("window.__keyless.state()")
+        let json: Option<String> = self.eval(
+            "window.__keyless && window.__keyless.version === 3 ? JSON.stringify(window.__keyless.state()) : null",
+        )?;
+        let json = match json {
+            Some(json) => json,
+            None => {
+                self.install()?;
+                self.eval("JSON.stringify(window.__keyless.state())")?
+            }
+        };
+        serde_json::from_str(&json)
+            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
+    }
+
+    /// Waits for the page's next change (its MutationObserver calls the binding), at most
+    /// `cap`.
+    fn next_change(&self, cap: Duration) {
+        let notified = Arc::clone(&self.notified);
+        self.runtime.block_on(async move {
+            let _ = tokio::time::timeout(cap, notified.notified()).await;
+        });
     }
 
     fn composer(&self) -> Result<Option<String>, Failure> {
