@@ -305,7 +305,15 @@ fn the_canary_reports_each_strategy_and_channel_as_exact_not_exact_or_unavailabl
         ..Script::default()
     })
     .unwrap();
-    let (report, code) = doctor(&chat.url(), &["--canary"]);
+    // No channel reads the reply whole, so it never proves itself finished: a short budget.
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(
+        ws.path().join("keyless.json"),
+        r#"{"Browser": {"TruncationBudgetSeconds": 2}}"#,
+    )
+    .unwrap();
+    let ws_arg = ws.path().to_str().unwrap();
+    let (report, code) = doctor(&chat.url(), &["--canary", "--workspace", ws_arg]);
     assert_eq!(code, Some(4), "{report:#}");
     let inserts = report["inserts"].as_array().unwrap();
     let exact = |name: &str| {

@@ -135,3 +135,36 @@ fn a_long_task_into_tiptap_that_cards_long_pastes_arrives_as_text() {
     );
     assert!(!chat.received()[0].contains("[attachment "));
 }
+
+/// A 60,000-character prompt (blank lines, tabs, trailing spaces, non-ASCII, emoji, lines that
+/// look like Markdown) goes into every editor and reaches the model byte for byte, with the
+/// strategy keyless picks on a site that names none.
+#[test]
+fn a_60000_character_prompt_arrives_exactly_through_every_editor() {
+    use keyless::chat::ChatDriver;
+    let prompt = hostile_task(60_000);
+    for editor in local::EDITOR_NAMES {
+        let chat = LocalChat::start(Script {
+            page: PageFaults {
+                editor: Some(editor.to_string()),
+                ..PageFaults::default()
+            },
+            modules: Some(modules()),
+            ..Script::replies(["@@done\n@@end\n@@eof\n"])
+        })
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let mut options =
+            keyless::chat::cdp::Options::local_page(chat.url(), profile.path().to_path_buf())
+                .unwrap();
+        options.site.insert = Vec::new();
+        let mut driver = keyless::chat::cdp::CdpDriver::start(options).unwrap();
+        driver.send(&prompt).unwrap();
+        driver.wait_reply(&mut |_| {}).unwrap();
+        assert!(
+            chat.received() == vec![prompt.clone()],
+            "{editor}: not byte for byte"
+        );
+        driver.close();
+    }
+}
