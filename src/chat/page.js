@@ -121,6 +121,16 @@
     },
     count: (key) => all(key).length,
     composer: () => composerText(first("Composer")),
+    // The message being inserted, kept in the page so that checking the composer against it
+    // costs no copy of the text: `holds(n)` says whether the composer holds exactly its first
+    // `n` UTF-16 units (all of it without `n`), and how long the composer's text is.
+    expect: (text) => { api.expected = text; return true; },
+    holds: (n) => {
+      const text = composerText(first("Composer"));
+      if (text === null || api.expected === undefined) return { exact: false, length: -1 };
+      const want = n === undefined ? api.expected : api.expected.slice(0, n);
+      return { exact: text === want, length: text.length };
+    },
     focusComposer: () => {
       const el = first("Composer");
       if (!el) return false;

@@ -101,6 +101,16 @@ fn section_marker(name: &str, content: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
+/// Why a reply read as text rebuilt from the chat page is not executed (the driver could not
+/// read it exactly), for the format correction.
+pub fn not_exact() -> Diagnostic {
+    Diagnostic {
+        code: crate::catalog::Code::ReplyNotExact,
+        line: None,
+        message: "keyless could not read your reply exactly from the chat page (it was not inside one code block, and the page's copy control was missing); put the WHOLE reply inside ONE fenced code block (a longer fence, e.g. ````, when file content holds ``` lines)".into(),
+    }
+}
+
 /// The message sent in place of results when a reply is rejected.
 pub fn format_error(diagnostics: &[Diagnostic], truncated: bool) -> String {
     let mut ordered: Vec<&Diagnostic> = diagnostics.iter().collect();

@@ -312,7 +312,7 @@ impl<'w> Turn<'w> {
                 // Text rebuilt from the page's prose cannot prove its bytes (emphasis markers
                 // and indentation are gone): never executed, the model resends it fenced.
                 parsed.script = None;
-                parsed.diagnostics = vec![not_exact()];
+                parsed.diagnostics = vec![crate::protocol::render::not_exact()];
             }
             self.recorder.entry(
                 "parse",
@@ -579,39 +579,7 @@ impl<'w> Turn<'w> {
     /// done so far, and the message that was due.
     fn continuation(&self, due: &str) -> String {
         let rules = self.session.rules.as_deref().unwrap_or_default();
-        continuation(rules, &self.session.done, due)
-    }
-}
-
-/// The first message of a new chat that continues a turn: the rules and task, what was done so
-/// far, and the message that was due when the old chat filled up.
-fn continuation(rules: &str, done: &[String], due: &str) -> String {
-    let mut out = rules.to_string();
-    out.push_str("\nThis task continues from a chat that reached its length limit. Already done, oldest first:\n");
-    let skip = done.len().saturating_sub(SUMMARY_COMMANDS);
-    if skip > 0 {
-        out.push_str(&format!("- ({skip} earlier commands)\n"));
-    }
-    for line in &done[skip..] {
-        out.push_str(&format!("- {line}\n"));
-    }
-    if done.is_empty() {
-        out.push_str("- nothing yet\n");
-    }
-    if due != rules {
-        out.push_str("\nThe last message keyless sent, which you have not answered yet:\n");
-        out.push_str(due);
-        out.push('\n');
-    }
-    out
-}
-
-/// Why a reply read as text rebuilt from the page is not executed, for the format correction.
-fn not_exact() -> Diagnostic {
-    Diagnostic {
-        code: crate::catalog::Code::ReplyNotExact,
-        line: None,
-        message: "keyless could not read your reply exactly from the chat page (it was not inside one code block, and the page's copy control was missing); put the WHOLE reply inside ONE fenced code block (a longer fence, e.g. ````, when file content holds ``` lines)".into(),
+        prompt::continuation(rules, &self.session.done, due, SUMMARY_COMMANDS)
     }
 }
 

@@ -257,6 +257,29 @@ fn sandbox_rule(sandbox: &Containment) -> String {
     )
 }
 
+/// The first message of a new chat that continues a turn: the rules and task, what was done so
+/// far (the last `keep` commands), and the message that was due when the old chat filled up.
+pub(super) fn continuation(rules: &str, done: &[String], due: &str, keep: usize) -> String {
+    let mut out = rules.to_string();
+    out.push_str("\nThis task continues from a chat that reached its length limit. Already done, oldest first:\n");
+    let skip = done.len().saturating_sub(keep);
+    if skip > 0 {
+        out.push_str(&format!("- ({skip} earlier commands)\n"));
+    }
+    for line in &done[skip..] {
+        out.push_str(&format!("- {line}\n"));
+    }
+    if done.is_empty() {
+        out.push_str("- nothing yet\n");
+    }
+    if due != rules {
+        out.push_str("\nThe last message keyless sent, which you have not answered yet:\n");
+        out.push_str(due);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

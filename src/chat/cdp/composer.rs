@@ -36,6 +36,13 @@ pub const STRATEGIES: &[&str] = &[
 /// apply fails at once), then checked chunks.
 const FASTEST_FIRST: &[&str] = STRATEGIES;
 
+/// What the page says of the composer against the message it holds.
+#[derive(serde::Deserialize)]
+struct Held {
+    exact: bool,
+    length: i64,
+}
+
 /// Why a paste failed when the site made a file of it.
 const CARDED: &str = "the site turned the pasted message into an attachment";
 
@@ -199,10 +206,14 @@ impl CdpDriver {
         // Chips already there belong to this message (it went as a file): they stay. What
         // appears beside the composer from now on is a card a strategy made.
         let keep: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
-        self.eval::<bool>("window.__keyless.markRegion()")?;
+        let text = serde_json::to_string(message)
+            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
+        self.eval::<bool>(&format!(
+            "window.__keyless.markRegion() && window.__keyless.expect({text})"
+        ))?;
         let mut last = None;
         for strategy in order {
-            let mut inserted = self.insert_using(strategy, message);
+            let mut inserted = self.insert_with(strategy, message);
             if strategy.starts_with("paste")
                 && matches!(&inserted, Err(failure) if failure.reason == CARDED)
             {
@@ -295,12 +306,21 @@ impl CdpDriver {
     /// Puts the message into the composer with one strategy (`keyless doctor` checks each),
     /// checked exact; a failure leaves the composer as the strategy left it.
     pub fn insert_using(&self, strategy: &str, message: &str) -> Result<(), Failure> {
+        let text = serde_json::to_string(message)
+            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
+        self.eval::<bool>(&format!("window.__keyless.expect({text})"))?;
+        self.insert_with(strategy, message)
+    }
+
+    /// Like [`CdpDriver::insert_using`], with the message already in the page
+    /// (`window.__keyless.expect`).
+    fn insert_with(&self, strategy: &str, message: &str) -> Result<(), Failure> {
         match strategy {
             "insertTextWhole" => self.insert_chunks(message, usize::MAX),
             "insertText" => self.insert_chunks(message, INSERT_CHUNK),
             "pasteHtml" => self.paste("pasteHtml", message),
             "pastePlain" => self.paste("pastePlain", message),
-            "setValue" => self.set_value(message),
+            "setValue" => self.set_value(),
             _ => Err(Failure::new(
                 Code::ConfigValidation,
                 format!(
@@ -320,37 +340,39 @@ impl CdpDriver {
     }
 
     /// Pastes the message in pieces of at most `max` bytes (cut before line breaks), each put
-    /// at the end and checked.
+    /// at the end and checked. The pieces are cut in the page from the message it holds, so
+    /// the text crosses the connection once.
     fn paste_in(&self, how: &str, message: &str, max: usize) -> Result<(), Failure> {
-        let mut sent = 0;
+        let mut from = 0;
         for piece in chunks(message, max) {
-            sent += piece.len();
-            self.paste_one(how, piece, &message[..sent])?;
+            let to = from + piece.encode_utf16().count();
+            self.paste_one(how, from, to)?;
+            from = to;
         }
         Ok(())
     }
 
-    /// One paste of `piece`, after which the composer must hold `want`.
-    fn paste_one(&self, how: &str, piece: &str, want: &str) -> Result<(), Failure> {
+    /// One paste of the message's UTF-16 units `from..to`, after which the composer must hold
+    /// exactly its first `to`.
+    fn paste_one(&self, how: &str, from: usize, to: usize) -> Result<(), Failure> {
         let chips = self.eval::<usize>("window.__keyless.count('AttachmentChip')")?;
-        let text = serde_json::to_string(piece)
-            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
-        self.eval::<bool>(&format!("window.__keyless.{how}({text})"))?;
-        let message = want;
+        self.eval::<bool>(&format!(
+            "window.__keyless.{how}(window.__keyless.expected.slice({from}, {to}))"
+        ))?;
         let started = Instant::now();
-        let mut last: Option<String> = None;
+        let mut last = None;
         let mut since = Instant::now();
         loop {
             let carded = self.eval::<usize>("window.__keyless.cards()")? > 0;
             if carded || self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > chips {
                 return Err(Failure::new(Code::SendNotConfirmed, CARDED));
             }
-            let now = self.composer()?;
-            if now.as_deref() == Some(message) {
+            let held = self.holds(Some(to))?;
+            if held.exact {
                 return Ok(());
             }
-            if now != last {
-                last = now;
+            if Some(held.length) != last {
+                last = Some(held.length);
                 since = Instant::now();
             }
             if since.elapsed() > PASTE_SETTLE || started.elapsed() > INSERT_SETTLE {
@@ -365,17 +387,22 @@ impl CdpDriver {
         }
     }
 
+    /// Whether the composer holds exactly the message in the page (its first `units` UTF-16
+    /// units), and how long its text is.
+    fn holds(&self, units: Option<usize>) -> Result<Held, Failure> {
+        let n = units.map_or_else(String::new, |n| n.to_string());
+        self.eval_json(&format!("window.__keyless.holds({n})"))
+    }
+
     /// A text field's value, set whole and checked.
-    fn set_value(&self, message: &str) -> Result<(), Failure> {
-        let text = serde_json::to_string(message)
-            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
-        if !self.eval::<bool>(&format!("window.__keyless.setValue({text})"))? {
+    fn set_value(&self) -> Result<(), Failure> {
+        if !self.eval::<bool>("window.__keyless.setValue(window.__keyless.expected)")? {
             return Err(Failure::new(
                 Code::SendNotConfirmed,
                 "the composer is no text field (setValue)",
             ));
         }
-        if self.composer()?.as_deref() == Some(message) {
+        if self.holds(None)?.exact {
             return Ok(());
         }
         Err(Failure::new(
@@ -397,11 +424,10 @@ impl CdpDriver {
                 bounded(page.execute(InsertTextParams::new(text)), "insert text").await?;
                 Ok(())
             })?;
-            sent += chunk.len();
-            let want = &message[..sent];
+            sent += chunk.encode_utf16().count();
             let started = Instant::now();
             loop {
-                if self.composer()?.as_deref() == Some(want) {
+                if self.holds(Some(sent))?.exact {
                     break;
                 }
                 if started.elapsed() > INSERT_SETTLE {

@@ -15,48 +15,51 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
+mod modules;
+pub use modules::{editor_modules, prosemirror_modules};
+
 /// The page's files, kept readable in `assets/chat/` and built into the binary.
-const INDEX_HTML: &str = include_str!("../../assets/chat/index.html");
-const CHAT_JS: &str = include_str!("../../assets/chat/chat.js");
-const MARKDOWN_JS: &str = include_str!("../../assets/chat/markdown.js");
-const CHAT_CSS: &str = include_str!("../../assets/chat/chat.css");
-const PM_EDITOR_JS: &str = include_str!("../../assets/chat/pm-editor.js");
+const INDEX_HTML: &str = include_str!("../../../assets/chat/index.html");
+const CHAT_JS: &str = include_str!("../../../assets/chat/chat.js");
+const MARKDOWN_JS: &str = include_str!("../../../assets/chat/markdown.js");
+const CHAT_CSS: &str = include_str!("../../../assets/chat/chat.css");
+const PM_EDITOR_JS: &str = include_str!("../../../assets/chat/pm-editor.js");
 /// Where the editors' and renderers' packages are, for the page's import map.
-const IMPORT_MAP: &str = include_str!("../../assets/chat/editors/importmap.json");
+const IMPORT_MAP: &str = include_str!("../../../assets/chat/editors/importmap.json");
 /// The real editors and Markdown renderers a test may mount (`PageFaults::editor`,
 /// `PageFaults::renderer`), from the npm packages a test serves (`Script::modules`).
 const EDITORS: &[(&str, &str)] = &[
     (
         "prosemirror.js",
-        include_str!("../../assets/chat/editors/prosemirror.js"),
+        include_str!("../../../assets/chat/editors/prosemirror.js"),
     ),
     (
         "tiptap.js",
-        include_str!("../../assets/chat/editors/tiptap.js"),
+        include_str!("../../../assets/chat/editors/tiptap.js"),
     ),
     (
         "lexical.js",
-        include_str!("../../assets/chat/editors/lexical.js"),
+        include_str!("../../../assets/chat/editors/lexical.js"),
     ),
     (
         "quill.js",
-        include_str!("../../assets/chat/editors/quill.js"),
+        include_str!("../../../assets/chat/editors/quill.js"),
     ),
     (
         "textarea.js",
-        include_str!("../../assets/chat/editors/textarea.js"),
+        include_str!("../../../assets/chat/editors/textarea.js"),
     ),
     (
         "markdown-it.js",
-        include_str!("../../assets/chat/editors/markdown-it.js"),
+        include_str!("../../../assets/chat/editors/markdown-it.js"),
     ),
     (
         "marked.js",
-        include_str!("../../assets/chat/editors/marked.js"),
+        include_str!("../../../assets/chat/editors/marked.js"),
     ),
     (
         "codemirror.js",
-        include_str!("../../assets/chat/editors/codemirror.js"),
+        include_str!("../../../assets/chat/editors/codemirror.js"),
     ),
 ];
 
@@ -258,39 +261,6 @@ impl Script {
             },
             ..Script::default()
         })
-    }
-}
-
-/// The ProseMirror packages for [`Script::modules`]: `folder`'s `node_modules`, installed with
-/// `npm ci` from its lock file when missing (the tests and benchmarks use
-/// `tests/prosemirror/`).
-pub fn prosemirror_modules(folder: &Path) -> Result<std::path::PathBuf, String> {
-    npm_modules(folder, "prosemirror-view/dist/index.js")
-}
-
-/// Every editor's and renderer's packages for [`Script::modules`] (`tests/editors/`), installed
-/// with `npm ci` from its lock file when missing.
-pub fn editor_modules(folder: &Path) -> Result<std::path::PathBuf, String> {
-    npm_modules(folder, "@codemirror/view/package.json")
-}
-
-/// `folder`'s `node_modules`, installed with `npm ci` when `probe` is missing from it.
-fn npm_modules(folder: &Path, probe: &str) -> Result<std::path::PathBuf, String> {
-    let modules = folder.join("node_modules");
-    if modules.join(probe).is_file() {
-        return Ok(modules);
-    }
-    let status = std::process::Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(folder)
-        .status()
-        .map_err(|e| {
-            format!("cannot run npm to install the test's editor packages ({e}); on Debian: apt-get install npm")
-        })?;
-    if status.success() {
-        Ok(modules)
-    } else {
-        Err(format!("npm ci failed in {} ({status})", folder.display()))
     }
 }
 

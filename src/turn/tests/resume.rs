@@ -1,0 +1,130 @@
+//! Resuming a turn that stopped half-way: a reply already on the page, an unanswered message,
+//! a chat that is gone, a saved reply that never ran, a batch cut short, a finished turn.
+
+use super::*;
+
+/// Saves a session as a turn leaves it when stopped.
+fn save(bench: &Bench, session: &Session) {
+    Recorder::new(&bench.ws).session(session);
+}
+
+fn interrupted(pending: Option<&str>, reply: Option<String>) -> Session {
+    Session {
+        site: "scripted".to_string(),
+        chat_url: Some("https://chat.test/c/7".to_string()),
+        turn: 1,
+        batch: 1,
+        task: Some("the task".to_string()),
+        rules: Some("THE RULES".to_string()),
+        in_flight: match (pending, reply) {
+            (_, Some(reply)) => InFlight::CarryingOut { reply },
+            (Some(message), None) => InFlight::Sending {
+                message: message.to_string(),
+                kind: MessageKind::Results,
+            },
+            (None, None) => InFlight::Idle,
+        },
+        done: Vec::new(),
+    }
+}
+
+#[test]
+fn resume_waits_for_a_reply_already_on_the_page_without_resending() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(Some("the message"), None));
+    let mut chat = ScriptedChat {
+        reopened: Some(Reopened::Answered),
+        ..ScriptedChat::replying([done("read from the page")])
+    };
+    assert_eq!(bench.resume(&mut chat), stop_done("read from the page"));
+    assert!(chat.sent.is_empty(), "{:?}", chat.sent);
+    assert_eq!(
+        chat.reopens,
+        [(
+            "https://chat.test/c/7".to_string(),
+            Some("the message".to_string())
+        )]
+    );
+    assert!(bench.events[0].contains("Answered"), "{:?}", bench.events);
+}
+
+#[test]
+fn resume_sends_an_unanswered_message_again() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(Some("the message"), None));
+    let mut chat = ScriptedChat::replying([done("answered")]);
+    assert_eq!(bench.resume(&mut chat), stop_done("answered"));
+    assert_eq!(chat.sent, ["the message"]);
+    assert_eq!(chat.new_chats, 0, "in the same chat");
+}
+
+#[test]
+fn resume_in_a_chat_that_is_gone_starts_a_new_one_with_the_rules() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(Some("the message"), None));
+    let mut chat = ScriptedChat {
+        reopened: Some(Reopened::Empty),
+        ..ScriptedChat::replying([done("in a new chat")])
+    };
+    assert_eq!(bench.resume(&mut chat), stop_done("in a new chat"));
+    assert_eq!(chat.new_chats, 1);
+    assert!(chat.sent[0].starts_with("THE RULES\n"), "{}", chat.sent[0]);
+    assert!(chat.sent[0].ends_with("the message\n"), "{}", chat.sent[0]);
+}
+
+#[test]
+fn resume_carries_out_a_saved_reply_that_never_ran() {
+    let mut bench = Bench::new();
+    save(
+        &bench,
+        &interrupted(None, Some(next(&newfile("a.txt", "a")))),
+    );
+    let mut chat = ScriptedChat::replying([done("carried out")]);
+    assert_eq!(bench.resume(&mut chat), stop_done("carried out"));
+    assert_eq!(bench.file("a.txt").as_deref(), Some("a\n"));
+    assert!(
+        chat.sent[0].starts_with(
+            "[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- result 1/1 | #1 newfile | a.txt ---"
+        ),
+        "{}",
+        chat.sent[0]
+    );
+}
+
+#[test]
+fn resume_reports_a_batch_cut_short_without_running_any_of_it_again() {
+    let mut bench = Bench::new();
+    let reply = next(&(newfile("a.txt", "a") + &runcommand("make") + &newfile("c.txt", "c")));
+    save(&bench, &interrupted(None, Some(reply)));
+    let mut recorder = Recorder::new(&bench.ws);
+    recorder.journal_start();
+    for (index, result) in [(1, None), (1, Some("status: ok")), (2, None)] {
+        recorder.journal(&JournalLine {
+            batch: 1,
+            index,
+            result: result.map(str::to_string),
+        });
+    }
+    let mut chat = ScriptedChat::replying([done("reported")]);
+    assert_eq!(bench.resume(&mut chat), stop_done("reported"));
+    assert!(bench.host.ran.is_empty(), "nothing ran again");
+    assert_eq!(bench.file("c.txt"), None);
+    let results = &chat.sent[0];
+    assert!(
+        results.contains("#2 runcommand | make ---\nstatus: error | code: KA_CANCELLED"),
+        "{results}"
+    );
+    assert!(results.contains("skipped: #3 newfile | c.txt"), "{results}");
+}
+
+#[test]
+fn resume_of_a_finished_turn_has_nothing_to_do() {
+    let mut bench = Bench::new();
+    save(&bench, &interrupted(None, None));
+    let mut chat = ScriptedChat::default();
+    assert_eq!(
+        bench.resume(&mut chat),
+        stop_done("Nothing to resume: the saved turn had finished.")
+    );
+    assert!(chat.sent.is_empty());
+}
