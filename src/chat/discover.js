@@ -365,9 +365,17 @@
     return removed;
   };
 
+  // --- New chat: a visible link or button that says so. ---
+  const NEW_CHAT_WORDS = ["new chat", "new conversation", "neuer chat", "neue unterhaltung", "nouveau chat", "nouvelle discussion", "nueva conversación", "nuevo chat", "nuova chat", "novo chat", "新对话", "新聊天", "新しいチャット", "새 채팅", "новый чат", "yeni sohbet", "nowy czat"];
+  const newChatControl = () => {
+    const found = Array.from(document.querySelectorAll('a, button, [role="button"]'))
+      .filter((el) => visible(el) && says(el, NEW_CHAT_WORDS));
+    return found[0] || null;
+  };
+
   const isCopy = (el) => says(el, COPY_WORDS);
   return {
-    own, cssFor, isCopy, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
+    own, cssFor, isCopy, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
     streaming, done, copyControls, reasoning, answerText, agrees, learnTurns,
     exchange: () => ex,
   };

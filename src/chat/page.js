@@ -81,6 +81,13 @@
       return d.cssFor(el, (found) => found[0] === el);
     },
     markButtons: () => { d.markButtons(first("Composer")); return true; },
+    // Opens a new chat with the page's own control (by the selectors, else by its shape).
+    newChat: () => {
+      const control = last("NewChat") || d.newChatControl();
+      if (!control) return false;
+      control.click();
+      return true;
+    },
     // Cards (a paste the site turned into a file) count from `markRegion` to `unmarkRegion`.
     markRegion: () => { d.markRegion(first("Composer")); return true; },
     unmarkRegion: () => { d.unmarkRegion(); return true; },

@@ -492,3 +492,32 @@ fn a_stale_composer_on_a_discovered_page_is_cleared_first() {
     assert_eq!(chat.received(), vec!["fresh message"]);
     d.close();
 }
+
+/// A page no selectors file knows, opened at a conversation's own address: a new chat comes
+/// from the page's "New chat" control, found by its shape (in German here); the address would
+/// only reopen the conversation.
+#[test]
+fn a_new_chat_on_a_discovered_page_uses_its_new_chat_control() {
+    let chat = LocalChat::start(Script {
+        page: page(ALL_AT_ONCE),
+        ..Script::replies([HOSTILE, HOSTILE])
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let address = format!("{}c/kept", chat.url());
+    let mut options = Options::local_page(address.clone(), profile.path().to_path_buf()).unwrap();
+    options.site = keyless::chat::selectors::load(None)
+        .unwrap()
+        .unknown_site(&address);
+    let mut d = CdpDriver::start(options).unwrap();
+    d.send("first").unwrap();
+    d.wait_reply(&mut |_| {}).unwrap();
+    assert!(d.chat_url().unwrap().ends_with("/c/kept"));
+    d.new_chat().unwrap();
+    let fresh = d.chat_url().unwrap();
+    assert!(!fresh.contains("/c/"), "{fresh}");
+    d.send("second").unwrap();
+    assert_eq!(d.wait_reply(&mut |_| {}).unwrap().text, HOSTILE);
+    assert_eq!(chat.received(), vec!["first", "second"]);
+    d.close();
+}

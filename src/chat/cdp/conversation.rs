@@ -285,12 +285,38 @@ impl ChatDriver for CdpDriver {
     }
 
     fn new_chat(&mut self) -> Result<(), Failure> {
-        let page = self.page.clone();
-        let url = self.options.url.clone();
-        self.block(async move {
-            bounded(page.goto(url.as_str()), "open a new chat").await?;
-            Ok(())
-        })?;
+        // A site keyless knows opens a new chat at its address. On a page found by discovery
+        // the address given may be a conversation's own: its "new chat" control, found by its
+        // shape, is surer; the address when there is none.
+        let by_control = self
+            .options
+            .site
+            .selectors
+            .get("NewChat")
+            .is_none_or(Vec::is_empty)
+            && self
+                .eval::<bool>("window.__keyless.newChat()")
+                .unwrap_or(false);
+        if by_control {
+            // The conversation goes from the page (a new page, or the same one emptied).
+            let started = Instant::now();
+            while started.elapsed() < PAGE_READY {
+                // A control that navigates takes the page's context away for a moment.
+                match self.state() {
+                    Ok(state) if state.users == 0 && state.assistants == 0 => break,
+                    Err(failure) if !self.browser_alive() => return Err(failure),
+                    _ => {}
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        } else {
+            let page = self.page.clone();
+            let url = self.options.url.clone();
+            self.block(async move {
+                bounded(page.goto(url.as_str()), "open a new chat").await?;
+                Ok(())
+            })?;
+        }
         self.assistants_before_send = 0;
         self.wait_ready()
     }
