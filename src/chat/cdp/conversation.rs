@@ -58,13 +58,20 @@ impl CdpDriver {
             self.eval::<bool>("window.__keyless.markButtons()")?;
         }
         for attempt in 0..2 {
-            if self.composer()?.as_deref() != Some(message) {
+            let inserted = self.composer()?.as_deref() != Some(message);
+            if inserted {
                 // Only the text: an attachment chip made for this message stays.
                 self.clear_text()?;
                 self.insert(message)?;
             }
-            let text = serde_json::to_string(message).unwrap_or_default();
-            self.eval::<bool>(&format!("window.__keyless.beginExchange({text})"))?;
+            // The insertion left the message in the page: it need not cross again.
+            let exchange = if inserted {
+                "window.__keyless.beginExchange(window.__keyless.expected)".to_string()
+            } else {
+                let text = serde_json::to_string(message).unwrap_or_default();
+                format!("window.__keyless.beginExchange({text})")
+            };
+            self.eval::<bool>(&exchange)?;
             let clicked = if by_enter && attempt == 0 {
                 self.eval::<bool>("window.__keyless.focusComposer()")?;
                 self.key("Enter", 13)?;
