@@ -52,6 +52,8 @@ const RUN_EXAMPLES: &str = "Examples:
   keyless run \"Now document the flag\"     the next task goes on in the same chat
   keyless run --new-chat \"Fix issue 12\"   a new chat (the rules are sent again)
   keyless run --resume                    finish a turn cut short by a crash or Ctrl+C
+  keyless run --url https://chat.example.com/ \"Fix it\"
+                                          a page with no entry: its parts found by their shape
 
 Exit codes: 0 done, 2 usage or configuration, 3 stopped before @@done, 4 browser or chat,
 130 interrupted (the session is kept: --resume goes on).";
@@ -176,10 +178,12 @@ pub struct Shared {
     /// How many commands one reply may carry: step (1), balanced (3), batch (the limit).
     #[arg(long, value_enum)]
     pub pace: Option<Pace>,
-    /// The chat site, by its name in selectors.json (chatgpt, claude, gemini, …).
+    /// The chat site, by its name in selectors.json (chatgpt, claude, gemini, …); optional with
+    /// --url.
     #[arg(long, value_name = "NAME")]
     pub site: Option<String>,
-    /// The chat page to open.
+    /// The chat page to open; a page no site in selectors.json matches works by discovery
+    /// (keyless finds its parts by their shape and keeps what it proves).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// A selectors.json that overrides the built-in one.
