@@ -126,7 +126,6 @@
   const beginExchange = (text, composerEl, sendEl) => {
     ex = {
       probe: strip(text).slice(0, 80),
-      tail: strip(text).slice(-40),
       before: new WeakSet(document.querySelectorAll("*")),
       composer: composerEl,
       send: sendEl,
@@ -170,7 +169,8 @@
     return n;
   };
   // The reply: the first new element after the user turn, at the lowest level that has one,
-  // with at least a line of text; `final` asks for the element that holds the closing @@eof.
+  // with at least a line of text. A wrong pick cannot be read as a reply: its copy would not
+  // agree with it, and nothing else it holds closes with @@eof.
   const findReply = () => {
     const user = findUser();
     if (!user) return null;
@@ -279,14 +279,17 @@
     const shown = words(answerText(turn));
     const text = words(copied);
     if (!shown.length || text.length > shown.length * 1.5 + 200) return false;
+    const allowed = 8 + shown.length / 50;
     let at = 0;
     let missing = 0;
     for (const word of shown) {
-      const found = text.indexOf(word, at);
-      if (found >= 0 && found - at <= 64) at = found + 1;
-      else missing++;
+      // The next 64 copied words at most: linear in the reply's length.
+      let found = -1;
+      for (let i = at; i < Math.min(text.length, at + 65); i++) if (text[i] === word) { found = i; break; }
+      if (found >= 0) at = found + 1;
+      else if (++missing > allowed) return false;
     }
-    return missing <= 8 + shown.length / 50;
+    return true;
   };
 
   // --- Selectors for what was found, checked against the page. ---
