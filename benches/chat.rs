@@ -9,26 +9,11 @@ use keyless::chat::ChatDriver;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{self, LocalChat, PageFaults, Script};
 
+#[path = "support/mod.rs"]
+mod support;
+use support::{median, prompt};
+
 const ROUNDS: usize = 15;
-
-fn prompt() -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while out.len() < 60_000 {
-        out.push_str(&format!("line {i}: \tsome text with trailing   \n"));
-        if i % 9 == 0 {
-            out.push_str("\n  ünïcödé ✓ *stars* _under_\n");
-        }
-        i += 1;
-    }
-    out.truncate(60_000);
-    out
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn main() {
     let replies: Vec<String> = (0..ROUNDS)

@@ -10,13 +10,12 @@ use keyless::chat::ChatDriver;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{LocalChat, Script};
 
+#[path = "support/mod.rs"]
+mod support;
+use support::median;
+
 const SESSIONS: usize = 5;
 const LATER: usize = 10;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn reply(i: usize) -> String {
     format!("```\n@@say\n<<<MSG\nreply {i}\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n```\n")

@@ -11,26 +11,11 @@ use keyless::chat::ChatDriver;
 use keyless::chat::cdp::{CdpDriver, Options};
 use keyless::chat::local::{self, EDITOR_NAMES, LocalChat, PageFaults, Script};
 
+#[path = "support/mod.rs"]
+mod support;
+use support::{median, prompt};
+
 const ROUNDS: usize = 5;
-
-fn prompt() -> String {
-    let mut out = String::new();
-    let mut i = 0;
-    while out.len() < 60_000 {
-        out.push_str(&format!("line {i}: \tsome text with trailing   \n"));
-        if i % 9 == 0 {
-            out.push_str("\n  ünïcödé ✓ *stars* _under_ `code`\n");
-        }
-        i += 1;
-    }
-    out.truncate(60_000);
-    out
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn driver(chat: &LocalChat, profile: &std::path::Path) -> CdpDriver {
     let mut options = Options::local_page(chat.url(), profile.to_path_buf()).unwrap();

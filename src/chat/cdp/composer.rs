@@ -36,6 +36,19 @@ pub const STRATEGIES: &[&str] = &[
 /// apply fails at once), then checked chunks.
 const FASTEST_FIRST: &[&str] = STRATEGIES;
 
+/// A key to press: its name and code, Windows' virtual key code, Ctrl held, and the editing
+/// command it stands for (Chrome runs it for keys it would not map itself).
+struct Press<'a> {
+    key: &'a str,
+    code: &'a str,
+    virtual_code: i64,
+    ctrl: bool,
+    command: Option<&'a str>,
+}
+
+/// The Ctrl modifier bit of `Input.dispatchKeyEvent`.
+const CTRL: i64 = 2;
+
 /// What the page says of the composer against the message it holds.
 #[derive(serde::Deserialize)]
 struct Held {
@@ -120,41 +133,50 @@ impl CdpDriver {
     /// key's select-all and not a range set by script), then Backspace.
     fn erase(&self) -> Result<(), Failure> {
         self.eval::<bool>("window.__keyless.selectComposer()")?;
-        let page = self.page.clone();
-        self.block(async move {
-            for kind in [
-                DispatchKeyEventType::RawKeyDown,
-                DispatchKeyEventType::KeyUp,
-            ] {
-                let params = DispatchKeyEventParams::builder()
-                    .r#type(kind)
-                    .key("a")
-                    .code("KeyA")
-                    .windows_virtual_key_code(65)
-                    .modifiers(2)
-                    .commands(vec!["selectAll".to_string()])
-                    .build()
-                    .map_err(|e| Failure::new(Code::Internal, e))?;
-                bounded(page.execute(params), "select the composer's text").await?;
-            }
-            Ok(())
+        self.press(Press {
+            key: "a",
+            code: "KeyA",
+            virtual_code: 65,
+            ctrl: true,
+            command: Some("selectAll"),
         })?;
         self.key("Backspace", 8)
     }
 
+    /// Presses and releases a key named like its code (Enter, Backspace).
     pub(super) fn key(&self, key: &str, code: i64) -> Result<(), Failure> {
+        self.press(Press {
+            key,
+            code: key,
+            virtual_code: code,
+            ctrl: false,
+            command: None,
+        })
+    }
+
+    /// One key press and release, as trusted input.
+    fn press(&self, press: Press<'_>) -> Result<(), Failure> {
         let page = self.page.clone();
-        let key = key.to_string();
+        let (key, code) = (press.key.to_string(), press.code.to_string());
+        let command = press.command.map(str::to_string);
+        let (virtual_code, ctrl) = (press.virtual_code, press.ctrl);
         self.block(async move {
             for kind in [
                 DispatchKeyEventType::RawKeyDown,
                 DispatchKeyEventType::KeyUp,
             ] {
-                let params = DispatchKeyEventParams::builder()
+                let mut params = DispatchKeyEventParams::builder()
                     .r#type(kind)
                     .key(key.clone())
-                    .code(key.clone())
-                    .windows_virtual_key_code(code)
+                    .code(code.clone())
+                    .windows_virtual_key_code(virtual_code);
+                if ctrl {
+                    params = params.modifiers(CTRL);
+                }
+                if let Some(command) = &command {
+                    params = params.commands(vec![command.clone()]);
+                }
+                let params = params
                     .build()
                     .map_err(|e| Failure::new(Code::Internal, e))?;
                 bounded(page.execute(params), "press a key").await?;
