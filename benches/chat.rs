@@ -50,16 +50,7 @@ fn main() {
     for i in 0..ROUNDS {
         driver.send(&format!("message {i}")).unwrap();
         let reply = driver.wait_reply(&mut |_| {}).unwrap();
-        // Page clock now, and how long ago (Rust clock) the driver saw the reply finished.
-        let asked = Instant::now();
-        let since_end: f64 = driver
-            .evaluate_json("performance.now() - window.__streamEndedAt")
-            .unwrap()
-            .as_f64()
-            .unwrap();
-        let round_trip = asked.elapsed().as_secs_f64() * 1e3;
-        let since_detected = (asked - reply.finished_at).as_secs_f64() * 1e3;
-        latency_ms.push(since_end - since_detected - round_trip / 2.0);
+        latency_ms.push(support::end_noticed_after(&driver, &reply));
     }
     println!(
         "chat/end_of_stream_to_driver: median {:.1} ms, max {:.1} ms over {ROUNDS} replies",

@@ -53,16 +53,7 @@ fn session(discovered: bool) -> Session {
         driver.send(&format!("message {i}")).unwrap();
         let reply = driver.wait_reply(&mut |_| {}).unwrap();
         let took = started.elapsed().as_secs_f64() * 1e3;
-        // Page clock now, and how long ago (Rust clock) the driver saw the reply finished.
-        let asked = Instant::now();
-        let since_end = driver
-            .evaluate_json("performance.now() - window.__streamEndedAt")
-            .unwrap()
-            .as_f64()
-            .unwrap();
-        let round_trip = asked.elapsed().as_secs_f64() * 1e3;
-        let since_detected = (asked - reply.finished_at).as_secs_f64() * 1e3;
-        (took, since_end - since_detected - round_trip / 2.0)
+        (took, support::end_noticed_after(driver, &reply))
     };
     let (first_ms, _) = exchange(&mut driver, 0);
     let mut later_ms = Vec::new();
