@@ -21,7 +21,7 @@ use crate::policy::{self, Approval, Lists, Tier};
 use crate::protocol::{Command, CommandKind, OnError, Script};
 use crate::redact::Redactor;
 use crate::workspace::Workspace;
-use crate::workspace::backup::Backup;
+use crate::workspace::backup::{Backup, Mark};
 
 /// How the batch runs.
 #[derive(Clone, Debug)]
@@ -131,11 +131,12 @@ pub trait Host {
 /// What [`execute_observed`] reports as it goes.
 #[derive(Debug)]
 pub enum Step<'a> {
-    /// A command is about to run.
+    /// A command is about to run; `mark` is where the batch's backup stood.
     Starting {
         index: usize,
         kind: CommandKind,
         label: &'a str,
+        mark: Option<Mark>,
     },
     /// A command ran.
     Finished(&'a CommandResult),
@@ -150,11 +151,24 @@ pub fn execute(
     settings: &Settings,
     ids: (u64, u64),
 ) -> Report {
-    execute_observed(script, ws, backup, host, settings, ids, &mut |_| {})
+    let start = Start::default();
+    execute_observed(script, ws, backup, host, settings, ids, start, &mut |_| {})
 }
 
-/// [`execute`], telling `on_step` before and after each command runs (the turn journals them,
-/// so that a crash mid-batch never runs a command twice).
+/// Where a batch starts: at its beginning, or where keyless was stopped in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Start {
+    /// Blocks numbered below this ran before (their results are reported by the caller).
+    pub at: usize,
+    /// How many commands ran before: they count towards the per-response limit.
+    pub counted: usize,
+    /// The first of them that failed: `@@done` is not honoured after a failure.
+    pub failed: Option<usize>,
+}
+
+/// [`execute`] from `start`, telling `on_step` before and after each command runs (the turn
+/// journals them, so that a crash mid-batch never runs a command twice).
+#[allow(clippy::too_many_arguments)]
 pub fn execute_observed(
     script: &Script,
     ws: &Workspace,
@@ -162,6 +176,7 @@ pub fn execute_observed(
     host: &mut dyn Host,
     settings: &Settings,
     (turn, batch): (u64, u64),
+    start: Start,
     on_step: &mut dyn FnMut(Step),
 ) -> Report {
     let limit = settings.pace.limit(&settings.limits);
@@ -178,13 +193,13 @@ pub fn execute_observed(
         done: Done::NotRequested,
         redacted: 0,
     };
-    let mut counted = 0;
+    let mut counted = start.counted;
     let mut stopped_at: Option<usize> = None;
     let mut after_done = false;
-    let mut first_failure: Option<usize> = None;
+    let mut first_failure: Option<usize> = start.failed;
     let mut cancelled = false;
 
-    for block in &script.blocks {
+    for block in script.blocks.iter().filter(|b| b.index >= start.at) {
         let command = &block.command;
         let kind = command.kind();
         match command {
@@ -233,6 +248,7 @@ pub fn execute_observed(
             index: block.index,
             kind,
             label: &label,
+            mark: backup.mark(),
         });
         let (mut outcome, on_error) = run_one(command, ws, backup, host, settings);
         if let Some(redactor) = &settings.redactor {

@@ -22,14 +22,17 @@ pub fn render(report: &Report) -> String {
         push_head(&mut out, i + 1, report.total, &head);
         out.push_str(&outcome_text(&result.outcome));
     }
-    if report.redacted > 0 {
-        out.push_str(&format!(
-            "--- keyless redacted {} secret(s) from these results: each shows as [redacted: kind] ---\n",
-            report.redacted
-        ));
-    }
+    push_redacted(&mut out, report.redacted);
     closing(&mut out, &report.skipped, &report.done);
     out
+}
+
+fn push_redacted(out: &mut String, count: usize) {
+    if count > 0 {
+        out.push_str(&format!(
+            "--- keyless redacted {count} secret(s) from these results: each shows as [redacted: kind] ---\n"
+        ));
+    }
 }
 
 /// One result's text after its header: the status line, the reason, the lines and the output.
@@ -56,6 +59,31 @@ pub fn outcome_text(outcome: &Outcome) -> String {
     if let Some((name, text)) = &outcome.block {
         push_named_section(&mut out, name, text);
     }
+    out
+}
+
+/// The results message for a batch keyless was stopped in and went on with: what ran before
+/// the stop (`prior`, as journalled, and the command it stopped in, resolved by looking), then
+/// what ran after it (`report`, which starts where the batch was stopped).
+pub fn render_resumed(prior: &[(CommandResultHead, String)], report: &Report) -> String {
+    let mut out = opening(report.turn, report.batch);
+    out.push_str(RESUMED_NOTE);
+    let total = prior.len() + report.total;
+    for (i, (head, text)) in prior.iter().enumerate() {
+        push_head(&mut out, i + 1, total, head);
+        out.push_str(text);
+    }
+    for (i, result) in report.results.iter().enumerate() {
+        let head = CommandResultHead {
+            index: result.index,
+            kind: result.kind,
+            label: result.label.clone(),
+        };
+        push_head(&mut out, prior.len() + i + 1, total, &head);
+        out.push_str(&outcome_text(&result.outcome));
+    }
+    push_redacted(&mut out, report.redacted);
+    closing(&mut out, &report.skipped, &report.done);
     out
 }
 
@@ -90,6 +118,9 @@ pub fn render_interrupted(
     closing(&mut out, &skipped, &Done::NotRequested);
     out
 }
+
+/// The first line of a results message after an interruption that keyless could go on from.
+const RESUMED_NOTE: &str = "--- keyless was stopped while carrying out this batch and has restarted: what had run is reported as it was, and the rest ran now; nothing ran twice ---\n";
 
 /// The first line of a results message after an interruption.
 const INTERRUPTED_NOTE: &str = "--- keyless was stopped while carrying out this batch and has restarted; nothing was run twice ---\n";

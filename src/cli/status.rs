@@ -21,6 +21,8 @@ struct Report {
     /// Commands of the cut-short batch that finished, and the one that was running.
     finished: Vec<usize>,
     running: Option<usize>,
+    /// The running command's name (`runcommand`, `editfile`, …).
+    running_command: Option<&'static str>,
     /// The process of a keyless working in this workspace now.
     running_pid: Option<i32>,
     /// The batch `keyless undo` would put back: its number and how many changes it made.
@@ -59,6 +61,18 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         Some(s) if matches!(s.in_flight, InFlight::Sending { .. }) => "waiting",
         Some(_) => "idle",
     };
+    let running_command = match (&session, running) {
+        (Some(s), Some(index)) => match &s.in_flight {
+            InFlight::CarryingOut { reply } => {
+                crate::protocol::parse(reply, &crate::config::Limits::default())
+                    .script
+                    .and_then(|script| script.blocks.into_iter().find(|b| b.index == index))
+                    .map(|b| b.command.kind().name())
+            }
+            _ => None,
+        },
+        _ => None,
+    };
     let undo = backup::list(&ws)
         .ok()
         .as_deref()
@@ -70,6 +84,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         session,
         finished,
         running,
+        running_command,
         running_pid: crate::claim::holder(&ws.root().join(".agent").join("keyless.pid")),
         undo,
         backups: backup::usage(&ws),
@@ -128,10 +143,18 @@ fn text(report: &Report) -> String {
                         report.finished.iter().map(|i| format!("#{i}")).collect();
                     let running = report
                         .running
-                        .map(|i| format!("; #{i} was running (its outcome is unknown)"))
+                        .map(|i| match report.running_command {
+                            Some(name @ ("runcommand" | "commit")) => {
+                                format!("; #{i} {name} was running (its outcome is unknown)")
+                            }
+                            Some(name) => format!(
+                                "; #{i} {name} was running (resuming checks on disk whether it was done)"
+                            ),
+                            None => format!("; #{i} was running (its outcome is unknown)"),
+                        })
                         .unwrap_or_default();
                     format!(
-                        "interrupted while batch {} was carried out (finished: {}{running}). `keyless run --resume` tells the model what ran, and runs none of it again",
+                        "interrupted while batch {} was carried out (finished: {}{running}). `keyless run --resume` tells the model what ran, goes on with the rest when what ran is known, and runs nothing twice",
                         s.batch,
                         if done.is_empty() {
                             "none".to_string()

@@ -143,8 +143,12 @@ enum Next {
     Send { message: String, kind: MessageKind },
     /// The message is in the chat already: wait for its reply.
     Wait,
-    /// Carry out a reply that was received but never carried out.
-    Carry(String),
+    /// Carry out a reply that was received but never carried out, or the rest of one keyless
+    /// was stopped in.
+    Carry {
+        reply: String,
+        resumed: Option<resume::Resumed>,
+    },
 }
 
 /// One turn's state; the session mirrors it on disk.
@@ -254,12 +258,12 @@ impl<'w> Turn<'w> {
         let mut replies = 0;
         while replies < limit {
             let outcome = match next {
-                Next::Carry(text) => {
+                Next::Carry { reply, resumed } => {
                     // A saved reply, numbered already. Only a reply that parsed is ever saved;
                     // a limit changed since could reject it now.
-                    let parsed = parse(&text, &settings.limits);
+                    let parsed = parse(&reply, &settings.limits);
                     let carried = match parsed.script {
-                        Some(script) => self.carry_out(&script, host, on_event),
+                        Some(script) => self.carry_out(&script, resumed, host, on_event),
                         None => Ok(format_error(&parsed.diagnostics, parsed.truncated)),
                     };
                     match carried {
@@ -344,7 +348,7 @@ impl<'w> Turn<'w> {
                 reply: reply.text.clone(),
             };
             self.recorder.session(&self.session);
-            match self.carry_out(&script, host, on_event) {
+            match self.carry_out(&script, None, host, on_event) {
                 Ok(results) => {
                     next = Next::Send {
                         message: results,
@@ -492,16 +496,34 @@ impl<'w> Turn<'w> {
     }
 
     /// Carries out the script of batch `session.batch` (its reply saved in the session, the
-    /// journal emptied) and returns the results message, or the stop it ends the turn with.
+    /// journal emptied), or the rest of it when keyless was stopped in it (`resumed`), and
+    /// returns the results message, or the stop it ends the turn with.
     fn carry_out(
         &mut self,
         script: &Script,
+        resumed: Option<resume::Resumed>,
         host: &mut dyn Host,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<String, Stop> {
         let settings = self.settings;
         let batch_number = self.session.batch;
-        let mut backup = Backup::new(self.ws, BatchKind::Batch, format!("batch {batch_number}"));
+        let label = format!("batch {batch_number}");
+        let (mut backup, start, prior) = match resumed {
+            None => (
+                Backup::new(self.ws, BatchKind::Batch, label),
+                batch::Start::default(),
+                None,
+            ),
+            Some(resumed) => (
+                match resumed.mark {
+                    // The batch's backup goes on, so `keyless undo` puts the whole batch back.
+                    Some(mark) => Backup::reopen(self.ws, mark, label),
+                    None => Backup::new(self.ws, BatchKind::Batch, label),
+                },
+                resumed.start,
+                Some(resumed.prior),
+            ),
+        };
         let recorder = &mut self.recorder;
         let report = batch::execute_observed(
             script,
@@ -510,17 +532,20 @@ impl<'w> Turn<'w> {
             host,
             settings,
             (self.session.turn, batch_number),
+            start,
             &mut |step| {
                 let line = match step {
-                    Step::Starting { index, .. } => JournalLine {
+                    Step::Starting { index, mark, .. } => JournalLine {
                         batch: batch_number,
                         index,
                         result: None,
+                        backup: mark,
                     },
                     Step::Finished(result) => JournalLine {
                         batch: batch_number,
                         index: result.index,
                         result: Some(results::outcome_text(&result.outcome)),
+                        backup: None,
                     },
                 };
                 recorder.journal(&line);
@@ -546,7 +571,10 @@ impl<'w> Turn<'w> {
             let code = result.outcome.error.as_ref().map(|f| f.code.code());
             tracing::info!(index = result.index, command = result.kind.name(), label = %result.label, ?code, "executed");
         }
-        let rendered = results::render(&report);
+        let rendered = match &prior {
+            None => results::render(&report),
+            Some(prior) => results::render_resumed(prior, &report),
+        };
         self.recorder.entry(
             "results",
             serde_json::json!({ "batch": batch_number, "text": rendered }),

@@ -184,6 +184,10 @@ pub struct JournalLine {
     pub index: usize,
     /// `None` when the command started; its result text once it finished.
     pub result: Option<String>,
+    /// Where the batch's backup stood when the command started: the changes recorded after it
+    /// are the command's, so a command cut short can be resolved by looking.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<crate::workspace::backup::Mark>,
 }
 
 /// The journal of batch `batch`: lines of other batches (a journal left over) are ignored.
@@ -397,6 +401,7 @@ mod tests {
                 batch,
                 index,
                 result: result.map(str::to_string),
+                backup: None,
             });
         }
         let lines = read_journal(&ws, 4);

@@ -5,10 +5,22 @@
 use super::record::{self, InFlight, JournalLine, Session};
 use super::{Event, Next, Stop, Turn};
 use crate::batch::results::{self, CommandResultHead};
-use crate::batch::{self, Host, Settings, Skipped};
+use crate::batch::{self, Host, Settings, Skipped, Start};
 use crate::chat::{ChatDriver, Reopened};
-use crate::protocol::{CommandKind, parse};
+use crate::protocol::{Block, CommandKind, parse};
 use crate::workspace::Workspace;
+use crate::workspace::backup::{self, Mark, Settled};
+
+/// A batch keyless was stopped in, to be gone on with.
+pub(super) struct Resumed {
+    /// What ran before the stop, as reported then, and the command it stopped in when looking
+    /// showed it had been done.
+    pub prior: Vec<(CommandResultHead, String)>,
+    /// Where the batch goes on.
+    pub start: Start,
+    /// Where the batch's backup stood last, so it goes on in the same backup.
+    pub mark: Option<Mark>,
+}
 
 /// Picks up a turn that stopped half-way (see [`Session::interrupted`]): reopens its chat, then
 /// waits for the reply already on the page, resends the unanswered message, carries out a reply
@@ -50,12 +62,20 @@ pub fn resume(
             let journal = record::read_journal(ws, turn.session.batch);
             if journal.is_empty() {
                 // Nothing of it ran: carry it out now.
-                Next::Carry(reply)
+                Next::Carry {
+                    reply,
+                    resumed: None,
+                }
             } else {
-                let message = turn.interrupted_results(&reply, &journal);
-                Next::Send {
-                    message,
-                    kind: record::MessageKind::Results,
+                match turn.pick_up(&reply, &journal) {
+                    Ok(resumed) => Next::Carry {
+                        reply,
+                        resumed: Some(resumed),
+                    },
+                    Err(message) => Next::Send {
+                        message,
+                        kind: record::MessageKind::Results,
+                    },
                 }
             }
         }
@@ -71,49 +91,153 @@ pub fn resume(
     turn.drive(next, driver, host, on_event)
 }
 
-impl Turn<'_> {
-    /// The results message for a batch keyless was stopped in, from its journal.
-    fn interrupted_results(&mut self, reply: &str, journal: &[JournalLine]) -> String {
-        let script = parse(reply, &self.settings.limits).script;
-        let blocks: Vec<&crate::protocol::Block> = script
-            .as_ref()
-            .map(|s| {
-                s.blocks
-                    .iter()
-                    .filter(|b| {
-                        !matches!(
-                            b.command.kind(),
-                            CommandKind::Say | CommandKind::Next | CommandKind::Done
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let head = |index: usize| {
-            let block = blocks.iter().find(|b| b.index == index);
-            CommandResultHead {
-                index,
-                kind: block.map_or(CommandKind::RunCommand, |b| b.command.kind()),
-                label: block.map_or_else(String::new, |b| batch::label(&b.command)),
+/// What a batch's journal says: the commands that finished (their result texts), the one that
+/// was running when keyless stopped, and where the batch's backup stood last.
+#[derive(Default)]
+struct Replayed {
+    finished: Vec<(usize, String)>,
+    running: Option<(usize, Option<Mark>)>,
+    mark: Option<Mark>,
+}
+
+fn replay(journal: &[JournalLine]) -> Replayed {
+    let mut replayed = Replayed::default();
+    for line in journal {
+        match &line.result {
+            Some(text) => {
+                replayed.finished.push((line.index, text.clone()));
+                replayed.running = None;
             }
-        };
-        let mut finished = Vec::new();
-        let mut running = None;
-        let mut last_index = 0;
-        for line in journal {
-            last_index = last_index.max(line.index);
-            match &line.result {
-                Some(text) => {
-                    finished.push((head(line.index), text.clone()));
-                    running = None;
-                }
-                None => running = Some(head(line.index)),
+            None => {
+                replayed.running = Some((line.index, line.backup));
+                replayed.mark = line.backup.or(replayed.mark);
             }
         }
-        for (head, text) in &finished {
+    }
+    replayed
+}
+
+/// Whether a result text reports a failure.
+fn failed(text: &str) -> bool {
+    !text.starts_with("status: ok")
+}
+
+/// The commands of a reply (what is numbered in a results message).
+fn commands(script: Option<&crate::protocol::Script>) -> Vec<&Block> {
+    script
+        .map(|s| {
+            s.blocks
+                .iter()
+                .filter(|b| {
+                    !matches!(
+                        b.command.kind(),
+                        CommandKind::Say | CommandKind::Next | CommandKind::Done
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn head_of(blocks: &[&Block], index: usize) -> CommandResultHead {
+    let block = blocks.iter().find(|b| b.index == index);
+    CommandResultHead {
+        index,
+        kind: block.map_or(CommandKind::RunCommand, |b| b.command.kind()),
+        label: block.map_or_else(String::new, |b| batch::label(&b.command)),
+    }
+}
+
+impl Turn<'_> {
+    /// Goes on with a batch keyless was stopped in, when what was running can be known: a file
+    /// command is resolved by looking at the workspace (done: reported so; not done: run now), a
+    /// command that changes nothing is run again, and the commands that never started follow.
+    /// When it cannot be known (a process, a commit), or a failure may have stopped the batch,
+    /// the results message that reports the batch as it stands (`Err`), nothing run again.
+    fn pick_up(&mut self, reply: &str, journal: &[JournalLine]) -> Result<Resumed, String> {
+        let parsed = parse(reply, &self.settings.limits);
+        let blocks = commands(parsed.script.as_ref());
+        let replayed = replay(journal);
+        let mut prior: Vec<(CommandResultHead, String)> = replayed
+            .finished
+            .iter()
+            .map(|(index, text)| (head_of(&blocks, *index), text.clone()))
+            .collect();
+        let resolved = match replayed.running {
+            // Between two commands: unless the last one failed (its failure may have stopped
+            // the batch), the next one goes on.
+            None => match replayed.finished.last() {
+                Some((_, text)) if failed(text) => None,
+                last => Some(last.map_or(1, |(index, _)| index + 1)),
+            },
+            Some((index, mark)) => match head_of(&blocks, index).kind {
+                // Changes nothing: it runs again.
+                CommandKind::ReadFile | CommandKind::Mkdir | CommandKind::Ask => Some(index),
+                CommandKind::NewFile
+                | CommandKind::UpdateFile
+                | CommandKind::EditFile
+                | CommandKind::DeleteFile
+                | CommandKind::MoveFile => match mark.map(|m| backup::settled(self.ws, m)) {
+                    Some(Settled::NotDone) => Some(index),
+                    Some(Settled::Done(what)) => {
+                        let text = format!(
+                            "status: ok | resumed: it was done before keyless stopped ({what}; checked on disk)\n"
+                        );
+                        self.recorder.journal(&JournalLine {
+                            batch: self.session.batch,
+                            index,
+                            result: Some(text.clone()),
+                            backup: None,
+                        });
+                        prior.push((head_of(&blocks, index), text));
+                        Some(index + 1)
+                    }
+                    Some(Settled::Unknown(_)) | None => None,
+                },
+                _ => None,
+            },
+        };
+        for (head, text) in &prior {
             let status = text.lines().next().unwrap_or_default().to_string();
             self.remember(format!("{} {}: {status}", head.kind.name(), head.label));
         }
+        match (resolved, parsed.script.is_some()) {
+            (Some(at), true) => {
+                self.recorder.entry(
+                    "resumed",
+                    serde_json::json!({ "batch": self.session.batch, "at": at }),
+                );
+                Ok(Resumed {
+                    start: Start {
+                        at,
+                        counted: prior.len(),
+                        failed: prior
+                            .iter()
+                            .find(|(_, text)| failed(text))
+                            .map(|(head, _)| head.index),
+                    },
+                    prior,
+                    mark: replayed.mark,
+                })
+            }
+            _ => Err(self.interrupted_results(&blocks, prior, replayed.running)),
+        }
+    }
+
+    /// The results message for a batch keyless was stopped in and cannot go on with: what
+    /// finished, the command whose outcome nobody knows, and what never ran.
+    fn interrupted_results(
+        &mut self,
+        blocks: &[&Block],
+        finished: Vec<(CommandResultHead, String)>,
+        running: Option<(usize, Option<Mark>)>,
+    ) -> String {
+        let last_index = finished
+            .iter()
+            .map(|(head, _)| head.index)
+            .chain(running.map(|(index, _)| index))
+            .max()
+            .unwrap_or(0);
         let not_run = Skipped {
             reason: crate::batch::SkipReason::NotRun,
             commands: blocks
@@ -126,7 +250,7 @@ impl Turn<'_> {
             (self.session.turn, self.session.batch),
             blocks.len(),
             &finished,
-            running,
+            running.map(|(index, _)| head_of(blocks, index)),
             not_run,
         );
         self.recorder.entry(

@@ -32,14 +32,20 @@ pub enum BatchKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Entry {
-    /// The file's old bytes are in `backup`.
+    /// The file's old bytes are in `backup`; `written` is the SHA-256 of the new ones.
     Modified {
         path: String,
         backup: String,
         mode: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        written: Option<String>,
     },
-    /// The file did not exist before.
-    Created { path: String },
+    /// The file did not exist before; `written` is the SHA-256 of its bytes.
+    Created {
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        written: Option<String>,
+    },
     /// The file was removed; its bytes are in `backup`.
     Deleted {
         path: String,
@@ -66,11 +72,37 @@ pub struct Manifest {
 pub struct Backup<'w> {
     ws: &'w Workspace,
     folder: Option<PathBuf>,
+    /// The id the folder will have, once asked for by [`Backup::mark`].
+    reserved: Option<u64>,
     manifest: Manifest,
+}
+
+/// Where a batch's backup stood when a command started: its id and how many entries it had.
+/// The entries after the mark are that command's changes, so a command cut short by a crash
+/// can be resolved by looking ([`settled`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    pub id: u64,
+    pub entries: usize,
+}
+
+/// Whether the changes a command recorded after a [`Mark`] were made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// Nothing was changed: the workspace is as it was before the command.
+    NotDone,
+    /// Every change was made (said in words, for the results).
+    Done(String),
+    /// Some of it, or something else: nobody can say (the reason, in words).
+    Unknown(String),
 }
 
 fn backups_root() -> PathBuf {
     Path::new(AGENT_DIR).join(BACKUPS_DIR)
+}
+
+fn folder_of(id: u64) -> PathBuf {
+    backups_root().join(format!("b{id:06}"))
 }
 
 fn io(action: &str, e: std::io::Error) -> Failure {
@@ -158,6 +190,7 @@ impl<'w> Backup<'w> {
         Backup {
             ws,
             folder: None,
+            reserved: None,
             manifest: Manifest {
                 id: 0,
                 kind,
@@ -166,6 +199,47 @@ impl<'w> Backup<'w> {
                 undone: false,
             },
         }
+    }
+
+    /// The backup of a batch keyless was stopped in, to go on with: the batch `mark` was taken
+    /// in, with the entries it has on disk (none when nothing was recorded yet).
+    pub fn reopen(ws: &'w Workspace, mark: Mark, label: impl Into<String>) -> Backup<'w> {
+        let folder = folder_of(mark.id);
+        let saved = ws
+            .dir()
+            .read(folder.join(MANIFEST))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok());
+        match saved {
+            Some(manifest) => Backup {
+                ws,
+                folder: Some(folder),
+                reserved: None,
+                manifest,
+            },
+            None => Backup {
+                reserved: Some(mark.id),
+                ..Backup::new(ws, BatchKind::Batch, label)
+            },
+        }
+    }
+
+    /// Where the backup stands now (its id is fixed here if nothing was recorded yet);
+    /// `None` when the backups cannot be listed.
+    pub fn mark(&mut self) -> Option<Mark> {
+        let id = match (&self.folder, self.reserved) {
+            (Some(_), _) => self.manifest.id,
+            (None, Some(id)) => id,
+            (None, None) => {
+                let id = list(self.ws).ok()?.last().map_or(1, |m| m.id + 1);
+                self.reserved = Some(id);
+                id
+            }
+        };
+        Some(Mark {
+            id,
+            entries: self.manifest.entries.len(),
+        })
     }
 
     /// The batch id, once something was recorded.
@@ -178,8 +252,11 @@ impl<'w> Backup<'w> {
             return Ok(folder.clone());
         }
         ensure_agent_dir(self.ws)?;
-        let next = list(self.ws)?.last().map_or(1, |m| m.id + 1);
-        let folder = backups_root().join(format!("b{next:06}"));
+        let next = match self.reserved {
+            Some(id) => id,
+            None => list(self.ws)?.last().map_or(1, |m| m.id + 1),
+        };
+        let folder = folder_of(next);
         self.ws
             .dir()
             .create_dir_all(folder.join("files"))
@@ -209,25 +286,28 @@ impl<'w> Backup<'w> {
         Ok(name)
     }
 
-    /// Records the old bytes of a file about to be rewritten.
+    /// Records the old bytes of a file about to be rewritten with `new`.
     pub fn modified(
         &mut self,
         path: &Path,
         bytes: &[u8],
         mode: Option<u32>,
+        new: &[u8],
     ) -> Result<(), Failure> {
         let backup = self.store(bytes)?;
         self.save(Entry::Modified {
             path: display(path),
             backup,
             mode,
+            written: Some(sha256(new)),
         })
     }
 
-    /// Records a file about to be created.
-    pub fn created(&mut self, path: &Path) -> Result<(), Failure> {
+    /// Records a file about to be created with `new`.
+    pub fn created(&mut self, path: &Path, new: &[u8]) -> Result<(), Failure> {
         self.save(Entry::Created {
             path: display(path),
+            written: Some(sha256(new)),
         })
     }
 
@@ -255,6 +335,14 @@ impl<'w> Backup<'w> {
             path: display(path),
         })
     }
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn display(path: &Path) -> String {
@@ -308,9 +396,6 @@ pub fn usage(ws: &Workspace) -> (usize, u64) {
         })
 }
 
-/// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
-/// are out of the history, so undoing again walks back one batch at a time, each step to the
-/// state before a batch. Safety copies taken by undo are not batches.
 /// Removes the temporary files a killed keyless left half-written: beside each file the newest
 /// batch changed (its backup records every change before it is made) and in `.agent/`. Called
 /// when a keyless takes the workspace, so nothing lingers until the next write of the same file.
@@ -321,7 +406,7 @@ pub fn clean_after_crash(ws: &Workspace) {
         .flat_map(|m| m.entries)
         .flat_map(|e| match e {
             Entry::Modified { path, .. }
-            | Entry::Created { path }
+            | Entry::Created { path, .. }
             | Entry::Deleted { path, .. }
             | Entry::DirCreated { path } => vec![path],
             Entry::Moved { path, to } => vec![path, to],
@@ -332,6 +417,78 @@ pub fn clean_after_crash(ws: &Workspace) {
     ws.clear_stale_temps_in(Path::new(crate::workspace::AGENT_DIR));
 }
 
+/// Whether the changes recorded after `mark` were made, by looking at the workspace: each change
+/// is recorded before it is made and made atomically, so a file holds either its old bytes (kept
+/// in the backup) or its new ones. Folders a command created on its way count for nothing (they
+/// are harmless, and making them again is a no-op).
+pub fn settled(ws: &Workspace, mark: Mark) -> Settled {
+    let folder = folder_of(mark.id);
+    let dir = ws.dir();
+    let manifest = match dir.read(folder.join(MANIFEST)) {
+        Ok(bytes) => match serde_json::from_slice::<Manifest>(&bytes) {
+            Ok(manifest) => manifest,
+            Err(e) => return Settled::Unknown(format!("its backup record is damaged ({e})")),
+        },
+        // No record: the command recorded nothing, so it changed nothing.
+        Err(_) => return Settled::NotDone,
+    };
+    let changes: Vec<&Entry> = manifest
+        .entries
+        .iter()
+        .skip(mark.entries)
+        .filter(|e| !matches!(e, Entry::DirCreated { .. }))
+        .collect();
+    let [change] = changes.as_slice() else {
+        return match changes.len() {
+            0 => Settled::NotDone,
+            n => Settled::Unknown(format!("it recorded {n} changes, where one was expected")),
+        };
+    };
+    let bytes = |path: &str| {
+        let meta = dir.symlink_metadata(path).ok()?;
+        meta.is_file().then(|| dir.read(path).ok()).flatten()
+    };
+    let saved = |backup: &str| dir.read(folder.join(backup)).ok();
+    let present = |path: &str| dir.symlink_metadata(path).is_ok();
+    match change {
+        Entry::Modified {
+            path,
+            backup,
+            written,
+            ..
+        } => match (bytes(path), saved(backup)) {
+            (Some(now), Some(old)) if now == old => Settled::NotDone,
+            (Some(now), _) if written.as_deref() == Some(sha256(&now).as_str()) => {
+                Settled::Done(format!("{path} holds its new bytes"))
+            }
+            _ => Settled::Unknown(format!(
+                "{path} holds neither its old bytes nor its new ones"
+            )),
+        },
+        Entry::Created { path, written } => match bytes(path) {
+            None if !present(path) => Settled::NotDone,
+            Some(now) if written.as_deref() == Some(sha256(&now).as_str()) => {
+                Settled::Done(format!("{path} exists with its new bytes"))
+            }
+            _ => Settled::Unknown(format!("{path} exists, but not as it was to be written")),
+        },
+        Entry::Deleted { path, backup, .. } => match (bytes(path), saved(backup)) {
+            (None, _) if !present(path) => Settled::Done(format!("{path} is gone")),
+            (Some(now), Some(old)) if now == old => Settled::NotDone,
+            _ => Settled::Unknown(format!("{path} is neither gone nor as it was")),
+        },
+        Entry::Moved { path, to } => match (present(path), present(to)) {
+            (false, true) => Settled::Done(format!("{path} is now {to}")),
+            (true, false) => Settled::NotDone,
+            _ => Settled::Unknown(format!("both or neither of {path} and {to} exist")),
+        },
+        Entry::DirCreated { .. } => Settled::NotDone,
+    }
+}
+
+/// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
+/// are out of the history, so undoing again walks back one batch at a time, each step to the
+/// state before a batch. Safety copies taken by undo are not batches.
 pub fn next_undo(manifests: &[Manifest]) -> Option<&Manifest> {
     manifests
         .iter()
@@ -354,7 +511,7 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
         });
     };
     let mut target = target.clone();
-    let folder = backups_root().join(format!("b{:06}", target.id));
+    let folder = folder_of(target.id);
     let dir = ws.dir();
     let mut safety = Backup::new(
         ws,
@@ -379,14 +536,17 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
     };
     for entry in target.entries.iter().rev() {
         match entry {
-            Entry::Modified { path, backup, mode } | Entry::Deleted { path, backup, mode } => {
+            Entry::Modified {
+                path, backup, mode, ..
+            }
+            | Entry::Deleted { path, backup, mode } => {
                 let p = Path::new(path);
                 let old = dir
                     .read(folder.join(backup))
                     .map_err(|e| fail("read the backup of", path, e))?;
                 match current(p) {
-                    Some((bytes, cur_mode)) => safety.modified(p, &bytes, cur_mode)?,
-                    None => safety.created(p)?,
+                    Some((bytes, cur_mode)) => safety.modified(p, &bytes, cur_mode, &old)?,
+                    None => safety.created(p, &old)?,
                 }
                 if let Some(parent) = p.parent().filter(|p| !p.as_os_str().is_empty()) {
                     dir.create_dir_all(parent)
@@ -396,7 +556,7 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
                     .map_err(|e| fail("restore", path, e))?;
                 actions.push(format!("restored {path}"));
             }
-            Entry::Created { path } => {
+            Entry::Created { path, .. } => {
                 let p = Path::new(path);
                 if let Some((bytes, mode)) = current(p) {
                     safety.deleted(p, &bytes, mode)?;
@@ -406,9 +566,9 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
             }
             Entry::Moved { path, to } => {
                 let (from, to_path) = (Path::new(path), Path::new(to));
-                if current(to_path).is_some() {
+                if let Some((moving, _)) = current(to_path) {
                     if let Some((bytes, mode)) = current(from) {
-                        safety.modified(from, &bytes, mode)?;
+                        safety.modified(from, &bytes, mode, &moving)?;
                     }
                     safety.moved(to_path, from)?;
                     if let Some(parent) = from.parent().filter(|p| !p.as_os_str().is_empty()) {

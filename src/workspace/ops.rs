@@ -107,7 +107,7 @@ impl Workspace {
         }
         .to_bytes();
         if new != old.bytes {
-            backup.modified(&old.path, &old.bytes, mode_of(&old.permissions))?;
+            backup.modified(&old.path, &old.bytes, mode_of(&old.permissions), &new)?;
             self.write_atomic(&old.path, &new, Some(old.permissions.clone()))
                 .map_err(|e| self.io_failure(rel, "write", e))?;
         }
@@ -165,7 +165,7 @@ impl Workspace {
         let (eol, source) = new_file_eol(self.root(), &path);
         self.make_parents(rel, &path, backup)?;
         let bytes = file_body(content, eol).into_bytes();
-        backup.created(&path)?;
+        backup.created(&path, &bytes)?;
         self.write_atomic(&path, &bytes, None)
             .map_err(|e| self.io_failure(rel, "write", e))?;
         let mut outcome = FileOutcome::verified(verified_line(&shown(&path), &bytes));

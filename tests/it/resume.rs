@@ -118,7 +118,7 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
     let (out, text) = run_to_end(&["status"], ws.path(), profile.path(), &chat);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
-        text.contains("turn: interrupted while batch 1 was carried out (finished: #1; #2 was running (its outcome is unknown))"),
+        text.contains("turn: interrupted while batch 1 was carried out (finished: #1; #2 runcommand was running (its outcome is unknown))"),
         "{text}"
     );
     assert!(
@@ -174,6 +174,106 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
     let session = std::fs::read_to_string(ws.path().join(".agent/session.json")).unwrap();
     let session: record::Session = serde_json::from_str(&session).unwrap();
     assert!(!session.interrupted(), "{session:?}");
+}
+
+/// A 12 MB file with one line to change: rewriting it (and backing it up first) takes long
+/// enough to kill keyless in the middle.
+fn big_file() -> String {
+    let mut out = String::with_capacity(13_000_000);
+    let mut n = 0u64;
+    while out.len() < 12_000_000 {
+        if n == 100_000 {
+            out.push_str("THE OLD LINE\n");
+        }
+        out.push_str(&format!(
+            "line {n:08} of a file that takes a while to rewrite\n"
+        ));
+        n += 1;
+    }
+    out
+}
+
+#[test]
+fn killed_in_a_file_command_resumes_by_looking_and_goes_on_with_the_rest() {
+    let first = format!(
+        "{}{}@@eof\n",
+        block("editfile big.txt", "FIND", "THE OLD LINE").replace(
+            "FIND>>>\n@@end",
+            "FIND>>>\n<<<REPLACE\nTHE NEW LINE\nREPLACE>>>\n@@end"
+        ),
+        block("newfile c.txt", "CONTENT", "c"),
+    );
+    let second = "@@done\n<<<MSG\nFinished after the restart.\nMSG>>>\n@@end\n@@eof\n".to_string();
+    let chat = LocalChat::start(Script::replies([first, second])).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let old = big_file();
+    std::fs::write(ws.path().join("big.txt"), &old).unwrap();
+
+    let mut child = start_silently(
+        &["run", "Change the line"],
+        ws.path(),
+        profile.path(),
+        &chat,
+    );
+    // The backup of the old bytes is recorded before the file is rewritten: kill keyless as
+    // soon as the record shows, while (or just after) the file is rewritten.
+    let manifest = ws.path().join(".agent/backups/b000001/manifest.json");
+    wait_for("the edit's backup record", || manifest.exists());
+    kill(&mut child);
+    let now = std::fs::read(ws.path().join("big.txt")).unwrap();
+    let new = old.replace("THE OLD LINE\n", "THE NEW LINE\n");
+    let was_done = now == new.as_bytes();
+    assert!(
+        was_done || now == old.as_bytes(),
+        "the file is whole: old or new"
+    );
+
+    let (_, status) = run_to_end(&["status"], ws.path(), profile.path(), &chat);
+    assert!(
+        status.contains("#1 editfile was running (resuming checks on disk whether it was done)")
+            || status.contains("(finished: #1)"),
+        "{status}"
+    );
+    let (out, text) = run_to_end(&["run", "--resume"], ws.path(), profile.path(), &chat);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Done. Finished after the restart."), "{text}");
+    assert!(std::fs::read(ws.path().join("big.txt")).unwrap() == new.as_bytes());
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("c.txt")).unwrap(),
+        "c\n"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    let results = &received[1];
+    assert!(
+        results.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- keyless was stopped while carrying out this batch and has restarted: what had run is reported as it was, and the rest ran now"),
+        "{results}"
+    );
+    assert_eq!(
+        results
+            .matches("#1 editfile | big.txt ---\nstatus: ok")
+            .count(),
+        1,
+        "{results}"
+    );
+    assert!(
+        results.contains("--- result 2/2 | #2 newfile | c.txt ---\nstatus: ok"),
+        "{results}"
+    );
+    assert!(!results.contains("skipped"), "{results}");
+    if was_done {
+        assert!(results.contains("checked on disk"), "{results}");
+    }
+    // `keyless undo` puts the whole batch back: one backup for the edit and the new file.
+    let undo = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["undo", "--workspace"])
+        .arg(ws.path())
+        .output()
+        .unwrap();
+    assert!(undo.status.success(), "{undo:?}");
+    assert!(std::fs::read(ws.path().join("big.txt")).unwrap() == old.as_bytes());
+    assert!(!ws.path().join("c.txt").exists());
 }
 
 #[test]

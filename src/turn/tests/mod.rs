@@ -562,3 +562,4 @@ fn driver_warnings_reach_the_watcher_and_secrets_never_reach_the_chat() {
 // Resume.
 
 mod resume;
+mod stopped;

@@ -103,6 +103,7 @@ fn resume_reports_a_batch_cut_short_without_running_any_of_it_again() {
             batch: 1,
             index,
             result: result.map(str::to_string),
+            backup: None,
         });
     }
     let mut chat = ScriptedChat::replying([done("reported")]);
