@@ -40,6 +40,17 @@
     if (paragraphs.length) return Array.from(paragraphs).map((p) => p.textContent).join("\n");
     return el.innerText.replace(/\n$/, "");
   };
+  // The editor behind a composer, by the marks the libraries themselves put on it: what the
+  // fastest exact insertion is differs per editor.
+  const editorOf = (el) => {
+    if (!el) return "";
+    if (/^(TEXTAREA|INPUT)$/.test(el.tagName)) return "textarea";
+    const near = (css) => !!(el.closest(css) || el.querySelector(css));
+    if (near("[data-lexical-editor]")) return "lexical";
+    if (near(".ql-editor")) return "quill";
+    if (near(".ProseMirror")) return "prosemirror";
+    return "";
+  };
   const phrases = (key, text) => (T[key] || []).some((p) => text.toLowerCase().includes(p.toLowerCase()));
   // Code with one block element per line (and no newline characters) is read line by line.
   const codeText = (code) => {
@@ -103,7 +114,7 @@
       return { css: '[data-keyless="send"]', kept: false };
     },
     beginExchange: (text) => {
-      exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length };
+      exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length, text };
       return d.beginExchange(text, first("Composer"), last("SendButton"));
     },
     // Selectors for the turns discovery found in this exchange (null where none fits).
@@ -127,11 +138,61 @@
       return null;
     },
     count: (key) => all(key).length,
+    turns: () => [all("UserMessage").length, all("AssistantMessage").length],
     composer: () => composerText(first("Composer")),
     // The message being inserted, kept in the page so that checking the composer against it
     // costs no copy of the text: `holds(n)` says whether the composer holds exactly its first
     // `n` UTF-16 units (all of it without `n`), and how long the composer's text is.
     expect: (text) => { api.expected = text; return true; },
+    // An insertion begins: the message kept, the composer's surroundings marked (for cards),
+    // and what keyless must know first: the attachment chips there already and the editor.
+    begin: (text) => {
+      api.expected = text;
+      const el = first("Composer");
+      d.markRegion(el);
+      return { chips: all("AttachmentChip").length, editor: editorOf(el) };
+    },
+    // One insertion by a page strategy (`setValue`, `pasteHtml`, `pastePlain`) of the message's
+    // UTF-16 units from..to, judged in the same task (no rendering frame waited for): whether
+    // the composer holds exactly the first `to`, or the site made a card or chip of it. An
+    // editor that applies it later is judged again until its text stops changing for `settle`
+    // ms (at most `limit` ms). With `last`, a composer that holds the whole message ends the
+    // insertion (the region is unmarked).
+    put: (how, from, to, settle, limit, last) => {
+      const chips = all("AttachmentChip").length;
+      if (!api[how](api.expected.slice(from, to))) return JSON.stringify({ applied: false });
+      const judge = () => {
+        const el = first("Composer");
+        if (d.cards(el).length || all("AttachmentChip").length > chips) return { applied: true, carded: true };
+        const held = api.holds(to);
+        if (held.exact && last) d.unmarkRegion();
+        return { applied: true, exact: held.exact, length: held.length };
+      };
+      const now = judge();
+      if (now.exact || now.carded) return JSON.stringify(now);
+      return new Promise((resolve) => {
+        const started = performance.now();
+        let length = now.length;
+        let since = started;
+        const again = () => {
+          const judged = judge();
+          const t = performance.now();
+          if (judged.length !== length) { length = judged.length; since = t; }
+          if (judged.exact || judged.carded || t - since > settle || t - started > limit) {
+            resolve(JSON.stringify(judged));
+          } else {
+            setTimeout(again, 10);
+          }
+        };
+        setTimeout(again, 10);
+      });
+    },
+    // Whether the composer is clean: [it holds text, attachment chips, cards].
+    dirty: () => {
+      const el = first("Composer");
+      const text = composerText(el);
+      return [!!text, all("AttachmentChip").length, d.cards(el).length];
+    },
     holds: (n) => {
       const text = composerText(first("Composer"));
       if (text === null || api.expected === undefined) return { exact: false, length: -1 };
@@ -258,6 +319,25 @@
       walk(document.body, 0);
       if (count > 5000) lines.push("… cut at 5000 elements");
       return lines.join("\n") + "\n";
+    },
+    // Whether the message sent in this exchange shows as a new user turn: null while none
+    // does; "same" when it reads as the message (line breaks and spaces aside), decided here so
+    // that a long message need not cross back; else the turn's text, for keyless to judge.
+    sentShown: (usersBefore) => {
+      const bare = (t) => t.replace(/[ \t\n\r]+/g, "");
+      const sent = exchange && exchange.text !== undefined
+        ? (exchange.bare = exchange.bare || bare(exchange.text)) : null;
+      if (all("UserMessage").length > usersBefore) {
+        // The selectors' new turn reads as the message: no search needed.
+        const el = last("UserMessage");
+        if (el && sent !== null && bare(el.textContent) === sent) return "same";
+      } else if (!(exchange && d.findUser())) {
+        return null;
+      }
+      const text = api.lastUserText();
+      if (text === null) return null;
+      if (sent !== null && bare(text) === sent) return "same";
+      return { text };
     },
     lastUserText: () => {
       // In an exchange, the element that carries the sent text is the surest answer.

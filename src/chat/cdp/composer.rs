@@ -32,9 +32,47 @@ pub const STRATEGIES: &[&str] = &[
     "insertText",
 ];
 
-/// On a site that names no strategy: the fastest first, each checked once (one that does not
-/// apply fails at once), then checked chunks.
-const FASTEST_FIRST: &[&str] = STRATEGIES;
+/// On a site that names no strategy: the fastest exact one for the composer's editor (known by
+/// the marks its library puts on it), each checked once; on an editor keyless does not know,
+/// every one-insertion strategy in turn (one that does not apply fails at once), then checked
+/// chunks.
+fn fastest_for(editor: &str) -> &'static [&'static str] {
+    match editor {
+        "textarea" => &["setValue"],
+        // Lexical inserts from its own model on `beforeinput`: one insertion is fastest.
+        "lexical" => &["insertTextWhole", "pasteHtml"],
+        // Quill keeps whitespace from a plain paste only.
+        "quill" => &["pastePlain"],
+        "prosemirror" => &["pasteHtml"],
+        // An editor of the site's own: a plain paste is the least work for it, the paste of
+        // paragraphs next (an editor that reads only HTML), then a text field's value.
+        _ => &["pastePlain", "pasteHtml", "setValue", "insertTextWhole"],
+    }
+}
+
+/// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
+const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain"];
+
+/// What the page says of an insertion it carried out and judged (`window.__keyless.put`).
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct Judged {
+    /// The strategy applies to this composer (`setValue` needs a text field).
+    applied: bool,
+    exact: bool,
+    /// The site made an attachment card or chip of it.
+    carded: bool,
+    length: i64,
+}
+
+/// What the page says as an insertion begins.
+#[derive(serde::Deserialize)]
+struct Begun {
+    /// Attachment chips there already (they belong to this message).
+    chips: usize,
+    /// The composer's editor, when its library is known (`textarea`, `lexical`, …).
+    editor: String,
+}
 
 /// A key to press: its name and code, Windows' virtual key code, Ctrl held, and the editing
 /// command it stands for (Chrome runs it for keys it would not map itself).
@@ -53,7 +91,6 @@ const CTRL: i64 = 2;
 #[derive(serde::Deserialize)]
 struct Held {
     exact: bool,
-    length: i64,
 }
 
 /// Why a paste failed when the site made a file of it.
@@ -85,10 +122,7 @@ impl CdpDriver {
     fn clean_keeping(&self, keep: usize) -> Result<(), Failure> {
         // Chips by the selectors, and cards discovery sees (new since the insertion began).
         let dirty = || -> Result<(bool, usize, usize), Failure> {
-            let text = self.composer()?.unwrap_or_default();
-            let chips: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
-            let cards: usize = self.eval("window.__keyless.cards()")?;
-            Ok((!text.is_empty(), chips, cards))
+            self.eval_json("window.__keyless.dirty()")
         };
         let (text, chips, cards) = dirty()?;
         if !text && chips <= keep && cards == 0 {
@@ -224,17 +258,14 @@ impl CdpDriver {
     /// A strategy that leaves anything but the exact message, or an attachment chip the site
     /// made of a big paste, is undone and the next one is tried.
     pub fn insert(&mut self, message: &str) -> Result<(), Failure> {
-        let order = self.insertion_order();
-        // Chips already there belong to this message (it went as a file): they stay. What
-        // appears beside the composer from now on is a card a strategy made.
-        let keep: usize = self.eval("window.__keyless.count('AttachmentChip')")?;
         let text = serde_json::to_string(message)
             .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
-        self.eval::<bool>(&format!(
-            "window.__keyless.markRegion() && window.__keyless.expect({text})"
-        ))?;
+        // Chips already there belong to this message (it went as a file): they stay. What
+        // appears beside the composer from now on is a card a strategy made.
+        let begun: Begun = self.eval_json(&format!("window.__keyless.begin({text})"))?;
+        let keep = begun.chips;
         let mut last = None;
-        for strategy in order {
+        for strategy in self.insertion_order(&begun.editor) {
             let mut inserted = self.insert_with(strategy, message);
             if strategy.starts_with("paste")
                 && matches!(&inserted, Err(failure) if failure.reason == CARDED)
@@ -245,10 +276,17 @@ impl CdpDriver {
                 self.clean_keeping(keep)?;
                 inserted = self.paste_in(strategy, message, PASTE_PIECE);
             }
-            let cards: usize = self.eval("window.__keyless.cards()")?;
+            // An insertion in the page looked for cards as it ended (and unmarked the region
+            // when there were none).
+            let cards: usize = match (&inserted, IN_PAGE.contains(&strategy)) {
+                (Ok(()), true) => 0,
+                _ => self.eval("window.__keyless.cards()")?,
+            };
             match inserted {
                 Ok(()) if cards == 0 => {
-                    self.eval::<bool>("window.__keyless.unmarkRegion()")?;
+                    if !IN_PAGE.contains(&strategy) {
+                        self.eval::<bool>("window.__keyless.unmarkRegion()")?;
+                    }
                     self.inserted_with = Some(strategy.to_string());
                     return Ok(());
                 }
@@ -278,7 +316,7 @@ impl CdpDriver {
     /// (`selectors.json` `insert`), or on a site that names none the fastest exact one (one
     /// insertion, checked once) and then checked chunks; then every other strategy keyless
     /// knows, since a site's list may be out of date.
-    fn insertion_order(&self) -> Vec<&'static str> {
+    fn insertion_order(&self, editor: &str) -> Vec<&'static str> {
         let known = |name: &str| STRATEGIES.iter().copied().find(|s| *s == name);
         let mut order: Vec<&'static str> = Vec::new();
         let listed: Vec<&'static str> = self
@@ -289,7 +327,7 @@ impl CdpDriver {
             .filter_map(|s| known(s))
             .collect();
         let first = if listed.is_empty() {
-            FASTEST_FIRST.to_vec()
+            fastest_for(editor).to_vec()
         } else {
             listed
         };
@@ -342,7 +380,7 @@ impl CdpDriver {
             "insertText" => self.insert_chunks(message, INSERT_CHUNK),
             "pasteHtml" => self.paste("pasteHtml", message),
             "pastePlain" => self.paste("pastePlain", message),
-            "setValue" => self.set_value(),
+            "setValue" => self.set_value(message),
             _ => Err(Failure::new(
                 Code::ConfigValidation,
                 format!(
@@ -365,48 +403,46 @@ impl CdpDriver {
     /// at the end and checked. The pieces are cut in the page from the message it holds, so
     /// the text crosses the connection once.
     fn paste_in(&self, how: &str, message: &str, max: usize) -> Result<(), Failure> {
+        let pieces = chunks(message, max);
         let mut from = 0;
-        for piece in chunks(message, max) {
+        for (i, piece) in pieces.iter().enumerate() {
             let to = from + piece.encode_utf16().count();
-            self.paste_one(how, from, to)?;
+            self.put(how, from, to, i + 1 == pieces.len())?;
             from = to;
         }
         Ok(())
     }
 
-    /// One paste of the message's UTF-16 units `from..to`, after which the composer must hold
-    /// exactly its first `to`.
-    fn paste_one(&self, how: &str, from: usize, to: usize) -> Result<(), Failure> {
-        let chips = self.eval::<usize>("window.__keyless.count('AttachmentChip')")?;
-        self.eval::<bool>(&format!(
-            "window.__keyless.{how}(window.__keyless.expected.slice({from}, {to}))"
-        ))?;
-        let started = Instant::now();
-        let mut last = None;
-        let mut since = Instant::now();
-        loop {
-            let carded = self.eval::<usize>("window.__keyless.cards()")? > 0;
-            if carded || self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > chips {
-                return Err(Failure::new(Code::SendNotConfirmed, CARDED));
-            }
-            let held = self.holds(Some(to))?;
-            if held.exact {
-                return Ok(());
-            }
-            if Some(held.length) != last {
-                last = Some(held.length);
-                since = Instant::now();
-            }
-            if since.elapsed() > PASTE_SETTLE || started.elapsed() > INSERT_SETTLE {
-                return Err(Failure::new(
-                    Code::SendNotConfirmed,
-                    format!(
-                        "the composer does not hold the message exactly after {how}; nothing was sent"
-                    ),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(10));
+    /// One insertion in the page (`how`: `setValue`, `pasteHtml`, `pastePlain`) of the message's
+    /// UTF-16 units `from..to`, after which the composer must hold exactly its first `to`;
+    /// judged in the page in the same task (and again while the editor settles), so that no
+    /// rendering frame is waited for. `last`: the message is whole after it.
+    fn put(&self, how: &str, from: usize, to: usize, last: bool) -> Result<(), Failure> {
+        let judged: Judged = serde_json::from_str(&self.eval::<String>(&format!(
+            "window.__keyless.put({how:?}, {from}, {to}, {}, {}, {last})",
+            PASTE_SETTLE.as_millis(),
+            INSERT_SETTLE.as_millis()
+        ))?)
+        .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))?;
+        if !judged.applied {
+            return Err(Failure::new(
+                Code::SendNotConfirmed,
+                format!("{how} does not apply to this composer (setValue needs a text field)"),
+            ));
         }
+        if judged.carded {
+            return Err(Failure::new(Code::SendNotConfirmed, CARDED));
+        }
+        if judged.exact {
+            return Ok(());
+        }
+        Err(Failure::new(
+            Code::SendNotConfirmed,
+            format!(
+                "the composer does not hold the message exactly after {how} (it holds {} characters); nothing was sent",
+                judged.length.max(0)
+            ),
+        ))
     }
 
     /// Whether the composer holds exactly the message in the page (its first `units` UTF-16
@@ -417,20 +453,8 @@ impl CdpDriver {
     }
 
     /// A text field's value, set whole and checked.
-    fn set_value(&self) -> Result<(), Failure> {
-        if !self.eval::<bool>("window.__keyless.setValue(window.__keyless.expected)")? {
-            return Err(Failure::new(
-                Code::SendNotConfirmed,
-                "the composer is no text field (setValue)",
-            ));
-        }
-        if self.holds(None)?.exact {
-            return Ok(());
-        }
-        Err(Failure::new(
-            Code::SendNotConfirmed,
-            "the composer does not hold the message exactly after setValue; nothing was sent",
-        ))
+    fn set_value(&self, message: &str) -> Result<(), Failure> {
+        self.put("setValue", 0, message.encode_utf16().count(), true)
     }
 
     fn insert_chunks(&self, message: &str, max: usize) -> Result<(), Failure> {
@@ -518,11 +542,23 @@ impl CdpDriver {
     ) -> Result<Option<Shown>, Failure> {
         let started = Instant::now();
         while started.elapsed() < wait {
-            let state = self.state()?;
-            if state.users > users_before || state.ex_user {
-                // The selectors' new turn, or the element discovery found carrying the text.
-                let text: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
-                return Ok(Some(shown_as(&text.unwrap_or_default(), message)));
+            // The selectors' new turn, or the element discovery found carrying the text; the
+            // page says "same" itself when it reads as the message (whitespace aside).
+            let shown: serde_json::Value = self.eval_json(&format!(
+                "window.__keyless && window.__keyless.version === 3 ? window.__keyless.sentShown({users_before}) : 'gone'"
+            ))?;
+            match shown {
+                serde_json::Value::Null => {}
+                serde_json::Value::String(word) if word == "same" => return Ok(Some(Shown::Same)),
+                // The page was replaced: the state puts the helper back.
+                serde_json::Value::String(_) => {
+                    self.state()?;
+                    continue;
+                }
+                turn => {
+                    let text = turn["text"].as_str().unwrap_or_default();
+                    return Ok(Some(shown_as(text, message)));
+                }
             }
             self.next_change(Duration::from_millis(50));
         }

@@ -49,49 +49,64 @@ impl CdpDriver {
         } else {
             message
         };
-        let before = self.state()?;
-        self.assistants_before_send = before.assistants;
+        // How many turns the page has before the send (counted alone: the whole state costs
+        // more, and a long message is about to be drawn).
+        let (users, assistants, button): (usize, usize, bool) =
+            self.eval_json("[...window.__keyless.turns(), window.__keyless.exists('SendButton')]")?;
+        self.assistants_before_send = assistants;
         // No selector finds a send button (a page without one, or one that changed): Enter
         // sends, and the retry clicks the button found by its shape.
-        let by_enter = !self.eval::<bool>("window.__keyless.exists('SendButton')")?;
+        let by_enter = !button;
         if by_enter {
             self.eval::<bool>("window.__keyless.markButtons()")?;
         }
         for attempt in 0..2 {
-            let inserted = self.composer()?.as_deref() != Some(message);
+            // The composer was cleaned for the first attempt; the retry finds out.
+            let inserted = if attempt == 0 {
+                !message.is_empty()
+            } else {
+                self.composer()?.as_deref() != Some(message)
+            };
             if inserted {
                 // Only the text: an attachment chip made for this message stays.
-                self.clear_text()?;
+                if attempt > 0 {
+                    self.clear_text()?;
+                }
                 self.insert(message)?;
             }
             // The insertion left the message in the page: it need not cross again.
-            let exchange = if inserted {
+            let begin = if inserted {
                 "window.__keyless.beginExchange(window.__keyless.expected)".to_string()
             } else {
                 let text = serde_json::to_string(message).unwrap_or_default();
                 format!("window.__keyless.beginExchange({text})")
             };
-            self.eval::<bool>(&exchange)?;
+            // The exchange begins in the same call as the send where it can (one rendering
+            // frame fewer to wait for).
             let clicked = if by_enter && attempt == 0 {
-                self.eval::<bool>("window.__keyless.focusComposer()")?;
+                self.eval::<bool>(&format!("{begin} && window.__keyless.focusComposer()"))?;
                 self.key("Enter", 13)?;
                 true
             } else if by_enter {
+                self.eval::<bool>(&begin)?;
                 self.discover_send()? && self.click_trusted("SendButton")?
+            } else if attempt == 0 {
+                // A scripted click first: it needs no free view of the button.
+                self.eval::<bool>(&format!("{begin} && window.__keyless.click('SendButton')"))?
             } else {
-                // A scripted click first (it needs no free view of the button); the retry is a
-                // real mouse click, for handlers that ignore scripted ones.
-                attempt > 0 && self.click_trusted("SendButton")?
+                // The retry is a real mouse click, for handlers that ignore scripted ones.
+                self.eval::<bool>(&begin)?;
+                self.click_trusted("SendButton")?
                     || self.eval::<bool>("window.__keyless.click('SendButton')")?
             };
             if !clicked {
                 return Err(self.selector_not_found("SendButton", ""));
             }
-            let mut shown = self.confirmed(message, before.users, SEND_CONFIRM)?;
+            let mut shown = self.confirmed(message, users, SEND_CONFIRM)?;
             if shown.is_none() && self.composer()?.is_some_and(|text| text.is_empty()) {
                 // The site emptied the composer: it took the message, and its turn is late,
                 // not lost.
-                shown = self.confirmed(message, before.users, LATE_TURN)?;
+                shown = self.confirmed(message, users, LATE_TURN)?;
             }
             match shown {
                 Some(Shown::Same | Shown::Shortened) => return Ok(()),
