@@ -32,23 +32,24 @@ pub const STRATEGIES: &[&str] = &[
     "insertText",
 ];
 
-/// On a site that names no strategy: the fastest exact one for the composer's editor (known by
-/// the marks its library puts on it), each checked once; on an editor keyless does not know,
-/// every one-insertion strategy in turn (one that does not apply fails at once), then checked
-/// chunks.
-fn fastest_for(editor: &str) -> &'static [&'static str] {
-    match editor {
+/// The fastest exact strategies for a composer's editor, known by the marks its library puts on
+/// it (`window.__keyless.begin`); `None` for an editor keyless does not know.
+fn fastest_for(editor: &str) -> Option<&'static [&'static str]> {
+    Some(match editor {
         "textarea" => &["setValue"],
         // Lexical inserts from its own model on `beforeinput`: one insertion is fastest.
         "lexical" => &["insertTextWhole", "pasteHtml"],
         // Quill keeps whitespace from a plain paste only.
         "quill" => &["pastePlain"],
         "prosemirror" => &["pasteHtml"],
-        // An editor of the site's own: a plain paste is the least work for it, the paste of
-        // paragraphs next (an editor that reads only HTML), then a text field's value.
-        _ => &["pastePlain", "pasteHtml", "setValue", "insertTextWhole"],
-    }
+        _ => return None,
+    })
 }
+
+/// On a site that names no strategy and an editor of its own: a plain paste is the least work
+/// for it, the paste of paragraphs next (an editor that reads only HTML), then a text field's
+/// value, then one insertion.
+const UNKNOWN_EDITOR: &[&str] = &["pastePlain", "pasteHtml", "setValue", "insertTextWhole"];
 
 /// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
 const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain"];
@@ -312,10 +313,11 @@ impl CdpDriver {
         }))
     }
 
-    /// The strategies to try, in order: the one that worked last in this session; the site's
-    /// (`selectors.json` `insert`), or on a site that names none the fastest exact one (one
-    /// insertion, checked once) and then checked chunks; then every other strategy keyless
-    /// knows, since a site's list may be out of date.
+    /// The strategies to try, in order: the one that worked last in this session; the fastest
+    /// exact one for the composer's editor when its library is known (sites change editors, and
+    /// the marks say which one runs now); the site's (`selectors.json` `insert`), or on a site
+    /// that names none one insertion after another; then every other strategy keyless knows,
+    /// since a site's list may be out of date.
     fn insertion_order(&self, editor: &str) -> Vec<&'static str> {
         let known = |name: &str| STRATEGIES.iter().copied().find(|s| *s == name);
         let mut order: Vec<&'static str> = Vec::new();
@@ -327,7 +329,7 @@ impl CdpDriver {
             .filter_map(|s| known(s))
             .collect();
         let first = if listed.is_empty() {
-            fastest_for(editor).to_vec()
+            UNKNOWN_EDITOR.to_vec()
         } else {
             listed
         };
@@ -336,6 +338,7 @@ impl CdpDriver {
             .as_deref()
             .and_then(known)
             .into_iter()
+            .chain(fastest_for(editor).unwrap_or_default().iter().copied())
             .chain(first)
             .chain(STRATEGIES.iter().copied())
         {
