@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{
-    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded, shown_as,
+    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, SendAs, Shown, attachment_note, bounded,
+    shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
@@ -22,16 +23,16 @@ const POLL: Duration = Duration::from_millis(250);
 const SETTLE: Duration = Duration::from_millis(1500);
 
 impl CdpDriver {
-    /// Sends a message, as a file attachment when `too_long` (a failed upload falls back to
-    /// pasting the text, reported as a warning).
-    fn send_as(&mut self, message: &str, too_long: bool) -> Result<(), Failure> {
+    /// Sends a message as text or as a file attachment (a failed upload falls back to pasting
+    /// the text, reported as a warning).
+    fn send_as(&mut self, message: &str, how: SendAs) -> Result<(), Failure> {
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
         }
-        self.last_sent = Some((message.to_string(), too_long));
+        self.last_sent = Some((message.to_string(), how));
         self.clean_composer()?;
         let note;
-        let message = if too_long {
+        let message = if how == SendAs::File {
             match self.attach(message) {
                 Ok(()) => {
                     note = attachment_note(message);
@@ -222,12 +223,12 @@ impl CdpDriver {
             }
             if state.too_long {
                 match self.last_sent.take() {
-                    Some((message, false)) if self.has_file_input()? => {
+                    Some((message, SendAs::Text)) if self.has_file_input()? => {
                         self.warnings.push(Failure::new(
                             Code::SendNotConfirmed,
                             "the site refused the message as too long; it was sent again as a file",
                         ));
-                        self.send_as(&message, true)?;
+                        self.send_as(&message, SendAs::File)?;
                         last_chars = 0;
                         finished_without_eof = None;
                         continue;
@@ -358,12 +359,17 @@ impl ChatDriver for CdpDriver {
 
     fn send(&mut self, message: &str) -> Result<(), Failure> {
         // Over the site's composer limit the message goes as a file.
-        let too_long = self
+        let how = if self
             .options
             .site
             .composer_limit
-            .is_some_and(|limit| message.chars().count() > limit);
-        let sent = self.send_as(message, too_long);
+            .is_some_and(|limit| message.chars().count() > limit)
+        {
+            SendAs::File
+        } else {
+            SendAs::Text
+        };
+        let sent = self.send_as(message, how);
         self.sketched(sent)
     }
 
