@@ -9,12 +9,12 @@ use std::time::Instant;
 
 const KILLS: u32 = 12;
 
-/// A 50 MB text file with one unique line in the middle.
+/// A 20 MB text file with one unique line in the middle.
 fn big_file() -> Vec<u8> {
-    let mut out = Vec::with_capacity(52_000_000);
+    let mut out = Vec::with_capacity(21_000_000);
     let mut n = 0u64;
-    while out.len() < 50_000_000 {
-        if n == 400_000 {
+    while out.len() < 20_000_000 {
+        if n == 150_000 {
             out.extend_from_slice(b"MARKER-LINE\n");
         }
         out.extend_from_slice(
@@ -55,7 +55,7 @@ fn apply_to_the_end(ws: &Path, reply: &Path) {
     );
 }
 
-/// Each run backs the 50 MB file up; dropping the backups between runs keeps the test's disk
+/// Each run backs the 20 MB file up; dropping the backups between runs keeps the test's disk
 /// use near two copies of the file (CI machines can be short of disk).
 fn drop_backups(ws: &Path) {
     let backups = ws.join(".agent").join("backups");
