@@ -4,24 +4,23 @@
 //! Architecture Invariant: the loop talks to a [`ChatDriver`], never to CDP directly, and to the
 //! outside world through the batch [`Host`].
 
+mod carry;
 pub mod prompt;
 pub mod record;
 mod resume;
 
 pub use resume::resume;
 
-use record::{InFlight, JournalLine, MessageKind, Recorder, Session};
+use record::{InFlight, MessageKind, Recorder, Session};
 
 use std::time::Duration;
 
-use crate::batch::results;
-use crate::batch::{self, Done, Host, Settings, Step};
+use crate::batch::{self, Host, Settings};
 use crate::catalog::{Code, Failure};
 use crate::chat::{Channel, ChatDriver, Reopened, Reply};
 use crate::config::Pace;
-use crate::protocol::{Diagnostic, Script, parse, render::format_error};
+use crate::protocol::{Diagnostic, parse, render::format_error};
 use crate::workspace::Workspace;
-use crate::workspace::backup::{Backup, BatchKind};
 
 /// Step pace raises the iteration limit to at least this.
 const STEP_MIN_ITERATIONS: usize = 60;
@@ -75,15 +74,6 @@ pub enum Event<'a> {
     Finished {
         summary: &'a Summary,
     },
-}
-
-/// Whether a command kind changes files or folders.
-fn changes_files(kind: crate::protocol::CommandKind) -> bool {
-    use crate::protocol::CommandKind::*;
-    matches!(
-        kind,
-        NewFile | UpdateFile | EditFile | DeleteFile | MoveFile | Mkdir
-    )
 }
 
 /// Why a turn ended.
@@ -493,107 +483,6 @@ impl<'w> Turn<'w> {
             }
             _ => Err(Stop::Chat(failure)),
         }
-    }
-
-    /// Carries out the script of batch `session.batch` (its reply saved in the session, the
-    /// journal emptied), or the rest of it when keyless was stopped in it (`resumed`), and
-    /// returns the results message, or the stop it ends the turn with.
-    fn carry_out(
-        &mut self,
-        script: &Script,
-        resumed: Option<resume::Resumed>,
-        host: &mut dyn Host,
-        on_event: &mut dyn FnMut(Event),
-    ) -> Result<String, Stop> {
-        let settings = self.settings;
-        let batch_number = self.session.batch;
-        let label = format!("batch {batch_number}");
-        let (mut backup, start, prior) = match resumed {
-            None => (
-                Backup::new(self.ws, BatchKind::Batch, label),
-                batch::Start::default(),
-                None,
-            ),
-            Some(resumed) => (
-                match resumed.mark {
-                    // The batch's backup goes on, so `keyless undo` puts the whole batch back.
-                    Some(mark) => Backup::reopen(self.ws, mark, label),
-                    None => Backup::new(self.ws, BatchKind::Batch, label),
-                },
-                resumed.start,
-                Some(resumed.prior),
-            ),
-        };
-        let recorder = &mut self.recorder;
-        let report = batch::execute_observed(
-            script,
-            self.ws,
-            &mut backup,
-            host,
-            settings,
-            (self.session.turn, batch_number),
-            start,
-            &mut |step| {
-                let line = match step {
-                    Step::Starting { index, mark, .. } => JournalLine {
-                        batch: batch_number,
-                        index,
-                        result: None,
-                        backup: mark,
-                    },
-                    Step::Finished(result) => JournalLine {
-                        batch: batch_number,
-                        index: result.index,
-                        result: Some(results::outcome_text(&result.outcome)),
-                        backup: None,
-                    },
-                };
-                recorder.journal(&line);
-            },
-        );
-        on_event(Event::Executed { report: &report });
-        self.summary.batches += 1;
-        for result in &report.results {
-            if result.outcome.error.is_some() {
-                self.summary.failed += 1;
-            } else {
-                self.summary.ok += 1;
-                if changes_files(result.kind) && !self.summary.changed.contains(&result.label) {
-                    self.summary.changed.push(result.label.clone());
-                }
-            }
-            let status = result
-                .outcome
-                .error
-                .as_ref()
-                .map_or("ok".to_string(), |f| f.code.to_string());
-            self.remember(format!("{} {}: {status}", result.kind.name(), result.label));
-            let code = result.outcome.error.as_ref().map(|f| f.code.code());
-            tracing::info!(index = result.index, command = result.kind.name(), label = %result.label, ?code, "executed");
-        }
-        let rendered = match &prior {
-            None => results::render(&report),
-            Some(prior) => results::render_resumed(prior, &report),
-        };
-        self.recorder.entry(
-            "results",
-            serde_json::json!({ "batch": batch_number, "text": rendered }),
-        );
-        if let Done::Honoured { message } = report.done {
-            return Err(Stop::Done { message });
-        }
-        if report.cancelled() {
-            // Ctrl+C: the results wait in the session, to be sent by the next run.
-            self.session.in_flight = InFlight::Sending {
-                message: rendered,
-                kind: MessageKind::Results,
-            };
-            return Err(Stop::Chat(Failure::new(
-                Code::Cancelled,
-                "stopped by Ctrl+C; the results so far are saved and the next run sends them (keyless run --resume)",
-            )));
-        }
-        Ok(rendered)
     }
 
     /// Adds a line to the turn's summary, keeping the latest ones.

@@ -9,7 +9,8 @@ use crate::batch::{self, Host, Settings, Skipped, Start};
 use crate::chat::{ChatDriver, Reopened};
 use crate::protocol::{Block, CommandKind, parse};
 use crate::workspace::Workspace;
-use crate::workspace::backup::{self, Mark, Settled};
+use crate::workspace::backup::Mark;
+use crate::workspace::settle::{Settled, settled};
 
 /// A batch keyless was stopped in, to be gone on with.
 pub(super) struct Resumed {
@@ -177,7 +178,7 @@ impl Turn<'_> {
                 | CommandKind::UpdateFile
                 | CommandKind::EditFile
                 | CommandKind::DeleteFile
-                | CommandKind::MoveFile => match mark.map(|m| backup::settled(self.ws, m)) {
+                | CommandKind::MoveFile => match mark.map(|m| settled(self.ws, m)) {
                     Some(Settled::NotDone) => Some(index),
                     Some(Settled::Done(what)) => {
                         let text = format!(

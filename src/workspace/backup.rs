@@ -16,7 +16,7 @@ use super::{AGENT_DIR, Workspace};
 use crate::catalog::{Code, Failure};
 
 const BACKUPS_DIR: &str = "backups";
-const MANIFEST: &str = "manifest.json";
+pub(super) const MANIFEST: &str = "manifest.json";
 
 /// What a batch's backup is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,29 +79,18 @@ pub struct Backup<'w> {
 
 /// Where a batch's backup stood when a command started: its id and how many entries it had.
 /// The entries after the mark are that command's changes, so a command cut short by a crash
-/// can be resolved by looking ([`settled`]).
+/// can be resolved by looking ([`super::settle::settled`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
     pub id: u64,
     pub entries: usize,
 }
 
-/// Whether the changes a command recorded after a [`Mark`] were made.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Settled {
-    /// Nothing was changed: the workspace is as it was before the command.
-    NotDone,
-    /// Every change was made (said in words, for the results).
-    Done(String),
-    /// Some of it, or something else: nobody can say (the reason, in words).
-    Unknown(String),
-}
-
 fn backups_root() -> PathBuf {
     Path::new(AGENT_DIR).join(BACKUPS_DIR)
 }
 
-fn folder_of(id: u64) -> PathBuf {
+pub(super) fn folder_of(id: u64) -> PathBuf {
     backups_root().join(format!("b{id:06}"))
 }
 
@@ -337,7 +326,7 @@ impl<'w> Backup<'w> {
     }
 }
 
-fn sha256(bytes: &[u8]) -> String {
+pub(super) fn sha256(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(bytes)
         .iter()
@@ -415,75 +404,6 @@ pub fn clean_after_crash(ws: &Workspace) {
         ws.clear_stale_temps(Path::new(&path));
     }
     ws.clear_stale_temps_in(Path::new(crate::workspace::AGENT_DIR));
-}
-
-/// Whether the changes recorded after `mark` were made, by looking at the workspace: each change
-/// is recorded before it is made and made atomically, so a file holds either its old bytes (kept
-/// in the backup) or its new ones. Folders a command created on its way count for nothing (they
-/// are harmless, and making them again is a no-op).
-pub fn settled(ws: &Workspace, mark: Mark) -> Settled {
-    let folder = folder_of(mark.id);
-    let dir = ws.dir();
-    let manifest = match dir.read(folder.join(MANIFEST)) {
-        Ok(bytes) => match serde_json::from_slice::<Manifest>(&bytes) {
-            Ok(manifest) => manifest,
-            Err(e) => return Settled::Unknown(format!("its backup record is damaged ({e})")),
-        },
-        // No record: the command recorded nothing, so it changed nothing.
-        Err(_) => return Settled::NotDone,
-    };
-    let changes: Vec<&Entry> = manifest
-        .entries
-        .iter()
-        .skip(mark.entries)
-        .filter(|e| !matches!(e, Entry::DirCreated { .. }))
-        .collect();
-    let [change] = changes.as_slice() else {
-        return match changes.len() {
-            0 => Settled::NotDone,
-            n => Settled::Unknown(format!("it recorded {n} changes, where one was expected")),
-        };
-    };
-    let bytes = |path: &str| {
-        let meta = dir.symlink_metadata(path).ok()?;
-        meta.is_file().then(|| dir.read(path).ok()).flatten()
-    };
-    let saved = |backup: &str| dir.read(folder.join(backup)).ok();
-    let present = |path: &str| dir.symlink_metadata(path).is_ok();
-    match change {
-        Entry::Modified {
-            path,
-            backup,
-            written,
-            ..
-        } => match (bytes(path), saved(backup)) {
-            (Some(now), Some(old)) if now == old => Settled::NotDone,
-            (Some(now), _) if written.as_deref() == Some(sha256(&now).as_str()) => {
-                Settled::Done(format!("{path} holds its new bytes"))
-            }
-            _ => Settled::Unknown(format!(
-                "{path} holds neither its old bytes nor its new ones"
-            )),
-        },
-        Entry::Created { path, written } => match bytes(path) {
-            None if !present(path) => Settled::NotDone,
-            Some(now) if written.as_deref() == Some(sha256(&now).as_str()) => {
-                Settled::Done(format!("{path} exists with its new bytes"))
-            }
-            _ => Settled::Unknown(format!("{path} exists, but not as it was to be written")),
-        },
-        Entry::Deleted { path, backup, .. } => match (bytes(path), saved(backup)) {
-            (None, _) if !present(path) => Settled::Done(format!("{path} is gone")),
-            (Some(now), Some(old)) if now == old => Settled::NotDone,
-            _ => Settled::Unknown(format!("{path} is neither gone nor as it was")),
-        },
-        Entry::Moved { path, to } => match (present(path), present(to)) {
-            (false, true) => Settled::Done(format!("{path} is now {to}")),
-            (true, false) => Settled::NotDone,
-            _ => Settled::Unknown(format!("both or neither of {path} and {to} exist")),
-        },
-        Entry::DirCreated { .. } => Settled::NotDone,
-    }
 }
 
 /// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone

@@ -12,6 +12,7 @@ pub mod backup;
 pub mod eol;
 pub mod find;
 pub mod ops;
+pub mod settle;
 pub mod text;
 
 use std::fs;

@@ -1,5 +1,5 @@
-//! The composer and the reply: clearing, inserting with the site's strategies, attaching,
-//! confirming a send, and reading a reply through the three channels.
+//! The composer: clearing, inserting with the site's strategies (or the editor's), attaching,
+//! and confirming a send.
 
 use std::time::{Duration, Instant};
 
@@ -10,14 +10,10 @@ use chromiumoxide::cdp::browser_protocol::input::{
 };
 
 use super::{
-    ATTACH_WAIT, COPY_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name,
-    bounded, chunks, shown_as,
+    ATTACH_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name, bounded, chunks,
+    shown_as,
 };
 use crate::catalog::{Code, Failure};
-use crate::chat::{Channel, Reply};
-
-/// How many copy controls found by their shape are tried on one reply.
-const MAX_COPY_CANDIDATES: usize = 3;
 
 /// The insertion strategies keyless knows (`selectors.json` `insert`): `setValue` (a text
 /// field's value, set as typing would), `pasteHtml` (one paste of a paragraph per line:
@@ -566,64 +562,5 @@ impl CdpDriver {
             self.next_change(Duration::from_millis(50));
         }
         Ok(None)
-    }
-
-    /// What the copy control put on the page's clipboard, waited for a moment.
-    fn copied(&self) -> Result<Option<String>, Failure> {
-        let started = Instant::now();
-        while started.elapsed() < COPY_WAIT {
-            let copied: Option<String> = self.eval_json("window.__keyless.copied()")?;
-            if copied.is_some() {
-                return Ok(copied);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(None)
-    }
-
-    /// Reads the last reply: the copy button, else the only code block, else the DOM.
-    pub(super) fn read(&mut self) -> Result<Reply, Failure> {
-        // The copy control of the selectors, else each one found by its shape, each proved by
-        // agreeing with the rendered reply.
-        for index in 0..MAX_COPY_CANDIDATES {
-            let clicked: String = self.eval(&format!("window.__keyless.copy({index})"))?;
-            if clicked == "no-button" {
-                break;
-            }
-            let Some(text) = self.copied()? else {
-                continue;
-            };
-            // What a copy control gave must agree with the rendered answer (a stale selector
-            // may name a code block's copy button, or one of another turn).
-            let json = serde_json::to_string(&text).unwrap_or_default();
-            if !self.eval::<bool>(&format!("window.__keyless.agrees({json})"))? {
-                continue;
-            }
-            if clicked == "discovered" {
-                let css: Option<String> =
-                    self.eval_json(&format!("window.__keyless.learnCopy({index})"))?;
-                if let Some(css) = css {
-                    self.heal_copy(css)?;
-                }
-            }
-            return Ok(Reply {
-                text,
-                channel: Channel::CopyButton,
-                finished_at: Instant::now(),
-            });
-        }
-        if let Some(text) = self.eval_json::<Option<String>>("window.__keyless.codeBlock()")? {
-            return Ok(Reply {
-                text,
-                channel: Channel::CodeBlock,
-                finished_at: Instant::now(),
-            });
-        }
-        let text: Option<String> = self.eval_json("window.__keyless.rebuilt()")?;
-        Ok(Reply {
-            text: text.unwrap_or_default(),
-            channel: Channel::Dom,
-            finished_at: Instant::now(),
-        })
     }
 }

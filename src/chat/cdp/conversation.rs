@@ -6,8 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{
-    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, SendAs, Shown, attachment_note, bounded,
-    shown_as,
+    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded, shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
@@ -21,6 +20,16 @@ const POLL: Duration = Duration::from_millis(250);
 /// How long the reply text must stay unchanged, with no stop control, to count as finished when
 /// the site shows no completion sign.
 const SETTLE: Duration = Duration::from_millis(1500);
+
+/// How a message goes into the chat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SendAs {
+    /// Its text in the composer.
+    Text,
+    /// A file attached, with a note in the composer naming it (over the site's composer limit,
+    /// or refused as too long).
+    File,
+}
 
 impl CdpDriver {
     /// Sends a message as text or as a file attachment (a failed upload falls back to pasting

@@ -31,6 +31,7 @@ mod composer;
 mod conversation;
 mod discovery;
 mod launch;
+mod read;
 mod sent;
 mod sketch;
 
@@ -145,7 +146,7 @@ pub struct CdpDriver {
     assistants_before_send: usize,
     /// The last message sent and how (a site that refuses it as too long gets it again as a
     /// file, once).
-    last_sent: Option<(String, SendAs)>,
+    last_sent: Option<(String, conversation::SendAs)>,
     warnings: Vec<Failure>,
     /// Whether the user was told that the site draws sent messages as something else (once).
     drawn_differently: bool,
@@ -543,16 +544,6 @@ async fn process_end(pid: Option<i32>) {
             return;
         }
     }
-}
-
-/// How a message goes into the chat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SendAs {
-    /// Its text in the composer.
-    Text,
-    /// A file attached, with a note in the composer naming it (over the site's composer limit,
-    /// or refused as too long).
-    File,
 }
 
 /// How often a call in flight looks at the browser's process.

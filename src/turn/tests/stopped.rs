@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::batch::Start;
+use crate::batch::results;
+use crate::batch::{Start, Step};
 use crate::config::Pace;
+use crate::protocol::Script;
 use crate::workspace::backup::{self, Backup, BatchKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

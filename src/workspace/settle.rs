@@ -1,0 +1,85 @@
+//! Whether a command keyless was stopped in had made its change: each change is recorded in the
+//! batch's backup before it is made, and made atomically, so the workspace shows which.
+
+use super::Workspace;
+use super::backup::{Entry, MANIFEST, Manifest, Mark, folder_of, sha256};
+
+/// Whether the changes a command recorded after a [`Mark`] were made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// Nothing was changed: the workspace is as it was before the command.
+    NotDone,
+    /// Every change was made (said in words, for the results).
+    Done(String),
+    /// Some of it, or something else: nobody can say (the reason, in words).
+    Unknown(String),
+}
+
+/// Whether the changes recorded after `mark` were made, by looking at the workspace: each change
+/// is recorded before it is made and made atomically, so a file holds either its old bytes (kept
+/// in the backup) or its new ones. Folders a command created on its way count for nothing (they
+/// are harmless, and making them again is a no-op).
+pub fn settled(ws: &Workspace, mark: Mark) -> Settled {
+    let folder = folder_of(mark.id);
+    let dir = ws.dir();
+    let manifest = match dir.read(folder.join(MANIFEST)) {
+        Ok(bytes) => match serde_json::from_slice::<Manifest>(&bytes) {
+            Ok(manifest) => manifest,
+            Err(e) => return Settled::Unknown(format!("its backup record is damaged ({e})")),
+        },
+        // No record: the command recorded nothing, so it changed nothing.
+        Err(_) => return Settled::NotDone,
+    };
+    let changes: Vec<&Entry> = manifest
+        .entries
+        .iter()
+        .skip(mark.entries)
+        .filter(|e| !matches!(e, Entry::DirCreated { .. }))
+        .collect();
+    let [change] = changes.as_slice() else {
+        return match changes.len() {
+            0 => Settled::NotDone,
+            n => Settled::Unknown(format!("it recorded {n} changes, where one was expected")),
+        };
+    };
+    let bytes = |path: &str| {
+        let meta = dir.symlink_metadata(path).ok()?;
+        meta.is_file().then(|| dir.read(path).ok()).flatten()
+    };
+    let saved = |backup: &str| dir.read(folder.join(backup)).ok();
+    let present = |path: &str| dir.symlink_metadata(path).is_ok();
+    match change {
+        Entry::Modified {
+            path,
+            backup,
+            written,
+            ..
+        } => match (bytes(path), saved(backup)) {
+            (Some(now), Some(old)) if now == old => Settled::NotDone,
+            (Some(now), _) if written.as_deref() == Some(sha256(&now).as_str()) => {
+                Settled::Done(format!("{path} holds its new bytes"))
+            }
+            _ => Settled::Unknown(format!(
+                "{path} holds neither its old bytes nor its new ones"
+            )),
+        },
+        Entry::Created { path, written } => match bytes(path) {
+            None if !present(path) => Settled::NotDone,
+            Some(now) if written.as_deref() == Some(sha256(&now).as_str()) => {
+                Settled::Done(format!("{path} exists with its new bytes"))
+            }
+            _ => Settled::Unknown(format!("{path} exists, but not as it was to be written")),
+        },
+        Entry::Deleted { path, backup, .. } => match (bytes(path), saved(backup)) {
+            (None, _) if !present(path) => Settled::Done(format!("{path} is gone")),
+            (Some(now), Some(old)) if now == old => Settled::NotDone,
+            _ => Settled::Unknown(format!("{path} is neither gone nor as it was")),
+        },
+        Entry::Moved { path, to } => match (present(path), present(to)) {
+            (false, true) => Settled::Done(format!("{path} is now {to}")),
+            (true, false) => Settled::NotDone,
+            _ => Settled::Unknown(format!("both or neither of {path} and {to} exist")),
+        },
+        Entry::DirCreated { .. } => Settled::NotDone,
+    }
+}
