@@ -83,6 +83,17 @@ fn browser_alive(profile: &Path) -> bool {
     })
 }
 
+fn read(ws: &Path, name: &str) -> String {
+    std::fs::read_to_string(ws.join(name)).unwrap()
+}
+
+/// The results message after a resume: the second message the chat got, after the task.
+fn the_results(chat: &LocalChat) -> String {
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    received[1].clone()
+}
+
 fn block(header: &str, section: &str, body: &str) -> String {
     format!("@@{header}\n<<<{section}\n{body}\n{section}>>>\n@@end\n")
 }
@@ -142,17 +153,9 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
         std::fs::read_to_string(ws.path().join("ran.txt")).unwrap(),
         "ran\n"
     );
-    assert_eq!(
-        std::fs::read_to_string(ws.path().join("a.txt")).unwrap(),
-        "a\n"
-    );
-    assert_eq!(
-        std::fs::read_to_string(ws.path().join("c.txt")).unwrap(),
-        "c\n"
-    );
-    let received = chat.received();
-    assert_eq!(received.len(), 2, "{received:#?}");
-    let results = &received[1];
+    assert_eq!(read(ws.path(), "a.txt"), "a\n");
+    assert_eq!(read(ws.path(), "c.txt"), "c\n");
+    let results = &the_results(&chat);
     assert!(
         results.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- keyless was stopped while carrying out this batch"),
         "{results}"
@@ -239,13 +242,8 @@ fn killed_in_a_file_command_resumes_by_looking_and_goes_on_with_the_rest() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("Done. Finished after the restart."), "{text}");
     assert!(std::fs::read(ws.path().join("big.txt")).unwrap() == new.as_bytes());
-    assert_eq!(
-        std::fs::read_to_string(ws.path().join("c.txt")).unwrap(),
-        "c\n"
-    );
-    let received = chat.received();
-    assert_eq!(received.len(), 2, "{received:#?}");
-    let results = &received[1];
+    assert_eq!(read(ws.path(), "c.txt"), "c\n");
+    let results = &the_results(&chat);
     assert!(
         results.starts_with("[KEYLESSAGENT RESULTS] turn=1 batch=1\n--- keyless was stopped while carrying out this batch and has restarted: what had run is reported as it was, and the rest ran now"),
         "{results}"

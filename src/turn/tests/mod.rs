@@ -191,6 +191,31 @@ impl Bench {
     }
 }
 
+/// Saves a session as a turn leaves it when stopped.
+fn save(bench: &Bench, session: &Session) {
+    Recorder::new(&bench.ws).session(session);
+}
+
+fn interrupted(pending: Option<&str>, reply: Option<String>) -> Session {
+    Session {
+        site: "scripted".to_string(),
+        chat_url: Some("https://chat.test/c/7".to_string()),
+        turn: 1,
+        batch: 1,
+        task: Some("the task".to_string()),
+        rules: Some("THE RULES".to_string()),
+        in_flight: match (pending, reply) {
+            (_, Some(reply)) => InFlight::CarryingOut { reply },
+            (Some(message), None) => InFlight::Sending {
+                message: message.to_string(),
+                kind: MessageKind::Results,
+            },
+            (None, None) => InFlight::Idle,
+        },
+        done: Vec::new(),
+    }
+}
+
 fn done(message: &str) -> String {
     format!("@@done\n<<<MSG\n{message}\nMSG>>>\n@@end\n@@eof\n")
 }

@@ -3,31 +3,6 @@
 
 use super::*;
 
-/// Saves a session as a turn leaves it when stopped.
-fn save(bench: &Bench, session: &Session) {
-    Recorder::new(&bench.ws).session(session);
-}
-
-fn interrupted(pending: Option<&str>, reply: Option<String>) -> Session {
-    Session {
-        site: "scripted".to_string(),
-        chat_url: Some("https://chat.test/c/7".to_string()),
-        turn: 1,
-        batch: 1,
-        task: Some("the task".to_string()),
-        rules: Some("THE RULES".to_string()),
-        in_flight: match (pending, reply) {
-            (_, Some(reply)) => InFlight::CarryingOut { reply },
-            (Some(message), None) => InFlight::Sending {
-                message: message.to_string(),
-                kind: MessageKind::Results,
-            },
-            (None, None) => InFlight::Idle,
-        },
-        done: Vec::new(),
-    }
-}
-
 #[test]
 fn resume_waits_for_a_reply_already_on_the_page_without_resending() {
     let mut bench = Bench::new();

@@ -96,20 +96,8 @@ fn put_back(root: &Path, files_then: &BTreeMap<PathBuf, Vec<u8>>) {
 fn stop_at(bench: &Bench, k: usize, moment: Moment) {
     let reply = reply();
     let script = parse(&reply, &bench.settings.limits).script.unwrap();
-    let session = Session {
-        site: "scripted".to_string(),
-        chat_url: Some("https://chat.test/c/7".to_string()),
-        turn: 1,
-        batch: 1,
-        task: Some("the task".to_string()),
-        rules: Some("THE RULES".to_string()),
-        in_flight: InFlight::CarryingOut {
-            reply: reply.clone(),
-        },
-        done: Vec::new(),
-    };
+    save(bench, &interrupted(None, Some(reply.clone())));
     let mut recorder = Recorder::new(&bench.ws);
-    recorder.session(&session);
     recorder.journal_start();
     let mut backup = Backup::new(&bench.ws, BatchKind::Batch, "batch 1");
     let mut host = Approving::default();
