@@ -19,6 +19,11 @@ fn changes_files(kind: crate::protocol::CommandKind) -> bool {
     )
 }
 
+/// The label of a batch's backup (what `keyless undo` names).
+pub(super) fn backup_label(batch: u64) -> String {
+    format!("batch {batch}")
+}
+
 impl Turn<'_> {
     /// Carries out the script of batch `session.batch` (its reply saved in the session, the
     /// journal emptied), or the rest of it when keyless was stopped in it (`resumed`), and
@@ -32,7 +37,7 @@ impl Turn<'_> {
     ) -> Result<String, Stop> {
         let settings = self.settings;
         let batch_number = self.session.batch;
-        let label = format!("batch {batch_number}");
+        let label = backup_label(batch_number);
         let (mut backup, start, prior) = match resumed {
             None => (
                 Backup::new(self.ws, BatchKind::Batch, label),

@@ -3,14 +3,14 @@
 //! finished). Nothing is resent that the chat already answered, and no command runs twice.
 
 use super::record::{self, InFlight, JournalLine, Session};
-use super::{Event, Next, Stop, Turn};
+use super::{Event, Next, Stop, Turn, carry};
 use crate::batch::results::{self, CommandResultHead};
 use crate::batch::{self, Host, Settings, Skipped, Start};
 use crate::chat::{ChatDriver, Reopened};
 use crate::protocol::{Block, CommandKind, parse};
 use crate::workspace::Workspace;
 use crate::workspace::backup::Mark;
-use crate::workspace::settle::{Settled, settled};
+use crate::workspace::settle::{Settled, settled, untouched_since};
 
 /// A batch keyless was stopped in, to be gone on with.
 pub(super) struct Resumed {
@@ -152,7 +152,8 @@ fn head_of(blocks: &[&Block], index: usize) -> CommandResultHead {
 impl Turn<'_> {
     /// Goes on with a batch keyless was stopped in, when what was running can be known: a file
     /// command is resolved by looking at the workspace (done: reported so; not done: run now), a
-    /// command that changes nothing is run again, and the commands that never started follow.
+    /// command that is harmless to repeat is run again, and the commands that never started
+    /// follow.
     /// When it cannot be known (a process, a commit), or a failure may have stopped the batch,
     /// the results message that reports the batch as it stands (`Err`), nothing run again.
     fn pick_up(&mut self, reply: &str, journal: &[JournalLine]) -> Result<Resumed, String> {
@@ -164,7 +165,13 @@ impl Turn<'_> {
             .iter()
             .map(|(index, text)| (head_of(&blocks, *index), text.clone()))
             .collect();
+        // Another batch or an undo since the stop (or a journal from before marks were kept):
+        // what the workspace says is not known to be this batch's.
+        let untouched = replayed.mark.is_some_and(|mark| {
+            untouched_since(self.ws, mark, &carry::backup_label(self.session.batch))
+        });
         let resolved = match replayed.running {
+            _ if !untouched => None,
             // Between two commands: unless the last one failed (its failure may have stopped
             // the batch), the next one goes on.
             None => match replayed.finished.last() {
@@ -172,7 +179,7 @@ impl Turn<'_> {
                 last => Some(last.map_or(1, |(index, _)| index + 1)),
             },
             Some((index, mark)) => match head_of(&blocks, index).kind {
-                // Changes nothing: it runs again.
+                // Harmless to run again: a read, a folder made again is a no-op, a question.
                 CommandKind::ReadFile | CommandKind::Mkdir | CommandKind::Ask => Some(index),
                 CommandKind::NewFile
                 | CommandKind::UpdateFile

@@ -83,3 +83,18 @@ pub fn settled(ws: &Workspace, mark: Mark) -> Settled {
         Entry::DirCreated { .. } => Settled::NotDone,
     }
 }
+
+/// Whether the batch's backup is as keyless left it at `mark`: no batch was recorded after it
+/// (an `apply` or an `undo` since would have changed what the workspace says), and the record at
+/// the mark's id, if there is one, is this batch's (`label`).
+pub fn untouched_since(ws: &Workspace, mark: Mark, label: &str) -> bool {
+    let Ok(manifests) = super::backup::list(ws) else {
+        return false;
+    };
+    let newest = manifests.last().map_or(0, |m| m.id);
+    newest <= mark.id
+        && manifests
+            .iter()
+            .find(|m| m.id == mark.id)
+            .is_none_or(|m: &Manifest| m.label == label && !m.undone)
+}

@@ -344,3 +344,26 @@ fn the_commands_that_ran_before_count_towards_the_limit() {
     );
     assert_eq!(bench.file("d.txt").as_deref(), Some("d\n"));
 }
+
+#[test]
+fn an_undo_after_the_stop_leaves_the_batch_reported_and_nothing_runs() {
+    let mut bench = bench();
+    stop_at(&bench, 3, Moment::Made);
+    backup::undo(&bench.ws).unwrap();
+    let mut chat = ScriptedChat::replying([done("reported")]);
+    bench.resume(&mut chat);
+    let results = &chat.sent[0];
+    assert!(
+        results.contains("#3 editfile | c.txt ---\nstatus: error | code: KA_CANCELLED"),
+        "{results}"
+    );
+    assert!(
+        results.contains("skipped: #4 deletefile | d.txt"),
+        "{results}"
+    );
+    assert_eq!(
+        bench.file("d.txt").as_deref(),
+        Some("d\n"),
+        "nothing ran after the undo"
+    );
+}
