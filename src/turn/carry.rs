@@ -3,12 +3,12 @@
 //! did is summed up, and the results message is rendered.
 
 use super::record::{InFlight, JournalLine, MessageKind};
-use super::{Event, Stop, Turn, resume};
-use crate::batch::results;
-use crate::batch::{self, Done, Host, Step};
+use super::{Event, Stop, Turn};
+use crate::batch::results::{self, CommandResultHead};
+use crate::batch::{self, Done, Host, Start, Step};
 use crate::catalog::{Code, Failure};
 use crate::protocol::Script;
-use crate::workspace::backup::{Backup, BatchKind};
+use crate::workspace::backup::{Backup, BatchKind, Mark};
 
 /// Whether a command kind changes files or folders.
 fn changes_files(kind: crate::protocol::CommandKind) -> bool {
@@ -17,6 +17,17 @@ fn changes_files(kind: crate::protocol::CommandKind) -> bool {
         kind,
         NewFile | UpdateFile | EditFile | DeleteFile | MoveFile | Mkdir
     )
+}
+
+/// A batch keyless was stopped in, to be gone on with.
+pub(super) struct Resumed {
+    /// What ran before the stop, as reported then, and the command it stopped in when looking
+    /// showed it had been done.
+    pub prior: Vec<(CommandResultHead, String)>,
+    /// Where the batch goes on.
+    pub start: Start,
+    /// Where the batch's backup stood last, so it goes on in the same backup.
+    pub mark: Option<Mark>,
 }
 
 /// The label of a batch's backup (what `keyless undo` names).
@@ -31,7 +42,7 @@ impl Turn<'_> {
     pub(super) fn carry_out(
         &mut self,
         script: &Script,
-        resumed: Option<resume::Resumed>,
+        resumed: Option<Resumed>,
         host: &mut dyn Host,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<String, Stop> {

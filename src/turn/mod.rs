@@ -137,7 +137,7 @@ enum Next {
     /// was stopped in.
     Carry {
         reply: String,
-        resumed: Option<resume::Resumed>,
+        resumed: Option<carry::Resumed>,
     },
 }
 

@@ -2,8 +2,9 @@
 //! in flight, or the reply being carried out) and the batch journal (which commands started and
 //! finished). Nothing is resent that the chat already answered, and no command runs twice.
 
+use super::carry::{self, Resumed};
 use super::record::{self, InFlight, JournalLine, Session};
-use super::{Event, Next, Stop, Turn, carry};
+use super::{Event, Next, Stop, Turn};
 use crate::batch::results::{self, CommandResultHead};
 use crate::batch::{self, Host, Settings, Skipped, Start};
 use crate::chat::{ChatDriver, Reopened};
@@ -11,17 +12,6 @@ use crate::protocol::{Block, CommandKind, parse};
 use crate::workspace::Workspace;
 use crate::workspace::backup::Mark;
 use crate::workspace::settle::{Settled, settled, untouched_since};
-
-/// A batch keyless was stopped in, to be gone on with.
-pub(super) struct Resumed {
-    /// What ran before the stop, as reported then, and the command it stopped in when looking
-    /// showed it had been done.
-    pub prior: Vec<(CommandResultHead, String)>,
-    /// Where the batch goes on.
-    pub start: Start,
-    /// Where the batch's backup stood last, so it goes on in the same backup.
-    pub mark: Option<Mark>,
-}
 
 /// Picks up a turn that stopped half-way (see [`Session::interrupted`]): reopens its chat, then
 /// waits for the reply already on the page, resends the unanswered message, carries out a reply
