@@ -367,3 +367,34 @@ fn an_undo_after_the_stop_leaves_the_batch_reported_and_nothing_runs() {
         "nothing ran after the undo"
     );
 }
+
+#[test]
+fn a_new_file_or_a_move_changed_by_hand_after_the_stop_is_unknown() {
+    // The new file is there, but not with the bytes it was to be written with.
+    let mut bench = bench();
+    stop_at(&bench, 1, Moment::Recorded);
+    std::fs::write(bench.ws.root().join("new/a.txt"), "by hand\n").unwrap();
+    let mut chat = ScriptedChat::replying([done("reported")]);
+    bench.resume(&mut chat);
+    assert!(
+        chat.sent[0].contains("#1 newfile | new/a.txt ---\nstatus: error | code: KA_CANCELLED"),
+        "{}",
+        chat.sent[0]
+    );
+    assert_eq!(bench.file("b.txt").as_deref(), Some("b, old\n"));
+
+    // Both the old and the new place of a move hold a file.
+    let mut bench = self::bench();
+    stop_at(&bench, 5, Moment::Recorded);
+    std::fs::create_dir_all(bench.ws.root().join("moved")).unwrap();
+    std::fs::write(bench.ws.root().join("moved/f.txt"), "by hand\n").unwrap();
+    let mut chat = ScriptedChat::replying([done("reported")]);
+    bench.resume(&mut chat);
+    assert!(
+        chat.sent[0]
+            .contains("#5 movefile | e.txt -> moved/f.txt ---\nstatus: error | code: KA_CANCELLED"),
+        "{}",
+        chat.sent[0]
+    );
+    assert_eq!(bench.file("e.txt").as_deref(), Some("e\n"));
+}
