@@ -13,18 +13,29 @@ const TRAILER: &str =
 /// Renders a batch report as the message sent back to the model.
 pub fn render(report: &Report) -> String {
     let mut out = opening(report.turn, report.batch);
+    push_report(&mut out, &[], report);
+    out
+}
+
+/// Every result in order (`prior` first: results reported before, already rendered), the
+/// redaction note, what was skipped and what `@@done` came to.
+fn push_report(out: &mut String, prior: &[(CommandResultHead, String)], report: &Report) {
+    let total = prior.len() + report.total;
+    for (i, (head, text)) in prior.iter().enumerate() {
+        push_head(out, i + 1, total, head);
+        out.push_str(text);
+    }
     for (i, result) in report.results.iter().enumerate() {
         let head = CommandResultHead {
             index: result.index,
             kind: result.kind,
             label: result.label.clone(),
         };
-        push_head(&mut out, i + 1, report.total, &head);
+        push_head(out, prior.len() + i + 1, total, &head);
         out.push_str(&outcome_text(&result.outcome));
     }
-    push_redacted(&mut out, report.redacted);
-    closing(&mut out, &report.skipped, &report.done);
-    out
+    push_redacted(out, report.redacted);
+    closing(out, &report.skipped, &report.done);
 }
 
 fn push_redacted(out: &mut String, count: usize) {
@@ -68,22 +79,7 @@ pub fn outcome_text(outcome: &Outcome) -> String {
 pub fn render_resumed(prior: &[(CommandResultHead, String)], report: &Report) -> String {
     let mut out = opening(report.turn, report.batch);
     out.push_str(RESUMED_NOTE);
-    let total = prior.len() + report.total;
-    for (i, (head, text)) in prior.iter().enumerate() {
-        push_head(&mut out, i + 1, total, head);
-        out.push_str(text);
-    }
-    for (i, result) in report.results.iter().enumerate() {
-        let head = CommandResultHead {
-            index: result.index,
-            kind: result.kind,
-            label: result.label.clone(),
-        };
-        push_head(&mut out, prior.len() + i + 1, total, &head);
-        out.push_str(&outcome_text(&result.outcome));
-    }
-    push_redacted(&mut out, report.redacted);
-    closing(&mut out, &report.skipped, &report.done);
+    push_report(&mut out, prior, report);
     out
 }
 

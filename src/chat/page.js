@@ -99,8 +99,7 @@
       control.click();
       return true;
     },
-    // Cards (a paste the site turned into a file) count from `markRegion` to `unmarkRegion`.
-    markRegion: () => { d.markRegion(first("Composer")); return true; },
+    // Cards (a paste the site turned into a file) count from `begin` to `unmarkRegion`.
     unmarkRegion: () => { d.unmarkRegion(); return true; },
     cards: () => d.cards(first("Composer")).length,
     removeCards: () => d.removeCards(first("Composer")),

@@ -5,7 +5,7 @@
 use super::record::{InFlight, JournalLine, MessageKind};
 use super::{Event, Stop, Turn};
 use crate::batch::results::{self, CommandResultHead};
-use crate::batch::{self, Done, Host, Start, Step};
+use crate::batch::{self, Done, Host, Start};
 use crate::catalog::{Code, Failure};
 use crate::protocol::Script;
 use crate::workspace::backup::{Backup, BatchKind, Mark};
@@ -74,23 +74,7 @@ impl Turn<'_> {
             settings,
             (self.session.turn, batch_number),
             start,
-            &mut |step| {
-                let line = match step {
-                    Step::Starting { index, mark, .. } => JournalLine {
-                        batch: batch_number,
-                        index,
-                        result: None,
-                        backup: mark,
-                    },
-                    Step::Finished(result) => JournalLine {
-                        batch: batch_number,
-                        index: result.index,
-                        result: Some(results::outcome_text(&result.outcome)),
-                        backup: None,
-                    },
-                };
-                recorder.journal(&line);
-            },
+            &mut |step| recorder.journal(&JournalLine::of(batch_number, &step)),
         );
         on_event(Event::Executed { report: &report });
         self.summary.batches += 1;

@@ -190,6 +190,27 @@ pub struct JournalLine {
     pub backup: Option<crate::workspace::backup::Mark>,
 }
 
+impl JournalLine {
+    /// The line batch `batch` journals for a step: a command starting (with where the backup
+    /// stood), or its result once it finished.
+    pub fn of(batch: u64, step: &crate::batch::Step) -> JournalLine {
+        match step {
+            crate::batch::Step::Starting { index, mark, .. } => JournalLine {
+                batch,
+                index: *index,
+                result: None,
+                backup: *mark,
+            },
+            crate::batch::Step::Finished(result) => JournalLine {
+                batch,
+                index: result.index,
+                result: Some(crate::batch::results::outcome_text(&result.outcome)),
+                backup: None,
+            },
+        }
+    }
+}
+
 /// The journal of batch `batch`: lines of other batches (a journal left over) are ignored.
 pub fn read_journal(ws: &Workspace, batch: u64) -> Vec<JournalLine> {
     let Ok(text) = ws.dir().read_to_string(Path::new(AGENT_DIR).join(JOURNAL)) else {

@@ -438,7 +438,7 @@ impl CdpDriver {
         Err(Failure::new(
             Code::SendNotConfirmed,
             format!(
-                "the composer does not hold the message exactly after {how} (it holds {} characters); nothing was sent",
+                "the composer does not hold the message exactly after {how} (its text is {} UTF-16 units long); nothing was sent",
                 judged.length.max(0)
             ),
         ))

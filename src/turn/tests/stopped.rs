@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::batch::results;
 use crate::batch::{Start, Step};
 use crate::config::Pace;
 use crate::protocol::Script;
@@ -105,23 +104,11 @@ fn stop_at(bench: &Bench, k: usize, moment: Moment) {
     let before = Script {
         blocks: script.blocks[..k - 1].to_vec(),
     };
+    // As the turn journals them; at the made moment, the command's finish is not journalled.
     let journal = |step: Step, finished: bool| {
-        let line = match step {
-            Step::Starting { index, mark, .. } => JournalLine {
-                batch: 1,
-                index,
-                result: None,
-                backup: mark,
-            },
-            Step::Finished(result) if finished => JournalLine {
-                batch: 1,
-                index: result.index,
-                result: Some(results::outcome_text(&result.outcome)),
-                backup: None,
-            },
-            Step::Finished(_) => return,
-        };
-        Recorder::new(&bench.ws).journal(&line);
+        if finished || matches!(step, Step::Starting { .. }) {
+            Recorder::new(&bench.ws).journal(&JournalLine::of(1, &step));
+        }
     };
     let run = |script: &Script,
                backup: &mut Backup,
