@@ -19,7 +19,7 @@ struct Setup {
 fn options(url: String, profile: PathBuf) -> Options {
     Options {
         truncation_budget: Duration::from_secs(1),
-        ..Options::local_page(url, profile).unwrap()
+        ..crate::common::shared_browser::local_page(url, profile)
     }
 }
 
@@ -41,6 +41,12 @@ fn start_with(script: Script, change: impl FnOnce(&mut Options)) -> Setup {
         driver: driver.unwrap(),
         _profile: profile,
     }
+}
+
+/// A browser of the test's own, launched as keyless does by default (the other tests attach to
+/// the shared one).
+fn launching(options: &mut Options) {
+    options.cdp_url = None;
 }
 
 fn start(script: Script) -> Setup {
@@ -256,7 +262,7 @@ fn a_reply_timeout_leaves_a_sketch_of_the_page_without_its_text() {
 /// (Headless Chromium sets `navigator.webdriver` whatever the flags, so the flags are checked.)
 #[test]
 fn the_browser_does_not_announce_automation() {
-    let s = start(Script::replies([SHORT]));
+    let s = start_with(Script::replies([SHORT]), launching);
     let profile = s._profile.path().to_string_lossy().into_owned();
     let browser: Vec<String> = std::fs::read_dir("/proc")
         .unwrap()
@@ -511,7 +517,10 @@ fn a_stale_composer_selector_is_healed_by_discovery_with_one_warning() {
 #[test]
 fn a_browser_that_cannot_be_reached_is_connection_failed() {
     let chat = LocalChat::start(Script::default()).unwrap();
-    let (result, _p) = launch(&chat, |o| o.executable = Some("/no/such/chromium".into()));
+    let (result, _p) = launch(&chat, |o| {
+        launching(o);
+        o.executable = Some("/no/such/chromium".into())
+    });
     assert_eq!(result.err().unwrap().code, Code::BrowserConnectionFailed);
     let (result, _p) = launch(&chat, |o| o.cdp_url = Some("http://127.0.0.1:9".into()));
     assert_eq!(result.err().unwrap().code, Code::BrowserConnectionFailed);
@@ -701,7 +710,7 @@ fn a_failed_upload_is_reported_and_the_message_is_pasted_instead() {
 
 #[test]
 fn a_crashed_browser_is_connection_failed_never_a_hang() {
-    let mut s = start(Script::replies([SHORT]));
+    let mut s = start_with(Script::replies([SHORT]), launching);
     s.driver.kill_browser();
     let started = std::time::Instant::now();
     let failure = s.driver.send("anyone there?").unwrap_err();
@@ -881,6 +890,9 @@ fn devtools_get(port: &str, path: &str) -> String {
 
 #[test]
 fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
+    // The user's own tab, which says how wide it is in its title.
+    const USERS_TAB: &str =
+        "data:text/html,<script>setInterval(()=>document.title='wide '%2BinnerWidth,100)</script>";
     let chat = LocalChat::start(Script::replies([SHORT])).unwrap();
     let profile = tempfile::tempdir().unwrap();
     let executable = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
@@ -888,9 +900,14 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
         .find(|p| std::path::Path::new(p).exists())
         .unwrap_or("chromium");
     let mut browser = std::process::Command::new(executable)
-        .args(["--headless", "--no-sandbox", "--remote-debugging-port=0"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--remote-debugging-port=0",
+            "--window-size=1000,700",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
+        .arg(USERS_TAB)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -916,6 +933,23 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
     opts.cdp_url = Some(format!("ws://127.0.0.1:{port}{path}"));
     let mut driver = CdpDriver::start(opts).unwrap();
     assert!(devtools_get(&port, "/json/list").contains(&chat.url()));
+    // No screen is emulated: keyless's page is as wide as the window, and the user's tab keeps
+    // its width while keyless is attached (chromiumoxide's default would make both 800).
+    assert_eq!(driver.evaluate_json("innerWidth").unwrap(), 1000);
+    let waited = std::time::Instant::now();
+    while !devtools_get(&port, "/json/list").contains("wide ") {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the user's tab runs"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let targets = devtools_get(&port, "/json/list");
+    assert!(
+        targets.contains("wide 1000") && !targets.contains("wide 800"),
+        "{targets}"
+    );
     driver.send("from an attached keyless").unwrap();
     assert_eq!(driver.wait_reply(&mut |_| {}).unwrap().text, SHORT);
     driver.close();

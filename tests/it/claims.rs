@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 
-use crate::common::local_keyless::keyless_on;
+use crate::common::local_keyless::keyless_launching;
 
 /// `keyless run wait` on the local page.
 fn keyless(ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
-    keyless_on(chat, ws, profile, &["run", "wait"])
+    keyless_launching(chat, ws, profile, &["run", "wait"])
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use keyless::catalog::Code;
-use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::cdp::CdpDriver;
 use keyless::chat::local::{Fault, LocalChat, MODES, PageFaults, Script, ScriptedReply};
 use keyless::chat::{Channel, ChatDriver};
 
@@ -29,7 +29,7 @@ fn page(modes: &[&str]) -> PageFaults {
 }
 
 fn driver(chat: &LocalChat, knowledge: Knowledge, profile: PathBuf) -> CdpDriver {
-    let mut options = Options::local_page(chat.url(), profile).unwrap();
+    let mut options = crate::common::shared_browser::local_page(chat.url(), profile);
     options.truncation_budget = Duration::from_secs(2);
     match knowledge {
         Knowledge::None => {
@@ -227,6 +227,7 @@ fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
     .arg(ws.path())
     .arg("--profile")
     .arg(profile.join("browser"))
+    .args(["--cdp", crate::common::shared_browser::cdp_url()])
     .env("XDG_CONFIG_HOME", profile)
     .stdin(std::process::Stdio::null());
     if !matches!(way, Way::Unknown) {
@@ -324,6 +325,7 @@ fn keyless_unknown(
         .arg(&selectors)
         .arg("--profile")
         .arg(config.join("browser"))
+        .args(["--cdp", crate::common::shared_browser::cdp_url()])
         .env("XDG_CONFIG_HOME", config)
         .stdin(std::process::Stdio::null())
         .output()
@@ -414,7 +416,8 @@ fn discovered(script: Script, timeout: Duration) -> (LocalChat, CdpDriver, tempf
     })
     .unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    let mut options =
+        crate::common::shared_browser::local_page(chat.url(), profile.path().to_path_buf());
     options.site = keyless::chat::selectors::load(None)
         .unwrap()
         .unknown_site(&chat.url());
@@ -505,7 +508,8 @@ fn a_new_chat_on_a_discovered_page_uses_its_new_chat_control() {
     .unwrap();
     let profile = tempfile::tempdir().unwrap();
     let address = format!("{}c/kept", chat.url());
-    let mut options = Options::local_page(address.clone(), profile.path().to_path_buf()).unwrap();
+    let mut options =
+        crate::common::shared_browser::local_page(address.clone(), profile.path().to_path_buf());
     options.site = keyless::chat::selectors::load(None)
         .unwrap()
         .unknown_site(&address);

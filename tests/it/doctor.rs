@@ -20,6 +20,7 @@ fn doctor(url: &str, extra: &[&str]) -> (Value, Option<i32>) {
             "--profile",
         ])
         .arg(profile.path())
+        .args(["--cdp", crate::common::shared_browser::cdp_url()])
         .args(extra)
         .output()
         .unwrap();

@@ -163,8 +163,7 @@ fn a_60000_character_prompt_arrives_exactly_through_every_editor() {
         .unwrap();
         let profile = tempfile::tempdir().unwrap();
         let mut options =
-            keyless::chat::cdp::Options::local_page(chat.url(), profile.path().to_path_buf())
-                .unwrap();
+            crate::common::shared_browser::local_page(chat.url(), profile.path().to_path_buf());
         options.site.insert = if i % 2 == 0 {
             Vec::new()
         } else {

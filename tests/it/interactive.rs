@@ -16,11 +16,12 @@ const PROMPT: &str = "keyless> ";
 fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(&str, &str)]) -> String {
     let profile = tempfile::tempdir().unwrap();
     let command = format!(
-        "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {}",
+        "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {} --cdp {}",
         env!("CARGO_BIN_EXE_keyless"),
         chat.url(),
         ws.display(),
-        profile.path().display()
+        profile.path().display(),
+        crate::common::shared_browser::cdp_url()
     );
     let mut terminal = Pty::start(&command, &[("XDG_CONFIG_HOME", profile.path())]);
     for (shown, line) in lines {

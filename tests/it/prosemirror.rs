@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use keyless::chat::ChatDriver;
-use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::cdp::CdpDriver;
 use keyless::chat::local::{self, LocalChat, PageFaults, Script};
 
 /// The ProseMirror packages, installed once per test run from the committed lock file.
@@ -39,7 +39,8 @@ fn start(insert: &[&str]) -> Setup {
     })
     .unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    let mut options =
+        crate::common::shared_browser::local_page(chat.url(), profile.path().to_path_buf());
     options.site.insert = insert.iter().map(|s| s.to_string()).collect();
     options.reply_timeout = Duration::from_secs(20);
     let driver = CdpDriver::start(options).unwrap();

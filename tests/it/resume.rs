@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use keyless::batch::Settings;
 use keyless::catalog::Code;
-use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::cdp::CdpDriver;
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 use keyless::config::Mode;
 use keyless::turn::{self, Stop, record};
@@ -18,16 +18,32 @@ use keyless::workspace::Workspace;
 
 use crate::common::quiet_host::Quiet;
 
-use crate::common::local_keyless::keyless_on;
+use crate::common::local_keyless::{keyless_launching, keyless_on};
 
-/// `keyless <args>` on the local page, approving every command (Auto mode).
+/// `keyless <args>` on the local page, approving every command (Auto mode), attached to the
+/// shared browser; or, for a profile made by [`own_browser`], launching its own on it.
 fn keyless(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Command {
-    let mut cmd = keyless_on(chat, ws, profile, args);
+    let mut cmd = if profile.join(OWN_BROWSER).exists() {
+        keyless_launching(chat, ws, profile, args)
+    } else {
+        keyless_on(chat, ws, profile, args)
+    };
     cmd.args(["--mode", "auto"]);
     cmd
 }
 
-/// Starts keyless with its output thrown away (it is going to be killed).
+/// A profile on which keyless launches a browser of its own: for the tests that kill keyless
+/// and check that the browser it leaves is taken over.
+fn own_browser() -> tempfile::TempDir {
+    let profile = tempfile::tempdir().unwrap();
+    std::fs::write(profile.path().join(OWN_BROWSER), "").unwrap();
+    profile
+}
+
+/// The mark of a profile made by [`own_browser`].
+const OWN_BROWSER: &str = "own-browser";
+
+/// Starts keyless with its output thrown away (it is going to be stopped).
 fn start_silently(args: &[&str], ws: &Path, profile: &Path, chat: &LocalChat) -> Child {
     keyless(args, ws, profile, chat)
         .stdout(Stdio::null())
@@ -112,7 +128,7 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
     );
     let chat = LocalChat::start(Script::replies([first, second])).unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let profile = tempfile::tempdir().unwrap();
+    let profile = own_browser();
     let task = "Write a, run the counter, write c";
 
     let mut child = start_silently(&["run", task], ws.path(), profile.path(), &chat);
@@ -209,7 +225,7 @@ fn killed_in_a_file_command_resumes_by_looking_and_goes_on_with_the_rest() {
     let second = "@@done\n<<<MSG\nFinished after the restart.\nMSG>>>\n@@end\n@@eof\n".to_string();
     let chat = LocalChat::start(Script::replies([first, second])).unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let profile = tempfile::tempdir().unwrap();
+    let profile = own_browser();
     let old = big_file();
     std::fs::write(ws.path().join("big.txt"), &old).unwrap();
 
@@ -285,7 +301,7 @@ fn killed_while_the_model_writes_reads_the_reply_from_the_page_without_resending
     script.chunk_delay = Duration::from_millis(150);
     let chat = LocalChat::start(script).unwrap();
     let ws = tempfile::tempdir().unwrap();
-    let profile = tempfile::tempdir().unwrap();
+    let profile = own_browser();
     let task = "Write a slowly";
 
     let mut child = start_silently(&["run", task], ws.path(), profile.path(), &chat);
@@ -357,7 +373,7 @@ fn another_task_while_a_turn_is_interrupted_is_refused_before_the_browser_opens(
 }
 
 fn driver(chat: &LocalChat, profile: &Path) -> CdpDriver {
-    let mut options = Options::local_page(chat.url(), profile.to_path_buf()).unwrap();
+    let mut options = crate::common::shared_browser::local_page(chat.url(), profile.to_path_buf());
     options.reply_timeout = Duration::from_secs(20);
     CdpDriver::start(options).unwrap()
 }

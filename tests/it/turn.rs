@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use keyless::batch::Settings;
-use keyless::chat::cdp::{CdpDriver, Options};
+use keyless::chat::cdp::CdpDriver;
 use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 use keyless::config::{Limits, Mode};
 use keyless::turn::{self, Stop};
@@ -15,7 +15,8 @@ use crate::common::quiet_host::Quiet;
 fn run_turn(replies: Vec<String>, limits: Limits) -> (Stop, Vec<String>) {
     let chat = LocalChat::start(Script::replies(replies)).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    let mut options =
+        crate::common::shared_browser::local_page(chat.url(), profile.path().to_path_buf());
     options.reply_timeout = Duration::from_secs(20);
     options.truncation_budget = Duration::from_secs(2);
     let mut driver = CdpDriver::start(options).unwrap();
@@ -175,7 +176,8 @@ impl keyless::chat::ChatDriver for DropsOnce {
 fn offline_waits_and_resends_the_same_message() {
     let chat = LocalChat::start(Script::replies(["@@done\n@@end\n@@eof\n"])).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    let mut options =
+        crate::common::shared_browser::local_page(chat.url(), profile.path().to_path_buf());
     options.reply_timeout = Duration::from_secs(20);
     options.truncation_budget = Duration::from_secs(2);
     let inner = CdpDriver::start(options).unwrap();
@@ -233,7 +235,8 @@ fn a_full_chat_is_continued_in_a_new_chat_with_a_summary() {
     };
     let chat = LocalChat::start(script).unwrap();
     let profile = tempfile::tempdir().unwrap();
-    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    let mut options =
+        crate::common::shared_browser::local_page(chat.url(), profile.path().to_path_buf());
     options.reply_timeout = Duration::from_secs(20);
     options.truncation_budget = Duration::from_secs(2);
     let mut driver = CdpDriver::start(options).unwrap();

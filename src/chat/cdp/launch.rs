@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::emulation::SetFocusEmulationEnabledParams;
+use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::{Browser, BrowserConfig, Page};
 use futures::StreamExt;
 
@@ -127,8 +129,11 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
     let (mut browser, mut handler, adopted_pid) = match (&options.cdp_url, adopted) {
         (_, Some((browser, handler, pid))) => (browser, handler, Some(pid)),
         (Some(url), None) => {
-            let (browser, handler) =
-                bounded(Browser::connect(url.clone()), "attach to the browser").await?;
+            let (browser, handler) = bounded(
+                Browser::connect_with_config(url.clone(), attached()),
+                "attach to the browser",
+            )
+            .await?;
             (browser, handler, None)
         }
         (None, None) => {
@@ -138,7 +143,9 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
                 .user_data_dir(&options.profile)
                 .launch_timeout(Duration::from_secs(20))
                 .request_timeout(CDP_TIMEOUT)
-                .window_size(1280, 900);
+                .window_size(1280, 900)
+                // The page is as big as the window: no emulated screen (see `attached`).
+                .viewport(None);
             // chromiumoxide's own defaults (puppeteer's) include `enable-automation`: Chrome
             // then says it is "controlled by automated test software", sets
             // `navigator.webdriver`, and Google's sign-in refuses the browser ("may not be
@@ -170,6 +177,13 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
             .and_then(|id| i32::try_from(id).ok())
     });
     let page = bounded(browser.new_page(options.url.as_str()), "open the chat page").await?;
+    // The page behaves as focused while the user works in another window (editors drop
+    // their selection, and some pages pause, when they lose focus).
+    bounded(
+        page.execute(SetFocusEmulationEnabledParams::new(true)),
+        "keep the chat page focused",
+    )
+    .await?;
     Ok(Opened {
         browser,
         page,
@@ -200,12 +214,23 @@ async fn adopt(profile: &Path) -> Result<Option<Adopted>, Failure> {
         return Err(in_use());
     };
     let url = format!("ws://127.0.0.1:{}{}", port.trim(), path.trim());
-    match tokio::time::timeout(ADOPT_TIMEOUT, Browser::connect(url)).await {
+    match tokio::time::timeout(ADOPT_TIMEOUT, Browser::connect_with_config(url, attached())).await {
         Ok(Ok((browser, handler))) => {
             tracing::info!(pid, "attached to the browser left running on this profile");
             Ok(Some((browser, handler, pid)))
         }
         _ => Err(in_use()),
+    }
+}
+
+/// How keyless attaches to a browser. chromiumoxide attaches to every page of the browser and,
+/// by default, emulates an 800×600 screen on each: in the user's own browser that would
+/// squeeze all their tabs while keyless runs. No emulation: every page stays as its window.
+fn attached() -> HandlerConfig {
+    HandlerConfig {
+        viewport: None,
+        request_timeout: CDP_TIMEOUT,
+        ..HandlerConfig::default()
     }
 }
 

@@ -40,8 +40,8 @@ pub use sent::{attachment_name, attachment_note};
 
 pub use composer::STRATEGIES;
 pub use discovery::Learned;
-pub use launch::find_browser;
 use launch::open_browser;
+pub use launch::{LAUNCH_ARGS, find_browser};
 
 /// The script keyless puts into the page.
 const PAGE_JS: &str = include_str!("../page.js");
@@ -507,22 +507,31 @@ impl CdpDriver {
         });
     }
 
-    /// Closes the browser (a launched one) or detaches (an attached one).
     /// Closes the browser (a launched one), or, in the user's own browser (attached), only the
-    /// tab keyless opened: the chat stays at its address for the next run.
+    /// window keyless opened: the chat stays at its address for the next run.
     pub fn close(mut self) {
-        let launched = self.options.cdp_url.is_none();
-        let handler = self.handler;
-        let page = self.page.clone();
-        self.runtime.block_on(async {
-            if launched {
-                let _ = tokio::time::timeout(Duration::from_secs(5), self.browser.close()).await;
-                let _ = tokio::time::timeout(Duration::from_secs(5), self.browser.wait()).await;
-            } else {
+        if self.options.cdp_url.is_none() {
+            let browser = &mut self.browser;
+            self.runtime.block_on(async {
+                let _ = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
+                let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
+            });
+        }
+        // Drop closes an attached driver's window and stops the handler.
+    }
+}
+
+impl Drop for CdpDriver {
+    /// A driver dropped without `close` (an error on the way out, a test) leaves no window of
+    /// its own behind in the user's browser. A launched browser is killed with its `Browser`.
+    fn drop(&mut self) {
+        if self.options.cdp_url.is_some() && tokio::runtime::Handle::try_current().is_err() {
+            let page = self.page.clone();
+            self.runtime.block_on(async {
                 let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
-            }
-            handler.abort();
-        });
+            });
+        }
+        self.handler.abort();
     }
 }
 

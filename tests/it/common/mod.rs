@@ -6,6 +6,7 @@
 pub mod local_keyless;
 pub mod pty;
 pub mod quiet_host;
+pub mod shared_browser;
 
 use std::ffi::OsString;
 use std::fs;
