@@ -3,7 +3,8 @@
 //! keyless choosing its strategy as on a site that names none (target: median ≤ 150 ms per
 //! editor); and on the local page's own composer, which re-renders itself on every input event,
 //! keyless's whole send (insert, check, click, confirm) against one plain CDP insertion of the
-//! same text plus a click (the peer's way), in the same run. Run: `cargo bench --bench editors`.
+//! same text plus a click (the peer's way), in the same run. Run: `cargo bench --bench editors`
+//! (`-- NAME` for the parts whose name contains NAME: an editor's, or `rerendering`).
 
 use std::time::{Duration, Instant};
 
@@ -34,7 +35,13 @@ fn main() {
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/editors");
     let modules = local::editor_modules(&folder).unwrap();
     let text = prompt();
-    for editor in EDITOR_NAMES {
+    // `cargo bench` passes `--bench`; any other argument picks the parts to run.
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| name.contains(w.as_str()));
+    for editor in EDITOR_NAMES.into_iter().filter(|e| runs(e)) {
         let chat = LocalChat::start(Script {
             page: PageFaults {
                 editor: Some(editor.to_string()),
@@ -63,7 +70,9 @@ fn main() {
         );
         driver.close();
     }
-    rerendering(&text);
+    if runs("rerendering") {
+        rerendering(&text);
+    }
 }
 
 /// The local page's own composer re-renders all of itself on every input event.

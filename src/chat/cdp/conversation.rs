@@ -101,8 +101,20 @@ impl CdpDriver {
                 self.eval::<bool>(&begin)?;
                 self.discover_send()? && self.click_trusted("SendButton")?
             } else if attempt == 0 {
-                // A scripted click first: it needs no free view of the button.
-                self.eval::<bool>(&format!("{begin} && window.__keyless.click('SendButton')"))?
+                // A scripted click first: it needs no free view of the button. The new turn is
+                // looked for in the same call once the click's own work is done (a framework
+                // finishes it in microtasks): a page that draws the turn at once is confirmed
+                // without waiting for the frame that draws it.
+                let (clicked, shown): (bool, serde_json::Value) =
+                    self.eval_json_async(&format!(
+                    "if (!({begin} && window.__keyless.click('SendButton'))) return [false, null];
+                     await new Promise((resolve) => queueMicrotask(resolve));
+                     return [true, window.__keyless.sentShown({users})];"
+                ))?;
+                if shown.as_str() == Some("same") {
+                    return Ok(());
+                }
+                clicked
             } else {
                 // The retry is a real mouse click, for handlers that ignore scripted ones.
                 self.eval::<bool>(&begin)?;

@@ -438,6 +438,16 @@ impl CdpDriver {
             .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
     }
 
+    /// Runs `body`, the body of an async function that returns a JSON-able value, and returns
+    /// that value.
+    fn eval_json_async<T: serde::de::DeserializeOwned>(&self, body: &str) -> Result<T, Failure> {
+        let json: String = self.eval(&format!(
+            "(async () => {{ const value = await (async () => {{ {body} }})(); return JSON.stringify(value); }})()"
+        ))?;
+        serde_json::from_str(&json)
+            .map_err(|e| Failure::new(Code::Internal, format!("page answer: {e}")))
+    }
+
     /// The page's state: one round trip while the helper is there (the usual case: it is
     /// sent again only after a navigation took it away).
     fn state(&self) -> Result<PageState, Failure> {
