@@ -41,7 +41,7 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let runs = |name: &str| wanted.is_empty() || wanted.iter().any(|w| name.contains(w.as_str()));
-    for editor in EDITOR_NAMES.into_iter().filter(|e| runs(e)) {
+    for editor in EDITOR_NAMES.iter().filter(|e| runs(e)) {
         let chat = LocalChat::start(Script {
             page: PageFaults {
                 editor: Some(editor.to_string()),
