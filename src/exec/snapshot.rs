@@ -48,26 +48,58 @@ pub fn missing(tools: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Each tool with the first line its `--version` prints, or Missing.
+/// Each tool with the first line its `--version` prints, or Missing. The tools are asked at
+/// once, each in its own thread: a run starts in the time of the slowest (npm takes about
+/// 0.25 s), not of all of them in turn.
 pub fn probe(tools: &[String], cwd: &Path) -> Vec<Tool> {
-    tools
-        .iter()
-        .map(|name| {
-            let version = find_on_path(name).map(|_| {
-                super::run(&format!("{name} --version"), cwd, PROBE_TIMEOUT, 400)
-                    .ok()
-                    .and_then(|run| {
-                        run.output
-                            .lines()
-                            .find(|l| !l.trim().is_empty())
-                            .map(|l| l.trim().to_string())
-                    })
-                    .unwrap_or_else(|| "present (version unknown)".to_string())
-            });
-            Tool {
+    std::thread::scope(|scope| {
+        let asked: Vec<_> = tools
+            .iter()
+            .map(|name| scope.spawn(move || version_of(name, cwd)))
+            .collect();
+        tools
+            .iter()
+            .zip(asked)
+            .map(|(name, asked)| Tool {
                 name: name.clone(),
-                version,
-            }
-        })
-        .collect()
+                version: asked.join().unwrap_or(None),
+            })
+            .collect()
+    })
+}
+
+/// The first line `name --version` prints (or that it is present), `None` when it is Missing.
+fn version_of(name: &str, cwd: &Path) -> Option<String> {
+    find_on_path(name)?;
+    let version = super::run(&format!("{name} --version"), cwd, PROBE_TIMEOUT, 400)
+        .ok()
+        .and_then(|run| {
+            run.output
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .map(|l| l.trim().to_string())
+        });
+    Some(version.unwrap_or_else(|| "present (version unknown)".to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_asked_at_once_and_reported_in_their_order() {
+        let tools = ["git", "keyless-no-such-tool", "git"].map(String::from);
+        let found = probe(&tools, Path::new("."));
+        let names: Vec<&str> = found.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["git", "keyless-no-such-tool", "git"]);
+        assert!(
+            found[0]
+                .version
+                .as_deref()
+                .unwrap()
+                .starts_with("git version")
+        );
+        assert_eq!(found[1].version, None);
+        assert_eq!(found[0], found[2]);
+    }
 }
