@@ -971,6 +971,19 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
         "keyless's tab is closed: {targets}"
     );
     assert_eq!(chat.received(), vec!["from an attached keyless"]);
+
+    // A driver that stops without closing (an error on the way out) leaves no tab either.
+    let keyless_profile = tempfile::tempdir().unwrap();
+    let mut opts = options(chat.url(), keyless_profile.path().to_path_buf());
+    opts.cdp_url = Some(format!("ws://127.0.0.1:{port}{path}"));
+    let dropped = CdpDriver::start(opts).unwrap();
+    assert!(devtools_get(&port, "/json/list").contains(&chat.url()));
+    drop(dropped);
+    let targets = devtools_get(&port, "/json/list");
+    assert!(
+        !targets.contains(&chat.url()),
+        "a dropped driver's tab is closed: {targets}"
+    );
     browser.kill().unwrap();
     browser.wait().unwrap();
 }
