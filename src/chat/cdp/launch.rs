@@ -1,4 +1,5 @@
-//! Finding and launching Chrome/Chromium, or attaching to a running one.
+//! Finding and launching Chrome/Chromium, or attaching to a running one; and closing it (or, in
+//! the user's own browser, only keyless's tab).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,7 +9,7 @@ use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::{Browser, BrowserConfig, Page};
 use futures::StreamExt;
 
-use super::{CDP_TIMEOUT, Options, bounded, connection};
+use super::{CDP_TIMEOUT, CdpDriver, Options, bounded, connection};
 use crate::catalog::Failure;
 use crate::claim::Claim;
 
@@ -256,5 +257,43 @@ fn running_as_root() -> bool {
     #[cfg(not(unix))]
     {
         false
+    }
+}
+
+/// Ending: a launched browser closed or killed, an attached one left with its tab closed.
+impl CdpDriver {
+    /// Kills a launched browser at once, as a crash would (tests and emergencies).
+    pub fn kill_browser(&mut self) {
+        let browser = &mut self.browser;
+        self.runtime.block_on(async {
+            let _ = tokio::time::timeout(Duration::from_secs(5), browser.kill()).await;
+        });
+    }
+
+    /// Closes the browser (a launched one), or, in the user's own browser (attached), only the
+    /// tab keyless opened: the chat stays at its address for the next run.
+    pub fn close(mut self) {
+        if self.options.cdp_url.is_none() {
+            let browser = &mut self.browser;
+            self.runtime.block_on(async {
+                let _ = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
+                let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
+            });
+        }
+        // Drop closes an attached driver's tab and stops the handler.
+    }
+}
+
+impl Drop for CdpDriver {
+    /// A driver dropped without `close` (an error on the way out, a test) leaves no tab of
+    /// its own behind in the user's browser. A launched browser is killed with its `Browser`.
+    fn drop(&mut self) {
+        if self.options.cdp_url.is_some() && tokio::runtime::Handle::try_current().is_err() {
+            let page = self.page.clone();
+            self.runtime.block_on(async {
+                let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
+            });
+        }
+        self.handler.abort();
     }
 }

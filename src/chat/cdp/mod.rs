@@ -508,41 +508,6 @@ impl CdpDriver {
             Ok(())
         })
     }
-
-    /// Kills a launched browser at once, as a crash would (tests and emergencies).
-    pub fn kill_browser(&mut self) {
-        let browser = &mut self.browser;
-        self.runtime.block_on(async {
-            let _ = tokio::time::timeout(Duration::from_secs(5), browser.kill()).await;
-        });
-    }
-
-    /// Closes the browser (a launched one), or, in the user's own browser (attached), only the
-    /// window keyless opened: the chat stays at its address for the next run.
-    pub fn close(mut self) {
-        if self.options.cdp_url.is_none() {
-            let browser = &mut self.browser;
-            self.runtime.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
-                let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
-            });
-        }
-        // Drop closes an attached driver's window and stops the handler.
-    }
-}
-
-impl Drop for CdpDriver {
-    /// A driver dropped without `close` (an error on the way out, a test) leaves no window of
-    /// its own behind in the user's browser. A launched browser is killed with its `Browser`.
-    fn drop(&mut self) {
-        if self.options.cdp_url.is_some() && tokio::runtime::Handle::try_current().is_err() {
-            let page = self.page.clone();
-            self.runtime.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
-            });
-        }
-        self.handler.abort();
-    }
 }
 
 fn browser_gone() -> Failure {
