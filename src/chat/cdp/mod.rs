@@ -442,7 +442,7 @@ impl CdpDriver {
     /// that value.
     fn eval_json_async<T: serde::de::DeserializeOwned>(&self, body: &str) -> Result<T, Failure> {
         let json: String = self.eval(&format!(
-            "(async () => {{ const value = await (async () => {{ {body} }})(); return JSON.stringify(value); }})()"
+            "(async () => {{ {body} }})().then(JSON.stringify)"
         ))?;
         serde_json::from_str(&json)
             .map_err(|e| Failure::new(Code::Internal, format!("page answer: {e}")))
