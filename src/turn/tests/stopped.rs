@@ -58,6 +58,21 @@ fn bench() -> Bench {
     bench
 }
 
+/// Resumes with a model that answers `@@done`; the results message keyless sent.
+fn resumed_results(bench: &mut Bench) -> String {
+    let mut chat = ScriptedChat::replying([done("reported")]);
+    bench.resume(&mut chat);
+    chat.sent.swap_remove(0)
+}
+
+/// The command `header` (`#2 updatefile | b.txt`) is reported with its outcome unknown.
+fn assert_unknown(results: &str, header: &str) {
+    assert!(
+        results.contains(&format!("{header} ---\nstatus: error | code: KA_CANCELLED")),
+        "{results}"
+    );
+}
+
 /// Every file outside `.agent/`, with its bytes.
 fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -253,10 +268,7 @@ fn a_file_changed_by_hand_after_the_stop_is_unknown_and_nothing_runs() {
     let mut chat = ScriptedChat::replying([done("reported")]);
     assert_eq!(bench.resume(&mut chat), stop_done("reported"));
     let results = &chat.sent[0];
-    assert!(
-        results.contains("#2 updatefile | b.txt ---\nstatus: error | code: KA_CANCELLED"),
-        "{results}"
-    );
+    assert_unknown(results, "#2 updatefile | b.txt");
     assert!(
         results.contains("skipped: #3 editfile | c.txt"),
         "{results}"
@@ -280,13 +292,7 @@ fn a_journal_without_backup_marks_is_unknown_as_before() {
         })
         .collect();
     std::fs::write(&journal, unmarked).unwrap();
-    let mut chat = ScriptedChat::replying([done("reported")]);
-    bench.resume(&mut chat);
-    assert!(
-        chat.sent[0].contains("#3 editfile | c.txt ---\nstatus: error | code: KA_CANCELLED"),
-        "{}",
-        chat.sent[0]
-    );
+    assert_unknown(&resumed_results(&mut bench), "#3 editfile | c.txt");
 }
 
 #[test]
@@ -294,9 +300,7 @@ fn stopped_after_a_failed_command_nothing_more_runs() {
     let mut bench = bench();
     std::fs::remove_file(bench.ws.root().join("b.txt")).unwrap();
     stop_at(&bench, 2, Moment::Finished);
-    let mut chat = ScriptedChat::replying([done("reported")]);
-    bench.resume(&mut chat);
-    let results = &chat.sent[0];
+    let results = resumed_results(&mut bench);
     assert!(
         results.contains("#2 updatefile | b.txt ---\nstatus: error | code: KA_FILE_NOT_FOUND"),
         "{results}"
@@ -337,13 +341,8 @@ fn an_undo_after_the_stop_leaves_the_batch_reported_and_nothing_runs() {
     let mut bench = bench();
     stop_at(&bench, 3, Moment::Made);
     backup::undo(&bench.ws).unwrap();
-    let mut chat = ScriptedChat::replying([done("reported")]);
-    bench.resume(&mut chat);
-    let results = &chat.sent[0];
-    assert!(
-        results.contains("#3 editfile | c.txt ---\nstatus: error | code: KA_CANCELLED"),
-        "{results}"
-    );
+    let results = resumed_results(&mut bench);
+    assert_unknown(&results, "#3 editfile | c.txt");
     assert!(
         results.contains("skipped: #4 deletefile | d.txt"),
         "{results}"
@@ -361,13 +360,7 @@ fn a_new_file_or_a_move_changed_by_hand_after_the_stop_is_unknown() {
     let mut bench = bench();
     stop_at(&bench, 1, Moment::Recorded);
     std::fs::write(bench.ws.root().join("new/a.txt"), "by hand\n").unwrap();
-    let mut chat = ScriptedChat::replying([done("reported")]);
-    bench.resume(&mut chat);
-    assert!(
-        chat.sent[0].contains("#1 newfile | new/a.txt ---\nstatus: error | code: KA_CANCELLED"),
-        "{}",
-        chat.sent[0]
-    );
+    assert_unknown(&resumed_results(&mut bench), "#1 newfile | new/a.txt");
     assert_eq!(bench.file("b.txt").as_deref(), Some("b, old\n"));
 
     // Both the old and the new place of a move hold a file.
@@ -375,13 +368,9 @@ fn a_new_file_or_a_move_changed_by_hand_after_the_stop_is_unknown() {
     stop_at(&bench, 5, Moment::Recorded);
     std::fs::create_dir_all(bench.ws.root().join("moved")).unwrap();
     std::fs::write(bench.ws.root().join("moved/f.txt"), "by hand\n").unwrap();
-    let mut chat = ScriptedChat::replying([done("reported")]);
-    bench.resume(&mut chat);
-    assert!(
-        chat.sent[0]
-            .contains("#5 movefile | e.txt -> moved/f.txt ---\nstatus: error | code: KA_CANCELLED"),
-        "{}",
-        chat.sent[0]
+    assert_unknown(
+        &resumed_results(&mut bench),
+        "#5 movefile | e.txt -> moved/f.txt",
     );
     assert_eq!(bench.file("e.txt").as_deref(), Some("e\n"));
 }
