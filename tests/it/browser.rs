@@ -890,9 +890,8 @@ fn devtools_get(port: &str, path: &str) -> String {
 
 #[test]
 fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
-    // The user's own tab, which says how wide it is in its title.
-    const USERS_TAB: &str =
-        "data:text/html,<script>setInterval(()=>document.title='wide '%2BinnerWidth,100)</script>";
+    // The user's own tab, which says how wide it is in its title, with a count of its looks.
+    const USERS_TAB: &str = "data:text/html,<script>let n=0;setInterval(()=>document.title='wide '%2BinnerWidth%2B' look '%2B(%2B%2Bn),100)</script>";
     let chat = LocalChat::start(Script::replies([SHORT])).unwrap();
     let profile = tempfile::tempdir().unwrap();
     let executable = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
@@ -912,21 +911,7 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let active = profile.path().join("DevToolsActivePort");
-    let started = std::time::Instant::now();
-    let (port, path) = loop {
-        if let Ok(text) = std::fs::read_to_string(&active) {
-            let mut lines = text.lines();
-            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                break (port.to_string(), path.to_string());
-            }
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the browser starts"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let (port, path) = crate::common::shared_browser::devtools_active_port(profile.path());
 
     let keyless_profile = tempfile::tempdir().unwrap();
     let mut opts = options(chat.url(), keyless_profile.path().to_path_buf());
@@ -936,31 +921,50 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
     // No screen is emulated: keyless's page is as wide as the window, and the user's tab keeps
     // its width while keyless is attached (chromiumoxide's default would make both 800).
     assert_eq!(driver.evaluate_json("innerWidth").unwrap(), 1000);
+    // Two more looks of the user's tab since keyless attached: its width as it is now.
+    let looks = |targets: &str| -> Option<u64> {
+        targets
+            .split(" look ")
+            .nth(1)?
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+    };
     let waited = std::time::Instant::now();
-    while !devtools_get(&port, "/json/list").contains("wide ") {
+    let mut first = None;
+    let targets = loop {
+        let targets = devtools_get(&port, "/json/list");
+        match (first, looks(&targets)) {
+            (None, Some(n)) => first = Some(n),
+            (Some(start), Some(n)) if n >= start + 2 => break targets,
+            _ => {}
+        }
         assert!(
             waited.elapsed() < Duration::from_secs(10),
-            "the user's tab runs"
+            "the user's tab keeps looking: {targets}"
         );
         std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(1500));
-    let targets = devtools_get(&port, "/json/list");
+    };
     assert!(
-        targets.contains("wide 1000") && !targets.contains("wide 800"),
+        targets.contains("wide 1000 look") && !targets.contains("wide 800"),
         "{targets}"
     );
     driver.send("from an attached keyless").unwrap();
     assert_eq!(driver.wait_reply(&mut |_| {}).unwrap().text, SHORT);
     driver.close();
 
-    // The tab closes soon after; the browser stays.
-    let waited = std::time::Instant::now();
-    while devtools_get(&port, "/json/list").contains(&chat.url())
-        && waited.elapsed() < Duration::from_secs(10)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    // The tab closes soon after (the browser lists a closed tab a moment longer); the browser
+    // stays.
+    let tab_closed = || {
+        let waited = std::time::Instant::now();
+        while devtools_get(&port, "/json/list").contains(&chat.url())
+            && waited.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    tab_closed();
     assert!(
         browser.try_wait().unwrap().is_none(),
         "the user's browser stays open"
@@ -979,6 +983,7 @@ fn attaching_to_the_users_browser_works_and_closes_only_keyless_s_tab() {
     let dropped = CdpDriver::start(opts).unwrap();
     assert!(devtools_get(&port, "/json/list").contains(&chat.url()));
     drop(dropped);
+    tab_closed();
     let targets = devtools_get(&port, "/json/list");
     assert!(
         !targets.contains(&chat.url()),

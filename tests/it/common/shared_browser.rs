@@ -64,19 +64,26 @@ fn launch() -> String {
     devtools_address(&profile)
 }
 
-/// The address the browser writes into its profile once it listens.
+/// The WebSocket address the browser writes into its profile once it listens.
 fn devtools_address(profile: &Path) -> String {
+    let (port, path) = devtools_active_port(profile);
+    format!("ws://127.0.0.1:{port}{path}")
+}
+
+/// The DevTools port and browser path that a browser started with `--remote-debugging-port=0`
+/// writes into its profile (`DevToolsActivePort`) once it listens, waited for.
+pub fn devtools_active_port(profile: &Path) -> (String, String) {
     let started = Instant::now();
     loop {
         if let Ok(active) = std::fs::read_to_string(profile.join("DevToolsActivePort")) {
             let mut lines = active.lines();
             if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                return format!("ws://127.0.0.1:{}{}", port.trim(), path.trim());
+                return (port.trim().to_string(), path.trim().to_string());
             }
         }
         assert!(
             started.elapsed() < Duration::from_secs(30),
-            "the shared browser did not listen within 30 s"
+            "the browser did not listen within 30 s"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
