@@ -74,7 +74,12 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     }
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
-    let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
+    let mut host = TerminalHost::from_config(
+        ws.root().to_path_buf(),
+        &settings,
+        &config,
+        super::sandbox_for(shared, &config, ws.root()),
+    );
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
     // The results message is data for the model; on a person's terminal it is shown with its
     // control characters escaped, so that a command's output cannot rewrite the screen.

@@ -108,7 +108,8 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
         pace: Pace::Balanced,
         ..Settings::default()
     };
-    let snapshot = prompt::Snapshot::take(&root, &["git".to_string(), "sh".to_string()], None);
+    let snapshot =
+        prompt::Snapshot::take(&root, &["git".to_string(), "sh".to_string()], None, None);
     let rules = prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot);
     let task = turn::Task {
         task: TASK.to_string(),

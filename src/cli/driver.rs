@@ -64,11 +64,7 @@ pub(super) fn driver_options(
         site.learn_from(entry);
     }
     let headless = shared.headless || config.browser.headless;
-    let profile = shared
-        .profile
-        .clone()
-        .or(config.browser.user_data_dir.clone())
-        .unwrap_or_else(default_profile);
+    let profile = profile(shared, &config);
     Ok(crate::chat::cdp::Options {
         url: url.unwrap_or_else(|| site.url.clone()),
         site_name,
@@ -102,6 +98,15 @@ fn notice(text: &str) {
     eprintln!("keyless: {text}");
 }
 
+/// The browser profile keyless uses: `--profile`, `Browser.UserDataDir`, or its own.
+pub(super) fn profile(shared: &Shared, config: &crate::config::Config) -> PathBuf {
+    shared
+        .profile
+        .clone()
+        .or(config.browser.user_data_dir.clone())
+        .unwrap_or_else(default_profile)
+}
+
 /// The browser profile keyless keeps, so the user logs in once: `$XDG_CONFIG_HOME/keyless/profile`
 /// or `~/.config/keyless/profile`.
 fn default_profile() -> PathBuf {
@@ -110,7 +115,7 @@ fn default_profile() -> PathBuf {
 
 /// keyless's own config folder: `$XDG_CONFIG_HOME/keyless` or `~/.config/keyless` (the
 /// browser profile, learned selectors).
-fn config_folder() -> PathBuf {
+pub(super) fn config_folder() -> PathBuf {
     std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))

@@ -74,7 +74,12 @@ pub fn run(shared: &Shared) -> Status {
         Ok(driver) => driver,
         Err(status) => return status,
     };
-    let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
+    let mut host = TerminalHost::from_config(
+        ws.root().to_path_buf(),
+        &settings,
+        &config,
+        super::sandbox_for(shared, &config, ws.root()),
+    );
     // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
     // in the chat (0: it has not had the rules); `chat_rules` is the first message the chat
     // had, which a continuation in a new chat starts with.
@@ -169,6 +174,7 @@ pub fn run(shared: &Shared) -> Status {
                     ),
                     _ => {
                         let rules = super::first_message(
+                            shared,
                             line,
                             ws.root(),
                             &config,

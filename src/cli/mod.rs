@@ -387,6 +387,41 @@ fn batch_settings(
     settings
 }
 
+/// The sandbox for the model's commands in `root`, told which of keyless's own files it must
+/// keep out of their reach: its configuration folder (the browser profile and learned
+/// selectors in it), the browser profile wherever it is (an attached browser's too, found by
+/// its debugging port), and a `--config` or `--selectors` file inside the workspace.
+pub(crate) fn sandbox_for(
+    shared: &Shared,
+    config: &crate::config::Config,
+    root: &std::path::Path,
+) -> crate::exec::sandbox::Sandbox {
+    let mut sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    sandbox.hide(&driver::config_folder());
+    sandbox.hide(&driver::profile(shared, config));
+    #[cfg(target_os = "linux")]
+    if let Some(port) = shared
+        .cdp
+        .as_deref()
+        .or(config.browser.cdp_url.as_deref())
+        .and_then(cdp_port)
+        && let Some(profile) = crate::exec::sandbox::listener_profile(port)
+    {
+        sandbox.hide(&profile);
+    }
+    for file in [&shared.config, &shared.selectors].into_iter().flatten() {
+        sandbox.protect(file);
+    }
+    sandbox
+}
+
+/// The port of a DevTools address (`http://127.0.0.1:9222`, `ws://localhost:9222/devtools/…`).
+fn cdp_port(url: &str) -> Option<u16> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split('/').next()?;
+    authority.rsplit_once(':')?.1.parse().ok()
+}
+
 /// Refuses a mode the machine cannot contain (Auto without a sandbox); prints why.
 fn sandbox_allows(
     config: &crate::config::Config,
@@ -400,10 +435,25 @@ fn sandbox_allows(
         Status::Usage
     })?;
     let containment = sandbox.containment(mode);
-    if containment.landlock_abi.is_none() && !sandbox.is_off() {
+    if sandbox.is_off() {
+        return Ok(());
+    }
+    let missing = containment.missing();
+    if !containment.contained() {
+        let why: Vec<&str> = missing
+            .iter()
+            .filter_map(|g| g.missing.as_deref())
+            .take(1)
+            .collect();
         eprintln!(
             "keyless {command}: warning: the model's commands cannot be contained here ({}); the command policy is the only guard",
-            containment.missing.join("; ")
+            why.join("; ")
+        );
+    } else if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|g| g.name).collect();
+        eprintln!(
+            "keyless {command}: warning: the sandbox cannot give these guarantees here: {} (`keyless status` says why)",
+            names.join(", ")
         );
     }
     Ok(())
@@ -426,6 +476,7 @@ fn containment_here(
 /// included; their problems are printed as warnings, and the snapshot goes on without them),
 /// the rules, the limits and the pace.
 fn first_message(
+    shared: &Shared,
     task: &str,
     root: &std::path::Path,
     config: &crate::config::Config,
@@ -433,10 +484,11 @@ fn first_message(
     command: &str,
 ) -> String {
     let shell = config.commands.shell.as_deref();
-    let mut snapshot = crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell);
-    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    let sandbox = sandbox_for(shared, config, root);
+    let mut snapshot =
+        crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell, Some(&sandbox));
     snapshot.sandbox = Some(sandbox.containment(settings.mode));
-    for warning in snapshot.run_scripts(root, &config.snapshot.scripts) {
+    for warning in snapshot.run_scripts(root, &config.snapshot.scripts, Some(&sandbox)) {
         eprintln!(
             "keyless {command}: {}: {} (the snapshot goes on without it)",
             warning.code, warning.reason

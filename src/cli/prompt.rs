@@ -18,7 +18,7 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     };
     print!(
         "{}",
-        super::first_message(task, &root, &config, &settings, "prompt")
+        super::first_message(shared, task, &root, &config, &settings, "prompt")
     );
     Status::Success
 }

@@ -57,7 +57,12 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         Ok(driver) => driver,
         Err(status) => return status,
     };
-    let mut host = TerminalHost::from_config(ws.root().to_path_buf(), &settings, &config);
+    let mut host = TerminalHost::from_config(
+        ws.root().to_path_buf(),
+        &settings,
+        &config,
+        super::sandbox_for(shared, &config, ws.root()),
+    );
     let progress = &mut super::progress::print;
     let stop = match saved {
         Saved::Interrupted(s) => {
@@ -66,7 +71,7 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         }
         saved => {
             let task = task.unwrap_or_default();
-            let rules = super::first_message(task, ws.root(), &config, &settings, "run");
+            let rules = super::first_message(shared, task, ws.root(), &config, &settings, "run");
             let (has_rules, next_turn) = match &saved {
                 Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
                 _ => (false, 1),

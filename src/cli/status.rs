@@ -31,6 +31,8 @@ struct Report {
     backups: (usize, u64),
     /// What contains the model's commands here, in the configured mode.
     sandbox: String,
+    /// Each guarantee of that containment, held or not, and why not.
+    guarantees: Vec<crate::exec::sandbox::Guarantee>,
 }
 
 pub fn run(shared: &Shared, json: bool) -> Status {
@@ -89,6 +91,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         undo,
         backups: backup::usage(&ws),
         sandbox: sandbox_line(shared, ws.root()),
+        guarantees: super::containment_here(shared, ws.root()).0.guarantees,
     };
     if json {
         println!(

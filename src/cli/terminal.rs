@@ -47,13 +47,14 @@ impl TerminalHost {
         }
     }
 
-    /// A host for `root` as the configuration sets it up (git, shell, output limit).
+    /// A host for `root` as the configuration sets it up (git, shell, output limit), running
+    /// the model's commands in `sandbox`.
     pub fn from_config(
         root: PathBuf,
         settings: &crate::batch::Settings,
         config: &crate::config::Config,
+        sandbox: Sandbox,
     ) -> TerminalHost {
-        let sandbox = Sandbox::new(&root, &config.sandbox);
         TerminalHost::new(
             root,
             settings.limits.max_command_output_chars,

@@ -25,7 +25,9 @@ pub fn locate(explicit: Option<&Path>, workspace: &Path) -> Result<Option<PathBu
         };
     }
     let local = workspace.join(FILE_NAME);
-    if regular(&local)? {
+    // An empty keyless.json is as none: it is what the sandbox puts where there was none, so
+    // that a command cannot create one (docs/sandbox.md), and what a killed keyless may leave.
+    if regular(&local)? && local.metadata().is_ok_and(|m| m.len() > 0) {
         return Ok(Some(local));
     }
     let user_dir = std::env::var_os("XDG_CONFIG_HOME")
@@ -288,6 +290,11 @@ pub const SECTIONS: [(&str, &[&str]); 8] = [
             "HiddenPaths",
             "HiddenEnv",
             "PassEnv",
+            "ReadablePaths",
+            "AllowMissing",
+            "MaxProcesses",
+            "MaxMemoryMiB",
+            "TmpSizeMiB",
         ],
     ),
     ("Secrets", &["Redact", "Allow"]),
@@ -511,6 +518,26 @@ fn set(
         ("Sandbox", "HiddenPaths") => config.sandbox.hidden_paths = paths(n, value)?,
         ("Sandbox", "HiddenEnv") => config.sandbox.hidden_env = strings(n, value)?,
         ("Sandbox", "PassEnv") => config.sandbox.pass_env = strings(n, value)?,
+        ("Sandbox", "ReadablePaths") => config.sandbox.readable_paths = paths(n, value)?,
+        ("Sandbox", "AllowMissing") => {
+            let names = strings(n, value)?;
+            let known = crate::config::GUARANTEE_NAMES;
+            if let Some(bad) = names
+                .iter()
+                .find(|g| *g != "*" && !known.contains(&g.as_str()))
+            {
+                return Err(validation(format!(
+                    "{n} names {bad:?}, which is no guarantee; the guarantees are {} (or \"*\" for all)",
+                    known.join(", ")
+                )));
+            }
+            config.sandbox.allow_missing = names;
+        }
+        ("Sandbox", "MaxProcesses") => config.sandbox.max_processes = int(n, value, 16, 1_000_000)?,
+        ("Sandbox", "MaxMemoryMiB") => {
+            config.sandbox.max_memory_mib = Some(int(n, value, 64, 16 * 1024 * 1024)?)
+        }
+        ("Sandbox", "TmpSizeMiB") => config.sandbox.tmp_mib = int(n, value, 1, 1024 * 1024)?,
         ("Secrets", "Redact") => config.secrets.redact = boolean(n, value)?,
         ("Secrets", "Allow") => config.secrets.allow = strings(n, value)?,
         _ => {

@@ -126,7 +126,7 @@ impl Default for SnapshotConfig {
 }
 
 /// The `Sandbox` section: what the model's commands can reach (see `docs/sandbox.md`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SandboxConfig {
     pub mode: SandboxMode,
     /// Network for the model's commands; `None`: on in Ask mode, off in AutoSafe and Auto.
@@ -142,6 +142,58 @@ pub struct SandboxConfig {
     /// Environment variables given to the model's commands although their names mark them as
     /// secret.
     pub pass_env: Vec<String>,
+    /// Folders (or files) the model's commands may read besides the system's folders, the
+    /// toolchains and the workspace (the home folder is otherwise empty to them).
+    pub readable_paths: Vec<PathBuf>,
+    /// Guarantees (by name, `docs/sandbox.md`; `"*"` for all) that `--mode auto` may run
+    /// without, where this machine cannot give them.
+    pub allow_missing: Vec<String>,
+    /// The most processes (threads included) one command may have at once.
+    pub max_processes: u64,
+    /// The most memory one command may use, in MiB; `None`: half of the machine's.
+    pub max_memory_mib: Option<u64>,
+    /// How big a command's private `$TMPDIR` may grow, in MiB.
+    pub tmp_mib: u64,
+}
+
+/// The names of the guarantees containment makes (`docs/sandbox.md`), as `keyless status`
+/// reports them and `Sandbox.AllowMissing` names them.
+pub const GUARANTEE_NAMES: &[&str] = &[
+    "processes",
+    "files",
+    "home",
+    "sockets",
+    "network",
+    "caches",
+    "protected",
+    "process-limit",
+    "memory-limit",
+    "tmp-limit",
+    "environment",
+];
+
+/// A command's process limit when the configuration sets none: enough for a parallel build's
+/// compilers and their threads, far below what starves a machine.
+pub const DEFAULT_MAX_PROCESSES: u64 = 4096;
+/// A command's `$TMPDIR` size when the configuration sets none.
+pub const DEFAULT_TMP_MIB: u64 = 2048;
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            mode: SandboxMode::default(),
+            network: None,
+            writable_paths: Vec::new(),
+            hidden_paths: Vec::new(),
+            hidden_env: Vec::new(),
+            pass_env: Vec::new(),
+            readable_paths: Vec::new(),
+            allow_missing: Vec::new(),
+            max_processes: DEFAULT_MAX_PROCESSES,
+            max_memory_mib: None,
+            tmp_mib: DEFAULT_TMP_MIB,
+        }
+    }
 }
 
 /// Sandbox.Mode.

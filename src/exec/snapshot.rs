@@ -51,11 +51,15 @@ pub fn missing(tools: &[String]) -> Vec<String> {
 /// Each tool with the first line its `--version` prints, or Missing. The tools are asked at
 /// once, each in its own thread: a run starts in the time of the slowest (npm takes about
 /// 0.25 s), not of all of them in turn.
-pub fn probe(tools: &[String], cwd: &Path) -> Vec<Tool> {
+///
+/// The probes run in `cwd`, the workspace, which a model may have written (a toolchain file that
+/// names a program of its own, say): with `sandbox` they are contained as a model's command
+/// would be ([`super::sandbox::Sandbox::own_command`]).
+pub fn probe(tools: &[String], cwd: &Path, sandbox: Option<&super::sandbox::Sandbox>) -> Vec<Tool> {
     std::thread::scope(|scope| {
         let asked: Vec<_> = tools
             .iter()
-            .map(|name| scope.spawn(move || version_of(name, cwd)))
+            .map(|name| scope.spawn(move || version_of(name, cwd, sandbox)))
             .collect();
         tools
             .iter()
@@ -69,16 +73,29 @@ pub fn probe(tools: &[String], cwd: &Path) -> Vec<Tool> {
 }
 
 /// The first line `name --version` prints (or that it is present), `None` when it is Missing.
-fn version_of(name: &str, cwd: &Path) -> Option<String> {
+fn version_of(name: &str, cwd: &Path, sandbox: Option<&super::sandbox::Sandbox>) -> Option<String> {
     find_on_path(name)?;
-    let version = super::run(&format!("{name} --version"), cwd, PROBE_TIMEOUT, 400)
-        .ok()
-        .and_then(|run| {
-            run.output
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .map(|l| l.trim().to_string())
-        });
+    let line = format!("{name} --version");
+    let ran = match sandbox {
+        Some(sandbox) => {
+            sandbox
+                .own_command("sh", &["-c", &line])
+                .and_then(|(command, contained)| {
+                    let run = super::run_command(command, cwd, PROBE_TIMEOUT, 400);
+                    if let Ok(run) = &run {
+                        contained.finish(run.code != Some(0), &run.output);
+                    }
+                    run
+                })
+        }
+        None => super::run(&line, cwd, PROBE_TIMEOUT, 400),
+    };
+    let version = ran.ok().and_then(|run| {
+        run.output
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim().to_string())
+    });
     Some(version.unwrap_or_else(|| "present (version unknown)".to_string()))
 }
 
@@ -89,7 +106,7 @@ mod tests {
     #[test]
     fn tools_are_asked_at_once_and_reported_in_their_order() {
         let tools = ["git", "keyless-no-such-tool", "git"].map(String::from);
-        let found = probe(&tools, Path::new("."));
+        let found = probe(&tools, Path::new("."), None);
         let names: Vec<&str> = found.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["git", "keyless-no-such-tool", "git"]);
         assert!(

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::config::{Limits, Pace};
-use crate::exec::sandbox::Containment;
+use crate::exec::sandbox::{Containment, Mechanism};
 use crate::exec::snapshot::Tool;
 
 /// Entries of the workspace listing shown to the model.
@@ -31,7 +31,15 @@ const SCRIPT_OUTPUT_CHARS: usize = 2_000;
 
 impl Snapshot {
     /// Looks at the workspace and the configured tools.
-    pub fn take(root: &Path, tools: &[String], shell: Option<&str>) -> Snapshot {
+    ///
+    /// The tools' version probes run contained in `sandbox` when there is one: the workspace
+    /// may hold what a model planted.
+    pub fn take(
+        root: &Path,
+        tools: &[String],
+        shell: Option<&str>,
+        sandbox: Option<&crate::exec::sandbox::Sandbox>,
+    ) -> Snapshot {
         let mut listing: Vec<String> = std::fs::read_dir(root)
             .map(|entries| {
                 entries
@@ -57,7 +65,7 @@ impl Snapshot {
                 .to_string(),
             listing,
             git_status,
-            tools: crate::exec::snapshot::probe(tools, root),
+            tools: crate::exec::snapshot::probe(tools, root, sandbox),
             scripts: Vec::new(),
             sandbox: None,
         }
@@ -65,7 +73,14 @@ impl Snapshot {
 
     /// Runs the user's snapshot scripts (`.sh` with sh; `.bat`/`.cmd` with cmd on Windows) and
     /// adds their output. Problems are returned as warnings: the turn goes on without them.
-    pub fn run_scripts(&mut self, root: &Path, scripts: &[String]) -> Vec<crate::catalog::Failure> {
+    ///
+    /// A script in the workspace may be one a model wrote: with `sandbox` it runs contained.
+    pub fn run_scripts(
+        &mut self,
+        root: &Path,
+        scripts: &[String],
+        sandbox: Option<&crate::exec::sandbox::Sandbox>,
+    ) -> Vec<crate::catalog::Failure> {
         use crate::catalog::{Code, Failure};
         let mut warnings = Vec::new();
         for script in scripts {
@@ -82,7 +97,27 @@ impl Snapshot {
             } else {
                 format!("sh '{}'", path.display())
             };
-            match crate::exec::run(&line, root, SCRIPT_TIMEOUT, SCRIPT_OUTPUT_CHARS) {
+            let ran = match sandbox {
+                Some(sandbox) => {
+                    let (program, flag) = crate::exec::shell_program(None);
+                    sandbox.own_command(&program, &[flag, &line]).and_then(
+                        |(command, contained)| {
+                            let run = crate::exec::run_command(
+                                command,
+                                root,
+                                SCRIPT_TIMEOUT,
+                                SCRIPT_OUTPUT_CHARS,
+                            );
+                            if let Ok(run) = &run {
+                                contained.finish(run.code != Some(0), &run.output);
+                            }
+                            run
+                        },
+                    )
+                }
+                None => crate::exec::run(&line, root, SCRIPT_TIMEOUT, SCRIPT_OUTPUT_CHARS),
+            };
+            match ran {
                 Ok(run) if run.code == Some(0) && !run.output.trim().is_empty() => {
                     self.scripts
                         .push((script.clone(), run.output.trim_end().to_string()));
@@ -248,8 +283,21 @@ Rules:
 
 /// What the model's commands may reach, in the words the model acts on.
 fn sandbox_rule(sandbox: &Containment) -> String {
-    if sandbox.landlock_abi.is_none() {
-        return "- Your commands are not sandboxed on this machine; still, never write outside the workspace.\n".to_string();
+    match sandbox.mechanism {
+        Mechanism::None => {
+            return "- Your commands are not sandboxed on this machine; still, never write outside the workspace.\n".to_string();
+        }
+        Mechanism::World => {
+            return format!(
+                "- Your commands run in a sandbox of their own: the system's folders read-only; the workspace writable, but .git, .agent and keyless.json read-only (commit with @@commit); an empty home folder but for the toolchains; build caches writable but private to this workspace; $TMPDIR is /tmp, the command's own, gone when it ends; no other process is visible, and nothing a command starts outlives it; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
+                if sandbox.network {
+                    "on only through a proxy (HTTPS_PROXY is set: package registries and git hosts over HTTP(S); nothing on this machine is reachable)"
+                } else {
+                    "off"
+                }
+            );
+        }
+        Mechanism::Landlock(_) | Mechanism::Seatbelt => {}
     }
     format!(
         "- Your commands run in a sandbox: they may write only inside the workspace, in $TMPDIR and in the build caches; .git, .agent and keyless.json are read-only (commit with @@commit); secret stores such as ~/.ssh read as empty and secret environment variables are not set; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
@@ -287,7 +335,7 @@ mod tests {
     #[test]
     fn the_next_task_says_so_when_the_pace_changed_since_the_rules() {
         let limits = Limits::default();
-        let snapshot = Snapshot::take(Path::new("."), &[], Some("sh"));
+        let snapshot = Snapshot::take(Path::new("."), &[], Some("sh"), None);
         let rules = first_message("first", &limits, Pace::Balanced, &snapshot);
         assert_eq!(
             next_task("second", 2, &rules, Pace::Balanced, &limits),

@@ -41,3 +41,4 @@ mod snapshot;
 mod terminal;
 mod turn;
 mod workspace;
+mod world;

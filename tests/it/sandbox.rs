@@ -3,33 +3,34 @@
 //! workspace. Whatever the policy lets through (in Ask mode the ReadOnly and Build tiers run
 //! without a yes; in Auto mode everything but Denied), nothing may be written outside the
 //! workspace, `.git`, `.agent` and `keyless.json` stay as they were, and no secret reaches the
-//! results message. Each class runs several spellings, with read-only mounts and with the
-//! fallback that puts protected paths back.
+//! results message. Each class runs several spellings: in the world bubblewrap builds, and in
+//! the fallback without it (Landlock with read-only mounts, or putting protected paths back).
+//! The world's own guarantees (processes, sockets, caches, limits) are tried in `world.rs`.
 
 use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const GITHUB_TOKEN: &str = "ghp_Q7xv2MbK9LrT4pWn8ZcY3hJdF6sA1eGu0iOk";
-const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8H3kLm2T";
+pub const GITHUB_TOKEN: &str = "ghp_Q7xv2MbK9LrT4pWn8ZcY3hJdF6sA1eGu0iOk";
+pub const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8H3kLm2T";
 const SSH_KEY_LINE: &str = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2";
 const DOTENV_KEY: &str = "sk-proj-Vb8Kq2Lm9Xr4Tn7Wc1Yz5Hd3Fg6Js0Pa8Qe2Ru";
 const NETRC_PASSWORD: &str = "n3tRcPa55w0rd-Zq81";
 
 /// One attack's world: a fake home with secrets, a victim folder, and a workspace that is a real
 /// repository with a nested repository inside and a keyless.json.
-struct World {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    victim: PathBuf,
-    ws: PathBuf,
+pub struct World {
+    pub _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub victim: PathBuf,
+    pub ws: PathBuf,
     /// Extra environment for keyless.
-    env: Vec<(String, String)>,
+    pub env: Vec<(String, String)>,
 }
 
 impl World {
-    fn new() -> World {
+    pub fn new() -> World {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         let victim = dir.path().join("victim");
@@ -79,8 +80,17 @@ impl World {
         }
     }
 
+    /// Pretends `parts` of the sandbox are missing (`KEYLESS_SANDBOX_SIMULATE`), and accepts in
+    /// keyless.json that Auto mode runs without them, as a user of such a machine would.
+    pub fn simulate(&mut self, parts: &str) {
+        self.env.retain(|(k, _)| k != "KEYLESS_SANDBOX_SIMULATE");
+        self.env
+            .push(("KEYLESS_SANDBOX_SIMULATE".into(), parts.into()));
+        fs::write(self.ws.join("keyless.json"), config(ACCEPT_ALL)).unwrap();
+    }
+
     /// The protected and outside files whose bytes must survive every attack.
-    fn fingerprint(&self) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    pub fn fingerprint(&self) -> Vec<(PathBuf, Option<Vec<u8>>)> {
         let mut paths = vec![
             self.ws.join(".git/config"),
             self.ws.join(".git/HEAD"),
@@ -109,7 +119,7 @@ impl World {
 
     /// Runs each command from a script file the reply did not show (as a model would hide an
     /// attack from the policy: `sh attack-1.sh` is only Execute).
-    fn apply_hidden(&self, mode: &str, commands: &[&str]) -> (String, Option<i32>) {
+    pub fn apply_hidden(&self, mode: &str, commands: &[&str]) -> (String, Option<i32>) {
         let mut lines = Vec::new();
         for (i, cmd) in commands.iter().enumerate() {
             let name = format!("attack-{}.sh", i + 1);
@@ -120,12 +130,12 @@ impl World {
         self.apply(mode, &lines)
     }
 
-    fn spell(&self, cmd: &str) -> String {
+    pub fn spell(&self, cmd: &str) -> String {
         cmd.replace("$VICTIM", &self.victim.display().to_string())
             .replace("$WS", &self.ws.display().to_string())
     }
 
-    fn apply(&self, mode: &str, commands: &[&str]) -> (String, Option<i32>) {
+    pub fn apply(&self, mode: &str, commands: &[&str]) -> (String, Option<i32>) {
         let mut text = String::new();
         for cmd in commands {
             let cmd = self.spell(cmd);
@@ -157,6 +167,10 @@ impl World {
                 "RUSTUP_HOME",
                 std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| real_home.join(".rustup").into()),
             )
+            .env(
+                "PYENV_ROOT",
+                std::env::var_os("PYENV_ROOT").unwrap_or_else(|| real_home.join(".pyenv").into()),
+            )
             // A target folder set for the tests' own build is not the test project's (and lies
             // outside what the sandbox lets a command write).
             .env_remove("CARGO_TARGET_DIR");
@@ -171,17 +185,17 @@ impl World {
 
     /// Runs `commands` in `mode` and checks that nothing protected changed and no secret was
     /// printed; returns the output.
-    fn attack(&self, mode: &str, commands: &[&str]) -> String {
+    pub fn attack(&self, mode: &str, commands: &[&str]) -> String {
         self.check_attack(|| self.apply_hidden(mode, commands))
     }
 
     /// [`World::attack`] with the command lines in the reply as written (for the lines the
     /// policy lets run without a yes in Ask mode).
-    fn attack_as_written(&self, mode: &str, commands: &[&str]) -> String {
+    pub fn attack_as_written(&self, mode: &str, commands: &[&str]) -> String {
         self.check_attack(|| self.apply(mode, commands))
     }
 
-    fn check_attack(&self, run: impl FnOnce() -> (String, Option<i32>)) -> String {
+    pub fn check_attack(&self, run: impl FnOnce() -> (String, Option<i32>)) -> String {
         let before = self.fingerprint();
         let (out, code) = run();
         assert_ne!(code, Some(2), "keyless refused to run: {out}");
@@ -200,12 +214,15 @@ impl World {
     }
 }
 
+/// The keyless.json section that lets Auto mode run where guarantees are missing.
+pub const ACCEPT_ALL: &str = ", \"Sandbox\": { \"AllowMissing\": [\"*\"] }";
+
 /// A keyless.json that lets one reply carry every attack, plus `extra` sections.
-fn config(extra: &str) -> String {
+pub fn config(extra: &str) -> String {
     format!("{{ \"Limits\": {{ \"MaxCommandsPerResponse\": 100 }}{extra} }}\n")
 }
 
-fn no_secret_in(out: &str) {
+pub fn no_secret_in(out: &str) {
     for secret in [
         GITHUB_TOKEN,
         AWS_SECRET,
@@ -220,7 +237,7 @@ fn no_secret_in(out: &str) {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) {
+pub fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -230,7 +247,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// How many results carry the sandbox's code.
-fn denied(out: &str) -> usize {
+pub fn denied(out: &str) -> usize {
     out.matches("code: KA_SANDBOX_DENIED").count()
 }
 
@@ -249,22 +266,30 @@ const WRITES_OUTSIDE: &[&str] = &[
 ];
 
 #[test]
-fn writes_outside_the_workspace_are_refused_with_the_sandbox_code() {
+fn writes_outside_the_workspace_never_land() {
     let world = World::new();
+    // In the world, the victim folder does not exist and the home folder is a private tmpfs:
+    // the writes fail or land nowhere; the system's folders are read-only.
     let out = world.attack("auto", WRITES_OUTSIDE);
-    assert!(denied(&out) >= WRITES_OUTSIDE.len() - 1, "{out}");
-    assert!(
-        out.contains("Commands may write only in the workspace"),
-        "{out}"
+    let out_etc = world.attack(
+        "auto",
+        &["echo x > /etc/keyless-marker", "touch /usr/marker"],
     );
+    assert_eq!(denied(&out_etc), 2, "{out_etc}");
+    assert!(
+        out_etc.contains("Commands may write only in the workspace"),
+        "{out_etc}"
+    );
+    assert!(!Path::new("/etc/keyless-marker").exists(), "{out}");
 }
 
 #[test]
-fn writes_outside_are_refused_without_mounts_too() {
+fn writes_outside_are_refused_with_the_sandbox_code_in_the_fallback() {
     let mut world = World::new();
-    world
-        .env
-        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-mounts".into()));
+    world.simulate("no-bwrap");
+    let out = world.attack("auto", WRITES_OUTSIDE);
+    assert!(denied(&out) >= WRITES_OUTSIDE.len() - 1, "{out}");
+    world.simulate("no-bwrap,no-mounts");
     world.attack("auto", WRITES_OUTSIDE);
 }
 
@@ -280,8 +305,11 @@ const DELETES_OUTSIDE: &[&str] = &[
 fn folders_outside_the_workspace_survive_deletes() {
     let world = World::new();
     let out = world.attack("auto", DELETES_OUTSIDE);
+    assert!(!world.ws.join("stolen").exists(), "{out}");
+    let mut fallback = World::new();
+    fallback.simulate("no-bwrap");
+    let out = fallback.attack("auto", DELETES_OUTSIDE);
     assert!(denied(&out) >= 3, "{out}");
-    assert!(!world.ws.join("stolen").exists());
 }
 
 /// `cargo build` is Build, which runs without a yes in Ask mode, and runs the crate's build
@@ -299,7 +327,8 @@ fn a_build_script_cannot_write_or_delete_outside_the_workspace_in_ask_mode() {
     .unwrap();
     let out = world.attack_as_written("ask", &["cargo build --offline -q"]);
     assert!(out.contains("tier: Build"), "{out}");
-    assert_eq!(denied(&out), 1, "{out}");
+    // The victim does not exist in the command's world: the script fails to write it.
+    assert!(out.contains("status: error"), "{out}");
 }
 
 /// The same door for reading: a build script prints the secret stores where no mount can mask
@@ -307,9 +336,7 @@ fn a_build_script_cannot_write_or_delete_outside_the_workspace_in_ask_mode() {
 #[test]
 fn a_build_script_printing_secrets_is_redacted_in_ask_mode() {
     let mut world = World::new();
-    world
-        .env
-        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-mounts".into()));
+    world.simulate("no-bwrap,no-mounts");
     cargo_crate(&world.ws);
     fs::write(
         world.ws.join("build.rs"),
@@ -353,9 +380,7 @@ fn git_agent_and_keyless_json_cannot_be_changed() {
 #[test]
 fn without_mounts_protected_paths_are_put_back_and_the_command_reported() {
     let mut world = World::new();
-    world
-        .env
-        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-mounts".into()));
+    world.simulate("no-bwrap,no-mounts");
     let out = world.attack("auto", PROTECTED_WRITES);
     assert!(out.contains("keyless undid it"), "{out}");
     assert!(denied(&out) >= PROTECTED_WRITES.len() - 2, "{out}");
@@ -363,8 +388,31 @@ fn without_mounts_protected_paths_are_put_back_and_the_command_reported() {
 }
 
 #[test]
-fn a_git_folder_created_where_there_was_none_is_quarantined() {
+fn protected_names_that_do_not_exist_cannot_be_created() {
     let world = World::new();
+    fs::remove_dir_all(world.ws.join(".git")).unwrap();
+    fs::remove_file(world.ws.join("keyless.json")).unwrap();
+    let (out, _) = world.apply_hidden(
+        "auto",
+        &[
+            "mkdir -p .git/hooks && printf 'echo pwned' > .git/hooks/pre-commit",
+            "printf '{\\n \"Sandbox\": {\"Mode\": \"off\"}}' > keyless.json",
+            "rmdir .git || mv .git elsewhere",
+        ],
+    );
+    assert_eq!(denied(&out), 3, "{out}");
+    assert!(
+        !world.ws.join(".git").exists(),
+        "the placeholder went: {out}"
+    );
+    assert!(!world.ws.join("keyless.json").exists(), "{out}");
+    assert!(!world.ws.join("elsewhere").exists(), "{out}");
+}
+
+#[test]
+fn a_git_folder_created_where_there_was_none_is_quarantined_in_the_fallback() {
+    let mut world = World::new();
+    world.simulate("no-bwrap");
     fs::remove_dir_all(world.ws.join(".git")).unwrap();
     let (out, _) = world.apply_hidden(
         "auto",
@@ -405,9 +453,7 @@ fn secrets_never_reach_the_results() {
 #[test]
 fn secrets_are_redacted_where_stores_cannot_be_masked() {
     let mut world = World::new();
-    world
-        .env
-        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-mounts".into()));
+    world.simulate("no-bwrap,no-mounts");
     // A ReadOnly reader runs without a yes in Ask mode; the stores are readable here.
     let out = world.attack(
         "auto",
@@ -417,19 +463,31 @@ fn secrets_are_redacted_where_stores_cannot_be_masked() {
 }
 
 #[test]
-fn a_loopback_connection_fails_in_auto_mode_and_works_with_network_on() {
-    let world = World::new();
+fn a_loopback_connection_never_reaches_the_machine_and_the_fallback_refuses_it() {
+    let mut world = World::new();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     // The policy denies /dev/tcp on the command line; a script the model wrote hides it.
     let connect = format!("bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected'");
+    for network in ["false", "true"] {
+        fs::write(
+            world.ws.join("keyless.json"),
+            config(&format!(", \"Sandbox\": {{ \"Network\": {network} }}")),
+        )
+        .unwrap();
+        let (out, _) = world.apply_hidden("auto", &[&connect]);
+        assert!(!out.contains("\nconnected\n"), "network {network}: {out}");
+    }
+    // The fallback: Landlock refuses TCP when the network is off, and cannot keep the machine
+    // out when it is on.
+    world.simulate("no-bwrap");
     let (out, _) = world.apply_hidden("auto", &[&connect]);
     assert!(!out.contains("\nconnected\n"), "{out}");
     assert_eq!(denied(&out), 1, "{out}");
 
     fs::write(
         world.ws.join("keyless.json"),
-        config(", \"Sandbox\": { \"Network\": true }"),
+        config(", \"Sandbox\": { \"Network\": true, \"AllowMissing\": [\"*\"] }"),
     )
     .unwrap();
     let (out, code) = world.apply_hidden("auto", &[&connect]);
@@ -452,7 +510,7 @@ fn keyless_and_processes_outside_cannot_be_signalled() {
 }
 
 /// A crate with a path dependency, in `dir`.
-fn cargo_crate(dir: &Path) {
+pub fn cargo_crate(dir: &Path) {
     fs::create_dir_all(dir.join("src")).unwrap();
     fs::create_dir_all(dir.join("dep/src")).unwrap();
     fs::write(
@@ -509,7 +567,7 @@ fn auto_mode_refuses_to_start_without_a_sandbox_unless_turned_off() {
     let mut world = World::new();
     world.env.push((
         "KEYLESS_SANDBOX_SIMULATE".into(),
-        "no-landlock,no-mounts".into(),
+        "no-bwrap,no-landlock,no-mounts".into(),
     ));
     let (out, code) = world.apply("auto", &["echo hi"]);
     assert_eq!(code, Some(2), "{out}");
@@ -534,10 +592,17 @@ fn the_first_message_says_what_the_sandbox_contains() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("sandbox: landlock ABI"), "{text}");
+    assert!(
+        text.contains("sandbox: a world of its own per command"),
+        "{text}"
+    );
     assert!(text.contains("network off"), "{text}");
     assert!(
         text.contains(".git .agent keyless.json read-only"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Your commands run in a sandbox of their own"),
         "{text}"
     );
 }
@@ -552,13 +617,17 @@ fn status_says_what_contains_the_commands_and_a_machine_without_landlock_warns()
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("sandbox: landlock ABI"), "{text}");
+    assert!(
+        text.contains("sandbox: a world of its own per command"),
+        "{text}"
+    );
     assert!(text.contains("network off"), "{text}");
     assert!(text.contains("(mode AutoSafe)"), "{text}");
-    // Ask mode runs on a machine without Landlock, but says what is missing.
-    world
-        .env
-        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-landlock".into()));
+    // Ask mode runs on a machine without Landlock or bubblewrap, but says what is missing.
+    world.env.push((
+        "KEYLESS_SANDBOX_SIMULATE".into(),
+        "no-bwrap,no-landlock".into(),
+    ));
     let (out, code) = world.apply("ask", &["ls"]);
     assert_eq!(code, Some(0), "{out}");
     assert!(
@@ -621,10 +690,6 @@ fn hidden_paths_and_writable_paths_from_the_configuration_apply() {
         ],
     );
     assert!(!out.contains("my private notes"), "{out}");
-    assert!(
-        out.contains(".\n..\nOUTPUT>>>"),
-        "the folder reads as empty: {out}"
-    );
     assert_eq!(
         fs::read_to_string(shared.join("out.txt")).unwrap(),
         "made\n",

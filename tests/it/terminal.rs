@@ -96,7 +96,19 @@ fn ask_is_answered_at_the_terminal() {
 #[test]
 fn a_sandbox_refusal_in_ask_mode_is_offered_once_outside_the_sandbox() {
     let (dir, ws) = workspace();
-    let outside = dir.path().join("outside");
+    // A folder outside the workspace the user lets commands read: it is there in the sandbox,
+    // read-only.
+    let shared = dir.path().join("shared");
+    fs::create_dir_all(&shared).unwrap();
+    fs::write(
+        ws.join("keyless.json"),
+        format!(
+            "{{\"Sandbox\": {{\"ReadablePaths\": [\"{}\"]}}}}",
+            shared.display()
+        ),
+    )
+    .unwrap();
+    let outside = shared.join("outside");
     // `sort -o` is Risky, so the first answer approves running it at all; the sandbox then
     // refuses the write outside the workspace, and the second answer is about leaving it.
     fs::write(ws.join("list.txt"), "b\na\n").unwrap();

@@ -1,0 +1,369 @@
+//! Putting one contained command together on Linux: what the machine and the configuration give
+//! (found once per sandbox), turned into bubblewrap's world (`world.rs`), the child's steps
+//! before it (`enter.rs`), the command's cgroups (`limits.rs`), its network (`nets.rs`) and its
+//! environment. What happens after the command (placeholders taken away, limits reported) is
+//! [`After`].
+//!
+//! What this module does not do: decide whether a command runs (the policy), or in which mode.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+use super::enter::{Enter, Layer};
+use super::limits::{Group, Limits, Seen};
+use super::placeholder::Placeholders;
+use super::platform::WorldSupport;
+use super::proxy::Refusals;
+use super::world::{self, Entry, Sizes, Spec};
+use super::{PROTECTED_NAMES, SECRET_STORES, home};
+
+/// Why a command is contained: the model's, or one of keyless's own runs in the workspace (the
+/// snapshot's tool versions, the user's snapshot scripts), which gets no network and sees the
+/// caches read-only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Model,
+    Probe,
+}
+
+/// How a command's network is had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Network {
+    Off,
+    On,
+}
+
+/// What a sandbox found once: the machine's folders, the toolchains and caches, where keyless
+/// keeps its own state for this workspace.
+#[derive(Debug)]
+pub struct Assembly {
+    root: PathBuf,
+    home: Option<PathBuf>,
+    system: Vec<(PathBuf, Entry)>,
+    readable: Vec<PathBuf>,
+    /// Caches with a copy-on-write layer: (cache, layer folder).
+    layered: Vec<(PathBuf, PathBuf)>,
+    /// Caches that cannot have a layer (they hold the workspace or a writable path): bound
+    /// read-only.
+    unlayered: Vec<PathBuf>,
+    writable: Vec<PathBuf>,
+    /// Secret places to mask where they are visible.
+    secrets: Vec<PathBuf>,
+    /// keyless's own folder for this workspace (layers, the placeholders' record).
+    state: Option<PathBuf>,
+    /// The home folder's `.gitconfig` as a command may see it.
+    gitconfig: Option<tempfile::NamedTempFile>,
+    sizes: Sizes,
+    limits: Limits,
+}
+
+/// What assembling needs from the sandbox.
+pub struct Input<'a> {
+    pub root: &'a Path,
+    pub home: Option<&'a Path>,
+    pub config: &'a crate::config::SandboxConfig,
+    pub hidden: &'a [PathBuf],
+    /// A variable's value by name (the process's environment; a probe's own).
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// Where keyless's state for workspaces lives, when not in the user's cache folder.
+    pub state_base: Option<&'a Path>,
+}
+
+impl Assembly {
+    pub fn new(input: Input<'_>) -> Assembly {
+        let allowed = home::allowed(input.home, input.env, &|p: &Path| p.exists());
+        let mut readable = allowed.readable;
+        readable.extend(
+            input
+                .config
+                .readable_paths
+                .iter()
+                .filter(|p| p.exists())
+                .cloned(),
+        );
+        let writable: Vec<PathBuf> = input
+            .config
+            .writable_paths
+            .iter()
+            .filter(|p| p.exists())
+            .cloned()
+            .collect();
+        let system = world::system();
+        // What a system folder shows already (a `PATH` folder like `/bin`) is not bound again.
+        readable.retain(|p| !system.iter().any(|(s, _)| p.starts_with(s)));
+        let state = state_dir(input.state_base, input.home, input.root);
+        let mut layered = Vec::new();
+        let mut unlayered = Vec::new();
+        for cache in allowed.caches {
+            let holds_ours = input.root.starts_with(&cache)
+                || writable
+                    .iter()
+                    .any(|w| w.starts_with(&cache) || cache.starts_with(w));
+            match &state {
+                Some(state) if !holds_ours => {
+                    let name = layer_name(&cache);
+                    layered.push((cache, state.join("layers").join(name)));
+                }
+                _ => unlayered.push(cache),
+            }
+        }
+        let mut secrets: Vec<PathBuf> = match input.home {
+            Some(home) => SECRET_STORES.iter().map(|s| home.join(s)).collect(),
+            None => Vec::new(),
+        };
+        secrets.extend(input.config.hidden_paths.iter().cloned());
+        secrets.extend(input.hidden.iter().cloned());
+        let gitconfig = input.home.and_then(|home| {
+            let text = std::fs::read_to_string(home.join(".gitconfig")).ok()?;
+            let mut file = tempfile::Builder::new()
+                .prefix("keyless-gitconfig-")
+                .tempfile()
+                .ok()?;
+            std::io::Write::write_all(&mut file, home::safe_gitconfig(&text).as_bytes()).ok()?;
+            Some(file)
+        });
+        let config = input.config;
+        Assembly {
+            root: input.root.to_path_buf(),
+            home: input.home.map(Path::to_path_buf),
+            system,
+            readable,
+            layered,
+            unlayered,
+            writable,
+            secrets,
+            state,
+            gitconfig,
+            sizes: Sizes {
+                tmp: config.tmp_mib * MIB,
+                home: HOME_BYTES,
+                shm: config.tmp_mib * MIB / 4,
+            },
+            limits: Limits {
+                processes: config.max_processes,
+                memory_bytes: config.max_memory_mib.unwrap_or_else(default_memory_mib) * MIB,
+            },
+        }
+    }
+
+    /// The command that runs `program args…` contained, and what to do once it has run.
+    pub fn command(
+        &self,
+        support: &WorldSupport,
+        purpose: Purpose,
+        network: Network,
+        protected: &[PathBuf],
+        program: &str,
+        args: &[&str],
+    ) -> io::Result<(Command, After)> {
+        let placeholders = match &self.state {
+            Some(state) => {
+                Placeholders::make(&self.root, PROTECTED_NAMES, &state.join("placeholders"))?
+            }
+            None => Placeholders::none(),
+        };
+        let mut protected: Vec<PathBuf> = protected.to_vec();
+        protected.extend(placeholders.paths().iter().cloned());
+        let layers = purpose == Purpose::Model && support.layers.is_ok();
+        let mut readable = self.readable.clone();
+        readable.extend(self.unlayered.iter().cloned());
+        let mut writable = self.writable.clone();
+        let mut enter = Enter::default();
+        for (cache, folder) in &self.layered {
+            if !layers {
+                if purpose == Purpose::Model {
+                    // No copy-on-write layer here: the cache is bound writable as it is (said
+                    // in the guarantees).
+                    writable.push(cache.clone());
+                } else {
+                    readable.push(cache.clone());
+                }
+                continue;
+            }
+            let (upper, work) = (folder.join("upper"), folder.join("work"));
+            std::fs::create_dir_all(&upper)?;
+            std::fs::create_dir_all(&work)?;
+            enter
+                .layers
+                .push(Layer::new(cache, &upper, &work, !support.root)?);
+            writable.push(cache.clone());
+        }
+        let mut files = Vec::new();
+        if let (Some(home), Some(file)) = (&self.home, &self.gitconfig) {
+            files.push((file.path().to_path_buf(), home.join(".gitconfig")));
+        }
+        let mut roots: Vec<&Path> = self.system.iter().map(|(p, _)| p.as_path()).collect();
+        roots.extend(readable.iter().map(PathBuf::as_path));
+        roots.extend(writable.iter().map(PathBuf::as_path));
+        roots.push(&self.root);
+        let mut masked = world::system_secrets();
+        masked.extend(self.secrets.iter().filter_map(|p| {
+            let meta = p.symlink_metadata().ok()?;
+            (world::visible(p, &roots) && !self.root.starts_with(p))
+                .then(|| (p.clone(), meta.is_dir()))
+        }));
+        let group = match support.hierarchy() {
+            Some(hierarchy) => Some(hierarchy.make(self.limits)?),
+            None => None,
+        };
+        let mut group = group;
+        if let Some(group) = group.as_mut() {
+            enter.cgroups = std::mem::take(&mut group.procs);
+        }
+        let mut unshare_net = false;
+        let mut refusals = None;
+        let mut proxied = false;
+        match (&support.kept_net, network, purpose) {
+            (Ok(()), Network::On, Purpose::Model) => {
+                let kept = super::nets::kept().map_err(io::Error::other)?;
+                let (ns, seen) = kept.on().map_err(io::Error::other)?;
+                enter.join = Some(ns.join());
+                refusals = Some(seen.clone());
+                proxied = true;
+            }
+            (Ok(()), _, _) => {
+                let kept = super::nets::kept().map_err(io::Error::other)?;
+                enter.join = Some(kept.off.join());
+            }
+            // No kept namespace: a network of its own when off; the machine's when on.
+            (Err(_), Network::On, Purpose::Model) => {}
+            (Err(_), _, _) => unshare_net = true,
+        }
+        enter.nproc = Some(self.limits.processes);
+        let spec = Spec {
+            workspace: self.root.clone(),
+            home: self.home.clone(),
+            system: self.system.clone(),
+            readable,
+            writable,
+            protected,
+            masked,
+            files,
+            sizes: self.sizes,
+            unshare_net,
+        };
+        let mut command = Command::new(&support.bwrap);
+        command.args(world::args(&spec, program, args));
+        enter.finish()?.install(&mut command);
+        command
+            .env("TMPDIR", "/tmp")
+            .env("KEYLESS_SANDBOX", "1")
+            .env_remove("XDG_RUNTIME_DIR")
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .env_remove("XAUTHORITY");
+        if proxied {
+            let url = format!("http://127.0.0.1:{}", super::nets::PROXY_PORT);
+            for name in [
+                "HTTP_PROXY",
+                "HTTPS_PROXY",
+                "ALL_PROXY",
+                "http_proxy",
+                "https_proxy",
+                "all_proxy",
+                "npm_config_proxy",
+                "npm_config_https_proxy",
+            ] {
+                command.env(name, &url);
+            }
+            command
+                .env("NO_PROXY", "localhost,127.0.0.1,::1")
+                .env("no_proxy", "localhost,127.0.0.1,::1")
+                .env("NODE_USE_ENV_PROXY", "1");
+        }
+        Ok((
+            command,
+            After {
+                placeholders,
+                group,
+                refusals,
+                limits: self.limits,
+                tmp_bytes: self.sizes.tmp,
+            },
+        ))
+    }
+}
+
+/// One MiB.
+const MIB: u64 = 1024 * 1024;
+/// The home folder's own tmpfs: dot-files a tool writes, not builds (they go to the caches and
+/// the workspace).
+const HOME_BYTES: u64 = 256 * MIB;
+
+/// Half of the machine's memory, the memory limit when `Sandbox.MaxMemoryMiB` sets none.
+fn default_memory_mib() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .unwrap_or(8 * 1024 * 1024);
+    (total_kib / 1024 / 2).max(512)
+}
+
+/// keyless's own folder for the workspace at `root`: `$XDG_CACHE_HOME/keyless/sandbox/<hash>`
+/// (or `~/.cache/…`). Never visible to a command (the home folder is not).
+pub fn state_dir(base: Option<&Path>, home: Option<&Path>, root: &Path) -> Option<PathBuf> {
+    let cache = base.map(Path::to_path_buf).or_else(|| {
+        std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .or_else(|| home.map(|h| h.join(".cache")))
+    })?;
+    let digest = Sha256::digest(root.as_os_str().as_encoded_bytes());
+    let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Some(cache.join("keyless").join("sandbox").join(hash))
+}
+
+/// A layer folder's name for `cache`: its last part and a hash of the whole path.
+fn layer_name(cache: &Path) -> OsString {
+    let digest = Sha256::digest(cache.as_os_str().as_encoded_bytes());
+    let hash: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let last: String = cache
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    OsString::from(format!("{last}-{hash}"))
+}
+
+/// What to do once a contained command has run.
+#[derive(Debug)]
+pub struct After {
+    placeholders: Placeholders,
+    group: Option<Group>,
+    refusals: Option<Refusals>,
+    limits: Limits,
+    tmp_bytes: u64,
+}
+
+/// What the command met at the sandbox's edges.
+#[derive(Debug, Default)]
+pub struct Met {
+    pub seen: Seen,
+    /// Destinations the proxy refused.
+    pub refused: Vec<String>,
+    pub limits: Option<Limits>,
+    pub tmp_bytes: u64,
+}
+
+impl After {
+    /// Takes the placeholders away and reads the cgroups.
+    pub fn finish(self) -> Met {
+        self.placeholders.remove();
+        Met {
+            seen: self.group.map(Group::finish).unwrap_or_default(),
+            refused: self.refusals.map(|r| r.take()).unwrap_or_default(),
+            limits: Some(self.limits),
+            tmp_bytes: self.tmp_bytes,
+        }
+    }
+}

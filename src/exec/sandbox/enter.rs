@@ -1,0 +1,212 @@
+//! What the child does before it runs bubblewrap (Linux), prepared in keyless and carried out
+//! with system calls only, as a child of a multi-threaded process must:
+//!
+//! 1. join the command's cgroups (their process and memory limits, `limits.rs`) and make the
+//!    command the out-of-memory killer's first choice, so a memory hog ends before keyless or
+//!    the browser does;
+//! 2. join the network namespace keyless keeps (`nets.rs`), first the user namespace that owns
+//!    it when keyless is not root;
+//! 3. when there are build caches, a private mount namespace in which each cache is covered by a
+//!    copy-on-write layer (overlayfs: the real cache below, read-only; keyless's own folder for
+//!    this workspace above), so that bubblewrap binds the layer, and what a command writes to a
+//!    cache never reaches the files a build outside keyless trusts;
+//! 4. a process limit for the command's user namespace (not for root, whom the kernel does not
+//!    limit; root's commands are limited by their cgroup).
+//!
+//! Nothing here mounts what the command sees otherwise; bubblewrap builds that (`world.rs`).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One copy-on-write layer over a cache, prepared.
+#[derive(Debug)]
+pub struct Layer {
+    target: CString,
+    options: CString,
+}
+
+impl Layer {
+    /// A layer over `cache` whose writes go to `upper` (with overlayfs's `work` folder beside
+    /// it, on the same file system). Paths holding `,`, `:` or `\` cannot be named to
+    /// overlayfs and are refused.
+    pub fn new(cache: &Path, upper: &Path, work: &Path, user_xattr: bool) -> io::Result<Layer> {
+        for path in [cache, upper, work] {
+            let bytes = path.as_os_str().as_bytes();
+            if bytes.iter().any(|b| matches!(b, b',' | b':' | b'\\' | 0)) {
+                return Err(io::Error::other(format!(
+                    "{} cannot be named to overlayfs (it holds , : or \\)",
+                    path.display()
+                )));
+            }
+        }
+        let mut options = format!(
+            "lowerdir={},upperdir={},workdir={}",
+            cache.display(),
+            upper.display(),
+            work.display()
+        );
+        if user_xattr {
+            options.push_str(",userxattr");
+        }
+        Ok(Layer {
+            target: CString::new(cache.as_os_str().as_bytes()).map_err(io::Error::other)?,
+            options: CString::new(options).map_err(io::Error::other)?,
+        })
+    }
+}
+
+/// The id maps of a user namespace the child makes itself (when no kept one can be joined):
+/// keyless's user mapped to itself.
+#[derive(Debug)]
+struct IdMaps {
+    uid_map: CString,
+    gid_map: CString,
+}
+
+/// Everything the child does before bubblewrap, prepared.
+#[derive(Debug, Default)]
+pub struct Enter {
+    /// `cgroup.procs` of each cgroup the command joins, open for writing.
+    pub cgroups: Vec<OwnedFd>,
+    /// The kept namespaces to join: (user namespace when keyless is not root, network).
+    pub join: Option<(Option<RawFd>, RawFd)>,
+    /// Copy-on-write layers over the caches.
+    pub layers: Vec<Layer>,
+    /// `RLIMIT_NPROC` in the command's own user namespace (not root).
+    pub nproc: Option<u64>,
+    own_user: Option<IdMaps>,
+}
+
+impl Enter {
+    /// Decides, from what is set, whether the child needs a user namespace of its own: when
+    /// keyless is not root, joins none, and has layers to mount or a process limit to set.
+    pub fn finish(mut self) -> io::Result<Arc<Enter>> {
+        // SAFETY: geteuid and getegid cannot fail.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        let joins_user = matches!(self.join, Some((Some(_), _)));
+        if uid != 0 && !joins_user && (!self.layers.is_empty() || self.nproc.is_some()) {
+            self.own_user = Some(IdMaps {
+                uid_map: CString::new(format!("{uid} {uid} 1\n")).map_err(io::Error::other)?,
+                gid_map: CString::new(format!("{gid} {gid} 1\n")).map_err(io::Error::other)?,
+            });
+        }
+        if uid == 0 {
+            self.nproc = None;
+        }
+        Ok(Arc::new(self))
+    }
+
+    /// Runs the plan in the child of `command`.
+    pub fn install(self: Arc<Self>, command: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: `enter` makes only async-signal-safe system calls on memory prepared before
+        // the fork; it allocates nothing and takes no lock.
+        unsafe {
+            command.pre_exec(move || self.enter());
+        }
+    }
+
+    /// In the forked child.
+    fn enter(&self) -> io::Result<()> {
+        // Only the error number crosses back to the parent (`Command::spawn` returns it), and
+        // nothing may be allocated here: the step is not named. The probe at start names it.
+        let failed = |_step: &'static str| io::Error::last_os_error();
+        // SAFETY (whole function): plain system calls on NUL-terminated strings and buffers
+        // owned by `self`, which outlives the call.
+        unsafe {
+            for procs in &self.cgroups {
+                if libc::write(procs.as_raw_fd(), b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(failed("joining the command's cgroup"));
+                }
+            }
+            let oom = libc::open(
+                c"/proc/self/oom_score_adj".as_ptr(),
+                libc::O_WRONLY | libc::O_CLOEXEC,
+            );
+            if oom >= 0 {
+                libc::write(oom, b"1000".as_ptr().cast(), 4);
+                libc::close(oom);
+            }
+            if let Some((user, net)) = self.join {
+                if let Some(user) = user
+                    && libc::setns(user, libc::CLONE_NEWUSER) != 0
+                {
+                    return Err(failed("joining the kept user namespace"));
+                }
+                if libc::setns(net, libc::CLONE_NEWNET) != 0 {
+                    return Err(failed("joining the kept network namespace"));
+                }
+            }
+            if let Some(maps) = &self.own_user {
+                if libc::unshare(libc::CLONE_NEWUSER) != 0 {
+                    return Err(failed("making a user namespace"));
+                }
+                for (path, bytes) in [
+                    (c"/proc/self/setgroups", b"deny".as_slice()),
+                    (c"/proc/self/uid_map", maps.uid_map.as_bytes()),
+                    (c"/proc/self/gid_map", maps.gid_map.as_bytes()),
+                ] {
+                    if !write_file(path, bytes) {
+                        return Err(failed("writing the user namespace's id maps"));
+                    }
+                }
+            }
+            if !self.layers.is_empty() {
+                if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                    return Err(failed("making a mount namespace for the cache layers"));
+                }
+                if libc::mount(
+                    std::ptr::null(),
+                    c"/".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    std::ptr::null(),
+                ) != 0
+                {
+                    return Err(failed("making the mounts private"));
+                }
+                for layer in &self.layers {
+                    if libc::mount(
+                        c"overlay".as_ptr(),
+                        layer.target.as_ptr(),
+                        c"overlay".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        layer.options.as_ptr().cast(),
+                    ) != 0
+                    {
+                        return Err(failed("mounting a cache's copy-on-write layer"));
+                    }
+                }
+            }
+            if let Some(limit) = self.nproc {
+                let limit = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_NPROC, &limit) != 0 {
+                    return Err(failed("setting the process limit"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// # Safety
+/// Async-signal-safe: open, write, close.
+unsafe fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> bool {
+    // SAFETY: a NUL-terminated path and a live buffer.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        written == bytes.len() as isize
+    }
+}

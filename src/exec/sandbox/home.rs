@@ -1,0 +1,260 @@
+//! Which parts of the user's home folder a model command sees. The home folder is empty in the
+//! sandbox (a small private tmpfs) but for an allow-list: the toolchains' own folders, read-only,
+//! and the build caches, writable through a copy-on-write layer of keyless's own (`world.rs`),
+//! so that what a command writes there never reaches the caches a build outside keyless trusts.
+//! Anything else (shell history, other agents' credentials, browser profiles, keyless's own
+//! configuration) does not exist for the command. `Sandbox.ReadablePaths` adds to the list.
+//!
+//! What this module does not do: mount anything, or decide what outside the home folder is
+//! visible (`world.rs`).
+
+use std::path::{Path, PathBuf};
+
+/// Toolchain folders under the home folder: visible read-only.
+pub const TOOLCHAINS: &[&str] = &[
+    ".rustup",
+    ".pyenv",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno/bin",
+    ".sdkman",
+    ".asdf",
+    ".local/share/mise",
+    ".local/bin",
+    ".local/lib",
+    ".rbenv",
+    ".nodenv",
+    ".goenv",
+    ".jenv",
+    ".ghcup",
+    ".elan",
+    ".dotnet",
+    ".local/share/uv/python",
+];
+
+/// Build caches under the home folder: writable to a command through a copy-on-write layer.
+pub const CACHES: &[&str] = &[
+    ".cargo",
+    ".npm",
+    ".cache/pip",
+    ".cache/uv",
+    "go",
+    ".cache/go-build",
+    ".m2",
+    ".gradle",
+    ".cache/yarn",
+    ".yarn/berry/cache",
+    ".local/share/pnpm",
+    ".cache/pnpm",
+    ".cache/node-gyp",
+    ".nuget/packages",
+    ".cache/deno",
+    ".bun/install/cache",
+    ".gem",
+];
+
+/// Environment variables naming a toolchain folder wherever it lives: visible read-only.
+pub const TOOLCHAIN_ENV: &[&str] = &[
+    "RUSTUP_HOME",
+    "PYENV_ROOT",
+    "NVM_DIR",
+    "VOLTA_HOME",
+    "BUN_INSTALL",
+    "SDKMAN_DIR",
+    "ASDF_DIR",
+    "ASDF_DATA_DIR",
+    "GOROOT",
+    "JAVA_HOME",
+    "DOTNET_ROOT",
+];
+
+/// Environment variables naming a build cache wherever it lives.
+pub const CACHE_ENV: &[&str] = &[
+    "CARGO_HOME",
+    "GOPATH",
+    "GOMODCACHE",
+    "GOCACHE",
+    "npm_config_cache",
+    "PIP_CACHE_DIR",
+    "UV_CACHE_DIR",
+    "GRADLE_USER_HOME",
+    "YARN_CACHE_FOLDER",
+    "DENO_DIR",
+    "NUGET_PACKAGES",
+];
+
+/// What a command sees of the home folder and the toolchains.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Allowed {
+    /// Visible read-only.
+    pub readable: Vec<PathBuf>,
+    /// Writable through a copy-on-write layer.
+    pub caches: Vec<PathBuf>,
+}
+
+/// The toolchains and caches that exist, for the home folder `home`, from `env` (a variable's
+/// value by name) and the `PATH` folders: a `PATH` folder is visible read-only unless it is the
+/// home folder itself or one of its parents (which would show everything). Folders nested in
+/// another listed one are left to it; a cache always wins over a toolchain folder at the same
+/// place.
+pub fn allowed(
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+    exists: &dyn Fn(&Path) -> bool,
+) -> Allowed {
+    let mut caches: Vec<PathBuf> = Vec::new();
+    let mut readable: Vec<PathBuf> = Vec::new();
+    let from_env = |names: &[&str]| -> Vec<PathBuf> {
+        names
+            .iter()
+            .filter_map(|n| env(n))
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .collect()
+    };
+    caches.extend(from_env(CACHE_ENV));
+    readable.extend(from_env(TOOLCHAIN_ENV));
+    if let Some(home) = home {
+        caches.extend(CACHES.iter().map(|c| home.join(c)));
+        readable.extend(TOOLCHAINS.iter().map(|t| home.join(t)));
+    }
+    if let Some(path) = env("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let too_wide =
+                dir == Path::new("/") || home.is_some_and(|h| h.starts_with(&dir) || dir == h);
+            if dir.is_absolute() && !too_wide {
+                readable.push(dir);
+            }
+        }
+    }
+    let caches = outermost(caches.into_iter().filter(|p| exists(p)).collect());
+    let readable = outermost(
+        readable
+            .into_iter()
+            .filter(|p| exists(p) && !caches.iter().any(|c| p.starts_with(c)))
+            .collect(),
+    );
+    Allowed { readable, caches }
+}
+
+/// The paths of `paths` not inside another of them, each once, in a stable order.
+fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        if !kept.iter().any(|k| path.starts_with(k)) {
+            kept.push(path);
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_home_folder_shows_only_toolchains_and_caches_that_exist() {
+        let home = Path::new("/home/u");
+        let present = [
+            "/home/u/.cargo",
+            "/home/u/.rustup",
+            "/home/u/.npm",
+            "/home/u/.cargo/bin",
+            "/home/u/.pyenv",
+            "/home/u/.pyenv/shims",
+            "/opt/go",
+            "/usr/bin",
+        ];
+        let env = |name: &str| match name {
+            "PATH" => Some(
+                "/home/u/.cargo/bin:/home/u/.pyenv/shims:/usr/bin:/home/u:/home:/:relative".into(),
+            ),
+            "GOROOT" => Some("/opt/go".into()),
+            _ => None,
+        };
+        let allowed = allowed(Some(home), &env, &|p: &Path| {
+            present.iter().any(|q| Path::new(q) == p)
+        });
+        assert_eq!(
+            allowed.caches,
+            [
+                PathBuf::from("/home/u/.cargo"),
+                PathBuf::from("/home/u/.npm")
+            ]
+        );
+        assert_eq!(
+            allowed.readable,
+            [
+                PathBuf::from("/home/u/.pyenv"),
+                PathBuf::from("/home/u/.rustup"),
+                PathBuf::from("/opt/go"),
+                PathBuf::from("/usr/bin"),
+            ]
+        );
+    }
+}
+
+/// The settings of a `.gitconfig` a command may see: who commits, and how line endings and the
+/// default branch are set. Everything else goes: credentials and their helpers, URL rewrites
+/// that carry tokens, `include` and `includeIf` (which could name any file), and every setting
+/// that runs a program (`core.pager`, `core.fsmonitor`, aliases, …).
+pub fn safe_gitconfig(text: &str) -> String {
+    const KEPT: &[(&str, &str)] = &[
+        ("user", "name"),
+        ("user", "email"),
+        ("init", "defaultbranch"),
+        ("core", "autocrlf"),
+        ("core", "eol"),
+        ("core", "safecrlf"),
+        ("safe", "directory"),
+    ];
+    let mut out = String::new();
+    let mut section = String::new();
+    let mut written = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if let Some(header) = trimmed.strip_prefix('[') {
+            let name = header
+                .split([']', ' ', '"', '.'])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            // A subsection (`[user "x"]`, `[includeIf "…"]`) is never one of the kept ones.
+            let plain = header
+                .trim_end()
+                .strip_suffix(']')
+                .is_some_and(|h| !h.contains([' ', '"', '.']));
+            section = if plain { name } else { String::new() };
+            continue;
+        }
+        let Some((key, value)) = trimmed.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        if KEPT.contains(&(section.as_str(), key.as_str())) {
+            if written != section {
+                out.push_str(&format!("[{section}]\n"));
+                written = section.clone();
+            }
+            out.push_str(&format!("\t{key} = {}\n", value.trim()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod gitconfig_tests {
+    use super::safe_gitconfig;
+
+    #[test]
+    fn a_gitconfig_keeps_who_commits_and_nothing_that_runs_or_authenticates() {
+        let text = "[user]\n\tname = Ada\n\temail = ada@example.com\n\tsigningkey = ABC\n[credential]\n\thelper = store\n[url \"https://x:ghp_abc@github.com/\"]\n\tinsteadOf = https://github.com/\n[core]\n\tpager = sh -c evil\n\tautocrlf = input\n\tfsmonitor = evil\n[include]\n\tpath = ~/.secret\n[alias]\n\tst = !evil\n[user \"x\"]\n\tname = no\n";
+        assert_eq!(
+            safe_gitconfig(text),
+            "[user]\n\tname = Ada\n\temail = ada@example.com\n[core]\n\tautocrlf = input\n"
+        );
+    }
+}

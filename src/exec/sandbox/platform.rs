@@ -1,0 +1,172 @@
+//! What this machine can enforce for the model's commands, found once per keyless process, and
+//! the guarantees that follow from it in a mode, said the same way to the person (`keyless
+//! status`, `--json` too), to the model (its first message) and to `--mode auto`, which refuses
+//! to start while one is missing unless `Sandbox.AllowMissing` accepts it.
+//!
+//! What this module does not do: build or run a contained command (`mod.rs`, `world.rs`).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+#[cfg(target_os = "linux")]
+use super::limits::Hierarchy;
+
+/// What the platform offers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Platform {
+    /// The Landlock ABI version; 0 when there is none.
+    pub landlock_abi: u8,
+    /// Why there is no Landlock, when there is none.
+    pub landlock_missing: Option<String>,
+    /// Whether a private mount namespace works in keyless's own child (the fallback's
+    /// read-only `.git` and masked secret stores).
+    pub mounts: bool,
+    pub mounts_missing: Option<String>,
+    /// The world bubblewrap builds (Linux), or why there is none.
+    pub world: Result<WorldSupport, String>,
+}
+
+/// What the world offers on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorldSupport {
+    /// The bubblewrap program.
+    pub bwrap: PathBuf,
+    /// Network namespaces kept for commands to join (the proxy's way out lives in one); else
+    /// why not: then each command gets a namespace of its own when the network is off, and the
+    /// machine's network, unfiltered, when it is on.
+    pub kept_net: Result<(), String>,
+    /// Copy-on-write layers over the build caches; else why not (the caches are then bound
+    /// writable as they are).
+    pub layers: Result<(), String>,
+    /// Cgroups with process and memory limits per command; else why not.
+    pub cgroups: Result<(), String>,
+    /// Whether keyless runs as root (the kernel exempts root from `RLIMIT_NPROC`).
+    pub root: bool,
+}
+
+impl Platform {
+    /// Looks at what this machine offers, once per process. `KEYLESS_SANDBOX_SIMULATE`
+    /// (comma-separated: `no-landlock`, `no-mounts`, `no-bwrap`, `no-kept-net`, `no-layers`,
+    /// `no-cgroups`) pretends a part is missing: for tests of the fallbacks on a machine that
+    /// has everything. It can only take protection away, so a command cannot use it to get out.
+    pub fn detect() -> Platform {
+        static FOUND: std::sync::OnceLock<Platform> = std::sync::OnceLock::new();
+        FOUND.get_or_init(Platform::look).clone()
+    }
+
+    fn look() -> Platform {
+        let simulate = std::env::var("KEYLESS_SANDBOX_SIMULATE").unwrap_or_default();
+        let pretend = |what: &str| simulate.split(',').any(|s| s.trim() == what);
+        let simulated = || "simulated (KEYLESS_SANDBOX_SIMULATE)".to_string();
+        #[cfg(target_os = "linux")]
+        let (abi, mounts, world) = (
+            super::linux::landlock_abi(),
+            super::linux::probe_mounts(),
+            if pretend("no-bwrap") {
+                Err(simulated())
+            } else {
+                super::probe::world()
+            },
+        );
+        #[cfg(not(target_os = "linux"))]
+        let (abi, mounts, world): (
+            Result<u8, String>,
+            Result<(), String>,
+            Result<WorldSupport, String>,
+        ) = (
+            Err("Landlock is Linux only".to_string()),
+            Err("mount namespaces are Linux only".to_string()),
+            Err("bubblewrap is Linux only".to_string()),
+        );
+        let world = world.map(|mut w| {
+            if pretend("no-kept-net") {
+                w.kept_net = Err(simulated());
+            }
+            if pretend("no-layers") {
+                w.layers = Err(simulated());
+            }
+            if pretend("no-cgroups") {
+                w.cgroups = Err(simulated());
+            }
+            w
+        });
+        let (landlock_abi, landlock_missing) = match abi {
+            _ if pretend("no-landlock") => (0, Some(simulated())),
+            Ok(abi) => (abi, None),
+            Err(why) => (0, Some(why)),
+        };
+        let (mounts, mounts_missing) = match mounts {
+            _ if pretend("no-mounts") => (false, Some(simulated())),
+            Ok(()) => (true, None),
+            Err(why) => (false, Some(why)),
+        };
+        Platform {
+            landlock_abi,
+            landlock_missing,
+            mounts,
+            mounts_missing,
+            world,
+        }
+    }
+
+    /// A platform with nothing: for tests of what is said where nothing contains commands.
+    pub fn none(why: &str) -> Platform {
+        Platform {
+            landlock_abi: 0,
+            landlock_missing: Some(why.to_string()),
+            mounts: false,
+            mounts_missing: Some(why.to_string()),
+            world: Err(why.to_string()),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl WorldSupport {
+    /// The cgroup hierarchy commands get their limits in, when there is one.
+    pub fn hierarchy(&self) -> Option<&'static Hierarchy> {
+        static FOUND: std::sync::OnceLock<Result<Hierarchy, String>> = std::sync::OnceLock::new();
+        if self.cgroups.is_err() {
+            return None;
+        }
+        FOUND.get_or_init(Hierarchy::find).as_ref().ok()
+    }
+}
+
+/// One guarantee the containment of a command makes, and whether it holds here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Guarantee {
+    /// A stable name (`Sandbox.AllowMissing` names these).
+    pub name: &'static str,
+    pub holds: bool,
+    /// What it means, when it holds.
+    pub what: String,
+    /// Why it does not, when it does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+}
+
+impl Guarantee {
+    pub fn held(name: &'static str, what: impl Into<String>) -> Guarantee {
+        Guarantee {
+            name,
+            holds: true,
+            what: what.into(),
+            missing: None,
+        }
+    }
+
+    pub fn missing(
+        name: &'static str,
+        what: impl Into<String>,
+        why: impl Into<String>,
+    ) -> Guarantee {
+        Guarantee {
+            name,
+            holds: false,
+            what: what.into(),
+            missing: Some(why.into()),
+        }
+    }
+}

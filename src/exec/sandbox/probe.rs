@@ -1,0 +1,167 @@
+//! Finding out once what the world can be on this machine: is bubblewrap there and new enough,
+//! does a world start at all, can keyless keep network namespaces, mount copy-on-write layers,
+//! make cgroups. Each part is tried for real with a harmless command in a folder of its own, so
+//! what `keyless status` says is what commands will get.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::assemble::{Assembly, Input, Network, Purpose};
+use super::platform::WorldSupport;
+
+/// The oldest bubblewrap with everything the world uses (`--disable-userns`, `--size`).
+const OLDEST: (u32, u32) = (0, 8);
+
+/// Where bubblewrap is looked for first: the distribution's copy, which Ubuntu's AppArmor
+/// rules let make user namespaces (a copy elsewhere is refused there).
+const SYSTEM_BWRAP: &str = "/usr/bin/bwrap";
+
+/// What the world can be here, or why there is none.
+pub fn world() -> Result<WorldSupport, String> {
+    let bwrap = find().ok_or_else(|| {
+        "bubblewrap is not installed (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)".to_string()
+    })?;
+    let version = Command::new(&bwrap)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{} could not run: {e}", bwrap.display()))?;
+    let text = String::from_utf8_lossy(&version.stdout);
+    let number = text.split_whitespace().nth(1).unwrap_or_default();
+    let mut parts = number.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if found < OLDEST {
+        return Err(format!(
+            "bubblewrap {number} is older than {}.{} ({})",
+            OLDEST.0,
+            OLDEST.1,
+            bwrap.display()
+        ));
+    }
+    // SAFETY: geteuid cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut support = WorldSupport {
+        bwrap,
+        kept_net: super::nets::kept().map(|_| ()),
+        layers: Ok(()),
+        cgroups: super::limits::Hierarchy::find().map(|_| ()),
+        root,
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("keyless-probe-")
+        .tempdir()
+        .map_err(|e| format!("no folder for the probe: {e}"))?;
+    // A world with nothing optional first: if it fails, there is no world.
+    let bare = WorldSupport {
+        kept_net: Err("probe".into()),
+        layers: Err("probe".into()),
+        cgroups: Err("probe".into()),
+        ..support.clone()
+    };
+    try_world(&bare, dir.path(), false)
+        .map_err(|e| format!("bubblewrap could not build a world: {e}"))?;
+    if support.kept_net.is_ok() {
+        let only_net = WorldSupport {
+            layers: Err("probe".into()),
+            cgroups: Err("probe".into()),
+            ..support.clone()
+        };
+        if let Err(e) = try_world(&only_net, dir.path(), false) {
+            support.kept_net = Err(format!(
+                "a command could not join the kept network namespace: {e}"
+            ));
+        }
+    }
+    if support.cgroups.is_ok() {
+        let only_cgroups = WorldSupport {
+            layers: Err("probe".into()),
+            kept_net: Err("probe".into()),
+            ..support.clone()
+        };
+        if let Err(e) = try_world(&only_cgroups, dir.path(), false) {
+            support.cgroups = Err(format!("a command could not join its cgroup: {e}"));
+        }
+    }
+    let only_layers = WorldSupport {
+        kept_net: Err("probe".into()),
+        cgroups: Err("probe".into()),
+        ..support.clone()
+    };
+    if let Err(e) = try_world(&only_layers, dir.path(), true) {
+        support.layers = Err(format!(
+            "a copy-on-write layer over a cache could not be mounted: {e}"
+        ));
+    }
+    Ok(support)
+}
+
+/// bubblewrap: the system's copy, else the first on `PATH`.
+fn find() -> Option<PathBuf> {
+    let system = Path::new(SYSTEM_BWRAP);
+    if system.is_file() {
+        return Some(system.to_path_buf());
+    }
+    super::super::snapshot::find_on_path("bwrap")
+}
+
+/// Runs a command that writes into a workspace (and a cache, with `layers`) in a world with
+/// `support`, and checks what it did: the workspace written, the cache's own files unchanged.
+fn try_world(support: &WorldSupport, dir: &Path, layers: bool) -> Result<(), String> {
+    let root = dir.join(if layers { "ws-layers" } else { "ws" });
+    let home = dir.join(if layers { "home-layers" } else { "home" });
+    let cache = home.join(".npm");
+    for folder in [&root, &cache] {
+        std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(cache.join("kept"), "as it was").map_err(|e| e.to_string())?;
+    let config = crate::config::SandboxConfig::default();
+    let assembly = Assembly::new(Input {
+        root: &root,
+        home: Some(&home),
+        config: &config,
+        hidden: &[],
+        env: &|name: &str| (name == "PATH").then(|| "/usr/bin:/bin".to_string()),
+        state_base: Some(&dir.join(if layers { "state-layers" } else { "state" })),
+    });
+    let line = format!(
+        "echo ok > probe.txt{}",
+        if layers {
+            format!(
+                " && echo changed > {0}/kept && echo new > {0}/new",
+                cache.display()
+            )
+        } else {
+            String::new()
+        }
+    );
+    let (mut command, after) = assembly
+        .command(
+            support,
+            Purpose::Model,
+            Network::Off,
+            &[],
+            "/bin/sh",
+            &["-c", &line],
+        )
+        .map_err(|e| e.to_string())?;
+    let output = command
+        .current_dir(&root)
+        .stdin(Stdio::null())
+        .env("HOME", &home)
+        .output()
+        .map_err(|e| e.to_string())?;
+    after.finish();
+    if !output.status.success() {
+        return Err(format!(
+            "{} ({})",
+            String::from_utf8_lossy(&output.stderr).trim(),
+            output.status
+        ));
+    }
+    if std::fs::read_to_string(root.join("probe.txt")).unwrap_or_default() != "ok\n" {
+        return Err("the command's write did not reach the workspace".into());
+    }
+    if layers && std::fs::read_to_string(cache.join("kept")).unwrap_or_default() != "as it was" {
+        return Err("a write went through the layer into the cache".into());
+    }
+    Ok(())
+}

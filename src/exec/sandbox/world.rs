@@ -1,0 +1,375 @@
+//! The world a model command runs in on Linux, built by bubblewrap from an allow-list: what is
+//! not granted does not exist for the command.
+//!
+//! - **Processes**: its own user, PID, IPC, UTS and cgroup namespaces and its own `/proc`: it
+//!   sees no process but its own tree, holds no capability (also when keyless is root), cannot
+//!   make user namespaces of its own, and everything it started is killed when it ends
+//!   (`--die-with-parent` makes the namespace's first process die with bubblewrap's monitor,
+//!   and the kernel then kills the rest, however they detached).
+//! - **Files**: the root is an empty tmpfs, read-only once built, holding read-only binds of the
+//!   system's folders (`/usr`, `/etc` without its secrets, `/opt`, …), a minimal `/dev`, and
+//!   private, size-limited `/tmp`, `/var/tmp` and `/dev/shm`. The home folder is a small private
+//!   tmpfs holding only the toolchains (read-only) and the build caches (writable through a
+//!   copy-on-write layer mounted before bubblewrap runs, `enter.rs`). The workspace is the one
+//!   writable tree of the user's; its `.git`, `.agent` and `keyless.json` are read-only binds
+//!   over themselves. Every bind is `nosuid,nodev`.
+//! - **Network**: a network namespace of its own, or one keyless keeps (`nets.rs`): no socket
+//!   of the machine's is reachable.
+//!
+//! This file only says which arguments build that world ([`args`], a pure function, so the
+//! order and the content are tested without running anything); `enter.rs` does what must happen
+//! in the child before bubblewrap runs.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// System folders bound read-only when they exist (a symbolic link is recreated as one, as on
+/// merged-`/usr` systems where `/bin` points to `usr/bin`).
+pub const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+];
+
+/// Files and folders of `/etc` that hold the machine's secrets: masked.
+pub const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+    "/etc/credstore",
+    "/etc/credstore.encrypted",
+    "/etc/NetworkManager/system-connections",
+    "/etc/wireguard",
+    "/etc/keyless",
+];
+
+/// How big the private writable tmpfs folders may grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizes {
+    /// `/tmp` (the command's `$TMPDIR`) and `/var/tmp`.
+    pub tmp: u64,
+    /// The home folder's own files (outside the toolchains and caches bound into it).
+    pub home: u64,
+    /// `/dev/shm`.
+    pub shm: u64,
+}
+
+/// A system folder as it is on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Dir,
+    Link(PathBuf),
+}
+
+/// Everything the world is built from; found by [`Spec`]'s caller, turned into arguments by
+/// [`args`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub workspace: PathBuf,
+    pub home: Option<PathBuf>,
+    pub system: Vec<(PathBuf, Entry)>,
+    /// Bound read-only (toolchains, `PATH` folders, `Sandbox.ReadablePaths`).
+    pub readable: Vec<PathBuf>,
+    /// Bound writable besides the workspace: the build caches (the copy-on-write layer when
+    /// there is one) and `Sandbox.WritablePaths`.
+    pub writable: Vec<PathBuf>,
+    /// Read-only binds over themselves inside the workspace.
+    pub protected: Vec<PathBuf>,
+    /// Masked: (path, whether it is a folder). A folder reads as empty, a file as `/dev/null`.
+    pub masked: Vec<(PathBuf, bool)>,
+    /// Files bound read-only at a place: (source, destination), e.g. the home folder's
+    /// `.gitconfig` without credentials.
+    pub files: Vec<(PathBuf, PathBuf)>,
+    pub sizes: Sizes,
+    /// Whether bubblewrap makes the command's network namespace (else the command already
+    /// joined one keyless keeps).
+    pub unshare_net: bool,
+}
+
+/// What a mount step does, in the order steps at the same depth must come.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    Symlink(PathBuf),
+    Tmpfs(u64),
+    ReadOnly(PathBuf),
+    Writable(PathBuf),
+    Protect,
+    MaskDir,
+    MaskFile,
+}
+
+/// bubblewrap's arguments for `spec`, then `--` and the command.
+pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> {
+    let mut out: Vec<OsString> = [
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "sandbox",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    if spec.unshare_net {
+        out.push("--unshare-net".into());
+    }
+    let mut steps: Vec<(PathBuf, Step)> = Vec::new();
+    for (path, entry) in &spec.system {
+        steps.push((
+            path.clone(),
+            match entry {
+                Entry::Dir => Step::ReadOnly(path.clone()),
+                Entry::Link(target) => Step::Symlink(target.clone()),
+            },
+        ));
+    }
+    for dir in ["/tmp", "/var/tmp"] {
+        steps.push((PathBuf::from(dir), Step::Tmpfs(spec.sizes.tmp)));
+    }
+    steps.push((PathBuf::from("/dev/shm"), Step::Tmpfs(spec.sizes.shm)));
+    if let Some(home) = spec.home.as_ref().filter(|h| h.parent().is_some()) {
+        steps.push((home.clone(), Step::Tmpfs(spec.sizes.home)));
+    }
+    for path in &spec.readable {
+        steps.push((path.clone(), Step::ReadOnly(path.clone())));
+    }
+    for (source, dest) in &spec.files {
+        steps.push((dest.clone(), Step::ReadOnly(source.clone())));
+    }
+    for path in spec.writable.iter().chain([&spec.workspace]) {
+        steps.push((path.clone(), Step::Writable(path.clone())));
+    }
+    for path in &spec.protected {
+        steps.push((path.clone(), Step::Protect));
+    }
+    for (path, dir) in &spec.masked {
+        steps.push((
+            path.clone(),
+            if *dir { Step::MaskDir } else { Step::MaskFile },
+        ));
+    }
+    // A folder's own step comes before anything placed inside it; at the same depth, binds
+    // come after the tmpfs they may sit in, and protection and masks last.
+    steps.sort_by(|(a, sa), (b, sb)| {
+        (a.components().count(), sa, a).cmp(&(b.components().count(), sb, b))
+    });
+    let mut special_done = false;
+    for (dest, step) in steps {
+        // /proc and /dev come once the system folders are in place and before anything deeper.
+        if !special_done && dest.components().count() > 2 {
+            special(&mut out);
+            special_done = true;
+        }
+        let dest = OsString::from(dest);
+        let push = |out: &mut Vec<OsString>, items: &[&std::ffi::OsStr]| {
+            out.extend(items.iter().map(|s| s.to_os_string()));
+        };
+        match step {
+            Step::Symlink(target) => {
+                push(&mut out, &["--symlink".as_ref(), target.as_os_str(), &dest])
+            }
+            Step::Tmpfs(size) => {
+                let size = OsString::from(size.to_string());
+                push(
+                    &mut out,
+                    &["--size".as_ref(), &size, "--tmpfs".as_ref(), &dest],
+                );
+            }
+            Step::ReadOnly(source) => {
+                push(&mut out, &["--ro-bind".as_ref(), source.as_os_str(), &dest])
+            }
+            Step::Writable(source) => {
+                push(&mut out, &["--bind".as_ref(), source.as_os_str(), &dest])
+            }
+            Step::Protect => push(&mut out, &["--ro-bind".as_ref(), &dest, &dest]),
+            Step::MaskDir => push(
+                &mut out,
+                &[
+                    "--size".as_ref(),
+                    "4096".as_ref(),
+                    "--tmpfs".as_ref(),
+                    &dest,
+                    "--remount-ro".as_ref(),
+                    &dest,
+                ],
+            ),
+            Step::MaskFile => push(
+                &mut out,
+                &["--ro-bind".as_ref(), "/dev/null".as_ref(), &dest],
+            ),
+        }
+    }
+    if !special_done {
+        special(&mut out);
+    }
+    for item in ["--remount-ro", "/", "--chdir"] {
+        out.push(item.into());
+    }
+    out.push(spec.workspace.clone().into());
+    out.push("--".into());
+    out.push(program.into());
+    out.extend(command_args.iter().map(OsString::from));
+    out
+}
+
+/// `/proc`, `/dev` (read-only but for its devices and `/dev/shm`, mounted later), and the empty
+/// `/var` and `/run`.
+fn special(out: &mut Vec<OsString>) {
+    for item in [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--dir",
+        "/var",
+        "--dir",
+        "/run",
+    ] {
+        out.push(item.into());
+    }
+}
+
+/// The system folders as they are on this machine.
+pub fn system() -> Vec<(PathBuf, Entry)> {
+    SYSTEM
+        .iter()
+        .map(PathBuf::from)
+        .filter_map(|path| {
+            let meta = path.symlink_metadata().ok()?;
+            if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).ok()?;
+                Some((path, Entry::Link(target)))
+            } else if meta.is_dir() {
+                Some((path, Entry::Dir))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The machine's secrets in `/etc` that exist: the listed ones and the ssh host keys.
+pub fn system_secrets() -> Vec<(PathBuf, bool)> {
+    let mut found: Vec<PathBuf> = SYSTEM_SECRETS.iter().map(PathBuf::from).collect();
+    if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("ssh_host_") && name.ends_with("_key") {
+                found.push(entry.path());
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|p| {
+            let meta = p.symlink_metadata().ok()?;
+            Some((p, meta.is_dir()))
+        })
+        .collect()
+}
+
+/// Whether `path` is visible in a world whose binds are `roots`.
+pub fn visible(path: &Path, roots: &[&Path]) -> bool {
+    roots.iter().any(|r| path.starts_with(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        Spec {
+            workspace: "/home/u/proj".into(),
+            home: Some("/home/u".into()),
+            system: vec![
+                ("/usr".into(), Entry::Dir),
+                ("/bin".into(), Entry::Link("usr/bin".into())),
+                ("/etc".into(), Entry::Dir),
+            ],
+            readable: vec!["/home/u/.rustup".into()],
+            writable: vec!["/home/u/.cargo".into()],
+            protected: vec![
+                "/home/u/proj/.git".into(),
+                "/home/u/proj/keyless.json".into(),
+            ],
+            masked: vec![
+                ("/etc/shadow".into(), false),
+                ("/home/u/.cargo/credentials.toml".into(), false),
+            ],
+            files: vec![("/run/k/gitconfig".into(), "/home/u/.gitconfig".into())],
+            sizes: Sizes {
+                tmp: 1024,
+                home: 512,
+                shm: 256,
+            },
+            unshare_net: false,
+        }
+    }
+
+    fn text(args: &[OsString]) -> String {
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn the_world_is_built_from_the_outside_in() {
+        let out = text(&args(&spec(), "sh", &["-c", "make test"]));
+        let at = |needle: &str| {
+            out.find(needle)
+                .unwrap_or_else(|| panic!("{needle} missing in {out}"))
+        };
+        // Namespaces, no privilege, nothing outlives the command.
+        for flag in [
+            "--unshare-user",
+            "--unshare-pid",
+            "--disable-userns",
+            "--die-with-parent",
+            "--cap-drop ALL",
+        ] {
+            at(flag);
+        }
+        assert!(!out.contains("--unshare-net"), "the kept namespace: {out}");
+        // The home folder is a tmpfs before what is bound into it.
+        assert!(at("--size 512 --tmpfs /home/u") < at("--ro-bind /home/u/.rustup /home/u/.rustup"));
+        assert!(at("--tmpfs /home/u ") < at("--bind /home/u/.cargo /home/u/.cargo"));
+        assert!(
+            at("--bind /home/u/proj /home/u/proj")
+                < at("--ro-bind /home/u/proj/.git /home/u/proj/.git")
+        );
+        assert!(
+            at("--bind /home/u/.cargo") < at("--ro-bind /dev/null /home/u/.cargo/credentials.toml")
+        );
+        assert!(at("--ro-bind /etc /etc") < at("--ro-bind /dev/null /etc/shadow"));
+        at("--symlink usr/bin /bin");
+        at("--size 1024 --tmpfs /tmp");
+        at("--size 256 --tmpfs /dev/shm");
+        assert!(at("--dev /dev --remount-ro /dev") < at("--tmpfs /dev/shm"));
+        at("--ro-bind /run/k/gitconfig /home/u/.gitconfig");
+        assert!(
+            out.ends_with("--remount-ro / --chdir /home/u/proj -- sh -c make test"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_world_without_a_kept_network_makes_its_own() {
+        let mut spec = spec();
+        spec.unshare_net = true;
+        assert!(text(&args(&spec, "true", &[])).contains("--unshare-net"));
+    }
+}

@@ -1,0 +1,518 @@
+//! The world a model command runs in (issue 23), tried as an attacker would, through `keyless
+//! apply` in Auto mode (a script the model wrote, which the policy only sees as `sh x.sh`) and in
+//! Ask mode through a build script (`cargo build` is Build, which runs without a yes). Each
+//! attack would do real harm if it worked, and each test checks that it did not: a victim
+//! process outside that must survive untouched, a fake secret in keyless's own environment that
+//! must never reach the results (not even reversed, which no redactor can catch), a marker
+//! outside that must not appear, a cache file that must keep its bytes, a server outside that
+//! must never be reached.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::sandbox::{GITHUB_TOKEN, World, cargo_crate, config, denied};
+
+fn reversed(text: &str) -> String {
+    text.chars().rev().collect()
+}
+
+/// Writes `script` into the workspace as `name` and runs `sh name` there.
+fn run_script(world: &World, mode: &str, name: &str, script: &str) -> (String, Option<i32>) {
+    fs::write(world.ws.join(name), world.spell(script)).unwrap();
+    world.apply(mode, &[&format!("sh {name}")])
+}
+
+/// A build script's body that prints what it found as `cargo:warning=` lines.
+fn build_script(ws: &Path, body: &str) {
+    cargo_crate(ws);
+    fs::write(
+        ws.join("build.rs"),
+        format!("#![allow(unused_imports)]\nuse std::io::Read;\nfn say(s: &str) {{ for l in s.lines() {{ println!(\"cargo:warning={{l}}\"); }} }}\nfn main() {{\n{body}\n}}\n"),
+    )
+    .unwrap();
+}
+
+/// A process outside keyless with a secret in its environment: the victim.
+struct Victim(std::process::Child);
+
+impl Victim {
+    fn start() -> Victim {
+        Victim(
+            std::process::Command::new("sleep")
+                .arg("120")
+                .env("VICTIM_SECRET", "victim-secret-Zk81mQ")
+                .spawn()
+                .unwrap(),
+        )
+    }
+
+    fn pid(&self) -> u32 {
+        self.0.id()
+    }
+
+    fn alive(&mut self) -> bool {
+        self.0.try_wait().unwrap().is_none()
+    }
+
+    /// Its nice value and its open-files limit, as the kernel has them.
+    fn settings(&self) -> (String, String) {
+        let stat = fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap();
+        let nice = stat
+            .rsplit(')')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .nth(16)
+            .unwrap()
+            .to_string();
+        let limits = fs::read_to_string(format!("/proc/{}/limits", self.pid())).unwrap();
+        let files = limits
+            .lines()
+            .find(|l| l.starts_with("Max open files"))
+            .unwrap()
+            .to_string();
+        (nice, files)
+    }
+}
+
+impl Drop for Victim {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_command_sees_no_process_but_its_own_and_cannot_touch_one() {
+    let world = World::new();
+    let mut victim = Victim::start();
+    let before = victim.settings();
+    let pid = victim.pid();
+    let script = format!(
+        "for p in /proc/[0-9]*; do tr '\\0' '\\n' < $p/environ; done | rev > dump.txt\nls /proc | grep -c '^[0-9]'\nkill -9 {pid}; renice 19 {pid}; prlimit --pid {pid} --nofile=3:3; echo survived\n"
+    );
+    let (out, _) = run_script(&world, "auto", "procs.sh", &script);
+    assert!(out.contains("survived"), "{out}");
+    assert!(victim.alive(), "{out}");
+    assert_eq!(victim.settings(), before, "{out}");
+    // Everything the command could read of every process it sees, kept whole in the workspace.
+    let dump = fs::read_to_string(world.ws.join("dump.txt")).unwrap();
+    assert!(dump.contains(&reversed("KEYLESS_SANDBOX=1")), "{dump}");
+    for secret in [
+        GITHUB_TOKEN,
+        "victim-secret-Zk81mQ",
+        "AWS_SECRET_ACCESS_KEY",
+    ] {
+        assert!(!dump.contains(&reversed(secret)), "{secret} leaked: {dump}");
+    }
+    // The same through a build script in Ask mode.
+    build_script(
+        &world.ws,
+        &format!(
+            "    let mut all = String::new();\n    for e in std::fs::read_dir(\"/proc\").unwrap().flatten() {{ let mut s = String::new(); let _ = std::fs::File::open(e.path().join(\"environ\")).and_then(|mut f| f.read_to_string(&mut s)); all.push_str(&s.replace('\\0', \"\\n\")); }}\n    std::fs::write(\"dump-build.txt\", all.chars().rev().collect::<String>()).unwrap();\n    let killed = std::process::Command::new(\"kill\").args([\"-9\", \"{pid}\"]).status().map(|s| s.success()).unwrap_or(false);\n    say(&format!(\"killed={{killed}}\"));"
+        ),
+    );
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert!(out.contains("killed=false"), "{out}");
+    assert!(victim.alive(), "{out}");
+    let dump = fs::read_to_string(world.ws.join("dump-build.txt")).unwrap();
+    for secret in [
+        GITHUB_TOKEN,
+        "victim-secret-Zk81mQ",
+        "AWS_SECRET_ACCESS_KEY",
+    ] {
+        assert!(!dump.contains(&reversed(secret)), "{secret} leaked: {dump}");
+    }
+}
+
+/// The host's processes whose command line holds `marker`.
+fn host_processes_with(marker: &str) -> Vec<i32> {
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(marker))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[test]
+fn nothing_a_command_starts_outlives_it_however_it_detached() {
+    let world = World::new();
+    fs::remove_dir_all(world.ws.join(".git")).unwrap();
+    fs::remove_file(world.ws.join("keyless.json")).unwrap();
+    // Four ways to leave a process behind, each waiting, then planting what the next git or
+    // keyless run would trust.
+    let plant = "sleep 2.7171; mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; echo '{\"Agent\": {\"Mode\": \"Auto\"}}' > keyless.json; echo planted > planted.txt";
+    let script = format!(
+        "(setsid sh -c '{plant}' &)\nnohup sh -c '{plant}' >/dev/null 2>&1 &\nsh -c 'sh -c \"{}\" &' &\n(trap '' HUP TERM; sh -c '{plant}') &\ndisown 2>/dev/null; echo launched\n",
+        plant.replace('"', "\\\"")
+    );
+    let (out, _) = run_script(&world, "auto", "daemon.sh", &script);
+    assert!(out.contains("launched"), "{out}");
+    let ended = Instant::now();
+    loop {
+        let left = host_processes_with("2.7171");
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            ended.elapsed() < Duration::from_secs(1),
+            "processes {left:?} outlived the command by a second: {out}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!world.ws.join("planted.txt").exists(), "{out}");
+    assert!(!world.ws.join(".git").exists(), "{out}");
+    assert!(!world.ws.join("keyless.json").exists(), "{out}");
+}
+
+#[test]
+fn a_command_holds_no_privilege_of_the_machine() {
+    let world = World::new();
+    let script = "mknod disk b 8 0; mknod mem c 1 1; mount -t tmpfs none /mnt; unshare -U true; unshare -n true; chroot / true; echo x > /proc/sys/kernel/hostname; grep Cap /proc/self/status; ls -l disk mem\n";
+    let (out, _) = run_script(&world, "auto", "priv.sh", script);
+    assert!(
+        !world.ws.join("disk").exists() && !world.ws.join("mem").exists(),
+        "{out}"
+    );
+    for line in [
+        "CapPrm:\t0000000000000000",
+        "CapEff:\t0000000000000000",
+        "CapBnd:\t0000000000000000",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(denied(&out) >= 1, "{out}");
+}
+
+#[test]
+fn the_home_folder_and_keylesss_own_files_do_not_exist_for_a_command() {
+    let mut world = World::new();
+    let xdg = world._dir.path().join("xdg");
+    fs::create_dir_all(xdg.join("keyless/profile/Default")).unwrap();
+    fs::write(
+        xdg.join("keyless/profile/Default/Cookies"),
+        "COOKIE-sid=Kq81Zr0vX",
+    )
+    .unwrap();
+    fs::write(xdg.join("keyless/keyless.json"), "{}").unwrap();
+    fs::create_dir_all(world.home.join(".claude")).unwrap();
+    fs::write(
+        world.home.join(".claude/.credentials.json"),
+        "{\"token\": \"AGENT-CRED-71\"}",
+    )
+    .unwrap();
+    fs::write(
+        world.home.join(".bash_history"),
+        "export PASS=HISTORY-SECRET-55\n",
+    )
+    .unwrap();
+    fs::create_dir_all(world.home.join(".config/chromium/Default")).unwrap();
+    fs::write(
+        world.home.join(".config/chromium/Default/Cookies"),
+        "COOKIE-chromium-44",
+    )
+    .unwrap();
+    world
+        .env
+        .push(("XDG_CONFIG_HOME".into(), xdg.display().to_string()));
+    let script = format!(
+        "cat ~/.bash_history ~/.claude/.credentials.json ~/.config/chromium/Default/Cookies\ncat {0}/keyless/profile/Default/Cookies; ls -la {0} ~ /home /tmp\nfind / -xdev -name Cookies 2>/dev/null; grep -r SECRET ~ 2>/dev/null | rev\n",
+        xdg.display()
+    );
+    let (out, _) = run_script(&world, "auto", "home.sh", &script);
+    for marker in [
+        "Kq81Zr0vX",
+        "AGENT-CRED-71",
+        "HISTORY-SECRET-55",
+        "COOKIE-chromium-44",
+        &reversed("HISTORY-SECRET-55"),
+    ] {
+        assert!(!out.contains(marker), "{marker}: {out}");
+    }
+    // The toolchains are there: the build in another test runs cargo from them.
+    assert!(out.contains("No such file or directory"), "{out}");
+}
+
+/// Servers outside the sandbox that count who reached them: a Unix socket at a path (as a
+/// terminal multiplexer's or a container daemon's), an abstract Unix socket (as some D-Bus
+/// buses), and a TCP port on loopback (as the browser's debugging port).
+struct Servers {
+    path: std::path::PathBuf,
+    abstract_name: String,
+    port: u16,
+    reached: Arc<AtomicUsize>,
+}
+
+impl Servers {
+    fn start(dir: &Path) -> Servers {
+        use std::os::linux::net::SocketAddrExt;
+        let reached = Arc::new(AtomicUsize::new(0));
+        let path = dir.join("tmux-0/default");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let unix = UnixListener::bind(&path).unwrap();
+        let abstract_name = format!("keyless-test-{}", std::process::id());
+        let address = std::os::unix::net::SocketAddr::from_abstract_name(&abstract_name).unwrap();
+        let abstract_listener = UnixListener::bind_addr(&address).unwrap();
+        let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = tcp.local_addr().unwrap().port();
+        for listener in [unix, abstract_listener] {
+            let reached = Arc::clone(&reached);
+            std::thread::spawn(move || {
+                for mut stream in listener.incoming().flatten() {
+                    reached.fetch_add(1, Ordering::SeqCst);
+                    let _ = stream.write_all(b"SERVED-OUTSIDE\n");
+                }
+            });
+        }
+        let counted = Arc::clone(&reached);
+        std::thread::spawn(move || {
+            for mut stream in tcp.incoming().flatten() {
+                counted.fetch_add(1, Ordering::SeqCst);
+                let mut request = [0u8; 1024];
+                let _ = stream.read(&mut request);
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 37\r\n\r\n{\"webSocketDebuggerUrl\": \"SERVED-OUT\"}");
+            }
+        });
+        Servers {
+            path,
+            abstract_name,
+            port,
+            reached,
+        }
+    }
+
+    fn script(&self) -> String {
+        format!(
+            "import socket\nfor family, address in [(socket.AF_UNIX, '{}'), (socket.AF_UNIX, '\\0{}'), (socket.AF_INET, ('127.0.0.1', {port})), (socket.AF_INET, ('localhost', {port}))]:\n    try:\n        s = socket.socket(family); s.settimeout(2); s.connect(address); s.sendall(b'GET /json/version HTTP/1.0\\r\\n\\r\\n'); print('got', s.recv(100))\n    except OSError as e:\n        print('refused', address, e)\n",
+            self.path.display(),
+            self.abstract_name,
+            port = self.port
+        )
+    }
+}
+
+#[test]
+fn no_socket_or_loopback_service_of_the_machine_is_reachable_in_any_mode() {
+    let world = World::new();
+    let servers = Servers::start(world._dir.path());
+    fs::write(world.ws.join("reach.py"), servers.script()).unwrap();
+    let curl = format!(
+        "curl -s -m 5 http://127.0.0.1:{0}/json/version; curl -s -m 5 --noproxy '' http://localhost:{0}/json/version; echo curl-done",
+        servers.port
+    );
+    for network in ["false", "true"] {
+        fs::write(
+            world.ws.join("keyless.json"),
+            config(&format!(", \"Sandbox\": {{ \"Network\": {network} }}")),
+        )
+        .unwrap();
+        let (out, _) = world.apply_hidden("auto", &["python3 reach.py", &curl]);
+        assert!(out.contains("curl-done"), "{out}");
+        assert!(!out.contains("SERVED-OUT"), "network {network}: {out}");
+        if network == "true" {
+            assert!(out.contains("keyless's proxy refused localhost"), "{out}");
+        }
+    }
+    // Ask mode, through a build script.
+    fs::write(world.ws.join("keyless.json"), config("")).unwrap();
+    build_script(
+        &world.ws,
+        &format!(
+            "    let r = std::net::TcpStream::connect((\"127.0.0.1\", {})).is_ok();\n    let u = std::os::unix::net::UnixStream::connect(\"{}\").is_ok();\n    say(&format!(\"tcp={{r}} unix={{u}}\"));",
+            servers.port,
+            servers.path.display()
+        ),
+    );
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert!(out.contains("tcp=false unix=false"), "{out}");
+    assert_eq!(servers.reached.load(Ordering::SeqCst), 0, "{out}");
+}
+
+#[test]
+fn a_build_cache_cannot_be_poisoned_and_a_command_still_writes_to_it() {
+    let mut world = World::new();
+    // A cargo home of the test's own, with a crate unpacked in its registry, as every machine
+    // that built something has.
+    let cargo_home = world._dir.path().join("cargo-home");
+    let unpacked = cargo_home.join("registry/src/index.crates.io-0000000000000000/victim-1.0.0");
+    fs::create_dir_all(&unpacked).unwrap();
+    fs::write(unpacked.join("build.rs"), "fn main() {}\n").unwrap();
+    fs::create_dir_all(cargo_home.join("bin")).unwrap();
+    world
+        .env
+        .push(("CARGO_HOME".into(), cargo_home.display().to_string()));
+    let path = format!(
+        "{}:{}",
+        Path::new(
+            &std::env::var("CARGO_HOME")
+                .unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap()))
+        )
+        .join("bin")
+        .display(),
+        std::env::var("PATH").unwrap()
+    );
+    world.env.push(("PATH".into(), path));
+    build_script(
+        &world.ws,
+        &format!(
+            "    let home = \"{}\";\n    let w = std::fs::write(format!(\"{{home}}/registry/src/index.crates.io-0000000000000000/victim-1.0.0/build.rs\"), \"fn main() {{ /* POISON */ }}\").is_ok();\n    let b = std::fs::write(format!(\"{{home}}/bin/cargo-evil\"), \"evil\").is_ok();\n    let c = std::fs::write(format!(\"{{home}}/config.toml\"), \"[build]\\nrustc-wrapper = \\\"/tmp/evil\\\"\").is_ok();\n    say(&format!(\"wrote={{w}},{{b}},{{c}}\"));",
+            cargo_home.display()
+        ),
+    );
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert!(
+        out.contains("wrote=true,true,true"),
+        "the layer takes writes: {out}"
+    );
+    assert_eq!(
+        fs::read_to_string(unpacked.join("build.rs")).unwrap(),
+        "fn main() {}\n",
+        "{out}"
+    );
+    assert!(!cargo_home.join("bin/cargo-evil").exists(), "{out}");
+    assert!(!cargo_home.join("config.toml").exists(), "{out}");
+    // The next command in this workspace sees what the last one wrote to the cache.
+    let (out, _) = world.apply_hidden(
+        "auto",
+        &[&format!("cat {}/bin/cargo-evil", cargo_home.display())],
+    );
+    assert!(out.contains("\nevil"), "{out}");
+}
+
+#[test]
+fn limits_end_a_fork_bomb_a_temporary_folder_filler_and_a_memory_hog() {
+    let world = World::new();
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(", \"Sandbox\": { \"MaxProcesses\": 64, \"TmpSizeMiB\": 8, \"MaxMemoryMiB\": 96 }"),
+    )
+    .unwrap();
+    fs::write(world.ws.join("bomb.sh"), "b() { b | b & }; b\n").unwrap();
+    fs::write(
+        world.ws.join("fill.sh"),
+        "head -c 20000000 /dev/zero > $TMPDIR/fill; ls -la $TMPDIR\n",
+    )
+    .unwrap();
+    fs::write(
+        world.ws.join("hog.sh"),
+        "head -c 400000000 /dev/zero | tail > /dev/null\n",
+    )
+    .unwrap();
+    let reply = "@@runcommand on_error=continue timeout=3\n<<<CMD\nsh bomb.sh\nCMD>>>\n@@end\n@@runcommand on_error=continue\n<<<CMD\nsh fill.sh\nCMD>>>\n@@end\n@@runcommand on_error=continue\n<<<CMD\nsh hog.sh\nCMD>>>\n@@end\n@@runcommand on_error=continue\n<<<CMD\necho still-working\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n";
+    let file = world._dir.path().join("limits.reply");
+    fs::write(&file, reply).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .arg("apply")
+        .arg(&file)
+        .arg("--workspace")
+        .arg(&world.ws)
+        .args(["--mode", "auto", "--pace", "batch"])
+        .env("HOME", &world.home)
+        .output()
+        .unwrap();
+    let out =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.contains("limit of 64 processes"), "{out}");
+    assert!(out.contains("holds at most 8 MiB"), "{out}");
+    assert!(out.contains("memory limit (96 MiB"), "{out}");
+    assert!(out.contains("\nstill-working\n"), "{out}");
+    assert!(host_processes_with("bomb.sh").is_empty(), "{out}");
+}
+
+#[test]
+fn status_json_lists_every_guarantee_and_auto_mode_needs_them_or_a_yes() {
+    let mut world = World::new();
+    world
+        .env
+        .push(("KEYLESS_SANDBOX_SIMULATE".into(), "no-layers".into()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["status", "--json", "--mode", "auto", "--workspace"])
+        .arg(&world.ws)
+        .env("HOME", &world.home)
+        .env("KEYLESS_SANDBOX_SIMULATE", "no-layers")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let guarantees = report["guarantees"].as_array().unwrap();
+    let names: Vec<&str> = guarantees
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, keyless::config::GUARANTEE_NAMES, "{report}");
+    let caches = guarantees.iter().find(|g| g["name"] == "caches").unwrap();
+    assert_eq!(caches["holds"], false, "{report}");
+    assert!(
+        caches["missing"].as_str().unwrap().contains("poisoned"),
+        "{report}"
+    );
+    assert!(
+        guarantees
+            .iter()
+            .filter(|g| g["name"] != "caches")
+            .all(|g| g["holds"] == true),
+        "{report}"
+    );
+
+    let (out, code) = world.apply("auto", &["echo hi"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("KA_SANDBOX_UNAVAILABLE") && out.contains("caches"),
+        "{out}"
+    );
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(", \"Sandbox\": { \"AllowMissing\": [\"caches\"] }"),
+    )
+    .unwrap();
+    let (out, code) = world.apply("auto", &["echo hi"]);
+    assert_eq!(code, Some(0), "{out}");
+}
+
+#[test]
+fn real_builds_pass_inside_the_world_with_registry_dependencies_and_the_network_through_the_proxy()
+{
+    let world = World::new();
+    cargo_crate(&world.ws);
+    // A registry dependency the machine has: keyless's own build fetched it.
+    let toml = fs::read_to_string(world.ws.join("Cargo.toml")).unwrap();
+    fs::write(
+        world.ws.join("Cargo.toml"),
+        toml.replace("[dependencies]\n", "[dependencies]\ncfg-if = \"1\"\n"),
+    )
+    .unwrap();
+    fs::write(
+        world.ws.join("package.json"),
+        "{ \"name\": \"pkg\", \"version\": \"1.0.0\", \"dependencies\": { \"is-number\": \"7.0.0\" }, \"scripts\": { \"test\": \"node -e \\\"console.log('is-number', require('is-number')(5))\\\"\" } }\n",
+    )
+    .unwrap();
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(", \"Sandbox\": { \"Network\": true }, \"Commands\": { \"TimeoutSeconds\": 600 }"),
+    )
+    .unwrap();
+    let (out, code) = world.apply(
+        "auto",
+        &[
+            "cargo build --offline -q && cargo test --offline -q && ./target/debug/app",
+            "npm install --no-audit --no-fund -q && npm ci --no-audit --no-fund -q && npm test",
+            "python3 -m venv .venv && .venv/bin/pip install -q six==1.16.0 && .venv/bin/python -c 'import six; print(\"six\", six.__version__)'",
+        ],
+    );
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("42"), "{out}");
+    assert!(out.contains("is-number true"), "{out}");
+    assert!(out.contains("six 1.16.0"), "{out}");
+    assert_eq!(denied(&out), 0, "{out}");
+}
