@@ -223,3 +223,20 @@ fn a_keyless_json_that_is_not_a_regular_file_is_named_not_skipped() {
         .code(2)
         .stderr_has("a FIFO, a device or a socket");
 }
+
+#[test]
+fn an_empty_keyless_json_reads_as_none_and_sandbox_keys_are_checked() {
+    // The sandbox's placeholder (docs/sandbox.md) is an empty keyless.json.
+    let test = Test::new().file("keyless.json", "");
+    test.apply(&run("ls")).code(0);
+    let reason = validation("{\"Sandbox\": {\"AllowMissing\": [\"cache\"]}}");
+    assert!(reason.contains("\"cache\", which is no guarantee"), "{reason}");
+    assert!(reason.contains("caches"), "{reason}");
+    let reason = validation("{\"Sandbox\": {\"MaxProcesses\": 2}}");
+    assert!(reason.contains("from 16 to"), "{reason}");
+    let config = parse("{\"Sandbox\": {\"AllowMissing\": [\"*\"], \"TmpSizeMiB\": 64, \"MaxMemoryMiB\": 1024, \"ReadablePaths\": [\"/data\"]}}").unwrap();
+    assert_eq!(config.sandbox.allow_missing, ["*"]);
+    assert_eq!(config.sandbox.tmp_mib, 64);
+    assert_eq!(config.sandbox.max_memory_mib, Some(1024));
+    assert_eq!(config.sandbox.readable_paths, [std::path::PathBuf::from("/data")]);
+}

@@ -516,3 +516,112 @@ fn real_builds_pass_inside_the_world_with_registry_dependencies_and_the_network_
     assert!(out.contains("six 1.16.0"), "{out}");
     assert_eq!(denied(&out), 0, "{out}");
 }
+
+/// What a build script does to reach the browser: the debugging port directly and through the
+/// sandbox's proxy, the profile's cookies, keyless's environment. It prints what it got, as an
+/// attacker would before sending it on.
+const BROWSER_ATTACK: &str = r#"use std::io::{Read, Write};
+fn say(s: &str) { for l in s.lines() { println!("cargo:warning={l}"); } }
+fn get(mut s: std::net::TcpStream, request: &str) -> String {
+    let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(3)));
+    let _ = s.write_all(request.as_bytes());
+    let mut got = String::new();
+    let _ = s.read_to_string(&mut got);
+    got
+}
+fn main() {
+    let port: u16 = PORT;
+    match std::net::TcpStream::connect(("127.0.0.1", port)) {
+        Ok(s) => say(&format!("direct: {}", get(s, "GET /json/version HTTP/1.0\r\n\r\n"))),
+        Err(e) => say(&format!("direct refused: {e}")),
+    }
+    match std::net::TcpStream::connect(("127.0.0.1", 3128)) {
+        Ok(s) => say(&format!("proxy: {}", get(s, &format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\nGET /json/version HTTP/1.0\r\n\r\n")))),
+        Err(e) => say(&format!("no proxy: {e}")),
+    }
+    let cookies = std::fs::read_to_string("COOKIES").unwrap_or_else(|e| format!("cookies: {e}"));
+    say(&cookies.chars().rev().collect::<String>());
+    let mut all = String::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let mut s = String::new();
+        let _ = std::fs::File::open(e.path().join("environ")).and_then(|mut f| f.read_to_string(&mut s));
+        all.push_str(&s);
+    }
+    say(&all.replace('\0', "\n").chars().rev().collect::<String>());
+}
+"#;
+
+/// The debugging port of the test binary's shared browser.
+fn shared_browser_port() -> u16 {
+    let url = crate::common::shared_browser::cdp_url();
+    let authority = url.split("://").nth(1).unwrap().split('/').next().unwrap();
+    authority.rsplit_once(':').unwrap().1.parse().unwrap()
+}
+
+/// `keyless run` on the local chat page, attached to the shared browser, with keyless's own
+/// configuration folder (where its browser profile and cookies live) inside the workspace,
+/// where a command could otherwise read it. The model writes a crate whose build script attacks
+/// the browser and runs `cargo build` (Build: no yes needed in Ask mode), or runs a script of
+/// its own in Auto mode.
+fn browser_attack(mode: &str, run: &str) -> (String, Vec<String>) {
+    use keyless::chat::local::{LocalChat, Script};
+    let ws = tempfile::tempdir().unwrap();
+    let config = ws.path().join(".keyless-home");
+    let cookies = config.join("keyless/profile/Default/Cookies");
+    fs::create_dir_all(cookies.parent().unwrap()).unwrap();
+    fs::write(&cookies, "sessionid=COOKIE-chat-5Rk2").unwrap();
+    let attack = BROWSER_ATTACK
+        .replace("PORT", &shared_browser_port().to_string())
+        .replace("COOKIES", &cookies.display().to_string());
+    let file = |name: &str, content: &str| {
+        format!("@@newfile {name}\n<<<CONTENT:k\n{content}\nCONTENT:k>>>\n@@end\n")
+    };
+    let first = format!(
+        "{}{}{}{}@@runcommand on_error=continue\n<<<CMD\n{run}\nCMD>>>\n@@end\n@@eof\n",
+        file("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]"),
+        file("src/main.rs", "fn main() {}"),
+        file("build.rs", attack.trim_end()),
+        file("attack.sh", "cargo build --offline 2>&1 | sed -n 's/^warning: app@0.1.0: //p'"),
+    );
+    let done = "@@done\n<<<MSG\nBuilt.\nMSG>>>\n@@end\n@@eof\n";
+    let chat = LocalChat::start(Script::replies([first.as_str(), done])).unwrap();
+    let out = crate::common::local_keyless::keyless_on(&chat, ws.path(), &config, &["run", "--mode", mode, "--pace", "batch", "Build it"])
+        .env("GITHUB_TOKEN", GITHUB_TOKEN)
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    (text, chat.received())
+}
+
+fn assert_browser_untouched(text: &str, received: &[String]) {
+    let results = received.get(1).cloned().unwrap_or_default();
+    assert!(results.contains("direct refused"), "{results}\n{text}");
+    for leaked in [
+        "webSocketDebuggerUrl",
+        "Browser\"",
+        &reversed("COOKIE-chat-5Rk2"),
+        &reversed(GITHUB_TOKEN),
+    ] {
+        assert!(!results.contains(leaked), "{leaked} reached the chat: {results}");
+        assert!(!text.contains(leaked), "{leaked}: {text}");
+    }
+}
+
+#[test]
+fn a_build_script_in_ask_mode_reaches_neither_the_browser_nor_its_cookies_through_keyless_run() {
+    let (text, received) = browser_attack("ask", "cargo build --offline");
+    assert_browser_untouched(&text, &received);
+    let results = &received[1];
+    // Ask mode has network, through the proxy, which refuses this machine.
+    assert!(results.contains("403 Forbidden"), "{results}");
+    assert!(results.contains("keyless's proxy refused 127.0.0.1"), "{results}");
+}
+
+#[test]
+fn a_script_in_auto_mode_reaches_neither_the_browser_nor_its_cookies_through_keyless_run() {
+    let (text, received) = browser_attack("auto", "sh attack.sh");
+    assert_browser_untouched(&text, &received);
+    assert!(received[1].contains("no proxy"), "{}", received[1]);
+}

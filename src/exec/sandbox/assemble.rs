@@ -206,6 +206,16 @@ impl Assembly {
             (world::visible(p, &roots) && !self.root.starts_with(p))
                 .then(|| (p.clone(), meta.is_dir()))
         }));
+        // A mask inside another is already hidden by it (and could not be mounted in it).
+        masked.sort();
+        masked.dedup();
+        let mut outermost: Vec<(PathBuf, bool)> = Vec::new();
+        for (path, dir) in masked {
+            if !outermost.iter().any(|(kept, _)| path.starts_with(kept)) {
+                outermost.push((path, dir));
+            }
+        }
+        let masked = outermost;
         let group = match support.hierarchy() {
             Some(hierarchy) => Some(hierarchy.make(self.limits)?),
             None => None,

@@ -17,6 +17,9 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// How long a command's cgroup may take to empty after the command ended.
+const EMPTY_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The limits a command's cgroups get.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -228,17 +231,30 @@ impl Group {
             seen.out_of_memory |= count(memory_events, "oom_kill ") > 0;
             seen.process_limit |= count("pids.events", "max ") > 0;
         }
-        drop(self.procs);
+        seen
+    }
+}
+
+impl Drop for Group {
+    /// The cgroups go with the command, also when it never started.
+    fn drop(&mut self) {
+        self.procs.clear();
         for dir in &self.dirs {
-            // The command's processes are gone once bubblewrap returned, but the kernel may
-            // still be taking them out of the cgroup.
-            for _ in 0..50 {
-                if fs::remove_dir(dir).is_ok() || !dir.exists() {
+            // Once bubblewrap returned, the kernel is killing what is left of the command; what
+            // a cgroup still holds is killed here too, and the cgroup goes once it is empty.
+            let until = std::time::Instant::now() + EMPTY_WAIT;
+            while dir.exists() && std::time::Instant::now() < until {
+                let members = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+                let pids: Vec<i32> = members.lines().filter_map(|l| l.trim().parse().ok()).collect();
+                if pids.is_empty() && fs::remove_dir(dir).is_ok() {
                     break;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(2));
+                for pid in pids {
+                    // SAFETY: kill only sends a signal to a process of the command's cgroup.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
         }
-        seen
     }
 }

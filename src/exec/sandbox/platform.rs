@@ -130,7 +130,16 @@ impl WorldSupport {
         if self.cgroups.is_err() {
             return None;
         }
-        FOUND.get_or_init(Hierarchy::find).as_ref().ok()
+        FOUND
+            .get_or_init(|| {
+                let found = Hierarchy::find();
+                if let Ok(hierarchy) = &found {
+                    hierarchy.clean_stale();
+                }
+                found
+            })
+            .as_ref()
+            .ok()
     }
 }
 
