@@ -21,7 +21,10 @@ fn median(mut times: Vec<Duration>) -> Duration {
 }
 
 fn main() {
-    let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let wanted = |part: &str| filter.is_empty() || filter.iter().any(|f| f == part);
     if wanted("true") {
         per_command();
@@ -118,7 +121,11 @@ fn build_bench() {
     build(&mut sandbox, true);
     let (mut plain, mut contained) = (Vec::new(), Vec::new());
     for round in 0..BUILD_ROUNDS {
-        let order = if round % 2 == 0 { [false, true] } else { [true, false] };
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
         for is_inside in order {
             let started = Instant::now();
             build(&mut sandbox, is_inside);

@@ -230,7 +230,10 @@ fn an_empty_keyless_json_reads_as_none_and_sandbox_keys_are_checked() {
     let test = Test::new().file("keyless.json", "");
     test.apply(&run("ls")).code(0);
     let reason = validation("{\"Sandbox\": {\"AllowMissing\": [\"cache\"]}}");
-    assert!(reason.contains("\"cache\", which is no guarantee"), "{reason}");
+    assert!(
+        reason.contains("\"cache\", which is no guarantee"),
+        "{reason}"
+    );
     assert!(reason.contains("caches"), "{reason}");
     let reason = validation("{\"Sandbox\": {\"MaxProcesses\": 2}}");
     assert!(reason.contains("from 16 to"), "{reason}");
@@ -238,5 +241,8 @@ fn an_empty_keyless_json_reads_as_none_and_sandbox_keys_are_checked() {
     assert_eq!(config.sandbox.allow_missing, ["*"]);
     assert_eq!(config.sandbox.tmp_mib, 64);
     assert_eq!(config.sandbox.max_memory_mib, Some(1024));
-    assert_eq!(config.sandbox.readable_paths, [std::path::PathBuf::from("/data")]);
+    assert_eq!(
+        config.sandbox.readable_paths,
+        [std::path::PathBuf::from("/data")]
+    );
 }

@@ -578,19 +578,31 @@ fn browser_attack(mode: &str, run: &str) -> (String, Vec<String>) {
     };
     let first = format!(
         "{}{}{}{}@@runcommand on_error=continue\n<<<CMD\n{run}\nCMD>>>\n@@end\n@@eof\n",
-        file("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]"),
+        file(
+            "Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]"
+        ),
         file("src/main.rs", "fn main() {}"),
         file("build.rs", attack.trim_end()),
-        file("attack.sh", "cargo build --offline 2>&1 | sed -n 's/^warning: app@0.1.0: //p'"),
+        file(
+            "attack.sh",
+            "cargo build --offline 2>&1 | sed -n 's/^warning: app@0.1.0: //p'"
+        ),
     );
     let done = "@@done\n<<<MSG\nBuilt.\nMSG>>>\n@@end\n@@eof\n";
     let chat = LocalChat::start(Script::replies([first.as_str(), done])).unwrap();
-    let out = crate::common::local_keyless::keyless_on(&chat, ws.path(), &config, &["run", "--mode", mode, "--pace", "batch", "Build it"])
-        .env("GITHUB_TOKEN", GITHUB_TOKEN)
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let out = crate::common::local_keyless::keyless_on(
+        &chat,
+        ws.path(),
+        &config,
+        &["run", "--mode", mode, "--pace", "batch", "Build it"],
+    )
+    .env("GITHUB_TOKEN", GITHUB_TOKEN)
+    .env_remove("CARGO_TARGET_DIR")
+    .output()
+    .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{text}");
     (text, chat.received())
 }
@@ -604,7 +616,10 @@ fn assert_browser_untouched(text: &str, received: &[String]) {
         &reversed("COOKIE-chat-5Rk2"),
         &reversed(GITHUB_TOKEN),
     ] {
-        assert!(!results.contains(leaked), "{leaked} reached the chat: {results}");
+        assert!(
+            !results.contains(leaked),
+            "{leaked} reached the chat: {results}"
+        );
         assert!(!text.contains(leaked), "{leaked}: {text}");
     }
 }
@@ -616,7 +631,10 @@ fn a_build_script_in_ask_mode_reaches_neither_the_browser_nor_its_cookies_throug
     let results = &received[1];
     // Ask mode has network, through the proxy, which refuses this machine.
     assert!(results.contains("403 Forbidden"), "{results}");
-    assert!(results.contains("keyless's proxy refused 127.0.0.1"), "{results}");
+    assert!(
+        results.contains("keyless's proxy refused 127.0.0.1"),
+        "{results}"
+    );
 }
 
 #[test]
@@ -624,4 +642,181 @@ fn a_script_in_auto_mode_reaches_neither_the_browser_nor_its_cookies_through_key
     let (text, received) = browser_attack("auto", "sh attack.sh");
     assert_browser_untouched(&text, &received);
     assert!(received[1].contains("no proxy"), "{}", received[1]);
+}
+
+#[test]
+fn keyless_s_own_runs_in_a_workspace_a_model_wrote_are_contained_too() {
+    let world = World::new();
+    // A toolchain file that makes `cargo --version` (the snapshot's probe) run a program the
+    // model wrote, and a snapshot script the model rewrote: both try to write outside and to
+    // plant a hook.
+    let evil = world.ws.join("evil/bin");
+    fs::create_dir_all(&evil).unwrap();
+    let payload = world.spell(
+        "#!/bin/sh\necho pwned > $VICTIM/marker\nmkdir -p $WS/.git/hooks && echo evil > $WS/.git/hooks/pre-push\necho 'cargo 9.9.9 (planted)'\n",
+    );
+    for tool in ["cargo", "rustc"] {
+        fs::write(evil.join(tool), &payload).unwrap();
+        let mut perms = fs::metadata(evil.join(tool)).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        fs::set_permissions(evil.join(tool), perms).unwrap();
+    }
+    fs::write(
+        world.ws.join("rust-toolchain.toml"),
+        format!(
+            "[toolchain]\npath = \"{}\"\n",
+            world.ws.join("evil").display()
+        ),
+    )
+    .unwrap();
+    fs::write(world.ws.join("snap.sh"), &payload).unwrap();
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(", \"Snapshot\": { \"Tools\": [\"cargo\", \"git\"], \"Scripts\": [\"snap.sh\"] }"),
+    )
+    .unwrap();
+    let before = world.fingerprint();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["prompt", "a task", "--workspace"])
+        .arg(&world.ws)
+        .env("HOME", &world.home)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("cargo 9.9.9 (planted)"),
+        "the probe ran, contained: {text}"
+    );
+    assert_eq!(world.fingerprint(), before, "{text}");
+    assert!(!world.victim.join("marker").exists(), "{text}");
+    assert!(!world.ws.join(".git/hooks/pre-push").exists(), "{text}");
+}
+
+/// A build script that tries a wall of each kind at once, printing what it got.
+const EVERY_WALL: &str = r#"use std::io::Read;
+fn say(s: &str) { for l in s.lines() { println!("cargo:warning={l}"); } }
+fn main() {
+    say(&format!("victim-write={}", std::fs::write("VICTIM/marker", "pwned").is_ok()));
+    say(&format!("victim-delete={}", std::fs::remove_dir_all("VICTIM/keep").is_ok()));
+    say(&format!("cache-write={}", std::fs::write("CACHE/registry/src/index.crates.io-0000000000000000/victim-1.0.0/build.rs", "/* POISON */").is_ok()));
+    say(&format!("mknod={}", std::process::Command::new("mknod").args(["disk", "b", "8", "0"]).status().map(|s| s.success()).unwrap_or(false)));
+    // It waits for a file the test makes once keyless has ended: it acts only if it outlived it.
+    let daemon = "while [ ! -e go-WAIT-7741 ]; do sleep 0.05; done; mkdir -p .git/hooks; echo evil > .git/hooks/post-checkout; echo planted > planted.txt";
+    let _ = std::process::Command::new("setsid").args(["sh", "-c", daemon])
+        .stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null())
+        .spawn();
+    say(&format!("hook-now={}", std::fs::write(".git/hooks/pre-commit", "evil").is_ok()));
+    let mut all = String::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let mut s = String::new();
+        let _ = std::fs::File::open(e.path().join("environ")).and_then(|mut f| f.read_to_string(&mut s));
+        all.push_str(&s);
+    }
+    say(&all.replace('\0', "\n").chars().rev().collect::<String>());
+    say(&std::fs::read_to_string("HOME/.bash_history").unwrap_or_else(|e| format!("history: {e}")));
+}
+"#;
+
+#[test]
+fn a_build_script_through_keyless_run_in_ask_mode_meets_every_wall() {
+    use keyless::chat::local::{LocalChat, Script};
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, victim, home, cache) = (
+        dir.path().join("ws"),
+        dir.path().join("victim"),
+        dir.path().join("home"),
+        dir.path().join("cargo-home"),
+    );
+    let unpacked = cache.join("registry/src/index.crates.io-0000000000000000/victim-1.0.0");
+    for folder in [&ws, &victim.join("keep"), &home, &unpacked] {
+        fs::create_dir_all(folder).unwrap();
+    }
+    fs::write(unpacked.join("build.rs"), "fn main() {}\n").unwrap();
+    fs::write(home.join(".bash_history"), "HISTORY-SECRET-93\n").unwrap();
+    crate::sandbox::git(&ws, &["init", "-q"]);
+    let script = EVERY_WALL
+        .replace("VICTIM", &victim.display().to_string())
+        .replace("CACHE", &cache.display().to_string())
+        .replace("HOME", &home.display().to_string());
+    let file = |name: &str, content: &str| {
+        format!("@@newfile {name}\n<<<CONTENT:k\n{content}\nCONTENT:k>>>\n@@end\n")
+    };
+    let first = format!(
+        "{}{}{}@@runcommand on_error=continue\n<<<CMD\ncargo build --offline\nCMD>>>\n@@end\n@@eof\n",
+        file(
+            "Cargo.toml",
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]"
+        ),
+        file("src/main.rs", "fn main() {}"),
+        file("build.rs", script.trim_end()),
+    );
+    let done = "@@done\n<<<MSG\nBuilt.\nMSG>>>\n@@end\n@@eof\n";
+    let chat = LocalChat::start(Script::replies([first.as_str(), done])).unwrap();
+    let real_cargo_bin = Path::new(
+        &std::env::var("CARGO_HOME")
+            .unwrap_or_else(|_| format!("{}/.cargo", std::env::var("HOME").unwrap())),
+    )
+    .join("bin");
+    let real_rustup = std::env::var("RUSTUP_HOME")
+        .unwrap_or_else(|_| format!("{}/.rustup", std::env::var("HOME").unwrap()));
+    let profile = dir.path().join("config");
+    let out = crate::common::local_keyless::keyless_on(
+        &chat,
+        &ws,
+        &profile,
+        &["run", "--mode", "ask", "--pace", "batch", "Build it"],
+    )
+    .env("HOME", &home)
+    .env("CARGO_HOME", &cache)
+    .env("RUSTUP_HOME", real_rustup)
+    .env(
+        "PATH",
+        format!(
+            "{}:{}",
+            real_cargo_bin.display(),
+            std::env::var("PATH").unwrap()
+        ),
+    )
+    .env("GITHUB_TOKEN", GITHUB_TOKEN)
+    .env_remove("CARGO_TARGET_DIR")
+    .output()
+    .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let results = chat.received().get(1).cloned().unwrap_or_default();
+    for line in [
+        "victim-write=false",
+        "victim-delete=false",
+        "cache-write=true",
+        "mknod=false",
+        "hook-now=false",
+    ] {
+        assert!(results.contains(line), "{line}: {results}");
+    }
+    for leaked in [reversed(GITHUB_TOKEN), "HISTORY-SECRET-93".to_string()] {
+        assert!(!results.contains(&leaked), "{leaked}: {results}");
+    }
+    assert!(
+        victim.join("keep").is_dir() && !victim.join("marker").exists(),
+        "{results}"
+    );
+    assert_eq!(
+        fs::read_to_string(unpacked.join("build.rs")).unwrap(),
+        "fn main() {}\n"
+    );
+    assert!(!ws.join("disk").exists());
+    let ended = Instant::now();
+    while !host_processes_with("WAIT-7741").is_empty() {
+        assert!(
+            ended.elapsed() < Duration::from_secs(1),
+            "the daemon outlived the build: {results}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fs::write(ws.join("go-WAIT-7741"), "").unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!ws.join("planted.txt").exists(), "{results}");
+    assert!(!ws.join(".git/hooks/post-checkout").exists(), "{results}");
 }

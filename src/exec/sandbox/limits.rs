@@ -245,7 +245,10 @@ impl Drop for Group {
             let until = std::time::Instant::now() + EMPTY_WAIT;
             while dir.exists() && std::time::Instant::now() < until {
                 let members = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-                let pids: Vec<i32> = members.lines().filter_map(|l| l.trim().parse().ok()).collect();
+                let pids: Vec<i32> = members
+                    .lines()
+                    .filter_map(|l| l.trim().parse().ok())
+                    .collect();
                 if pids.is_empty() && fs::remove_dir(dir).is_ok() {
                     break;
                 }
