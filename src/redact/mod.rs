@@ -12,6 +12,10 @@
 //! - **Built-in rules**: token formats that announce themselves (gitleaks' rule set is the
 //!   reference for which ones matter), and assignments whose key names a secret.
 //!
+//! Both look at the text as it is and, when it holds terminal escape sequences (colours,
+//! hyperlinks, titles), at the text without them ([`escapes`]): a hit there replaces the
+//! original bytes it came from, the escapes inside it included, and the escapes around it stay.
+//!
 //! | kind | what it catches |
 //! |---|---|
 //! | `private-key` | a PEM `-----BEGIN … PRIVATE KEY-----` block through its END line, or to the end of the text when the END line was cut off |
@@ -44,10 +48,11 @@
 //! never given to the model's processes at all; this module is the second line. It is pure: no
 //! I/O, no environment, no clock; the caller hands it the known values and the files' text.
 //!
-//! Invariants, each pinned by a test: text without secrets comes out byte for byte; a tag never
-//! matches a rule or a known value, so redacting twice changes nothing the second time; every
-//! search runs in time linear in the input (the rules on the `regex` crate, the known values'
-//! needles on one Aho-Corasick automaton), so a hostile output cannot stall keyless.
+//! Invariants, each pinned by a test: text without secrets comes out byte for byte, escape
+//! sequences included; a tag never matches a rule or a known value, so redacting twice changes
+//! nothing the second time; every search runs in time linear in the input (the rules on the
+//! `regex` crate, the known values' needles on one Aho-Corasick automaton, the escape view in one
+//! scan), so a hostile output cannot stall keyless.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -56,6 +61,7 @@ use regex::Regex;
 
 mod assignment;
 mod encode;
+mod escapes;
 mod known;
 mod names;
 
@@ -327,9 +333,25 @@ impl Redactor {
         }
     }
 
-    /// The spans to replace, sorted and disjoint.
+    /// The spans to replace, sorted and disjoint: what is found in the text as it is and, when
+    /// it holds terminal escape sequences, in the text without them (each of those hits
+    /// widened back to the original bytes, the escapes inside it included). Both, because an
+    /// escape may hide a secret's boundary (`\x1b[1mAKIA…`) and a lone ESC may swallow a
+    /// character of one (`\x1bAKIA…` reads as ESC A).
+    /// On the same span the view's hit names it (it reads as a terminal shows the text).
     fn spans(&self, text: &str) -> Vec<Hit> {
-        let hits = self.hits(text);
+        let mut hits = match escapes::View::of(text) {
+            Some(view) => self
+                .hits(view.text())
+                .into_iter()
+                .map(|hit| {
+                    let (start, end) = view.original(hit.start, hit.end);
+                    Hit { start, end, ..hit }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        hits.extend(self.hits(text));
         if hits.is_empty() {
             return hits;
         }
@@ -456,11 +478,11 @@ fn rule_hits(rule: &Rule, regex: &Regex, rank: usize, text: &str, hits: &mut Vec
     }
 }
 
-/// Sorts the hits (earliest first, then longest, then by rank) and merges the overlapping ones:
+/// Sorts the hits (earliest first, then longest, then by rank, then as given) and merges the overlapping ones:
 /// a merged span covers every byte any of its hits covered and keeps the first hit's label, so
 /// no part of a secret escapes and no tag is cut in two.
 fn merge(mut hits: Vec<Hit>) -> Vec<Hit> {
-    hits.sort_unstable_by_key(|hit| (hit.start, std::cmp::Reverse(hit.end), hit.rank));
+    hits.sort_by_key(|hit| (hit.start, std::cmp::Reverse(hit.end), hit.rank));
     let mut spans: Vec<Hit> = Vec::with_capacity(hits.len());
     for hit in hits {
         match spans.last_mut() {
@@ -1037,6 +1059,49 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
     }
 
     #[test]
+    fn terminal_escapes_are_seen_through_and_kept_around_a_secret() {
+        let value = "Zk8-known-S3cret";
+        let redactor = Redactor::new(vec![("MY_TOKEN".into(), value.into())], vec![]);
+        let id = fake("AKIA", 16, UPPER_ALNUM);
+        let cases = [
+            // Split by colour codes: the codes inside go with it.
+            (
+                "pre \x1b[31mZk8-kn\x1b[1mown-S3\x1b[0;4mcret\x1b[0m post".to_string(),
+                "pre \x1b[31m[redacted: env MY_TOKEN]\x1b[0m post".to_string(),
+            ),
+            // Right against codes: they stay.
+            (
+                format!("\x1b[32m{value}\x1b[0m\x1b]0;title\x07"),
+                "\x1b[32m[redacted: env MY_TOKEN]\x1b[0m\x1b]0;title\x07".to_string(),
+            ),
+            // A format rule's word boundary, hidden by a code.
+            (
+                format!("id:\x1b[1m{id}\x1b[m."),
+                "id:\x1b[1m[redacted: aws-access-key-id]\x1b[m.".to_string(),
+            ),
+            (
+                format!(
+                    "AWS\x1b[2m_SECRET\x1b[0m_ACCESS_KEY={}",
+                    fake("", 40, BASE64)
+                ),
+                "AWS\x1b[2m_SECRET\x1b[0m_ACCESS_KEY=[redacted: aws-secret-key]".to_string(),
+            ),
+            // A lone ESC reads the secret's first character as its final byte; the text as it
+            // is still shows the secret.
+            (
+                format!("\x1b{value}"),
+                "\x1b[redacted: env MY_TOKEN]".to_string(),
+            ),
+        ];
+        for (input, expected) in cases {
+            check_with(&redactor, &input, &expected);
+        }
+        // Codes and no secret: byte for byte.
+        let coloured = "\x1b[0m\x1b[1m\x1b[32m   Compiling\x1b[0m keyless v0.1.0\n\x1b[1m\x1b[33mwarning\x1b[0m\x1b[1m: unused variable: `token`\x1b[0m\n\x1b]8;;file:///src/main.rs\x1b\\src/main.rs\x1b]8;;\x1b\\\n\x1b[?25l\x1b[2K\r[====>   ] 42%\x1b[?25h\x1b";
+        check_with(&redactor, coloured, coloured);
+    }
+
+    #[test]
     fn debug_never_shows_a_known_value() {
         let redactor = Redactor::new(vec![("MY_TOKEN".into(), "do-not-print-me".into())], vec![]);
         let shown = format!("{redactor:?}");
@@ -1133,15 +1198,16 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
         ")", "$", "\\n", "[redacted: ", "[redacted: github-token]", "]", "://", "u:", "@",
         "Bearer ", "-----BEGIN PRIVATE KEY-----\n", "-----END PRIVATE KEY-----",
         "hooks.slack.com/services/", "known-value-1", " ", "\n", "é", "_",
-        "[", "known/value 2",
+        "\x1b[31m", "\x1b[0m", "\x1b", "\x1b]8;;http://x\x1b\\", "\x07", "[", "known/value 2",
         "a25vd24tdmFsdWUtMQ", "6b6e6f776e2d76616c75652d31", "known%2Fvalue%202", "known%2Fvalue+2",
     ];
 
-    /// Pieces of ordinary output that no rule matches.
+    /// Pieces of ordinary output, escape sequences among them, that no rule matches.
     #[rustfmt::skip]
     const ORDINARY: &[&str] = &[
         "   Compiling", " serde v1.0.210", "warning", ": unused variable", "src/main.rs:12:9",
-        "\r", "\n", " ", "=", "/", "%2F", "+", "é", "日本", "42", "ok",
+        "\x1b[1m", "\x1b[0m", "\x1b[38;5;208m", "\x1b]8;;file:///a\x1b\\", "\x1b]0;t\x07", "\x1b",
+        "\x1b(B", "\x1b[?25l", "\r", "\n", " ", "=", "/", "%2F", "+", "é", "日本", "42", "ok",
         "test result", "[", "]", "Zk8", "S3", "known", "value", "-",
     ];
 
@@ -1171,8 +1237,8 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
             settles(&Redactor::default(), &parts.concat())?;
         }
 
-        /// Known values and their encodings change nothing in text that holds none of them: it
-        /// comes out byte for byte.
+        /// Known values, their encodings and the escape view change nothing in text that
+        /// holds none of them: it comes out byte for byte.
         #[test]
         fn text_without_known_values_comes_out_unchanged(
             parts in prop::collection::vec(prop::sample::select(ORDINARY), 0..60),
