@@ -4,7 +4,7 @@
 //! The needles are computed when values are added, and found by one Aho-Corasick automaton in
 //! time linear in the text, overlapping matches included (two values may overlap in a text, and
 //! each must be masked whole). What it does not do: judge whether a value is a secret (the
-//! caller decides), or match values shorter than
+//! caller decides, and [`super::dotenv`] for `.env` files), or match values shorter than
 //! [`MIN_KNOWN_CHARS`](super::MIN_KNOWN_CHARS).
 
 use std::collections::{HashMap, HashSet};

@@ -6,9 +6,10 @@
 //! the value. It knows secrets two ways:
 //!
 //! - **Known values** ([`KnownValue`]): exact values the caller hands it (the environment
-//!   variables whose names mark them secret, [`is_secret_env_name`]). Each is masked wherever
-//!   it appears, as it is and base64-, hex- or URL-encoded ([`encode`]), all of them found in
-//!   one pass ([`known`]).
+//!   variables whose names mark them secret ([`is_secret_env_name`]) or that keyless withholds
+//!   from the model's processes, and the secrets of the workspace's `.env`-style files, which
+//!   [`dotenv`] picks). Each is masked wherever it appears, as it is and base64-, hex- or
+//!   URL-encoded ([`encode`]), all of them found in one pass ([`known`]).
 //! - **Built-in rules**: token formats that announce themselves (gitleaks' rule set is the
 //!   reference for which ones matter), and assignments whose key names a secret.
 //!
@@ -36,8 +37,8 @@
 //! | `netrc-password` | the value after `password` in `.netrc` form (`machine h login u password p`, or a line of its own) |
 //! | `aws-secret-key` | a 40-character value assigned to an AWS secret key name |
 //! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept) |
-//! | `env NAME` | the value of the secret environment variable NAME |
-//! | `file .env KEY` | the value of KEY in the workspace file `.env` |
+//! | `env NAME` | the value of the environment variable NAME (secret by its name, or withheld from the model's processes) |
+//! | `file .env KEY` | the value of KEY in the workspace file `.env` (or `.env.local`, `.envrc`, …), or the password in it |
 //! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone) |
 //! | `… (hex)` | a known value in lower- or upper-case hex |
 //! | `… (url-encoded)` | a known value percent-encoded (`%2F` or `%2f`): every reserved byte, with `%20` or a form's `+` for a space; as Python's `quote` (keeps `/`) and JavaScript's `encodeURIComponent` (keeps `!'()*`) do; every byte |
@@ -60,6 +61,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod assignment;
+pub mod dotenv;
 mod encode;
 mod escapes;
 mod known;
