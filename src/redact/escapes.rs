@@ -13,6 +13,9 @@
 //! string with no terminator ends before the next `ESC` or at the end of the text. What it does
 //! not do: the 8-bit C1 forms (`U+009B`), backspaces and carriage returns that overwrite what a
 //! terminal showed.
+//!
+//! The same view serves any other removal that must be mapped back ([`View::without`]): the
+//! line breaks of wrapped base64 ([`super::encode::wrapped_base64_breaks`]).
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
@@ -33,22 +36,34 @@ pub(super) struct View {
 }
 
 impl View {
-    /// The view of `text`, or `None` when it holds no escape (the view would be the text).
+    /// The view of `text` without its escape sequences, or `None` when it holds none (the view
+    /// would be the text).
     pub(super) fn of(text: &str) -> Option<View> {
         let bytes = text.as_bytes();
-        let mut at = bytes.iter().position(|&b| b == ESC)?;
+        let mut removed = Vec::new();
+        let mut from = 0;
+        while let Some(next) = bytes[from..].iter().position(|&b| b == ESC) {
+            let at = from + next;
+            from = at + escape_len(bytes, at);
+            removed.push((at, from));
+        }
+        View::without(text, &removed)
+    }
+
+    /// The view of `text` without the byte ranges `removed` (sorted, disjoint, each starting
+    /// and ending on a character boundary), or `None` when there are none.
+    pub(super) fn without(text: &str, removed: &[(usize, usize)]) -> Option<View> {
+        if removed.is_empty() {
+            return None;
+        }
         let mut view = View {
             text: String::with_capacity(text.len()),
             runs: Vec::new(),
         };
         let mut kept = 0;
-        loop {
-            view.keep(text, kept, at);
-            kept = at + escape_len(bytes, at);
-            match bytes[kept..].iter().position(|&b| b == ESC) {
-                Some(next) => at = kept + next,
-                None => break,
-            }
+        for &(start, end) in removed {
+            view.keep(text, kept, start);
+            kept = end.max(kept);
         }
         view.keep(text, kept, text.len());
         Some(view)

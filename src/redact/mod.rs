@@ -39,7 +39,7 @@
 //! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept) |
 //! | `env NAME` | the value of the environment variable NAME (secret by its name, or withheld from the model's processes) |
 //! | `file .env KEY` | the value of KEY in the workspace file `.env` (or `.env.local`, `.envrc`, …), or the password in it |
-//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone) |
+//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone), also across the line breaks of output wrapped at 64 or 76 characters |
 //! | `… (hex)` | a known value in lower- or upper-case hex |
 //! | `… (url-encoded)` | a known value percent-encoded (`%2F` or `%2f`): every reserved byte, with `%20` or a form's `+` for a space; as Python's `quote` (keeps `/`) and JavaScript's `encodeURIComponent` (keeps `!'()*`) do; every byte |
 //!
@@ -354,10 +354,32 @@ impl Redactor {
             None => Vec::new(),
         };
         hits.extend(self.hits(text));
+        self.wrapped_hits(text, &mut hits);
         if hits.is_empty() {
             return hits;
         }
         merge(hits)
+    }
+
+    /// The known values found in wrapped base64 (`base64` without `-w0`) where a line break cuts
+    /// their needle: on the text without those breaks, each hit widened back over them. Only
+    /// the known values: the rules do not read encoded data.
+    fn wrapped_hits(&self, text: &str, hits: &mut Vec<Hit>) {
+        if self.known.is_empty() {
+            return;
+        }
+        let Some(view) = escapes::View::without(text, &encode::wrapped_base64_breaks(text)) else {
+            return;
+        };
+        let mut found = Vec::new();
+        self.known_hits(view.text(), &mut found);
+        if !found.is_empty() {
+            self.drop_allowed(view.text(), &mut found);
+        }
+        hits.extend(found.into_iter().map(|hit| {
+            let (start, end) = view.original(hit.start, hit.end);
+            Hit { start, end, ..hit }
+        }));
     }
 
     /// Every secret found in `text` and not allowed, unsorted, none empty.
@@ -992,6 +1014,29 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
     }
 
     #[test]
+    fn known_values_are_masked_in_wrapped_base64() {
+        let value = "Zk8-known/S3cret+value?~";
+        let redactor = Redactor::new(vec![("MY_TOKEN".into(), value.into())], vec![]);
+        // `base64` wraps at 76 characters; 50 bytes before the value put the wrap inside it.
+        let data = format!("{}{value}", "a".repeat(50));
+        let encoded = encode::reference_base64(data.as_bytes(), false);
+        let (first, last) = ((8 * 50usize).div_ceil(6), 8 * data.len() / 6);
+        assert!(first < 76 && last > 76, "the wrap cuts the value");
+        for newline in ["\n", "\r\n"] {
+            let wrapped = format!("{}{newline}{}\n", &encoded[..76], &encoded[76..]);
+            check_with(
+                &redactor,
+                &format!("$ base64 data\n{wrapped}$ ls\n"),
+                &format!(
+                    "$ base64 data\n{}[redacted: env MY_TOKEN (base64)]{}\n$ ls\n",
+                    &encoded[..first],
+                    &encoded[last..]
+                ),
+            );
+        }
+    }
+
+    #[test]
     fn known_values_are_masked_in_hex_and_url_encodings() {
         let value = "p@ss w/rd+9\u{e9}";
         let redactor = Redactor::new(vec![("DB_PASS".into(), value.into())], vec![]);
@@ -1202,6 +1247,8 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
         "hooks.slack.com/services/", "known-value-1", " ", "\n", "é", "_",
         "\x1b[31m", "\x1b[0m", "\x1b", "\x1b]8;;http://x\x1b\\", "\x07", "[", "known/value 2",
         "a25vd24tdmFsdWUtMQ", "6b6e6f776e2d76616c75652d31", "known%2Fvalue%202", "known%2Fvalue+2",
+        // A line of wrapped base64, 76 characters.
+        "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh\n",
     ];
 
     /// Pieces of ordinary output, escape sequences among them, that no rule matches.

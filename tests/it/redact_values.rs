@@ -104,6 +104,8 @@ fn known_values_never_reach_the_results_however_a_command_spells_them() {
             commands.push(spelling.replace("SRC", source));
         }
     }
+    // `base64` as it wraps its output, the wrap inside the secret.
+    commands.push("{ head -c 50 /dev/zero | tr '\\0' a; cat leak/env.txt; } | base64".to_string());
     // A command that writes a secret into a `.env` file and shows it: its own result is
     // redacted with it.
     commands.push(
@@ -142,6 +144,14 @@ fn known_values_never_reach_the_results_however_a_command_spells_them() {
             none_of(&out, &spelling, 10);
         }
     }
+    // The wrapped line's second half holds the value's bits alone (its first half, 9
+    // characters, mixes them with the filler).
+    let wrapped = base64(format!("{}{ENV_SECRET}", "a".repeat(50)).as_bytes(), false);
+    none_of(&out, &wrapped[76..8 * (50 + ENV_SECRET.len()) / 6], 10);
+    assert!(
+        out.contains(&wrapped[..67]),
+        "the filler's base64 stays: {out}"
+    );
     none_of(&out, LATER_SECRET, 10);
     none_of(&out, &base64(LATER_SECRET.as_bytes(), false)[..36], 10);
     for tag in [
