@@ -13,13 +13,14 @@ pub use report::{
     CommandResult, Done, Outcome, Report, SkipReason, Skipped, command_outcome, commit_outcome,
 };
 
+use std::path::Path;
 use std::time::Duration;
 
 use crate::catalog::{Code, Failure};
-use crate::config::{FailureMode, Limits, Mode, Pace};
+use crate::config::{FailureMode, Limits, Mode, Pace, SandboxConfig};
 use crate::policy::{self, Approval, Lists, Tier};
 use crate::protocol::{Command, CommandKind, OnError, Script};
-use crate::redact::Redactor;
+use crate::redact::{KnownValue, Redactor};
 use crate::workspace::Workspace;
 use crate::workspace::backup::{Backup, Mark};
 
@@ -64,8 +65,9 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// The batch settings a configuration gives (flags are applied on top by the caller).
-    pub fn from_config(config: &crate::config::Config) -> Settings {
+    /// The batch settings a configuration gives for the workspace at `root` (flags are applied
+    /// on top by the caller).
+    pub fn from_config(config: &crate::config::Config, root: &Path) -> Settings {
         Settings {
             limits: config.limits.clone(),
             pace: config.agent.pace,
@@ -79,19 +81,40 @@ impl Settings {
             max_timeout: Duration::from_secs(config.commands.max_timeout_seconds),
             missing_tools: Vec::new(),
             git_hazards: Vec::new(),
-            redactor: config
-                .secrets
-                .redact
-                .then(|| Redactor::new(secret_env_values(), config.secrets.allow.clone())),
+            redactor: config.secrets.redact.then(|| {
+                let mut known = secret_env_values(&config.sandbox);
+                // A folder that cannot be opened has no files to read; opening the workspace
+                // reports it.
+                if let Ok(ws) = Workspace::open(root) {
+                    known.extend(ws.dotenv_secrets());
+                }
+                Redactor::from_known(known, config.secrets.allow.clone())
+            }),
         }
     }
 }
 
-/// The values of this process's environment variables whose names mark them as secret: masked
-/// wherever they appear in what keyless reports.
-pub fn secret_env_values() -> Vec<(String, String)> {
-    std::env::vars()
-        .filter(|(name, _)| crate::redact::is_secret_env_name(name))
+/// The values of this process's environment that are secrets to the model, masked wherever
+/// they appear in what keyless reports: every variable whose name marks it secret (also one
+/// `Sandbox.PassEnv` hands through: the command may use it, the chat never sees it), and every
+/// one withheld from the model's processes (`Sandbox.HiddenEnv`, the agent sockets), unless
+/// passed. Variables whose name or value is not UTF-8 are left out (no text keyless sends can
+/// hold them whole).
+pub fn secret_env_values(sandbox: &SandboxConfig) -> Vec<KnownValue> {
+    let withheld =
+        crate::exec::sandbox::hidden_env_names(std::env::vars_os().map(|(name, _)| name), sandbox);
+    std::env::vars_os()
+        .filter_map(|(name, value)| {
+            let secret = name.to_str().is_some_and(crate::redact::is_secret_env_name)
+                || withheld.contains(&name);
+            if !secret {
+                return None;
+            }
+            Some(KnownValue::env(
+                name.into_string().ok()?,
+                value.into_string().ok()?,
+            ))
+        })
         .collect()
 }
 
@@ -198,6 +221,10 @@ pub fn execute_observed(
     let mut after_done = false;
     let mut first_failure: Option<usize> = start.failed;
     let mut cancelled = false;
+    // The workspace's `.env` files are read again before each result is redacted: a command may
+    // have written secrets into one (`vercel env pull`), and its own output must not show them.
+    // Values learned stay known when a file changes or goes.
+    let mut redactor = settings.redactor.clone();
 
     for block in script.blocks.iter().filter(|b| b.index >= start.at) {
         let command = &block.command;
@@ -251,7 +278,8 @@ pub fn execute_observed(
             mark: backup.mark(),
         });
         let (mut outcome, on_error) = run_one(command, ws, backup, host, settings);
-        if let Some(redactor) = &settings.redactor {
+        if let Some(redactor) = &mut redactor {
+            redactor.learn(ws.dotenv_secrets());
             report.redacted += redact_outcome(&mut outcome, redactor);
         }
         if let Some(failure) = &outcome.error {

@@ -54,7 +54,8 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     let Some(script) = parsed.script else {
         // The format error echoes parts of the reply: it passes the redactor too.
         let message = format_error(&parsed.diagnostics, parsed.truncated);
-        match crate::batch::Settings::from_config(&config).redactor {
+        let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
+        match crate::batch::Settings::from_config(&config, &root).redactor {
             Some(redactor) => print!("{}", redactor.redact(&message).text),
             None => print!("{message}"),
         }

@@ -375,7 +375,7 @@ fn batch_settings(
     shared: &Shared,
     root: &std::path::Path,
 ) -> crate::batch::Settings {
-    let mut settings = crate::batch::Settings::from_config(config);
+    let mut settings = crate::batch::Settings::from_config(config, root);
     if let Some(pace) = shared.pace {
         settings.pace = pace.into();
     }

@@ -5,10 +5,17 @@
 //! `[redacted: github-token]`: the model learns that something was there and what it was, never
 //! the value. It knows secrets two ways:
 //!
-//! - **Known values**: the exact values of environment variables whose names mark them secret
-//!   ([`is_secret_env_name`]), masked wherever they appear as `[redacted: env NAME]`.
+//! - **Known values** ([`KnownValue`]): exact values the caller hands it (the environment
+//!   variables whose names mark them secret ([`is_secret_env_name`]) or that keyless withholds
+//!   from the model's processes, and the secrets of the workspace's `.env`-style files, which
+//!   [`dotenv`] picks). Each is masked wherever it appears, as it is and base64-, hex- or
+//!   URL-encoded ([`encode`]), all of them found in one pass ([`known`]).
 //! - **Built-in rules**: token formats that announce themselves (gitleaks' rule set is the
 //!   reference for which ones matter), and assignments whose key names a secret.
+//!
+//! Both look at the text as it is and, when it holds terminal escape sequences (colours,
+//! hyperlinks, titles), at the text without them ([`escapes`]): a hit there replaces the
+//! original bytes it came from, the escapes inside it included, and the escapes around it stay.
 //!
 //! | kind | what it catches |
 //! |---|---|
@@ -30,16 +37,23 @@
 //! | `netrc-password` | the value after `password` in `.netrc` form (`machine h login u password p`, or a line of its own) |
 //! | `aws-secret-key` | a 40-character value assigned to an AWS secret key name |
 //! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept) |
-//! | `env NAME` | the value of the secret environment variable NAME |
+//! | `env NAME` | the value of the environment variable NAME (secret by its name, or withheld from the model's processes) |
+//! | `file .env KEY` | the value of KEY in the workspace file `.env` (or `.env.local`, `.envrc`, …), or the password in it |
+//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone), also across the line breaks of output wrapped at 64 or 76 characters |
+//! | `… (hex)` | a known value in lower- or upper-case hex |
+//! | `… (url-encoded)` | a known value percent-encoded (`%2F` or `%2f`): every reserved byte, with `%20` or a form's `+` for a space; as Python's `quote` (keeps `/`) and JavaScript's `encodeURIComponent` (keeps `!'()*`) do; every byte |
 //!
-//! What it does not do: it cannot recognise a secret that a command re-encoded (base64, reversed,
-//! split across lines, printed a character at a time). That is why secret environment variables
-//! are never given to the model's processes at all; this module is the second line. It is pure:
-//! no I/O, no environment, no clock; the caller hands it the known values.
+//! What it does not do: it cannot recognise an unknown secret that a command re-encoded, nor a
+//! known one encoded any other way (reversed, split across lines, printed a character at a time,
+//! base64 of hex, `xxd`'s spaced hex, compressed). That is why secret environment variables are
+//! never given to the model's processes at all; this module is the second line. It is pure: no
+//! I/O, no environment, no clock; the caller hands it the known values and the files' text.
 //!
-//! Invariants, each pinned by a test: text without secrets comes out byte for byte; a tag never
-//! matches a rule, so redacting twice changes nothing the second time; every pattern runs on the
-//! `regex` crate, in time linear in the input, so a hostile output cannot stall keyless.
+//! Invariants, each pinned by a test: text without secrets comes out byte for byte, escape
+//! sequences included; a tag never matches a rule or a known value, so redacting twice changes
+//! nothing the second time; every search runs in time linear in the input (the rules on the
+//! `regex` crate, the known values' needles on one Aho-Corasick automaton, the escape view in one
+//! scan), so a hostile output cannot stall keyless.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -47,9 +61,15 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod assignment;
+pub mod dotenv;
+mod encode;
+mod escapes;
+mod known;
 mod names;
 
 use assignment::*;
+use known::KnownSet;
+pub use known::{KnownValue, Origin};
 pub use names::is_secret_env_name;
 use names::*;
 
@@ -196,7 +216,7 @@ const ASSIGNMENT: &str = r#"(?x)
     "#;
 
 /// Something that looks like a tag; [`Redactor::is_own_tag`] decides whether it is one.
-const TAG: &str = r"\[redacted: (?:env )?[A-Za-z0-9_-]+\]";
+const TAG: &str = r"\[redacted: [A-Za-z0-9_.() -]+\]";
 
 /// The compiled rules. A pattern that fails to compile is a bug a unit test catches; at run
 /// time it is left out rather than bringing keyless down.
@@ -217,8 +237,8 @@ fn has_digit_and_letter(text: &str) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Label {
     Rule(Kind),
-    /// The index of the known value.
-    Env(usize),
+    /// A known value: the index of its tag.
+    Known(usize),
 }
 
 /// One secret found: `text[start..end]`. `rank` breaks ties between hits on the same span.
@@ -230,18 +250,11 @@ struct Hit {
     label: Label,
 }
 
-/// A secret whose exact value keyless knows.
-#[derive(Clone)]
-struct Known {
-    /// The variable's name as it appears in the tag (`[A-Za-z0-9_]` only).
-    name: String,
-    value: String,
-}
-
-/// Finds and masks secrets. Cheap to clone; the built-in rules are compiled once per process.
+/// Finds and masks secrets. Cheap to clone; the built-in rules are compiled once per process,
+/// the known values' needles when they are added.
 #[derive(Clone, Default)]
 pub struct Redactor {
-    known: Vec<Known>,
+    known: KnownSet,
     allow: Vec<String>,
 }
 
@@ -253,43 +266,54 @@ pub struct Redacted {
     pub count: usize,
 }
 
-/// Shows the names of the known secrets, never their values.
+/// Shows where the known secrets came from, never their values.
 impl fmt::Debug for Redactor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.known.iter().map(|k| k.name.as_str()).collect();
         f.debug_struct("Redactor")
-            .field("known", &names)
+            .field("known", &self.known.origins())
             .field("allow", &self.allow)
             .finish()
     }
 }
 
 impl Redactor {
-    /// `known`: (name, value) pairs of secrets keyless knows the exact value of (environment
-    /// variables whose names mark them secret). Values shorter than 8 characters (after trimming
-    /// surrounding whitespace) are ignored: too many false hits. Each is masked wherever it
-    /// appears, tagged `[redacted: env NAME]`.
+    /// `known`: (name, value) pairs of environment variables whose exact values are secret,
+    /// each masked wherever it appears, tagged `[redacted: env NAME]`; see
+    /// [`Redactor::from_known`].
+    pub fn new(known: Vec<(String, String)>, allow: Vec<String>) -> Redactor {
+        let known = known
+            .into_iter()
+            .map(|(name, value)| KnownValue::env(name, value))
+            .collect();
+        Redactor::from_known(known, allow)
+    }
+
+    /// `known`: secrets keyless knows the exact value of, each masked wherever it appears, as it
+    /// is and base64-, hex- or URL-encoded, tagged by its origin and how it was written
+    /// (`[redacted: env NAME]`, `[redacted: file .env KEY (base64)]`). Values shorter than
+    /// 8 characters (after trimming surrounding whitespace) are ignored: too many false hits. A
+    /// value given twice is named by its first origin.
     /// `allow`: literal strings that are never redacted (`Secrets.Allow` in keyless.json): a
     /// match lying inside an occurrence of one of them in the text (equal to it, or part of it)
     /// is kept.
-    pub fn new(known: Vec<(String, String)>, allow: Vec<String>) -> Redactor {
-        let mut kept: Vec<Known> = Vec::new();
-        for (name, value) in known {
-            let value = value.trim();
-            if value.chars().count() < MIN_KNOWN_CHARS || kept.iter().any(|k| k.value == value) {
-                continue;
-            }
-            let name = name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            kept.push(Known {
-                name,
-                value: value.to_string(),
-            });
-        }
-        let allow = allow.into_iter().filter(|a| !a.is_empty()).collect();
-        Redactor { known: kept, allow }
+    pub fn from_known(known: Vec<KnownValue>, allow: Vec<String>) -> Redactor {
+        let mut redactor = Redactor {
+            known: KnownSet::default(),
+            allow: allow.into_iter().filter(|a| !a.is_empty()).collect(),
+        };
+        redactor.learn(known);
+        redactor
+    }
+
+    /// Adds known values (as [`Redactor::from_known`] takes them) to a redactor; returns how
+    /// many were new. Values already known cost nothing more. A value inside an allowed string
+    /// is left out, so that it is allowed in its encodings too.
+    pub fn learn(&mut self, mut known: Vec<KnownValue>) -> usize {
+        known.retain(|k| {
+            let value = k.value.trim();
+            !self.allow.iter().any(|allowed| allowed.contains(value))
+        });
+        self.known.add(known)
     }
 
     /// Redacts `text`; returns the new text and how many secrets were replaced.
@@ -311,8 +335,55 @@ impl Redactor {
         }
     }
 
-    /// The spans to replace, sorted and disjoint.
+    /// The spans to replace, sorted and disjoint: what is found in the text as it is and, when
+    /// it holds terminal escape sequences, in the text without them (each of those hits
+    /// widened back to the original bytes, the escapes inside it included). Both, because an
+    /// escape may hide a secret's boundary (`\x1b[1mAKIA…`) and a lone ESC may swallow a
+    /// character of one (`\x1bAKIA…` reads as ESC A).
+    /// On the same span the view's hit names it (it reads as a terminal shows the text).
     fn spans(&self, text: &str) -> Vec<Hit> {
+        let mut hits = match escapes::View::of(text) {
+            Some(view) => self
+                .hits(view.text())
+                .into_iter()
+                .map(|hit| {
+                    let (start, end) = view.original(hit.start, hit.end);
+                    Hit { start, end, ..hit }
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        hits.extend(self.hits(text));
+        self.wrapped_hits(text, &mut hits);
+        if hits.is_empty() {
+            return hits;
+        }
+        merge(hits)
+    }
+
+    /// The known values found in wrapped base64 (`base64` without `-w0`) where a line break cuts
+    /// their needle: on the text without those breaks, each hit widened back over them. Only
+    /// the known values: the rules do not read encoded data.
+    fn wrapped_hits(&self, text: &str, hits: &mut Vec<Hit>) {
+        if self.known.is_empty() {
+            return;
+        }
+        let Some(view) = escapes::View::without(text, &encode::wrapped_base64_breaks(text)) else {
+            return;
+        };
+        let mut found = Vec::new();
+        self.known_hits(view.text(), &mut found);
+        if !found.is_empty() {
+            self.drop_allowed(view.text(), &mut found);
+        }
+        hits.extend(found.into_iter().map(|hit| {
+            let (start, end) = view.original(hit.start, hit.end);
+            Hit { start, end, ..hit }
+        }));
+    }
+
+    /// Every secret found in `text` and not allowed, unsorted, none empty.
+    fn hits(&self, text: &str) -> Vec<Hit> {
         let mut hits = Vec::new();
         self.known_hits(text, &mut hits);
         for (index, (rule, regex)) in COMPILED.iter().enumerate() {
@@ -320,11 +391,10 @@ impl Redactor {
         }
         assignment_hits(text, COMPILED.len() + 1, &mut hits);
         hits.retain(|hit| hit.start < hit.end);
-        if hits.is_empty() {
-            return hits;
+        if !hits.is_empty() {
+            self.drop_allowed(text, &mut hits);
         }
-        self.drop_allowed(text, &mut hits);
-        merge(hits)
+        hits
     }
 
     fn known_hits(&self, text: &str, hits: &mut Vec<Hit>) {
@@ -340,23 +410,19 @@ impl Redactor {
                 .collect(),
             None => Vec::new(),
         };
-        for (index, known) in self.known.iter().enumerate() {
-            for (start, _) in text.match_indices(known.value.as_str()) {
-                let end = start + known.value.len();
-                // Tags are disjoint and sorted: only the last one starting at or before
-                // `start` can hold the hit.
-                let before = tags.partition_point(|&(s, _)| s <= start);
-                if before > 0 && end <= tags[before - 1].1 {
-                    continue;
-                }
+        self.known.find(text, |start, end, tag| {
+            // Tags are disjoint and sorted: only the last one starting at or before `start`
+            // can hold the hit.
+            let before = tags.partition_point(|&(s, _)| s <= start);
+            if before == 0 || end > tags[before - 1].1 {
                 hits.push(Hit {
                     start,
                     end,
                     rank: 0,
-                    label: Label::Env(index),
+                    label: Label::Known(tag),
                 });
             }
-        }
+        });
     }
 
     /// Whether `tag` is one this redactor writes.
@@ -365,10 +431,7 @@ impl Redactor {
             .strip_prefix(TAG_OPEN)
             .and_then(|t| t.strip_suffix(']'))
             .unwrap_or_default();
-        match inner.strip_prefix("env ") {
-            Some(name) => self.known.iter().any(|k| k.name == name),
-            None => Kind::ALL.iter().any(|k| k.name() == inner),
-        }
+        Kind::ALL.iter().any(|k| k.name() == inner) || self.known.is_tag(inner)
     }
 
     /// Drops the hits that lie inside an occurrence of an allowed string.
@@ -408,10 +471,7 @@ impl Redactor {
             out.push_str(TAG_OPEN);
             match span.label {
                 Label::Rule(kind) => out.push_str(kind.name()),
-                Label::Env(index) => {
-                    out.push_str("env ");
-                    out.push_str(self.known.get(index).map_or("", |k| k.name.as_str()));
-                }
+                Label::Known(tag) => out.push_str(self.known.tag(tag)),
             }
             out.push(']');
             at = span.end;
@@ -442,11 +502,11 @@ fn rule_hits(rule: &Rule, regex: &Regex, rank: usize, text: &str, hits: &mut Vec
     }
 }
 
-/// Sorts the hits (earliest first, then longest, then by rank) and merges the overlapping ones:
+/// Sorts the hits (earliest first, then longest, then by rank, then as given) and merges the overlapping ones:
 /// a merged span covers every byte any of its hits covered and keeps the first hit's label, so
 /// no part of a secret escapes and no tag is cut in two.
 fn merge(mut hits: Vec<Hit>) -> Vec<Hit> {
-    hits.sort_unstable_by_key(|hit| (hit.start, std::cmp::Reverse(hit.end), hit.rank));
+    hits.sort_by_key(|hit| (hit.start, std::cmp::Reverse(hit.end), hit.rank));
     let mut spans: Vec<Hit> = Vec::with_capacity(hits.len());
     for hit in hits {
         match spans.last_mut() {
@@ -920,6 +980,175 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
     }
 
     #[test]
+    fn known_values_are_masked_in_base64_at_every_alignment() {
+        let value = "Zk8-known/S3cret+value?\u{e9}~";
+        let redactor = Redactor::new(vec![("MY_TOKEN".into(), value.into())], vec![]);
+        // The value inside a longer encoded string: after 0 to 4 bytes (every alignment, and
+        // past a whole group), before 0 to 2, padded or not, in both alphabets.
+        for url in [false, true] {
+            for before in ["", "x", "xy", "xyz", "wxyz"] {
+                for after in ["", "!", "??"] {
+                    let data = format!("{before}{value}{after}");
+                    let padded = encode::reference_base64(data.as_bytes(), url);
+                    // The characters made of the value's bits alone are replaced; the filler's
+                    // and the neighbours' stay.
+                    let first = (8 * before.len()).div_ceil(6);
+                    let last = 8 * (before.len() + value.len()) / 6;
+                    // A core the alphabets spell alike is found as base64.
+                    let differs = padded[first..last].contains(['-', '_']);
+                    let tag = if differs { "(base64url)" } else { "(base64)" };
+                    for encoded in [padded.as_str(), padded.trim_end_matches('=')] {
+                        check_with(
+                            &redactor,
+                            &format!("data: {encoded} end"),
+                            &format!(
+                                "data: {}[redacted: env MY_TOKEN {tag}]{} end",
+                                &encoded[..first],
+                                &encoded[last..]
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn known_values_are_masked_in_wrapped_base64() {
+        let value = "Zk8-known/S3cret+value?~";
+        let redactor = Redactor::new(vec![("MY_TOKEN".into(), value.into())], vec![]);
+        // `base64` wraps at 76 characters; 50 bytes before the value put the wrap inside it.
+        let data = format!("{}{value}", "a".repeat(50));
+        let encoded = encode::reference_base64(data.as_bytes(), false);
+        let (first, last) = ((8 * 50usize).div_ceil(6), 8 * data.len() / 6);
+        assert!(first < 76 && last > 76, "the wrap cuts the value");
+        for newline in ["\n", "\r\n"] {
+            let wrapped = format!("{}{newline}{}\n", &encoded[..76], &encoded[76..]);
+            check_with(
+                &redactor,
+                &format!("$ base64 data\n{wrapped}$ ls\n"),
+                &format!(
+                    "$ base64 data\n{}[redacted: env MY_TOKEN (base64)]{}\n$ ls\n",
+                    &encoded[..first],
+                    &encoded[last..]
+                ),
+            );
+        }
+    }
+
+    #[test]
+    fn known_values_are_masked_in_hex_and_url_encodings() {
+        let value = "p@ss w/rd+9\u{e9}";
+        let redactor = Redactor::new(vec![("DB_PASS".into(), value.into())], vec![]);
+        let lower: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+        let upper = lower.to_ascii_uppercase();
+        for hex in [lower, upper] {
+            check_with(
+                &redactor,
+                &format!("dump: {hex}\n"),
+                "dump: [redacted: env DB_PASS (hex)]\n",
+            );
+        }
+        for encoded in [
+            "p%40ss%20w%2Frd%2B9%C3%A9",               // every reserved byte
+            "p%40ss%20w%2frd%2b9%c3%a9",               // lower-case digits
+            "p%40ss+w%2Frd%2B9%C3%A9",                 // a form's `+` for a space
+            "p%40ss%20w/rd%2B9%C3%A9",                 // Python's `quote`, which keeps `/`
+            "%70%40%73%73%20%77%2F%72%64%2B%39%C3%A9", // every byte
+        ] {
+            check_with(
+                &redactor,
+                &format!("GET /login?user=me&pw={encoded}&x=1"),
+                "GET /login?user=me&pw=[redacted: env DB_PASS (url-encoded)]&x=1",
+            );
+        }
+    }
+
+    #[test]
+    fn values_from_files_are_tagged_with_the_file_and_key() {
+        let value = "v4lue-from-dotenv-file";
+        let redactor = Redactor::from_known(
+            vec![
+                KnownValue::file(".env.local", "API_KEY", value),
+                // A value known twice is named by its first origin.
+                KnownValue::env("OTHER_TOKEN", value),
+                // A value that is part of its own tag never breaks the tag.
+                KnownValue::file(".env", "LOCAL", "file .env LOCAL"),
+            ],
+            vec![],
+        );
+        let base64 = encode::reference_base64(value.as_bytes(), false);
+        check_with(
+            &redactor,
+            &format!("got {value} and {base64}; file .env LOCAL"),
+            "got [redacted: file .env.local API_KEY] and [redacted: file .env.local API_KEY (base64)]Q==; [redacted: file .env LOCAL]",
+        );
+        let mut more = Redactor::new(vec![], vec![]);
+        assert_eq!(more.learn(vec![KnownValue::file(".env", "K", value)]), 1);
+        assert_eq!(more.learn(vec![KnownValue::file(".env", "K", value)]), 0);
+        check_with(&more, value, "[redacted: file .env K]");
+    }
+
+    #[test]
+    fn overlapping_known_values_are_masked_whole() {
+        let redactor = Redactor::new(
+            vec![
+                ("A_TOKEN".into(), "abcdefgh12".into()),
+                ("B_TOKEN".into(), "gh12xyzwvu".into()),
+            ],
+            vec![],
+        );
+        check_with(
+            &redactor,
+            "x abcdefgh12xyzwvu y",
+            "x [redacted: env A_TOKEN] y",
+        );
+    }
+
+    #[test]
+    fn terminal_escapes_are_seen_through_and_kept_around_a_secret() {
+        let value = "Zk8-known-S3cret";
+        let redactor = Redactor::new(vec![("MY_TOKEN".into(), value.into())], vec![]);
+        let id = fake("AKIA", 16, UPPER_ALNUM);
+        let cases = [
+            // Split by colour codes: the codes inside go with it.
+            (
+                "pre \x1b[31mZk8-kn\x1b[1mown-S3\x1b[0;4mcret\x1b[0m post".to_string(),
+                "pre \x1b[31m[redacted: env MY_TOKEN]\x1b[0m post".to_string(),
+            ),
+            // Right against codes: they stay.
+            (
+                format!("\x1b[32m{value}\x1b[0m\x1b]0;title\x07"),
+                "\x1b[32m[redacted: env MY_TOKEN]\x1b[0m\x1b]0;title\x07".to_string(),
+            ),
+            // A format rule's word boundary, hidden by a code.
+            (
+                format!("id:\x1b[1m{id}\x1b[m."),
+                "id:\x1b[1m[redacted: aws-access-key-id]\x1b[m.".to_string(),
+            ),
+            (
+                format!(
+                    "AWS\x1b[2m_SECRET\x1b[0m_ACCESS_KEY={}",
+                    fake("", 40, BASE64)
+                ),
+                "AWS\x1b[2m_SECRET\x1b[0m_ACCESS_KEY=[redacted: aws-secret-key]".to_string(),
+            ),
+            // A lone ESC reads the secret's first character as its final byte; the text as it
+            // is still shows the secret.
+            (
+                format!("\x1b{value}"),
+                "\x1b[redacted: env MY_TOKEN]".to_string(),
+            ),
+        ];
+        for (input, expected) in cases {
+            check_with(&redactor, &input, &expected);
+        }
+        // Codes and no secret: byte for byte.
+        let coloured = "\x1b[0m\x1b[1m\x1b[32m   Compiling\x1b[0m keyless v0.1.0\n\x1b[1m\x1b[33mwarning\x1b[0m\x1b[1m: unused variable: `token`\x1b[0m\n\x1b]8;;file:///src/main.rs\x1b\\src/main.rs\x1b]8;;\x1b\\\n\x1b[?25l\x1b[2K\r[====>   ] 42%\x1b[?25h\x1b";
+        check_with(&redactor, coloured, coloured);
+    }
+
+    #[test]
     fn debug_never_shows_a_known_value() {
         let redactor = Redactor::new(vec![("MY_TOKEN".into(), "do-not-print-me".into())], vec![]);
         let shown = format!("{redactor:?}");
@@ -945,6 +1174,21 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
             &redactor,
             "postgres://demo:demo-pass@localhost/db postgres://demo:demo-pass@prod/db",
             "postgres://demo:demo-pass@localhost/db postgres://demo:[redacted: url-password]@prod/db",
+        );
+        // An allowed known value is allowed in every encoding.
+        let fixture = "fixture-key-from-the-docs-1";
+        let known = Redactor::from_known(
+            vec![
+                KnownValue::file(".env", "API_KEY", fixture),
+                KnownValue::file(".env", "REAL_KEY", "the-real-secret-2"),
+            ],
+            vec![fixture.into()],
+        );
+        let encoded = encode::reference_base64(fixture.as_bytes(), false);
+        check_with(
+            &known,
+            &format!("{encoded} the-real-secret-2"),
+            &format!("{encoded} [redacted: file .env REAL_KEY]"),
         );
     }
 
@@ -1001,6 +1245,19 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
         ")", "$", "\\n", "[redacted: ", "[redacted: github-token]", "]", "://", "u:", "@",
         "Bearer ", "-----BEGIN PRIVATE KEY-----\n", "-----END PRIVATE KEY-----",
         "hooks.slack.com/services/", "known-value-1", " ", "\n", "é", "_",
+        "\x1b[31m", "\x1b[0m", "\x1b", "\x1b]8;;http://x\x1b\\", "\x07", "[", "known/value 2",
+        "a25vd24tdmFsdWUtMQ", "6b6e6f776e2d76616c75652d31", "known%2Fvalue%202", "known%2Fvalue+2",
+        // A line of wrapped base64, 76 characters.
+        "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh\n",
+    ];
+
+    /// Pieces of ordinary output, escape sequences among them, that no rule matches.
+    #[rustfmt::skip]
+    const ORDINARY: &[&str] = &[
+        "   Compiling", " serde v1.0.210", "warning", ": unused variable", "src/main.rs:12:9",
+        "\x1b[1m", "\x1b[0m", "\x1b[38;5;208m", "\x1b]8;;file:///a\x1b\\", "\x1b]0;t\x07", "\x1b",
+        "\x1b(B", "\x1b[?25l", "\r", "\n", " ", "=", "/", "%2F", "+", "é", "日本", "42", "ok",
+        "test result", "[", "]", "Zk8", "S3", "known", "value", "-",
     ];
 
     fn fragment() -> impl Strategy<Value = String> {
@@ -1018,12 +1275,35 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
 
         #[test]
         fn secret_like_text_settles(parts in prop::collection::vec(fragment(), 0..30)) {
-            let redactor = Redactor::new(
-                vec![("K_TOKEN".into(), "known-value-1".into())],
+            let redactor = Redactor::from_known(
+                vec![
+                    KnownValue::env("K_TOKEN", "known-value-1"),
+                    KnownValue::file(".env", "K2", "known/value 2"),
+                ],
                 vec!["allowed-value".into()],
             );
             settles(&redactor, &parts.concat())?;
             settles(&Redactor::default(), &parts.concat())?;
+        }
+
+        /// Known values, their encodings and the escape view change nothing in text that
+        /// holds none of them: it comes out byte for byte.
+        #[test]
+        fn text_without_known_values_comes_out_unchanged(
+            parts in prop::collection::vec(prop::sample::select(ORDINARY), 0..60),
+        ) {
+            let redactor = Redactor::from_known(
+                vec![
+                    KnownValue::env("MY_TOKEN", "Zk8-known-S3cret"),
+                    KnownValue::file(".env", "DB_PASSWORD", "p@ss w/rd+9é"),
+                    KnownValue::env("SSH_AUTH_SOCK", "/tmp/ssh-XXXXabcd/agent.42"),
+                ],
+                vec![],
+            );
+            let text = parts.concat();
+            let out = redactor.redact(&text);
+            prop_assert_eq!(out.count, 0, "{:?} gave {:?}", text, out.text);
+            prop_assert_eq!(out.text, text);
         }
     }
 }

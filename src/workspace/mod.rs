@@ -9,6 +9,7 @@
 //! Architecture Invariant: only this module (and the backups it keeps) touches workspace files.
 
 pub mod backup;
+mod dotenv;
 pub mod eol;
 pub mod find;
 pub mod ops;

@@ -32,6 +32,7 @@ mod policy_props;
 mod progress;
 mod prosemirror;
 mod readme;
+mod redact_values;
 mod resume;
 mod run;
 mod sandbox;

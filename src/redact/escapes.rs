@@ -1,0 +1,191 @@
+//! Terminal escape sequences: a view of a text without them, and the way from a range of the view
+//! back to the bytes of the text it came from.
+//!
+//! Coloured output (`cargo`, `grep --color`, test runners) puts escape sequences between the
+//! characters a secret is made of, or right against it, where they break both exact values and
+//! the format rules' word boundaries. The redactor matches on the view too and replaces the
+//! original range, escapes inside it included.
+//!
+//! What counts as an escape (ECMA-48 and ECMA-35, 7-bit forms only): a CSI `ESC [`, parameter
+//! bytes, intermediate bytes and a final byte; a control string (`ESC ]` OSC, `ESC P` DCS,
+//! `ESC X`, `ESC ^`, `ESC _`) up to BEL or ST (`ESC \`); any other `ESC`, intermediates and a
+//! final byte (`ESC 7`, `ESC ( B`). A sequence cut off is removed as far as it goes; a control
+//! string with no terminator ends before the next `ESC` or at the end of the text. What it does
+//! not do: the 8-bit C1 forms (`U+009B`), backspaces and carriage returns that overwrite what a
+//! terminal showed.
+//!
+//! The same view serves any other removal that must be mapped back ([`View::without`]): the
+//! line breaks of wrapped base64 ([`super::encode::wrapped_base64_breaks`]).
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+
+/// A stretch of the text kept in the view: where it starts in each.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    view: usize,
+    original: usize,
+}
+
+/// A text without its escape sequences.
+#[derive(Debug)]
+pub(super) struct View {
+    text: String,
+    /// Every kept stretch, in order, none empty.
+    runs: Vec<Run>,
+}
+
+impl View {
+    /// The view of `text` without its escape sequences, or `None` when it holds none (the view
+    /// would be the text).
+    pub(super) fn of(text: &str) -> Option<View> {
+        let bytes = text.as_bytes();
+        let mut removed = Vec::new();
+        let mut from = 0;
+        while let Some(next) = bytes[from..].iter().position(|&b| b == ESC) {
+            let at = from + next;
+            from = at + escape_len(bytes, at);
+            removed.push((at, from));
+        }
+        View::without(text, &removed)
+    }
+
+    /// The view of `text` without the byte ranges `removed` (sorted, disjoint, each starting
+    /// and ending on a character boundary), or `None` when there are none.
+    pub(super) fn without(text: &str, removed: &[(usize, usize)]) -> Option<View> {
+        if removed.is_empty() {
+            return None;
+        }
+        let mut view = View {
+            text: String::with_capacity(text.len()),
+            runs: Vec::new(),
+        };
+        let mut kept = 0;
+        for &(start, end) in removed {
+            view.keep(text, kept, start);
+            kept = end.max(kept);
+        }
+        view.keep(text, kept, text.len());
+        Some(view)
+    }
+
+    /// Adds `text[start..end]` to the view. Escapes are ASCII and end before an ASCII byte or
+    /// at the end, so both ends are character boundaries.
+    fn keep(&mut self, text: &str, start: usize, end: usize) {
+        if let Some(part) = text.get(start..end).filter(|p| !p.is_empty()) {
+            self.runs.push(Run {
+                view: self.text.len(),
+                original: start,
+            });
+            self.text.push_str(part);
+        }
+    }
+
+    pub(super) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The range of the original text that the view's `start..end` (not empty) came from: from
+    /// its first byte to its last, with every escape between them.
+    pub(super) fn original(&self, start: usize, end: usize) -> (usize, usize) {
+        (self.position(start), self.position(end - 1) + 1)
+    }
+
+    /// Where the view's byte `at` sits in the original.
+    fn position(&self, at: usize) -> usize {
+        let run = self
+            .runs
+            .partition_point(|r| r.view <= at)
+            .saturating_sub(1);
+        self.runs
+            .get(run)
+            .map_or(at, |r| r.original + (at - r.view))
+    }
+}
+
+/// The length of the escape sequence starting at `bytes[at]` (an ESC).
+fn escape_len(bytes: &[u8], at: usize) -> usize {
+    let byte = |i: usize| bytes.get(i).copied();
+    let skip = |mut i: usize, range: std::ops::RangeInclusive<u8>| {
+        while byte(i).is_some_and(|b| range.contains(&b)) {
+            i += 1;
+        }
+        i
+    };
+    let end = match byte(at + 1) {
+        // CSI: parameters, intermediates, the final byte.
+        Some(b'[') => {
+            let i = skip(skip(at + 2, 0x30..=0x3f), 0x20..=0x2f);
+            i + usize::from(byte(i).is_some_and(|b| (0x40..=0x7e).contains(&b)))
+        }
+        // A control string: to BEL or ST, or before an ESC that begins something else.
+        Some(b']' | b'P' | b'X' | b'^' | b'_') => {
+            let mut i = at + 2;
+            loop {
+                match byte(i) {
+                    None => break i,
+                    Some(BEL) => break i + 1,
+                    Some(ESC) if byte(i + 1) == Some(b'\\') => break i + 2,
+                    Some(ESC) => break i,
+                    Some(_) => i += 1,
+                }
+            }
+        }
+        // Intermediates and a final byte (`ESC ( B`, `ESC 7`, `ESC =`).
+        Some(0x20..=0x7e) => {
+            let i = skip(at + 1, 0x20..=0x2f);
+            i + usize::from(byte(i).is_some_and(|b| (0x30..=0x7e).contains(&b)))
+        }
+        _ => at + 1,
+    };
+    end - at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(text: &str) -> String {
+        View::of(text).map_or(text.to_string(), |v| v.text().to_string())
+    }
+
+    #[test]
+    fn escape_sequences_are_left_out_of_the_view() {
+        let cases = [
+            ("plain", "plain"),
+            ("\x1b[31mred\x1b[0m", "red"),
+            ("\x1b[1;38;5;208mbold\x1b[K end", "bold end"),
+            ("\x1b[?25lhidden\x1b[?25h", "hidden"),
+            ("\x1b]0;title\x07text", "text"),
+            (
+                "\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\",
+                "link",
+            ),
+            ("\x1b(Bx\x1b7y\x1b8", "xy"),
+            ("a\x1b", "a"),
+            ("cut \x1b[12", "cut "),
+            ("\x1b]no end\x1b[1mbold", "bold"),
+            ("\x1b]never ends", ""),
+            ("é\x1b[0mé", "éé"),
+            ("\x1b\x1b[1mx", "x"),
+            ("\x1bé", "é"),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(view(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_view_range_maps_to_the_original_bytes_with_the_escapes_inside() {
+        let text = "ab \x1b[31mse\x1b[0mcr\x1b[1met\x1b[0m cd";
+        let v = View::of(text).unwrap();
+        assert_eq!(v.text(), "ab secret cd");
+        let start = v.text().find("secret").unwrap();
+        let (s, e) = v.original(start, start + "secret".len());
+        assert_eq!(&text[s..e], "se\x1b[0mcr\x1b[1met");
+        // A range at the very start and end.
+        assert_eq!(v.original(0, 2), (0, 2));
+        let end = v.text().len();
+        assert_eq!(&text[v.original(end - 2, end).0..], "cd");
+    }
+}
