@@ -6,7 +6,8 @@
 //! (target: at most 1.1 times as long inside). Also the redactor over 1 MB of ordinary build
 //! output, which every result passes, plain and coloured, with no known values and with 40
 //! (target: well under 50 ms).
-//! Run: `cargo bench --bench sandbox` (`-- true`, `-- build` or `-- redact` for one part).
+//! Then `npm ci --offline` the same way. Run: `cargo bench --bench sandbox` (`-- true`,
+//! `-- build`, `-- npm` or `-- redact` for one part).
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -32,6 +33,9 @@ fn main() {
     }
     if wanted("build") {
         build_bench();
+    }
+    if wanted("npm") {
+        npm_bench();
     }
     if wanted("redact") {
         redact_bench();
@@ -142,6 +146,65 @@ fn build_bench() {
         "sandbox/cargo_build: outside {:.2} s, inside {:.2} s, {:.3} times as long (median of {BUILD_ROUNDS}; target ≤ 1.1)",
         plain.as_secs_f64(),
         contained.as_secs_f64(),
+        contained.as_secs_f64() / plain.as_secs_f64()
+    );
+}
+
+/// `npm ci --offline` of a package with a few dependencies, outside and inside (the caches'
+/// layer over `~/.npm`), each from an empty `node_modules`. The lock file and the cache are made
+/// once, outside, with the network.
+fn npm_bench() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("package.json"),
+        "{ \"name\": \"bench-pkg\", \"version\": \"1.0.0\", \"dependencies\": { \"is-number\": \"7.0.0\", \"kleur\": \"4.1.5\", \"ms\": \"2.1.3\" } }\n",
+    )
+    .unwrap();
+    let setup = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "-q"])
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(setup.success(), "npm install (with the network) failed");
+    let timeout = Duration::from_secs(600);
+    let mut sandbox = Sandbox::new(root, &SandboxConfig::default());
+    let line = "rm -rf node_modules && npm ci --offline --no-audit --no-fund -q";
+    let mut times = [Vec::new(), Vec::new()];
+    for round in 0..BUILD_ROUNDS + 1 {
+        let order = if round % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for inside in order {
+            let started = Instant::now();
+            let (command, contained) = if inside {
+                let (command, contained) =
+                    sandbox.command(Mode::Auto, "sh", &["-c", line]).unwrap();
+                (command, Some(contained))
+            } else {
+                let mut command = Command::new("sh");
+                command.args(["-c", line]);
+                (command, None)
+            };
+            let run = keyless::exec::run_command(command, root, timeout, 4000).unwrap();
+            assert_eq!(run.code, Some(0), "{}", run.output);
+            if let Some(contained) = contained {
+                contained.finish(false, &run.output);
+            }
+            // The first round warms the caches and is not counted.
+            if round > 0 {
+                times[usize::from(inside)].push(started.elapsed());
+            }
+        }
+    }
+    let [plain, contained] = times;
+    let (plain, contained) = (median(plain), median(contained));
+    println!(
+        "sandbox/npm_ci: outside {:.0} ms, inside {:.0} ms, {:.3} times as long (median of {BUILD_ROUNDS})",
+        plain.as_secs_f64() * 1e3,
+        contained.as_secs_f64() * 1e3,
         contained.as_secs_f64() / plain.as_secs_f64()
     );
 }

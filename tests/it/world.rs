@@ -497,6 +497,17 @@ fn real_builds_pass_inside_the_world_with_registry_dependencies_and_the_network_
         "{ \"name\": \"pkg\", \"version\": \"1.0.0\", \"dependencies\": { \"is-number\": \"7.0.0\" }, \"scripts\": { \"test\": \"node -e \\\"console.log('is-number', require('is-number')(5))\\\"\" } }\n",
     )
     .unwrap();
+    fs::create_dir_all(world.ws.join("gomod")).unwrap();
+    fs::write(
+        world.ws.join("gomod/go.mod"),
+        "module example.com/hello\n\ngo 1.19\n",
+    )
+    .unwrap();
+    fs::write(
+        world.ws.join("gomod/main.go"),
+        "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello from go\") }\n",
+    )
+    .unwrap();
     fs::write(
         world.ws.join("keyless.json"),
         config(", \"Sandbox\": { \"Network\": true }, \"Commands\": { \"TimeoutSeconds\": 600 }"),
@@ -508,8 +519,10 @@ fn real_builds_pass_inside_the_world_with_registry_dependencies_and_the_network_
             "cargo build --offline -q && cargo test --offline -q && ./target/debug/app",
             "npm install --no-audit --no-fund -q && npm ci --no-audit --no-fund -q && npm test",
             "python3 -m venv .venv && .venv/bin/pip install -q six==1.16.0 && .venv/bin/python -c 'import six; print(\"six\", six.__version__)'",
+            "cd gomod && go build -o hello . && ./hello && go vet ./...",
         ],
     );
+    assert!(out.contains("hello from go"), "{out}");
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("42"), "{out}");
     assert!(out.contains("is-number true"), "{out}");
