@@ -161,6 +161,10 @@
           body.appendChild(more);
         } else body.textContent = text;
         break;
+      case "markdown":
+        // The message drawn as Markdown, as many front-ends draw the user's turn.
+        body.innerHTML = window.renderMarkdown(text);
+        break;
       case "replaced": {
         const chip = document.createElement("span");
         chip.className = cls("chip");
@@ -199,8 +203,25 @@
   // The body a reply's text goes into (after a reasoning block, when there is one).
   const replyBody = (reply) => reply.querySelector(":scope > div:last-of-type");
 
+  // A rich composer that serialises to Markdown (config.modes "markdown-composer"), as TipTap
+  // with a Markdown serialiser does: outside fenced code, a tab becomes four spaces and a blank
+  // line a line of two spaces. Fenced code goes verbatim.
+  function serialised(text) {
+    if (!mode("markdown-composer")) return text;
+    let fence = null;
+    return text.split("\n").map((line) => {
+      const opens = line.match(/^(`{3,}|~{3,})/);
+      if (fence === null && opens) { fence = opens[1]; return line; }
+      if (fence !== null) {
+        if (line.startsWith(fence) && line.trim() === line.trim().replace(/[^`~]/g, "") && line.trim().length >= fence.length) fence = null;
+        return line;
+      }
+      return line === "" ? "  " : line.replace(/\t/g, "    ");
+    }).join("\n");
+  }
+
   async function send() {
-    const text = editor ? editor.text() : model;
+    const text = serialised(editor ? editor.text() : model);
     if (text.trim() === "" || controller) return;
     if (config.dropSends > 0) {
       config.dropSends -= 1; // The click is lost, as when a site ignores a send.

@@ -24,6 +24,7 @@
   const DONE_VALUES = /^(complete|completed|done|finished)$/i;
 
   const strip = (s) => (s || "").replace(/\s+/g, "");
+  const words = (s) => (s || "").match(/[\p{L}\p{N}]+/gu) || [];
   const label = (el) => [el.getAttribute("aria-label"), el.getAttribute("title"), el.getAttribute("data-testid"), el.textContent]
     .filter(Boolean).join(" ").toLowerCase();
   const says = (el, words) => { const l = label(el); return words.some((w) => l.includes(w)); };
@@ -126,6 +127,8 @@
   const beginExchange = (text, composerEl, sendEl) => {
     ex = {
       probe: strip(text).slice(0, 80),
+      // The message's last words (see `findUser`).
+      tail: words(text).slice(-12),
       before: new WeakSet(document.querySelectorAll("*")),
       composer: composerEl,
       send: sendEl,
@@ -144,6 +147,25 @@
       !(ex.user && region.parentElement.contains(ex.user))) region = region.parentElement;
     return region;
   };
+  // The user turn holds the whole message, not only its opening: a site that renders the
+  // message as Markdown splits it into paragraphs and lists, and a paragraph of it is never the
+  // turn (nor, after it, the reply). So from the smallest new element that holds the opening,
+  // up to the first that also holds the message's last words (in order: Markdown may drop a
+  // few marks and words, never the end).
+  const holdsEnd = (el) => {
+    const shown = words(el.textContent);
+    let at = shown.length - 1;
+    let missing = 0;
+    for (let i = ex.tail.length - 1; i >= 0; i--) {
+      let j = at;
+      while (j >= 0 && shown[j] !== ex.tail[i]) j--;
+      if (j < 0) { if (++missing > 2) return false; continue; }
+      // The last words sit at the element's end (a turn's own labels may follow them).
+      if (at === shown.length - 1 && j < shown.length - 40) return false;
+      at = j - 1;
+    }
+    return true;
+  };
   const findUser = () => {
     if (ex.user && ex.user.isConnected) return ex.user;
     ex.user = null;
@@ -154,6 +176,11 @@
       const text = strip(el.textContent);
       if (!text.includes(ex.probe)) continue;
       if (!best || text.length <= strip(best.textContent).length) best = el;
+    }
+    while (best && ex.tail.length && !holdsEnd(best)) {
+      const up = best.parentElement;
+      if (!up || up === document.body || up.contains(ex.composer)) { best = null; break; }
+      best = up;
     }
     ex.user = best;
     return best;
@@ -167,6 +194,15 @@
       if (p && !p.closest('button, [role="button"], svg, script, style')) n += strip(walker.currentNode.textContent).length;
     }
     return n;
+  };
+  // Whether two elements are drawn as the same kind of thing: one tag, and a class or an
+  // attribute name in common (`message-row user-row` and `message-row bot-row`).
+  const sameShape = (a, b) => {
+    if (a.tagName !== b.tagName) return false;
+    if (Array.from(a.classList).some((c) => b.classList.contains(c))) return true;
+    const names = (el) => Array.from(el.attributes).map((x) => x.name).filter((n) => n !== "class" && n !== "style");
+    const theirs = names(b);
+    return names(a).some((n) => theirs.includes(n));
   };
   // The reply: the first new element after the user turn, at the lowest level that has one,
   // with at least a line of text. A wrong pick cannot be read as a reply: its copy would not
@@ -182,7 +218,11 @@
         if (region && (sib.contains(region) || region.contains(sib))) continue;
         if (!isNew(sib) && !sib.querySelector("*:not(br)")) continue;
         const fresh = isNew(sib) || Array.from(sib.querySelectorAll("*")).some(isNew);
-        if (!fresh || ownText(sib) < 16) continue;
+        // A line of text, or any text in an element shaped like the user's turn (its tag and a
+        // class or an attribute of its own): a page may draw a reply short (a sanitiser that
+        // cuts `<<<` for a tag), and its copy control still holds the whole of it.
+        const text = ownText(sib);
+        if (!fresh || text < 16 && !(text > 0 && sameShape(at, sib))) continue;
         candidate = { thread: at.parentElement, userTurn: at, turn: sib };
         break;
       }
@@ -271,7 +311,6 @@
     }
     return out;
   };
-  const words = (s) => s.match(/[\p{L}\p{N}]+/gu) || [];
   // Copied Markdown agrees with the rendered answer when the words shown are in it, in order
   // (a site's own labels, like a code block's language, may be missing from it), and it holds
   // little more (not the whole conversation; not the code alone, which lacks the prose).
@@ -280,14 +319,27 @@
     const text = words(copied);
     if (!shown.length || text.length > shown.length * 1.5 + 200) return false;
     const allowed = 8 + shown.length / 50;
-    let at = 0;
+    // Both word lists walked together. Where they part, the nearer way back wins: copied words
+    // skipped (Markdown marks, a fence's info) cost nothing, shown words skipped (a label the
+    // page adds) count as missing. A greedy search for each shown word would instead jump ahead
+    // to the next line of a reply whose lines repeat their words, and lose its way for good.
+    const WINDOW = 64;
+    let i = 0;
+    let j = 0;
     let missing = 0;
-    for (const word of shown) {
-      // The next 64 copied words at most: linear in the reply's length.
-      let found = -1;
-      for (let i = at; i < Math.min(text.length, at + 65); i++) if (text[i] === word) { found = i; break; }
-      if (found >= 0) at = found + 1;
-      else if (++missing > allowed) return false;
+    while (i < shown.length) {
+      if (j < text.length && shown[i] === text[j]) { i++; j++; continue; }
+      let ahead = -1;
+      for (let k = j + 1; k < Math.min(text.length, j + WINDOW); k++) if (text[k] === shown[i]) { ahead = k - j; break; }
+      let behind = -1;
+      if (j < text.length) for (let k = i + 1; k < Math.min(shown.length, i + WINDOW); k++) if (shown[k] === text[j]) { behind = k - i; break; }
+      if (ahead >= 0 && (behind < 0 || ahead <= behind)) {
+        j += ahead;
+      } else {
+        // shown[i] is not in the copy here: a missing word.
+        if (++missing > allowed) return false;
+        i++;
+      }
     }
     return true;
   };

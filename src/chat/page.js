@@ -53,6 +53,12 @@
   };
   const phrases = (key, text) => (T[key] || []).some((p) => text.toLowerCase().includes(p.toLowerCase()));
   // Code with one block element per line (and no newline characters) is read line by line.
+  const wordsOf = (t) => (t || "").match(/[\p{L}\p{N}]+/gu) || [];
+  // A message's content when it is one fenced block (the fence keyless wraps a message in).
+  const unfence = (text) => {
+    const m = (text || "").match(/^(`{3,}|~{3,})[^\n`~]*\n([\s\S]*?)\n?(`{3,}|~{3,})[ \t]*\n?$/);
+    return m && m[3][0] === m[1][0] && m[3].length >= m[1].length ? m[2] : text;
+  };
   const codeText = (code) => {
     const kids = Array.from(code.children);
     if (kids.length && kids.every((k) => getComputedStyle(k).display === "block")) {
@@ -112,9 +118,53 @@
       b.setAttribute("data-keyless", "send");
       return { css: '[data-keyless="send"]', kept: false };
     },
+    // A message sent inside a fence (a page that alters messages, see `sentExact`) is looked
+    // for by its content: the page draws the fence as a code block.
     beginExchange: (text) => {
-      exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length, text };
-      return d.beginExchange(text, first("Composer"), last("SendButton"));
+      const inner = unfence(text);
+      exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length, text: inner, raw: text };
+      return d.beginExchange(inner, first("Composer"), last("SendButton"));
+    },
+    // Whether the user turn of this exchange shows the message exactly, byte for byte but for
+    // trailing white space: as its only code block (a fenced message), or as its text. "exact",
+    // or what differs, for keyless to say; null when there is no turn to look at.
+    sentExact: () => {
+      if (!exchange || exchange.text === undefined) return null;
+      const el = d.findUser() || last("UserMessage");
+      if (!el) return null;
+      const trim = (t) => t.replace(/\s+$/, "");
+      const want = trim(exchange.text);
+      const blocks = el.querySelectorAll("pre");
+      if (blocks.length === 1 && trim(codeText(blocks[0].querySelector("code") || blocks[0])) === want) return "exact";
+      const raw = trim(exchange.raw || exchange.text);
+      if ([want, raw].some((w) => trim(el.innerText) === w || trim(el.textContent) === w)) return "exact";
+      // A page that draws each line as a paragraph (Claude) keeps every line as it was and only
+      // the blank lines go: that is drawing, not altering. Lines compared one by one, blank
+      // ones aside, the spaces and tabs in them kept.
+      const lines = (list) => list.map((l) => l.replace(/\s+$/, "")).filter((l) => l !== "");
+      const leaves = Array.from(el.querySelectorAll("*")).filter((e) => {
+        const block = /^(block|list-item|table-row|flex)$/.test(getComputedStyle(e).display);
+        return block && !Array.from(e.children).some((c) => /^(block|list-item|table-row|flex)$/.test(getComputedStyle(c).display));
+      });
+      const shownLines = leaves.length ? leaves.flatMap((e) => e.textContent.split("\n")) : el.textContent.split("\n");
+      const a = lines(shownLines);
+      for (const w of [want, raw]) {
+        const b = lines(w.split("\n"));
+        if (a.length === b.length && a.every((l, i) => l === b[i])) return "exact";
+      }
+      const shown = blocks.length === 1 ? codeText(blocks[0].querySelector("code") || blocks[0]) : el.innerText;
+      // Most of the message's words, or it is something else in its place.
+      const count = (list) => list.reduce((m, w) => m.set(w, (m.get(w) || 0) + 1), new Map());
+      const have = count(wordsOf(el.innerText));
+      const need = wordsOf(want);
+      const kept = need.filter((w) => { const n = have.get(w) || 0; if (n > 0) { have.set(w, n - 1); return true; } return false; }).length;
+      if (need.length && kept < need.length * 0.9) return "unlike";
+      const differs = [];
+      if (want.includes("\t") && !shown.includes("\t")) differs.push("tabs");
+      if (/\n\n/.test(want) && !/\n\n/.test(shown)) differs.push("blank lines");
+      if (/^ {2,}\S/m.test(want) && !/^ {2,}\S/m.test(shown)) differs.push("indentation");
+      if (!differs.length) differs.push("Markdown or line breaks");
+      return differs.join(", ");
     },
     // Selectors for the turns discovery found in this exchange (null where none fits).
     learnTurns: () => d.learnTurns(),
@@ -340,10 +390,17 @@
     },
     lastUserText: () => {
       // In an exchange, the element that carries the sent text is the surest answer.
-      const user = exchange && d.findUser();
-      if (user) return user.textContent;
-      const el = last("UserMessage");
-      return el ? el.textContent : null;
+      const user = (exchange && d.findUser()) || last("UserMessage");
+      if (!user) return null;
+      // A fenced message drawn as its code block (and maybe a label): the block's text.
+      const blocks = user.querySelectorAll("pre");
+      if (blocks.length === 1) {
+        const code = codeText(blocks[0].querySelector("code") || blocks[0]);
+        const around = user.textContent.replace(/\s+/g, "").length - blocks[0].textContent.replace(/\s+/g, "").length;
+        const label = blocks[0].textContent.replace(/\s+/g, "").length - code.replace(/\s+/g, "").length;
+        if (around + label < 40) return code;
+      }
+      return user.textContent;
     },
     // Whether a reply follows the last user message (a reopened chat that was answered).
     replyFollows: () => {

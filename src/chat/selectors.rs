@@ -129,6 +129,48 @@ impl Site {
     }
 }
 
+/// Whether a `match` pattern fits `url`. A pattern that names only a loopback host
+/// (`127.0.0.1`, `localhost`, `[::1]`, `0.0.0.0`) fits nothing: many pages live there (a
+/// self-hosted chat, a company portal, keyless's own local page), and the host alone cannot
+/// tell them apart; such a pattern must say more (a port, a path).
+pub fn pattern_fits(pattern: &str, url: &str) -> bool {
+    let bare = pattern
+        .trim_end_matches('/')
+        .trim_start_matches("http://")
+        .trim_start_matches("https://");
+    let host_only = !bare.contains('/')
+        && (!bare.contains(':') || bare.starts_with('[') && bare.ends_with(']') || bare == "::1");
+    if host_only && is_loopback_host(bare) {
+        return false;
+    }
+    url.contains(pattern)
+}
+
+/// Whether `host` (no port) is a loopback or unspecified address.
+pub fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host.starts_with("127.")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host.ends_with(".localhost")
+}
+
+/// The name of the entry for a page no site knows: its host, with the port when the host is
+/// a loopback one (two front-ends on `localhost:3000` and `:8501` are two sites).
+pub fn unknown_name(url: &str) -> String {
+    let authority = host(url);
+    let bare = match authority.rsplit_once(':') {
+        Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) && !h.ends_with(':') => h,
+        _ => authority,
+    };
+    if is_loopback_host(bare) {
+        authority.to_string()
+    } else {
+        bare.to_string()
+    }
+}
+
 /// The host and port of a URL (`https://chat.example.com/c/1` → `chat.example.com`).
 pub fn host(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -241,10 +283,7 @@ impl File {
         match (self.known(name, url), url) {
             (Ok(found), _) => Ok(found),
             (Err(_), Some(url)) if name.is_none_or(|n| !self.sites.contains_key(n)) => {
-                let name = name.map_or_else(
-                    || host(url).split(':').next().unwrap_or_default().to_string(),
-                    str::to_string,
-                );
+                let name = name.map_or_else(|| unknown_name(url), str::to_string);
                 Ok((name, self.unknown_site(url)))
             }
             (Err(failure), _) => Err(failure),
@@ -294,7 +333,7 @@ impl File {
             && let Some((n, s)) = self
                 .sites
                 .iter()
-                .find(|(_, s)| s.matches.iter().any(|m| url.contains(m.as_str())))
+                .find(|(_, s)| s.matches.iter().any(|m| pattern_fits(m, url)))
         {
             return Ok((n.clone(), s.clone()));
         }
@@ -302,5 +341,38 @@ impl File {
             Code::ConfigValidation,
             "no chat site chosen: pass --site NAME (chatgpt, claude, gemini, …) or --url of a known site",
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_on_a_loopback_host_is_no_known_site_unless_the_entry_says_more_than_the_host() {
+        let file = load(None).unwrap();
+        for url in [
+            "http://127.0.0.1:3000/",
+            "http://localhost:8501/chat",
+            "http://[::1]:7860/",
+            "http://chat.localhost/",
+        ] {
+            let (name, site) = file.site(None, Some(url)).unwrap();
+            assert!(site.discovered, "{url} was taken for {name}");
+        }
+        assert_eq!(unknown_name("http://127.0.0.1:3000/"), "127.0.0.1:3000");
+        assert_eq!(unknown_name("http://localhost:8501/x"), "localhost:8501");
+        assert_eq!(
+            unknown_name("https://chat.example.com:8443/c/1"),
+            "chat.example.com"
+        );
+        assert!(!pattern_fits("127.0.0.1", "http://127.0.0.1:3000/"));
+        assert!(!pattern_fits("localhost/", "http://localhost:3000/"));
+        assert!(pattern_fits("127.0.0.1:3000", "http://127.0.0.1:3000/"));
+        assert!(pattern_fits("chatgpt.com", "https://chatgpt.com/c/1"));
+        // keyless's own page is chosen by name.
+        let (name, site) = file.site(Some("local"), None).unwrap();
+        assert_eq!(name, "local");
+        assert!(!site.discovered);
     }
 }

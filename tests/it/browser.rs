@@ -1015,3 +1015,55 @@ fn a_paste_turned_into_a_card_is_noticed_removed_and_pasted_in_pieces() {
     assert_eq!(s.driver.inserted_with(), Some("pasteHtml"));
     s.driver.close();
 }
+
+/// A rich composer that serialises to Markdown (TipTap with a Markdown serialiser) changes the
+/// message on its way: tabs become spaces, blank lines lines of two spaces. keyless notices on
+/// the first send, says so once, and sends the next messages inside a fence, which such a
+/// composer keeps verbatim: the model then receives them exactly, and keyless sees so.
+#[test]
+fn a_message_the_page_alters_is_caught_and_the_next_arrives_exact_inside_a_fence() {
+    for display in [None, Some("markdown")] {
+        let script = Script {
+            page: PageFaults {
+                modes: vec!["markdown-composer".into()],
+                user_display: display.map(str::to_string),
+                ..PageFaults::default()
+            },
+            ..Script::replies([SHORT, SHORT, SHORT])
+        };
+        let mut s = start(script);
+        let first = "first line\n\tindented with a tab\n\nafter a blank line\n";
+        let results =
+            "[KEYLESSAGENT RESULTS] turn=1 batch=1\nfile:\n\tkeep\tthe\ttabs\n\n  two spaces\n";
+        s.driver.send(first).unwrap();
+        s.driver.wait_reply(&mut |_| {}).unwrap();
+        let warnings = s.driver.take_warnings();
+        assert_eq!(
+            warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+            [Code::MessageAltered],
+            "{display:?}: {warnings:?}"
+        );
+        assert!(warnings[0].reason.contains("tabs"), "{warnings:?}");
+        // The page changed the first on its way, as the model saw it.
+        assert_eq!(
+            s.chat.received()[0],
+            "first line\n    indented with a tab\n  \nafter a blank line\n  "
+        );
+        s.driver.send(results).unwrap();
+        s.driver.wait_reply(&mut |_| {}).unwrap();
+        let received = s.chat.received();
+        assert_eq!(received[1], format!("~~~~\n{}\n~~~~", results.trim_end()));
+        let later = s.driver.take_warnings();
+        assert!(
+            later.is_empty(),
+            "proved exact, nothing to say: {display:?} {later:?}"
+        );
+        // A resumed turn still finds a fenced message by its text.
+        let url = s.driver.chat_url().unwrap();
+        assert_eq!(
+            s.driver.reopen(&url, Some(results)).unwrap(),
+            Reopened::Answered,
+            "{display:?}"
+        );
+    }
+}

@@ -21,6 +21,7 @@ mod discovery;
 mod doctor;
 mod editors;
 mod exec;
+mod frontends;
 mod git;
 mod interactive;
 mod loop_e2e;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{
-    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded, shown_as,
+    CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded,
+    fence, shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
@@ -32,9 +33,57 @@ pub(super) enum SendAs {
 }
 
 impl CdpDriver {
+    /// After a send: whether the user turn shows the message exactly. The first time it does
+    /// not, keyless says so and sends its messages inside a fence from then on; when even a
+    /// fenced one is altered, it says that too, once: what the model reads may then differ
+    /// from what keyless sent.
+    fn judge_delivery(&mut self) {
+        let Ok(Some(shown)) = self.eval_json::<Option<String>>("window.__keyless.sentExact()")
+        else {
+            return;
+        };
+        // Not the message altered, but something else in its place (a chip for a pasted
+        // file): it counts as sent, and a resumed turn cannot recognise it.
+        if shown == "unlike" {
+            if !self.drawn_unlike {
+                self.drawn_unlike = true;
+                self.warnings.push(Failure::new(
+                    Code::SendNotConfirmed,
+                    "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. A resumed turn cannot find such a message and sends it again; check the site with `keyless doctor --canary`",
+                ));
+            }
+            return;
+        }
+        let exact = shown == "exact";
+        self.delivery = match (self.delivery, exact) {
+            (Delivery::Fenced, true) => Delivery::FencedProved,
+            (state, true) => state,
+            (Delivery::Plain, false) => {
+                self.warnings.push(Failure::new(
+                    Code::MessageAltered,
+                    format!(
+                        "the chat shows the message keyless sent altered ({shown}); the model may have received it so. From now on keyless sends its messages inside a fence, which pages keep verbatim"
+                    ),
+                ));
+                Delivery::Fenced
+            }
+            (Delivery::Altered, false) => Delivery::Altered,
+            (_, false) => {
+                self.warnings.push(Failure::new(
+                    Code::MessageAltered,
+                    format!(
+                        "the chat shows the message altered ({shown}) even inside a fence: what the model reads (results, file contents it may copy into FIND) may differ from what keyless sent"
+                    ),
+                ));
+                Delivery::Altered
+            }
+        };
+    }
+
     /// Sends a message as text or as a file attachment (a failed upload falls back to pasting
     /// the text, reported as a warning).
-    fn send_as(&mut self, message: &str, how: SendAs) -> Result<(), Failure> {
+    /// How the new user turn showed the message is returned, for [`CdpDriver::judge_delivery`].
+    fn send_as(&mut self, message: &str, how: SendAs) -> Result<Shown, Failure> {
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
         }
@@ -112,7 +161,7 @@ impl CdpDriver {
                      return [true, window.__keyless.sentShown({users})];"
                 ))?;
                 if shown.as_str() == Some("same") {
-                    return Ok(());
+                    return Ok(Shown::Same);
                 }
                 clicked
             } else {
@@ -131,19 +180,10 @@ impl CdpDriver {
                 shown = self.confirmed(message, users, LATE_TURN)?;
             }
             match shown {
-                Some(Shown::Same | Shown::Shortened) => return Ok(()),
+                Some(shown @ (Shown::Same | Shown::Shortened)) => return Ok(shown),
                 // A new turn is there: the message went, and sending it again would make the
-                // model answer twice. The site draws it some other way; say so once.
-                Some(Shown::Different) => {
-                    if !self.drawn_differently {
-                        self.drawn_differently = true;
-                        self.warnings.push(Failure::new(
-                            Code::SendNotConfirmed,
-                            "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. A resumed turn cannot find such a message and sends it again; check the site with `keyless doctor --canary`",
-                        ));
-                    }
-                    return Ok(());
-                }
+                // model answer twice. How it is drawn is judged after the send.
+                Some(Shown::Different) => return Ok(Shown::Different),
                 None => {}
             }
             if let Some(offline) = self.offline_failure() {
@@ -200,7 +240,10 @@ impl CdpDriver {
         let last_user = last_user.unwrap_or_default();
         // The message itself, or its note when it went as a file (over the composer limit, or
         // refused as too long): the note names a file unique to this message.
+        // The message may have gone as text, inside a fence (a page that alters messages), or
+        // as a file with its note.
         let carried = shown_as(&last_user, pending) != Shown::Different
+            || shown_as(&last_user, &fence(pending)) == Shown::Same
             || shown_as(&last_user, &attachment_note(pending)) == Shown::Same;
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long || state.rate_limited;
@@ -390,8 +433,21 @@ impl ChatDriver for CdpDriver {
         } else {
             SendAs::Text
         };
-        let sent = self.send_as(message, how);
-        self.sketched(sent)
+        let fenced;
+        let text = if how == SendAs::Text && self.delivery != Delivery::Plain {
+            fenced = fence(message);
+            fenced.as_str()
+        } else {
+            message
+        };
+        let sent = self.send_as(text, how);
+        // A shortened turn shows too little to judge; a file's turn shows its note.
+        if let Ok(Shown::Same | Shown::Different) = sent
+            && how == SendAs::Text
+        {
+            self.judge_delivery();
+        }
+        self.sketched(sent.map(|_| ()))
     }
 
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {

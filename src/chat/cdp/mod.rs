@@ -35,7 +35,7 @@ mod read;
 mod sent;
 mod sketch;
 
-use sent::{Shown, shown_as};
+use sent::{Delivery, Shown, fence, shown_as};
 pub use sent::{attachment_name, attachment_note};
 
 pub use composer::STRATEGIES;
@@ -149,7 +149,10 @@ pub struct CdpDriver {
     last_sent: Option<(String, conversation::SendAs)>,
     warnings: Vec<Failure>,
     /// Whether the user was told that the site draws sent messages as something else (once).
-    drawn_differently: bool,
+    /// How messages reach this page (`sent::Delivery`).
+    delivery: Delivery,
+    /// Whether a sent message was shown as something else (a chip) and said so.
+    drawn_unlike: bool,
     /// The failures a sketch of the page was saved for (one each).
     sketched: std::collections::HashSet<Code>,
     /// Keys discovery stood in for (each warned about once).
@@ -246,7 +249,8 @@ impl CdpDriver {
             last_sent: None,
             warnings: Vec::new(),
             sketched: std::collections::HashSet::new(),
-            drawn_differently: false,
+            delivery: Delivery::Plain,
+            drawn_unlike: false,
             healed: std::collections::HashSet::new(),
             learned: Learned::default(),
             inserted_with: None,

@@ -27,7 +27,7 @@ pub fn attachment_name(message: &str) -> String {
 }
 
 /// How a user turn on the page reads against the message keyless sent.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Shown {
     /// The same text, apart from whitespace (sites draw a paragraph per line, trim blank lines).
     Same,
@@ -79,8 +79,43 @@ pub(super) fn shown_as(shown: &str, sent: &str) -> Shown {
     }
 }
 
+/// How messages reach this page, learned from the user turns it draws (`sentExact` in the
+/// page): a page may change what it is given (a rich composer that serialises to Markdown
+/// turns tabs into spaces) or draw it changed (Markdown), and results carry file content the
+/// model copies into FIND.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Delivery {
+    /// As they are: no send has shown one altered.
+    #[default]
+    Plain,
+    /// The page altered one: they go inside a fence, which pages keep verbatim; not yet seen so.
+    Fenced,
+    /// Fenced, and a fenced one showed exactly.
+    FencedProved,
+    /// Altered even inside a fence (said once): they still go fenced.
+    Altered,
+}
+
+/// `message` inside a fence of tildes longer than any run of tildes that starts one of its
+/// lines (so none of them closes it), as Markdown keeps a code block verbatim.
+pub(super) fn fence(message: &str) -> String {
+    let longest = message
+        .lines()
+        .map(|l| l.chars().take_while(|c| *c == '~').count())
+        .max()
+        .unwrap_or(0);
+    let marks = "~".repeat((longest + 1).max(4));
+    format!("{marks}\n{}\n{marks}", message.trim_end_matches('\n'))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_fence_is_longer_than_any_tilde_run_in_the_message() {
+        assert_eq!(fence("a\n\tb\n"), "~~~~\na\n\tb\n~~~~");
+        assert_eq!(fence("x\n~~~~~~ y\n"), "~~~~~~~\nx\n~~~~~~ y\n~~~~~~~");
+    }
+
     use super::*;
 
     /// Resuming compares notes written by an earlier run: the name must not change between

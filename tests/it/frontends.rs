@@ -1,0 +1,390 @@
+//! Real chat front-ends nobody here wrote (issue 24), from PyPI at pinned versions
+//! (`tests/frontends/requirements.txt`, installed into `target/tmp/frontends-venv` on first
+//! use): Gradio's chat interface and Streamlit's chat elements, each served on this machine with
+//! a scripted model (`tests/frontends/scripted.py`: its replies from a file, and every message
+//! it receives recorded as it received it). keyless drives them through `keyless run --url` with
+//! no selectors at all (discovery), attached to the shared browser: a task in two batches with
+//! hostile file content, a truncated reply, a 30,000-character task, an unfenced reply. Each
+//! checks the files byte for byte, that nothing was sent twice (the model's own record), and
+//! what keyless says about the page.
+//!
+//! One fact of Gradio's is a limit, not a failure: it replaces tabs with spaces in everything it
+//! shows and copies (its code blocks and its copy button alike), so a reply's tabs cannot be
+//! read there; the hostile content on Gradio has none (`keyless doctor --canary` reports that
+//! channel as not exact).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long a front-end may take to start serving.
+const START: Duration = Duration::from_secs(90);
+
+/// The virtual environment with the front-ends, made once per machine (pip from the pinned
+/// requirements).
+fn venv() -> &'static Path {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(|| {
+        let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("frontends-venv");
+        let requirements =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frontends/requirements.txt");
+        let stamp = venv.join("installed-requirements.txt");
+        let wanted = fs::read_to_string(&requirements).unwrap();
+        if fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
+            let made = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .unwrap();
+            assert!(made.success(), "python3 -m venv failed");
+            let installed = Command::new(venv.join("bin/pip"))
+                .args(["install", "-q", "--disable-pip-version-check", "-r"])
+                .arg(&requirements)
+                .status()
+                .unwrap();
+            assert!(
+                installed.success(),
+                "pip install -r tests/frontends/requirements.txt failed"
+            );
+            fs::write(&stamp, wanted).unwrap();
+        }
+        venv
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Gradio,
+    Streamlit,
+}
+
+/// A front-end serving on this machine, with its scripted model.
+struct FrontEnd {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl FrontEnd {
+    fn start(kind: Kind, replies: &[String]) -> FrontEnd {
+        let venv = venv();
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join("script.json"),
+            serde_json::to_string(replies).unwrap(),
+        )
+        .unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let apps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frontends");
+        let mut command = match kind {
+            Kind::Gradio => {
+                let mut c = Command::new(venv.join("bin/python"));
+                c.arg(apps.join("gradio_app.py")).arg(port.to_string());
+                c
+            }
+            Kind::Streamlit => {
+                let mut c = Command::new(venv.join("bin/streamlit"));
+                c.arg("run")
+                    .arg(apps.join("streamlit_app.py"))
+                    .args(["--server.address", "127.0.0.1", "--server.port"])
+                    .arg(port.to_string())
+                    .args([
+                        "--server.headless",
+                        "true",
+                        "--browser.gatherUsageStats",
+                        "false",
+                    ]);
+                c
+            }
+        };
+        command
+            .env("KEYLESS_FE_SCRIPT", dir.path().join("script.json"))
+            .env("KEYLESS_FE_RECEIVED", dir.path().join("received.jsonl"))
+            .env("GRADIO_ANALYTICS_ENABLED", "False")
+            .env("HOME", dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(dir.path().join("server.log")).unwrap());
+        let front = FrontEnd {
+            child: command.spawn().unwrap(),
+            port,
+            dir,
+        };
+        let started = Instant::now();
+        loop {
+            let up = std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut s| {
+                use std::io::{Read, Write};
+                let _ = s.write_all(b"GET / HTTP/1.0\r\n\r\n");
+                let mut head = [0u8; 12];
+                s.read_exact(&mut head).is_ok()
+                    && head.starts_with(b"HTTP/1.")
+                    && &head[9..12] == b"200"
+            });
+            if up {
+                break front;
+            }
+            assert!(
+                started.elapsed() < START,
+                "{kind:?} did not start: {}",
+                fs::read_to_string(front.dir.path().join("server.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+
+    /// Every message the model received, as it received it.
+    fn received(&self) -> Vec<String> {
+        fs::read_to_string(self.dir.path().join("received.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for FrontEnd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `keyless run --url` on the front-end, knowing no site, in a fresh workspace whose keyless.json
+/// adds `browser` to its `Browser` section; returns what keyless printed and the workspace.
+fn run(front: &FrontEnd, task: &str, browser: &str) -> (String, Option<i32>, tempfile::TempDir) {
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // A reply that never comes ends a test in a minute, not in keyless's usual ten.
+    let config = format!("{{ \"Browser\": {{ \"ReplyTimeoutSeconds\": 60{browser} }} }}");
+    fs::write(ws.path().join("keyless.json"), config).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args([
+            "run",
+            task,
+            "--headless",
+            "--mode",
+            "auto",
+            "--pace",
+            "batch",
+            "--url",
+        ])
+        .arg(front.url())
+        .arg("--workspace")
+        .arg(ws.path())
+        .arg("--profile")
+        .arg(home.path().join("browser"))
+        .args(["--cdp", crate::common::shared_browser::cdp_url()])
+        .env("XDG_CONFIG_HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (text, out.status.code(), ws)
+}
+
+/// The reading channels the transcript records for the replies.
+fn channels(ws: &Path) -> Vec<String> {
+    fs::read_to_string(ws.join(".agent/transcript.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| {
+            v.get("channel")
+                .and_then(|c| c.as_str())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// Content a page could take for Markdown, HTML or AgentScript, and whitespace it could eat.
+fn hostile(kind: Kind) -> String {
+    let mut text = String::from(
+        "# not a heading *stars* _under_ **bold** <b>tag</b> &amp; <script>alert(1)</script>\n```rust\nfn main() {}\n```\n    four leading spaces\ntrailing spaces   \n\n\nafter two blank lines\n@@end\nCONTENT>>>\n<<<CMD\n| a | b |\n|---|---|\n[link](http://example.com) ünïcödé ✓ 😀\n1. not a list\n> not a quote\n",
+    );
+    if kind == Kind::Streamlit {
+        text.push_str("\ttab\tinside\n");
+    }
+    text
+}
+
+fn fenced(body: &str) -> String {
+    format!("`````\n{body}`````")
+}
+
+const DONE: &str = "```\n@@done\n<<<MSG\nFinished.\nMSG>>>\n@@end\n@@eof\n```";
+
+fn two_batches_with_hostile_content(kind: Kind) {
+    let content = hostile(kind);
+    let first = fenced(&format!(
+        "@@newfile hostile.md\n<<<CONTENT:n1\n{}CONTENT:n1>>>\n@@end\n@@runcommand\n<<<CMD\nwc -l hostile.md\nCMD>>>\n@@end\n@@eof\n",
+        content
+    ));
+    let second = fenced(
+        "@@editfile hostile.md\n<<<FIND\n    four leading spaces\nFIND>>>\n<<<REPLACE\n    four leading spaces, edited\nREPLACE>>>\n@@end\n@@eof\n",
+    );
+    let front = FrontEnd::start(kind, &[first, second, DONE.to_string()]);
+    let (out, code, ws) = run(&front, "Write the hostile file, then edit it", "");
+    assert_eq!(code, Some(0), "{out}");
+    let expected = content.replace(
+        "    four leading spaces\n",
+        "    four leading spaces, edited\n",
+    );
+    assert_eq!(
+        fs::read_to_string(ws.path().join("hostile.md")).unwrap(),
+        expected,
+        "{out}"
+    );
+    let received = front.received();
+    assert_eq!(
+        received.len(),
+        3,
+        "nothing sent twice: {received:#?}\n{out}"
+    );
+    assert!(
+        received[0].ends_with("Task:\nWrite the hostile file, then edit it\n"),
+        "{}",
+        received[0]
+    );
+    assert!(
+        received[1].contains("[KEYLESSAGENT RESULTS] turn=1 batch=1"),
+        "{}",
+        received[1]
+    );
+    assert!(
+        received[2].contains("[KEYLESSAGENT RESULTS] turn=1 batch=2"),
+        "{}",
+        received[2]
+    );
+    // Both draw the user's turn as Markdown: keyless says so once, and fences what follows.
+    assert_eq!(out.matches("KA_MESSAGE_ALTERED").count(), 1, "{out}");
+    assert!(
+        received[1].starts_with("~~~~\n") && received[2].starts_with("~~~~\n"),
+        "{}",
+        received[1]
+    );
+    let read = channels(ws.path());
+    assert_eq!(read.len(), 3, "{read:?}\n{out}");
+    assert!(!read.iter().any(|c| c == "rebuilt"), "{read:?}");
+}
+
+#[test]
+fn gradio_carries_two_batches_of_hostile_content_exactly() {
+    two_batches_with_hostile_content(Kind::Gradio);
+}
+
+#[test]
+fn streamlit_carries_two_batches_of_hostile_content_exactly() {
+    two_batches_with_hostile_content(Kind::Streamlit);
+}
+
+fn truncated_reply_is_asked_for_again(kind: Kind) {
+    let cut = "```\n@@newfile a.txt\n<<<CONTENT\nthe first half".to_string();
+    let whole = fenced("@@newfile a.txt\n<<<CONTENT\nthe whole file\nCONTENT>>>\n@@end\n@@eof\n");
+    let front = FrontEnd::start(kind, &[cut, whole, DONE.to_string()]);
+    let (out, code, ws) = run(&front, "Write a.txt", ", \"TruncationBudgetSeconds\": 2");
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("a.txt")).unwrap(),
+        "the whole file\n"
+    );
+    let received = front.received();
+    assert_eq!(received.len(), 3, "{received:#?}\n{out}");
+    assert!(
+        received[1].contains("stopped before @@eof"),
+        "{}",
+        received[1]
+    );
+}
+
+#[test]
+fn gradio_asks_for_a_truncated_reply_again() {
+    truncated_reply_is_asked_for_again(Kind::Gradio);
+}
+
+#[test]
+fn streamlit_asks_for_a_truncated_reply_again() {
+    truncated_reply_is_asked_for_again(Kind::Streamlit);
+}
+
+fn long_task_arrives_exactly(kind: Kind) {
+    let mut task = String::from("Check the numbers below.\n");
+    let mut i = 0;
+    while task.len() < 30_000 {
+        task.push_str(&format!("line {i}: value {} and a word or two  \n", i * 7));
+        i += 1;
+    }
+    let front = FrontEnd::start(kind, &[DONE.to_string()]);
+    let (out, code, _ws) = run(&front, &task, "");
+    assert_eq!(code, Some(0), "{out}");
+    let received = front.received();
+    assert_eq!(received.len(), 1, "{out}");
+    assert!(
+        received[0].ends_with(&format!("Task:\n{}\n", task.trim())),
+        "the task arrived altered\n{out}"
+    );
+}
+
+#[test]
+fn gradio_takes_a_30000_character_task_exactly() {
+    long_task_arrives_exactly(Kind::Gradio);
+}
+
+#[test]
+fn streamlit_takes_a_30000_character_task_exactly() {
+    long_task_arrives_exactly(Kind::Streamlit);
+}
+
+/// An unfenced reply is executed only when a channel proves its bytes (Gradio's copy button
+/// gives its Markdown source); otherwise (Streamlit draws it as prose, with no copy control) it
+/// is never executed, and the model is asked for it fenced.
+fn unfenced_reply(kind: Kind) -> (String, tempfile::TempDir, Vec<String>) {
+    let unfenced = "@@runcommand\n<<<CMD\necho ran >> log.txt\nCMD>>>\n@@end\n@@eof\n".to_string();
+    let again = "```\n@@runcommand\n<<<CMD\necho ran >> log.txt\nCMD>>>\n@@end\n@@done\n<<<MSG\nLogged.\nMSG>>>\n@@end\n@@eof\n```".to_string();
+    let front = FrontEnd::start(kind, &[unfenced, again]);
+    let (out, code, ws) = run(&front, "Log once", "");
+    assert_eq!(code, Some(0), "{out}");
+    (out, ws, front.received())
+}
+
+#[test]
+fn gradio_reads_an_unfenced_reply_through_its_copy_button() {
+    let (out, ws, received) = unfenced_reply(Kind::Gradio);
+    assert_eq!(
+        fs::read_to_string(ws.path().join("log.txt")).unwrap(),
+        "ran\nran\n",
+        "{out}"
+    );
+    assert_eq!(received.len(), 2, "{out}");
+    assert!(
+        channels(ws.path()).iter().all(|c| c == "copy_button"),
+        "{out}"
+    );
+}
+
+#[test]
+fn streamlit_never_executes_an_unfenced_reply_it_cannot_read_exactly() {
+    let (out, ws, received) = unfenced_reply(Kind::Streamlit);
+    assert_eq!(
+        fs::read_to_string(ws.path().join("log.txt")).unwrap(),
+        "ran\n",
+        "{out}"
+    );
+    assert_eq!(received.len(), 2, "{out}");
+    // Read only as prose: not executed, and the model asked again.
+    assert!(
+        received[1].contains("[KEYLESSAGENT FORMAT ERROR]"),
+        "{}\n{out}",
+        received[1]
+    );
+}
