@@ -179,7 +179,67 @@
 
   // Turns in other containers (config.modes "other-containers"): one section per exchange
   // holding two articles, with no role attribute.
+  // Gemini's 2026 markup (config.modes "gemini"): Angular custom elements, the user's turn as
+  // a paragraph per line in <user-query>, the reply in <model-response> with a "Show thinking"
+  // block before the answer, code blocks as <code-block> holding code[role=text] that keeps its
+  // final newline, the copy control in <message-actions>, and a footer marked complete.
+  function addGeminiMessage(role, text) {
+    if (role === "user") {
+      const query = document.createElement("user-query");
+      const lines = document.createElement("div");
+      lines.className = "query-text";
+      for (const line of text.split("\n")) {
+        const p = document.createElement("p");
+        p.className = "query-text-line";
+        p.textContent = line;
+        lines.appendChild(p);
+      }
+      query.appendChild(lines);
+      thread.appendChild(query);
+      return query;
+    }
+    const response = document.createElement("model-response");
+    const content = document.createElement("message-content");
+    content.className = "model-response-text";
+    const markdown = document.createElement("div");
+    markdown.className = "markdown markdown-main-panel";
+    content.appendChild(markdown);
+    response.appendChild(content);
+    thread.appendChild(response);
+    return response;
+  }
+  // A thinking block before the answer, about 300 characters, behind a "Show thinking" button.
+  function geminiThoughts(reply) {
+    const thoughts = document.createElement("model-thoughts");
+    const toggle = document.createElement("button");
+    toggle.textContent = "Show thinking";
+    const body = document.createElement("div");
+    body.className = "thoughts-content";
+    body.textContent = "Considering the request. The user asks for a file and a command. I should reply in AgentScript, in one fenced block, and end with the eof marker. Checking the paths and the order of the commands. The reply has to be exact, byte for byte, so I keep the content as given. Ready to answer now.";
+    thoughts.append(toggle, body);
+    reply.insertBefore(thoughts, reply.firstChild);
+  }
+  // Code blocks as Gemini draws them: a decoration with the language, and the code as one text.
+  function geminiCode(body) {
+    for (const pre of Array.from(body.querySelectorAll("pre"))) {
+      const code = pre.querySelector("code");
+      const lines = code ? Array.from(code.children).map((line) => line.textContent) : [];
+      const block = document.createElement("code-block");
+      const decoration = document.createElement("div");
+      decoration.className = "code-block-decoration";
+      decoration.textContent = (pre.querySelector(".code-header") || {}).textContent || "Code snippet";
+      const newPre = document.createElement("pre");
+      const newCode = document.createElement("code");
+      newCode.setAttribute("role", "text");
+      newCode.textContent = lines.join("\n") + "\n";
+      newPre.appendChild(newCode);
+      block.append(decoration, newPre);
+      pre.replaceWith(block);
+    }
+  }
+
   function addMessage(role, text) {
+    if (mode("gemini")) return addGeminiMessage(role, text);
     const other = mode("other-containers");
     const msg = document.createElement(other ? "article" : "div");
     msg.className = cls("msg");
@@ -201,7 +261,8 @@
     return msg;
   }
   // The body a reply's text goes into (after a reasoning block, when there is one).
-  const replyBody = (reply) => reply.querySelector(":scope > div:last-of-type");
+  const replyBody = (reply) =>
+    mode("gemini") ? reply.querySelector("message-content .markdown") : reply.querySelector(":scope > div:last-of-type");
 
   // A rich composer that serialises to Markdown (config.modes "markdown-composer"), as TipTap
   // with a Markdown serialiser does: outside fenced code, a tab becomes four spaces and a blank
@@ -266,6 +327,7 @@
         body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";
       } else {
         if (mode("reasoning")) await think(reply, body);
+        if (mode("gemini")) geminiThoughts(reply);
         const reader = res.body.getReader();
         const decoder = new TextDecoder();
         for (;;) {
@@ -342,6 +404,22 @@
     copy.setAttribute("aria-label", say("Copy"));
     copy.addEventListener("click", () => navigator.clipboard.writeText(raw));
     // A page with no copy control ("no-copy"): the reply is read another way.
+    if (mode("gemini")) {
+      const messageActions = document.createElement("message-actions");
+      const copyButton = document.createElement("copy-button");
+      const button = document.createElement("button");
+      button.setAttribute("data-test-id", "copy-button");
+      button.setAttribute("aria-label", "Copy");
+      button.innerHTML = "<mat-icon fonticon=\"content_copy\"></mat-icon>";
+      button.addEventListener("click", () => navigator.clipboard.writeText(raw));
+      copyButton.appendChild(button);
+      messageActions.appendChild(copyButton);
+      const footer = document.createElement("div");
+      footer.className = "response-footer complete";
+      reply.append(messageActions, footer);
+      if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
+      return;
+    }
     if (!mode("no-copy")) actions.appendChild(copy);
     reply.appendChild(actions);
     if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
@@ -403,6 +481,7 @@
   function draw(body, raw) {
     if (renderer) renderer.renderInto(body, raw);
     else body.innerHTML = window.renderMarkdown(raw);
+    if (mode("gemini")) geminiCode(body);
   }
 
   // A login wall, as a site shows to a browser profile that is not logged in: the composer
@@ -460,6 +539,7 @@
       }
     }
     if (mode("enter-only")) sendButton.remove();
+    if (mode("gemini")) sendButton.classList.add("send-button");
     // A long paste becomes a "Pasted Text" card (claude.ai's markup), whatever the editor: the
     // text goes with the message as a file, and the composer stays empty.
     if (mode("paste-to-file")) {

@@ -272,6 +272,21 @@
     }
     return guess;
   };
+  // A code block's own control: inside the block, or in the smallest wrapper that holds a
+  // `pre` and little else besides it (the block's toolbar: a language, a button).
+  // The turn's own controls (a wrapper that is the turn, or holds it) are not the block's.
+  const codeOwn = (b, turn) => {
+    if (b.closest("pre")) return true;
+    for (let el = b.parentElement; el && el !== document.body; el = el.parentElement) {
+      if (turn && (el === turn || el.contains(turn))) return false;
+      const blocks = el.querySelectorAll("pre");
+      if (!blocks.length) continue;
+      if (blocks.length > 1) return false;
+      const rest = strip(el.textContent).length - strip(blocks[0].textContent).length;
+      return rest < 24;
+    }
+    return false;
+  };
   const copyControls = (turn) => {
     if (!turn) return [];
     const around = [turn];
@@ -282,7 +297,7 @@
     for (const root of around) {
       for (const b of buttonsIn(root)) {
         // A code block's own copy button copies the code only.
-        if (b.closest("pre") || b.parentElement.querySelector(":scope > pre, :scope > code")) continue;
+        if (codeOwn(b, turn)) continue;
         if (says(b, COPY_WORDS)) out.push(b);
       }
     }
@@ -301,13 +316,42 @@
 
   // --- Reading: what is the answer, and does a copied text agree with it. ---
   // A reasoning ("thinking") block before the answer is not the answer.
-  const reasoning = (el) => !!el.closest('details, [data-reasoning], [class*="reasoning"], [class*="thinking"], [class*="thought"]');
+  // A reasoning block: marked as one (`details`, a class or attribute saying so), an element
+  // named so (Gemini's <model-thoughts>), or the block right after a toggle that says so
+  // ("Show thinking", "Thought process", "Thought for 12s").
+  const THOUGHT_TOGGLE = /^(show thinking|hide thinking|thinking|thought process|thoughts|reasoning|thought for\b.*|gedankengang.*|réflexion.*|思考.*)$/i;
+  const reasoning = (el) => {
+    if (el.closest('details, [data-reasoning], [class*="reasoning"], [class*="thinking"], [class*="thought"]')) return true;
+    for (let at = el; at && at !== document.body; at = at.parentElement) {
+      if (/thought|thinking|reasoning/i.test(at.tagName)) return true;
+      // The block right after its toggle (`<button>Show thinking</button><div>…</div>`).
+      const toggle = at.previousElementSibling;
+      if (toggle && /^(BUTTON|SUMMARY)$/.test(toggle.tagName) && THOUGHT_TOGGLE.test((toggle.textContent || "").trim())) return true;
+    }
+    return false;
+  };
+  // The answer's text, a line break between text in different blocks: a code view that draws
+  // each line as its own element holds no newline, and its lines' words must not run together
+  // (`eta` and `alpha` are two words, not `etaalpha`).
   const answerText = (turn) => {
     let out = "";
+    let before = null;
+    const blockOf = new Map();
+    const block = (el) => {
+      for (let at = el; at && at !== turn; at = at.parentElement) {
+        if (!blockOf.has(at)) blockOf.set(at, /^(block|list-item|table-row|table-cell|flex|grid)$/.test(getComputedStyle(at).display));
+        if (blockOf.get(at)) return at;
+      }
+      return turn;
+    };
     const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const p = walker.currentNode.parentElement;
-      if (p && !p.closest('button, [role="button"], svg, script, style') && !reasoning(p)) out += walker.currentNode.textContent;
+      if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p)) continue;
+      const here = block(p);
+      if (before !== null && here !== before) out += "\n";
+      before = here;
+      out += walker.currentNode.textContent;
     }
     return out;
   };
@@ -430,7 +474,7 @@
 
   const isCopy = (el) => says(el, COPY_WORDS);
   return {
-    own, cssFor, isCopy, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
+    own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
     streaming, done, copyControls, reasoning, answerText, agrees, learnTurns,
     exchange: () => ex,
   };

@@ -174,7 +174,7 @@
       const known = a && first("CopyButton", a);
       const b = d.copyControls(a).filter((c) => c !== known)[known ? index - 1 : index];
       // Never a code block's own copy button, which copies the code alone.
-      const accept = (found) => found.includes(b) && found.every((f) => d.isCopy(f) && !f.closest("pre") && !f.parentElement.querySelector(":scope > pre, :scope > code"));
+      const accept = (found) => found.includes(b) && found.every((f) => d.isCopy(f) && !d.codeOwn(f, a));
       return b ? d.cssFor(b, accept) : null;
     },
     agrees: (text) => { const a = replyTurn(); return !!a && d.agrees(a, text); },

@@ -240,10 +240,12 @@ fn two_batches_with_hostile_content(kind: Kind) {
         "    four leading spaces\n",
         "    four leading spaces, edited\n",
     );
+    let transcript =
+        fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap_or_default();
     assert_eq!(
         fs::read_to_string(ws.path().join("hostile.md")).unwrap(),
         expected,
-        "{out}"
+        "{out}\n{transcript}"
     );
     let received = front.received();
     assert_eq!(

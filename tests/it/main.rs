@@ -32,6 +32,7 @@ mod policy_bypass;
 mod policy_props;
 mod progress;
 mod prosemirror;
+mod reading;
 mod readme;
 mod redact_values;
 mod resume;

@@ -1,0 +1,99 @@
+//! Replies read exactly on pages shaped like real ones, through `keyless run` (issue 24's two
+//! regressions): a page with Gemini's 2026 markup read with Gemini's own selectors (a "Show
+//! thinking" block before the answer, code blocks keeping their final newline, the copy
+//! control in `message-actions`), and a reply whose file content repeats its words line after
+//! line, which a copy's check against the rendered answer once lost its way in.
+
+use std::fs;
+use std::process::{Command, Stdio};
+
+use keyless::chat::local::{LocalChat, PageFaults, Script};
+
+/// Twelve lines that differ only in a number, as tables, lists and generated data do.
+fn repeating() -> String {
+    (1..=12)
+        .map(|i| format!("alpha {i} beta gamma delta epsilon zeta eta\n"))
+        .collect()
+}
+
+fn replies(content: &str) -> [String; 2] {
+    [
+        format!(
+            "```\n@@newfile data.txt\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@runcommand\n<<<CMD\nwc -l data.txt\nCMD>>>\n@@end\n@@eof\n```"
+        ),
+        "```\n@@done\n<<<MSG\nWritten.\nMSG>>>\n@@end\n@@eof\n```".to_string(),
+    ]
+}
+
+/// `keyless run` on the local page drawn with `modes`, with `site`'s selectors (or the local
+/// page's own); returns what it printed, the workspace and the chat.
+fn run(site: &str, modes: &[&str], content: &str) -> (String, tempfile::TempDir, LocalChat) {
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: modes.iter().map(|m| m.to_string()).collect(),
+            ..PageFaults::default()
+        },
+        ..Script::replies(replies(content))
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args([
+            "run",
+            "Write the data",
+            "--headless",
+            "--mode",
+            "auto",
+            "--pace",
+            "batch",
+        ])
+        .args(["--site", site, "--url"])
+        .arg(chat.url())
+        .arg("--workspace")
+        .arg(ws.path())
+        .arg("--profile")
+        .arg(config.path().join("browser"))
+        .args(["--cdp", crate::common::shared_browser::cdp_url()])
+        .env("XDG_CONFIG_HOME", config.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    (text, ws, chat)
+}
+
+fn exact(text: &str, ws: &tempfile::TempDir, chat: &LocalChat, content: &str) {
+    let written = fs::read_to_string(ws.path().join("data.txt"))
+        .unwrap_or_else(|e| panic!("data.txt: {e}\n{text}"));
+    assert_eq!(written, content, "{text}");
+    assert_eq!(
+        chat.received().len(),
+        2,
+        "no format correction, nothing sent twice: {text}"
+    );
+    assert!(!text.contains("stopped before @@eof"), "{text}");
+}
+
+#[test]
+fn a_gemini_shaped_page_is_read_exactly_with_gemini_s_selectors() {
+    let content = "def main():\n    print(\"hi\")\n\n\nmain()\n";
+    let (text, ws, chat) = run("gemini", &["gemini"], content);
+    exact(&text, &ws, &chat, content);
+    assert!(text.contains("read via CopyButton"), "{text}");
+}
+
+#[test]
+fn a_reply_whose_lines_repeat_their_words_is_read_exactly_on_every_page_shape() {
+    let content = repeating();
+    for (site, modes) in [
+        ("local", vec![]),
+        ("gemini", vec!["gemini"]),
+        ("local", vec!["no-copy"]),
+    ] {
+        let (text, ws, chat) = run(site, &modes, &content);
+        exact(&text, &ws, &chat, &content);
+    }
+}
