@@ -321,6 +321,7 @@
         headers: { "x-conversation": conversation },
         signal: controller.signal,
       });
+      showHistory().catch(() => {});
       if (res.status === 413 || res.status === 429) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {
@@ -343,6 +344,7 @@
       body.innerHTML = '<p class="error-text">Network error: the message could not be delivered.</p>';
     }
     controller = null;
+    showHistory();
     streamEnded(reply);
     finishReply(reply, raw);
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
@@ -423,6 +425,27 @@
     if (!mode("no-copy")) actions.appendChild(copy);
     reply.appendChild(actions);
     if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
+  }
+
+  // The history list beside the chat, newest first, as real sites keep one: a link per
+  // conversation, named by its number (a real site names it by a summary of it).
+  async function showHistory() {
+    let nav = document.getElementById("history");
+    if (!nav) {
+      nav = document.createElement("nav");
+      nav.id = "history";
+      nav.setAttribute("aria-label", say("Chat history"));
+      document.body.prepend(nav);
+    }
+    const res = await fetch("/api/conversations");
+    if (!res.ok) return;
+    nav.innerHTML = "";
+    for (const c of await res.json()) {
+      const a = document.createElement("a");
+      a.href = "/c/" + c.id;
+      a.textContent = c.title || "Chat";
+      nav.appendChild(a);
+    }
   }
 
   // A reopened conversation shows its messages again, replies rendered as they were.
@@ -586,6 +609,7 @@
       if (config.editor) await mountEditor(config.editor);
       if (config.renderer) renderer = await import("/editors/" + config.renderer + ".js");
       await loadConversation().catch(() => {});
+      showHistory().catch(() => {});
       if (config.staleComposer && !editor) {
         model = config.staleComposer;
         renderComposer();

@@ -50,6 +50,13 @@ pub trait ChatDriver {
     /// Opens a saved chat again (resuming a turn) and says where it stands with `pending`, the
     /// message that was being sent when keyless stopped.
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure>;
+    /// Looks for the chat that holds `pending` (the message being sent when keyless stopped),
+    /// when no address of it was saved (keyless stopped before the new chat had one): the
+    /// browser's other tabs, then the site's history list. Its address, or `None`.
+    fn find_chat(&mut self, pending: &str) -> Result<Option<String>, Failure> {
+        let _ = pending;
+        Ok(None)
+    }
 }
 
 /// Where a reopened chat stands with the message that was being sent.

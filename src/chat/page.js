@@ -388,6 +388,33 @@
       if (sent !== null && bare(text) === sent) return "same";
       return { text };
     },
+    // The site's history list: links to other conversations of this site, in the page's order
+    // (newest first on the sites seen), from the parts of the page that navigate.
+    historyLinks: () => {
+      const here = location.href.split("#")[0];
+      const seen = new Set();
+      const out = [];
+      const lists = document.querySelectorAll('nav, aside, [role="navigation"], [class*="sidebar" i], [class*="history" i], [id*="history" i], [id*="sidebar" i]');
+      for (const list of lists) {
+        for (const a of list.querySelectorAll("a[href]")) {
+          let url;
+          try { url = new URL(a.getAttribute("href"), location.href); } catch (e) { continue; }
+          const href = url.href.split("#")[0];
+          if (url.origin !== location.origin || url.pathname === "/" || href === here || seen.has(href)) continue;
+          seen.add(href);
+          out.push(href);
+        }
+      }
+      return out.slice(0, 12);
+    },
+    // Whether the page shows a message: its first and its last words, in order, letters and
+    // digits only (a page that draws the message as Markdown keeps those).
+    showsMessage: (message) => {
+      const bare = (t) => wordsOf(t).join("");
+      const all = wordsOf(unfence(message));
+      const page = bare(document.body ? document.body.innerText : "");
+      return page.includes(all.slice(0, 12).join("")) && page.includes(all.slice(-12).join(""));
+    },
     lastUserText: () => {
       // In an exchange, the element that carries the sent text is the surest answer.
       const user = (exchange && d.findUser()) || last("UserMessage");

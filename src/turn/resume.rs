@@ -33,13 +33,36 @@ pub fn resume(
             "reply": matches!(turn.session.in_flight, InFlight::CarryingOut { .. }),
         }),
     );
-    let reopened = match turn.session.chat_url.clone() {
-        Some(url) => match driver.reopen(&url, turn.session.in_flight.message()) {
+    let pending = turn.session.in_flight.message().map(str::to_string);
+    let mut reopened = match turn.session.chat_url.clone() {
+        Some(url) => match driver.reopen(&url, pending.as_deref()) {
             Ok(reopened) => reopened,
             Err(failure) => return turn.stop(Stop::Chat(failure), on_event),
         },
         None => Reopened::Empty,
     };
+    // keyless stopped before a new chat had its address (the first message was sent, and the
+    // page had not yet moved to the chat's own): the chat is found by what it holds, in the
+    // browser's other tabs or the site's history list, so that the task is never sent twice.
+    if reopened == Reopened::Empty
+        && let Some(message) = pending.as_deref()
+    {
+        match driver.find_chat(message) {
+            Ok(Some(url)) => {
+                turn.recorder
+                    .entry("found", serde_json::json!({ "chat_url": url }));
+                reopened = match driver.reopen(&url, Some(message)) {
+                    Ok(found) => found,
+                    Err(failure) => return turn.stop(Stop::Chat(failure), on_event),
+                };
+                if reopened != Reopened::Empty {
+                    turn.session.chat_url = Some(url);
+                }
+            }
+            Ok(None) => {}
+            Err(failure) => return turn.stop(Stop::Chat(failure), on_event),
+        }
+    }
     on_event(Event::Resumed { reopened });
     if reopened == Reopened::Empty {
         // The chat is gone: a new one gets the rules and what was done before what is due.

@@ -1067,3 +1067,23 @@ fn a_message_the_page_alters_is_caught_and_the_next_arrives_exact_inside_a_fence
         );
     }
 }
+
+/// A chat keyless has no address for is found by what it holds: here through the site's
+/// history list (the tab has moved on to a new chat); a message no chat holds finds nothing.
+#[test]
+fn a_chat_is_found_again_by_its_message_through_the_history_list() {
+    let mut s = start(Script::replies([SHORT, SHORT]));
+    let message = "Find me again: the one message of this chat, with its own words";
+    s.driver.send(message).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let url = s.driver.chat_url().unwrap();
+    assert!(url.contains("/c/"), "{url}");
+    s.driver.new_chat().unwrap();
+    s.driver.send("a second chat's message").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.driver.find_chat(message).unwrap(), Some(url));
+    assert_eq!(
+        s.driver.find_chat("a message nobody sent here").unwrap(),
+        None
+    );
+}

@@ -645,3 +645,72 @@ fn a_message_limit_stops_the_turn_and_a_later_resume_sends_the_message_again() {
     assert_eq!(chat.received(), vec!["the task", "the task"]);
     driver.close();
 }
+
+/// keyless killed at every moment from the task's send to the chat's own address being saved:
+/// the session says a message was being sent, and its saved address may still be the page's
+/// start. The resumed turn finds the chat that holds the task (the browser's tab it left, or
+/// the site's history list), never sends the task twice, and finishes in that same chat.
+#[test]
+fn killed_between_the_send_and_the_chat_s_address_resumes_in_the_same_chat() {
+    let slow = ScriptedReply {
+        text: "```\n@@newfile a.txt\n<<<CONTENT\nwritten once\nCONTENT>>>\n@@end\n@@eof\n```"
+            .into(),
+        fault: None,
+    };
+    for delay_ms in [0u64, 40, 120, 400] {
+        let mut script = Script::replies([
+            "```\n@@done\n<<<MSG\nDone after the restart.\nMSG>>>\n@@end\n@@eof\n```",
+        ]);
+        script.replies.insert(0, slow.clone());
+        // The first reply streams for about two seconds: the kill lands while it does.
+        script.chunk_chars = 8;
+        script.chunk_delay = Duration::from_millis(40);
+        let chat = LocalChat::start(script).unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let profile = own_browser();
+        let task = format!("Write a.txt once (kill after {delay_ms} ms)");
+        let log = ws.path().join("first-run.log");
+        let mut child = keyless(&["run", &task], ws.path(), profile.path(), &chat)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while chat.received().is_empty() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{delay_ms} ms: the task never reached the chat: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        kill(&mut child);
+
+        let (out, text) = run_to_end(&["run", "--resume"], ws.path(), profile.path(), &chat);
+        assert_eq!(out.status.code(), Some(0), "{delay_ms} ms: {text}");
+        assert_eq!(
+            read(ws.path(), "a.txt"),
+            "written once\n",
+            "{delay_ms} ms: {text}"
+        );
+        let tasks = chat
+            .received()
+            .iter()
+            .filter(|m| m.ends_with(&format!("Task:\n{task}\n")))
+            .count();
+        assert_eq!(tasks, 1, "{delay_ms} ms: the task went twice: {text}");
+        let conversations = chat.conversations();
+        assert_eq!(
+            conversations.len(),
+            1,
+            "{delay_ms} ms: {conversations:#?}\n{text}"
+        );
+        assert_eq!(
+            conversations[0].len(),
+            2,
+            "task and results, one chat: {text}"
+        );
+        wait_for("the browser to close", || !browser_alive(profile.path()));
+    }
+}

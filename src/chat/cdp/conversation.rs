@@ -32,6 +32,9 @@ pub(super) enum SendAs {
     File,
 }
 
+/// How many chats of the history list a resumed turn looks into for its message.
+const HISTORY_LOOKS: usize = 5;
+
 impl CdpDriver {
     /// After a send: whether the user turn shows the message exactly. The first time it does
     /// not, keyless says so and sends its messages inside a fence from then on; when even a
@@ -419,6 +422,52 @@ impl ChatDriver for CdpDriver {
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
         let reopened = self.reopen_chat(url, pending);
         self.sketched(reopened)
+    }
+
+    fn find_chat(&mut self, pending: &str) -> Result<Option<String>, Failure> {
+        let message = serde_json::to_string(pending).unwrap_or_default();
+        let holds = format!(
+            "window.__keyless && window.__keyless.version === 3 ? window.__keyless.showsMessage({message}) : false"
+        );
+        // The browser's other tabs on this site: the one keyless was in when it stopped.
+        let origin = crate::chat::selectors::host(&self.options.url).to_string();
+        let ours = self.page.target_id().clone();
+        let browser = &self.browser;
+        let pages =
+            self.block(async { bounded(browser.pages(), "list the browser's tabs").await })?;
+        for page in pages {
+            if page.target_id() == &ours {
+                continue;
+            }
+            let url = self
+                .block(async { bounded(page.url(), "read a tab's address").await })?
+                .unwrap_or_default();
+            if crate::chat::selectors::host(&url) != origin {
+                continue;
+            }
+            // The helper is not in a tab keyless did not open: the check goes as it is.
+            let probe = format!(
+                "(() => {{ const w = (t) => (t || '').match(/[\\p{{L}}\\p{{N}}]+/gu) || []; const all = w({message}); const page = w(document.body ? document.body.innerText : '').join(''); return page.includes(all.slice(0, 12).join('')) && page.includes(all.slice(-12).join('')); }})()"
+            );
+            let found = self.block(async {
+                let value = bounded(page.evaluate(probe.as_str()), "look into a tab").await?;
+                Ok(value.into_value::<bool>().unwrap_or(false))
+            })?;
+            if found {
+                return Ok(Some(url));
+            }
+        }
+        // The site's history list, newest first: the first chat that holds the message.
+        let start = self.options.url.clone();
+        let _ = self.reopen_chat(&start, None)?;
+        let links: Vec<String> = self.eval_json("window.__keyless.historyLinks()")?;
+        for link in links.into_iter().take(HISTORY_LOOKS) {
+            let _ = self.reopen_chat(&link, None)?;
+            if self.eval::<bool>(&holds)? {
+                return Ok(Some(link));
+            }
+        }
+        Ok(None)
     }
 
     fn send(&mut self, message: &str) -> Result<(), Failure> {

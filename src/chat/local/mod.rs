@@ -270,6 +270,8 @@ struct Shared {
     received: Vec<String>,
     /// Conversations by id, as a real site keeps them: a reopened `/c/{id}` shows them again.
     conversations: std::collections::HashMap<String, Vec<Turn>>,
+    /// The conversations' ids in the order they began, for the page's history list.
+    started: Vec<String>,
 }
 
 /// One message of a stored conversation.
@@ -303,6 +305,7 @@ impl LocalChat {
             next: 0,
             received: Vec::new(),
             conversations: std::collections::HashMap::new(),
+            started: Vec::new(),
         }));
         let app = Router::new()
             .route("/", get(|| async { index() }))
@@ -327,6 +330,7 @@ impl LocalChat {
             .route("/modules/{*path}", get(module))
             .route("/api/config", get(config))
             .route("/api/conversation/{id}", get(conversation))
+            .route("/api/conversations", get(conversations))
             .route("/api/chat", post(chat))
             .with_state(Arc::clone(&state));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
@@ -351,6 +355,30 @@ impl LocalChat {
         self.state
             .lock()
             .map(|s| s.received.clone())
+            .unwrap_or_default()
+    }
+
+    /// The user's messages of each conversation the page began, in the order they began.
+    pub fn conversations(&self) -> Vec<Vec<String>> {
+        self.state
+            .lock()
+            .map(|s| {
+                s.started
+                    .iter()
+                    .map(|id| {
+                        s.conversations
+                            .get(id)
+                            .map(|turns| {
+                                turns
+                                    .iter()
+                                    .filter(|t| t.role == "user")
+                                    .map(|t| t.text.clone())
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    })
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -438,6 +466,24 @@ async fn config(State(state): State<AppState>) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], json).into_response()
 }
 
+/// The history list: every conversation, newest first, named by its number, as real sites list
+/// them beside the chat (their titles are a model's summary, never the message itself).
+async fn conversations(State(state): State<AppState>) -> Response {
+    let list: Vec<serde_json::Value> = state
+        .lock()
+        .map(|s| {
+            s.started
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, id)| serde_json::json!({ "id": id, "title": format!("Conversation {}", i + 1) }))
+                .collect()
+        })
+        .unwrap_or_default();
+    let json = serde_json::to_string(&list).unwrap_or_else(|_| "[]".to_string());
+    ([(header::CONTENT_TYPE, "application/json")], json).into_response()
+}
+
 /// A stored conversation's messages, oldest first (404 when the id is unknown).
 async fn conversation(
     State(state): State<AppState>,
@@ -488,6 +534,9 @@ async fn chat(
         };
         // The site keeps the whole exchange, whether or not the page stays to read it.
         if let Some(id) = conversation {
+            if !s.started.contains(&id) {
+                s.started.push(id.clone());
+            }
             let turns = s.conversations.entry(id).or_default();
             turns.push(Turn {
                 role: "user",
