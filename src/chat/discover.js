@@ -14,6 +14,7 @@
 (function (k) {
   const { visible } = k;
   const SEND_WORDS = ["send", "submit", "senden", "absenden", "envoyer", "enviar", "invia", "verzend", "wyślij", "отправ", "发送", "傳送", "送信", "전송", "gönder", "skicka"];
+  const NOT_STOP_WORDS = ["dictat", "voice", "read aloud", "read-aloud", "vorlesen", "microphone", "recording", "audio", "speech", "diktier", "音声", "読み上げ"];
   const STOP_WORDS = ["stop", "arrêter", "arreter", "detener", "parar", "interromp", "ferma", "anhalten", "abbrechen", "остановить", "停止", "中止", "중지", "durdur", "zatrzymaj"];
   const COPY_WORDS = ["copy", "kopieren", "copier", "copiar", "copia", "kopiuj", "копировать", "复制", "複製", "コピー", "복사", "kopyala", "kopiera", "kopiëren"];
   // Class names made of these words were written by a person; any other class may be generated.
@@ -126,7 +127,9 @@
   let ex = null;
   const beginExchange = (text, composerEl, sendEl) => {
     ex = {
-      probe: strip(text).slice(0, 80),
+      // The message's first words, letters and digits only: a page that draws the message as
+      // Markdown drops its marks (a fence, `*`), never its words.
+      probe: words(text).slice(0, 14).join(""),
       // The message's last words (see `findUser`).
       tail: words(text).slice(-12),
       before: new WeakSet(document.querySelectorAll("*")),
@@ -170,12 +173,13 @@
     if (ex.user && ex.user.isConnected) return ex.user;
     ex.user = null;
     let best = null;
+    let bestLength = 0;
     for (const el of document.body.querySelectorAll("*")) {
       if (!isNew(el) || el.contains(ex.composer) || (ex.composer && ex.composer.contains(el))) continue;
       if (/^(SCRIPT|STYLE|TEXTAREA|INPUT)$/.test(el.tagName) || el.isContentEditable) continue;
-      const text = strip(el.textContent);
+      const text = words(el.textContent).join("");
       if (!text.includes(ex.probe)) continue;
-      if (!best || text.length <= strip(best.textContent).length) best = el;
+      if (!best || text.length <= bestLength) { best = el; bestLength = text.length; }
     }
     while (best && ex.tail.length && !holdsEnd(best)) {
       const up = best.parentElement;
@@ -266,7 +270,8 @@
     let guess = null;
     for (const b of buttonsIn(region)) {
       if (!visible(b)) continue;
-      if (says(b, STOP_WORDS)) return "busy";
+      // Not a dictation, voice or read-aloud control's stop (they say "stop" too).
+      if (says(b, STOP_WORDS) && !says(b, NOT_STOP_WORDS)) return "busy";
       if (b === ex.send && ex.sendLabel !== null && label(b) + "|" + b.innerHTML.length !== ex.sendLabel && !says(b, SEND_WORDS)) guess = "guess";
       if (!ex.regionButtons.has(b) && b !== ex.send && !says(b, SEND_WORDS)) guess = "guess";
     }

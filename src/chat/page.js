@@ -477,9 +477,12 @@
         offline: phrases("Offline", banners),
         login: phrases("LoginRequired", document.body.innerText.slice(0, 5000)),
         // A bot check (Cloudflare's): a person has to pass it in the window.
-        challenge: document.title.includes("Just a moment") ||
+        // Only where there is no composer: a normal page can carry the platform's script, or
+        // a stale "Just a moment…" title (seen on chatgpt.com, 2026).
+        challenge: (document.title.includes("Just a moment") ||
           !!document.querySelector('script[src*="/challenge-platform/"], iframe[src*="challenges.cloudflare.com"]') ||
-          document.body.innerText.slice(0, 5000).toLowerCase().includes("verify you are human"),
+          document.body.innerText.slice(0, 5000).toLowerCase().includes("verify you are human")) &&
+          !first("Composer"),
       };
     },
     // Reading channel 1: the site's copy button, with the clipboard captured in the page.

@@ -90,13 +90,22 @@ struct LearnedReport {
     difference: Vec<String>,
 }
 
+/// How long doctor waits for the canary's reply (a model repeating a few lines).
+const CANARY_REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(40);
+/// How long a canary reply may stay without its end before doctor calls it truncated.
+const CANARY_TRUNCATION_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
     // Learning proves what it keeps in an exchange.
     let canary = canary || learn;
-    let options = match super::driver_options(shared, "doctor") {
+    let mut options = match super::driver_options(shared, "doctor") {
         Ok(options) => options,
         Err(status) => return status,
     };
+    // doctor never hangs: its canary is short, and a page that does not answer it is a
+    // problem to report, not to wait ten minutes for.
+    options.reply_timeout = options.reply_timeout.min(CANARY_REPLY_TIMEOUT);
+    options.truncation_budget = options.truncation_budget.min(CANARY_TRUNCATION_BUDGET);
     let site_name = options.site_name.clone();
     let url = options.url.clone();
     let options_profile = options.profile.clone();

@@ -12,8 +12,15 @@ CHUNK = int(os.environ.get("KEYLESS_FE_CHUNK", "120"))
 DELAY = float(os.environ.get("KEYLESS_FE_DELAY", "0.02"))
 
 
+CANARY = "keyless doctor canary."
+
+
 def reply_to(message):
-    """Records `message` and returns the next scripted reply (or a fixed one when none is left)."""
+    """Records `message` and returns the next scripted reply (or a fixed one when none is left).
+    keyless doctor's canary is echoed, as a model asked to repeat a block would, and is not
+    recorded."""
+    if message.startswith(CANARY) and "\n\n" in message:
+        return message.split("\n\n", 1)[1]
     with open(RECEIVED, "a", encoding="utf-8") as out:
         out.write(json.dumps(message) + "\n")
     with open(RECEIVED, encoding="utf-8") as seen:

@@ -390,3 +390,79 @@ fn streamlit_never_executes_an_unfenced_reply_it_cannot_read_exactly() {
         received[1]
     );
 }
+
+/// `keyless doctor --learn` on a real front-end finishes within a minute with its report, and
+/// what it learned serves the next run, which then needs no discovery.
+fn doctor_learns(kind: Kind) {
+    let front = FrontEnd::start(kind, &[DONE.to_string()]);
+    let home = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args(["doctor", "--learn", "--json", "--headless", "--url"])
+        .arg(front.url())
+        .arg("--profile")
+        .arg(home.path().join("browser"))
+        .args(["--cdp", crate::common::shared_browser::cdp_url()])
+        .env("XDG_CONFIG_HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert!(
+        took < Duration::from_secs(60),
+        "doctor took {took:?}: {report:#}"
+    );
+    assert!(
+        report["canary"].as_array().is_some_and(|c| !c.is_empty()),
+        "{report:#}"
+    );
+    assert!(report["learned"].is_object(), "{report:#}");
+    let ws = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+        .args([
+            "run",
+            "Nothing to do",
+            "--headless",
+            "--mode",
+            "auto",
+            "--url",
+        ])
+        .arg(front.url())
+        .arg("--workspace")
+        .arg(ws.path())
+        .arg("--profile")
+        .arg(home.path().join("browser"))
+        .args(["--cdp", crate::common::shared_browser::cdp_url()])
+        .env("XDG_CONFIG_HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("using the selectors keyless learned on it"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("KA_SELECTOR_NOT_FOUND"),
+        "no discovery needed: {text}\n{report:#}"
+    );
+}
+
+#[test]
+fn doctor_learns_gradio_within_a_minute_and_the_next_run_needs_no_discovery() {
+    doctor_learns(Kind::Gradio);
+}
+
+#[test]
+fn doctor_learns_streamlit_within_a_minute_and_the_next_run_needs_no_discovery() {
+    doctor_learns(Kind::Streamlit);
+}
