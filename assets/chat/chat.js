@@ -238,7 +238,21 @@
     }
   }
 
+  // A virtual list (config.modes "virtual-list", as DeepSeek's): only the last turns are
+  // mounted; older ones leave the page, so counting turns says nothing about a new one.
+  const MOUNTED = 3;
+  function unmountOld() {
+    if (!mode("virtual-list")) return;
+    while (thread.children.length > MOUNTED) thread.firstElementChild.remove();
+  }
+
   function addMessage(role, text) {
+    const added = addTurn(role, text);
+    unmountOld();
+    return added;
+  }
+
+  function addTurn(role, text) {
     if (mode("gemini")) return addGeminiMessage(role, text);
     const other = mode("other-containers");
     const msg = document.createElement(other ? "article" : "div");

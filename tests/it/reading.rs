@@ -97,3 +97,44 @@ fn a_reply_whose_lines_repeat_their_words_is_read_exactly_on_every_page_shape() 
         exact(&text, &ws, &chat, &content);
     }
 }
+
+/// A virtual list (DeepSeek's) mounts only the last turns: a new turn does not raise the count
+/// of turns on the page. Three batches still go their way, each message once.
+#[test]
+fn a_virtual_list_that_unmounts_old_turns_still_carries_a_turn_of_several_batches() {
+    let step = |n: u32| {
+        format!("```\n@@runcommand\n<<<CMD\necho batch {n} >> log.txt\nCMD>>>\n@@end\n@@eof\n```")
+    };
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: vec!["virtual-list".into()],
+            ..PageFaults::default()
+        },
+        ..Script::replies([
+            step(1),
+            step(2),
+            step(3),
+            "```\n@@done\n<<<MSG\nThree.\nMSG>>>\n@@end\n@@eof\n```".to_string(),
+        ])
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = crate::common::local_keyless::keyless_on(
+        &chat,
+        ws.path(),
+        config.path(),
+        &["run", "Log three times", "--mode", "auto"],
+    )
+    .output()
+    .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("log.txt")).unwrap(),
+        "batch 1\nbatch 2\nbatch 3\n",
+        "{text}"
+    );
+    assert_eq!(chat.received().len(), 4, "{text}");
+}
