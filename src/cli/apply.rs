@@ -104,10 +104,37 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
 pub(super) fn install_ctrl_c() {
     let _ = ctrlc::set_handler(|| {
         if crate::cancel::request() {
+            // Leaving at once, without unwinding: the browser's own group ends here.
+            crate::cancel::end_groups();
             std::process::exit(130);
         }
     });
+    on_hangup();
 }
+
+/// The terminal closed (SIGHUP): keyless leaves, and with it the browser it launched, which runs
+/// in a process group of its own that the terminal's hangup never reaches.
+fn on_hangup() {
+    #[cfg(unix)]
+    {
+        extern "C" fn hung_up(_: libc::c_int) {
+            crate::cancel::end_groups();
+            // SAFETY: _exit is async-signal-safe and ends the process at once.
+            unsafe { libc::_exit(HANGUP_STATUS) }
+        }
+        // SAFETY: the handler does only async-signal-safe work (an atomic, killpg, _exit).
+        unsafe {
+            libc::signal(
+                libc::SIGHUP,
+                hung_up as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// The exit status after a hangup, as a shell reports a process ended by SIGHUP (128 + 1).
+#[cfg(unix)]
+const HANGUP_STATUS: libc::c_int = 129;
 
 pub fn undo(shared: &Shared) -> Status {
     let (ws, _claim) = match open_workspace(shared, "undo") {

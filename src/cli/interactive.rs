@@ -6,6 +6,7 @@ use clap::ValueEnum;
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
+use crate::catalog::Code;
 use crate::chat::ChatDriver;
 use crate::exit::Status;
 use crate::turn;
@@ -201,7 +202,16 @@ pub fn run(shared: &Shared) -> Status {
                     &settings,
                     &mut super::progress::print,
                 );
-                let _ = super::report_stop(stop, "interactive");
+                match stop {
+                    // Here the next line is the way on, not another run.
+                    turn::Stop::Chat(failure) if failure.code == Code::Cancelled => eprintln!(
+                        "keyless interactive: {}: the turn stopped (Ctrl+C); the next line goes on in the same chat",
+                        failure.code
+                    ),
+                    stop => {
+                        let _ = super::report_stop(stop, "interactive");
+                    }
+                }
             }
         }
     }

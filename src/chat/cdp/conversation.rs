@@ -17,6 +17,8 @@ const DEFAULT_HISTORY_WAIT_MS: u64 = 8_000;
 const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 /// The safety-net poll while waiting for a reply (the page's MutationObserver is the fast path).
 const POLL: Duration = Duration::from_millis(250);
+/// How long a stopped reply may take to end (the site saves what it has first).
+const STOP_WAIT: Duration = Duration::from_secs(10);
 /// How long the reply text must stay unchanged, with no stop control, to count as finished when
 /// the site shows no completion sign.
 const SETTLE: Duration = Duration::from_millis(1500);
@@ -35,6 +37,7 @@ impl CdpDriver {
     /// Sends a message as text or as a file attachment (a failed upload falls back to pasting
     /// the text, reported as a warning).
     fn send_as(&mut self, message: &str, how: SendAs) -> Result<(), Failure> {
+        self.stop_leftover_reply()?;
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
         }
@@ -154,6 +157,24 @@ impl CdpDriver {
             Code::SendNotConfirmed,
             "the message did not appear in the chat as a new user turn, after one retry; check the page, then send again",
         ))
+    }
+
+    /// A reply still streaming when a message is about to go (its wait was stopped with Ctrl+C,
+    /// and the user gave the next task) is stopped, as a person clicks the stop control: a chat
+    /// takes no message while it streams, and that reply was given up.
+    fn stop_leftover_reply(&mut self) -> Result<(), Failure> {
+        let streams = |state: &super::PageState| state.streaming || state.ex_busy;
+        if !streams(&self.state()?) {
+            return Ok(());
+        }
+        tracing::info!("stopping a reply that still streams before sending");
+        self.eval::<bool>("window.__keyless.click('StopButton')")?;
+        let started = Instant::now();
+        while started.elapsed() < STOP_WAIT && streams(&self.state()?) {
+            self.next_change(POLL);
+        }
+        // Still streaming: the send that follows says what the page did.
+        Ok(())
     }
 
     /// Opens a saved chat and finds where it stands with the pending message.

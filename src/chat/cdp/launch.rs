@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::emulation::SetFocusEmulationEnabledParams;
 use chromiumoxide::handler::HandlerConfig;
-use chromiumoxide::{Browser, BrowserConfig, Page};
+use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::{CDP_TIMEOUT, CdpDriver, Options, bounded, connection};
+use super::{CDP_TIMEOUT, CdpDriver, Options, bounded, connection, spawn};
 use crate::catalog::Failure;
 use crate::claim::Claim;
 
@@ -63,6 +63,8 @@ pub(super) struct Opened {
     pub page: Page,
     pub handler: tokio::task::JoinHandle<()>,
     pub pid: Option<i32>,
+    /// The browser's process when keyless launched it (killed when dropped).
+    pub child: Option<tokio::process::Child>,
     /// This process's claim on the profile, for as long as the browser is open.
     pub claim: Option<Claim>,
 }
@@ -127,7 +129,9 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         Some(_) => None,
         None => adopt(&options.profile).await?,
     };
-    let (mut browser, mut handler, adopted_pid) = match (&options.cdp_url, adopted) {
+    // The process keyless started (none attached or adopted): it ends when this is dropped.
+    let mut child = None;
+    let (browser, mut handler, adopted_pid) = match (&options.cdp_url, adopted) {
         (_, Some((browser, handler, pid))) => (browser, handler, Some(pid)),
         (Some(url), None) => {
             let (browser, handler) = bounded(
@@ -139,31 +143,27 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         }
         (None, None) => {
             let executable = find_browser(options.executable.as_deref())?;
-            let mut builder = BrowserConfig::builder()
-                .chrome_executable(executable)
-                .user_data_dir(&options.profile)
-                .launch_timeout(Duration::from_secs(20))
-                .request_timeout(CDP_TIMEOUT)
-                .window_size(1280, 900)
-                // The page is as big as the window: no emulated screen (see `attached`).
-                .viewport(None);
             // chromiumoxide's own defaults (puppeteer's) include `enable-automation`: Chrome
             // then says it is "controlled by automated test software", sets
             // `navigator.webdriver`, and Google's sign-in refuses the browser ("may not be
-            // secure"), so the user could not log in to Gemini. keyless keeps the rest of them
-            // that matter, and the dashes are added by chromiumoxide.
-            builder = builder.disable_default_args();
-            for arg in LAUNCH_ARGS {
-                builder = builder.arg(*arg);
+            // secure"), so the user could not log in to Gemini. keyless passes its own flags.
+            let spawned = spawn::spawn(&spawn::Launch {
+                executable: &executable,
+                profile: &options.profile,
+                args: LAUNCH_ARGS,
+                headless: options.headless,
+                no_sandbox: running_as_root(),
+            })
+            .await?;
+            let (browser, handler) = bounded(
+                Browser::connect_with_config(spawned.ws_url.clone(), attached()),
+                "attach to the browser it launched",
+            )
+            .await?;
+            if let Some(group) = spawned.child.id().and_then(|id| i32::try_from(id).ok()) {
+                crate::cancel::end_with_keyless(group);
             }
-            if !options.headless {
-                builder = builder.with_head();
-            }
-            if running_as_root() {
-                builder = builder.no_sandbox();
-            }
-            let config = builder.build().map_err(connection)?;
-            let (browser, handler) = bounded(Browser::launch(config), "launch the browser").await?;
+            child = Some(spawned.child);
             (browser, handler, None)
         }
     };
@@ -172,9 +172,9 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         while handler.next().await.is_some() {}
     });
     let pid = adopted_pid.or_else(|| {
-        browser
-            .get_mut_child()
-            .and_then(|child| child.as_mut_inner().id())
+        child
+            .as_ref()
+            .and_then(tokio::process::Child::id)
             .and_then(|id| i32::try_from(id).ok())
     });
     let page = bounded(browser.new_page(options.url.as_str()), "open the chat page").await?;
@@ -190,6 +190,7 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         page,
         handler: handler_task,
         pid,
+        child,
         claim,
     })
 }
@@ -265,8 +266,17 @@ impl CdpDriver {
     /// Kills a launched browser at once, as a crash would (tests and emergencies).
     pub fn kill_browser(&mut self) {
         let browser = &mut self.browser;
+        let process = &mut self.browser_process;
         self.runtime.block_on(async {
-            let _ = tokio::time::timeout(Duration::from_secs(5), browser.kill()).await;
+            match process {
+                Some(child) => {
+                    let _ = child.kill().await;
+                }
+                // A browser adopted from a killed keyless: no process handle, only its pid.
+                None => {
+                    let _ = tokio::time::timeout(CLOSE_WAIT, browser.kill()).await;
+                }
+            }
         });
     }
 
@@ -275,25 +285,50 @@ impl CdpDriver {
     pub fn close(mut self) {
         if self.options.cdp_url.is_none() {
             let browser = &mut self.browser;
+            let process = &mut self.browser_process;
             self.runtime.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
-                let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
+                let _ = tokio::time::timeout(CLOSE_WAIT, browser.close()).await;
+                if let Some(child) = process {
+                    let group = child.id().and_then(|id| i32::try_from(id).ok());
+                    // A browser that does not end when asked is ended (on drop).
+                    if let Ok(Ok(_)) = tokio::time::timeout(CLOSE_WAIT, child.wait()).await
+                        && let Some(group) = group
+                    {
+                        crate::cancel::forget(group);
+                    }
+                }
             });
         }
         // Drop closes an attached driver's tab and stops the handler.
     }
 }
 
+/// How long a browser may take to close when asked (or to answer on the way out).
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
 impl Drop for CdpDriver {
     /// A driver dropped without `close` (an error on the way out, a test) leaves no tab of
-    /// its own behind in the user's browser. A launched browser is killed with its `Browser`.
+    /// its own behind in the user's browser. A launched browser is killed, with whatever of it
+    /// still runs in its process group (its renderers and helpers).
     fn drop(&mut self) {
         if self.options.cdp_url.is_some() && tokio::runtime::Handle::try_current().is_err() {
             let page = self.page.clone();
             self.runtime.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
+                let _ = tokio::time::timeout(CLOSE_WAIT, page.close()).await;
             });
         }
         self.handler.abort();
+        if let Some(mut child) = self.browser_process.take() {
+            #[cfg(unix)]
+            if let Some(group) = child.id().and_then(|id| i32::try_from(id).ok()) {
+                crate::cancel::forget(group);
+                // SAFETY: killpg has no memory preconditions; the group is the browser's own
+                // (it was started as its leader), never keyless's.
+                unsafe {
+                    libc::killpg(group, libc::SIGKILL);
+                }
+            }
+            let _ = child.start_kill();
+        }
     }
 }

@@ -34,6 +34,7 @@ mod launch;
 mod read;
 mod sent;
 mod sketch;
+mod spawn;
 
 use sent::{Shown, shown_as};
 pub use sent::{attachment_name, attachment_note};
@@ -139,6 +140,9 @@ pub struct CdpDriver {
     handler: tokio::task::JoinHandle<()>,
     /// The browser's process, when it runs here: its end is noticed at once.
     browser_pid: Option<i32>,
+    /// The browser's process when keyless started it (in a process group of its own): closed
+    /// or killed with the driver.
+    browser_process: Option<tokio::process::Child>,
     /// Held while the driver lives: no second keyless takes this profile's browser over.
     _profile_claim: Option<crate::claim::Claim>,
     failed_requests: Arc<Mutex<Vec<String>>>,
@@ -239,6 +243,7 @@ impl CdpDriver {
             options,
             handler: opened.handler,
             browser_pid: opened.pid,
+            browser_process: opened.child,
             _profile_claim: opened.claim,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             notified: Arc::new(tokio::sync::Notify::new()),
