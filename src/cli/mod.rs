@@ -460,13 +460,23 @@ fn sandbox_allows(
 }
 
 /// What contains the model's commands in `root`, in the mode the flags and the configuration
-/// give, for commands that only report it (`status`, `doctor`): a configuration they cannot read
-/// is left to the commands that need it, and the defaults stand in.
+/// give, for `doctor`, which only reports it: a configuration it cannot read is left to the
+/// commands that need it, and the defaults stand in.
 fn containment_here(
     shared: &Shared,
     root: &std::path::Path,
 ) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
     let config = crate::config::file::load(shared.config.as_deref(), root).unwrap_or_default();
+    containment_with(shared, &config, root)
+}
+
+/// What contains the model's commands in `root` under `config`, in the mode the flags and the
+/// configuration give.
+fn containment_with(
+    shared: &Shared,
+    config: &crate::config::Config,
+    root: &std::path::Path,
+) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
     let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
     let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
     (sandbox.containment(mode), mode)

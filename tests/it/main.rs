@@ -20,6 +20,7 @@ mod crash;
 mod discovery;
 mod doctor;
 mod editors;
+mod errors;
 mod exec;
 mod git;
 mod interactive;

@@ -5,9 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{
-    CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded, shown_as,
-};
+use super::{CdpDriver, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, shown_as};
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
 
@@ -179,12 +177,7 @@ impl CdpDriver {
 
     /// Opens a saved chat and finds where it stands with the pending message.
     fn reopen_chat(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
-        let page = self.page.clone();
-        let target = url.to_string();
-        self.block(async move {
-            bounded(page.goto(target.as_str()), "reopen the chat").await?;
-            Ok(())
-        })?;
+        self.navigate(url, "reopen the chat")?;
         self.wait_ready()?;
         // Real sites draw an old conversation after the composer: wait until it shows messages
         // and stops growing, or until the site's wait says the chat is gone.
@@ -375,12 +368,8 @@ impl ChatDriver for CdpDriver {
                 std::thread::sleep(Duration::from_millis(50));
             }
         } else {
-            let page = self.page.clone();
             let url = self.options.url.clone();
-            self.block(async move {
-                bounded(page.goto(url.as_str()), "open a new chat").await?;
-                Ok(())
-            })?;
+            self.navigate(&url, "open a new chat")?;
         }
         self.assistants_before_send = 0;
         self.wait_ready()

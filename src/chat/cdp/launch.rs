@@ -84,6 +84,9 @@ fn claim_profile(profile: &Path) -> Result<Claim, Failure> {
     })
 }
 
+/// What a new tab shows until the chat's address is opened in it.
+const BLANK: &str = "about:blank";
+
 /// The file in a profile that names the keyless using it.
 const PROFILE_CLAIM: &str = "keyless.pid";
 
@@ -177,7 +180,9 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
             .and_then(tokio::process::Child::id)
             .and_then(|id| i32::try_from(id).ok())
     });
-    let page = bounded(browser.new_page(options.url.as_str()), "open the chat page").await?;
+    // A blank tab: the chat's address is opened once keyless listens to the page, so that a
+    // page that does not load is told apart from one that is not a chat (`navigate.rs`).
+    let page = bounded(browser.new_page(BLANK), "open a tab").await?;
     // The page behaves as focused while the user works in another window (editors drop
     // their selection, and some pages pause, when they lose focus).
     bounded(
