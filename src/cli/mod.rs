@@ -498,6 +498,22 @@ fn first_message(
     let mut snapshot =
         crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell, Some(&sandbox));
     snapshot.sandbox = Some(sandbox.containment(settings.mode));
+    if config.snapshot.instructions
+        && let Ok(ws) = crate::workspace::Workspace::open(root)
+    {
+        snapshot.instructions = ws.instructions(task);
+        if !snapshot.instructions.is_empty() && !progress::quiet() {
+            let names: Vec<&str> = snapshot
+                .instructions
+                .iter()
+                .map(|i| i.path.as_str())
+                .collect();
+            eprintln!(
+                "keyless {command}: the project's instructions go with the first message: {} (Snapshot.Instructions turns this off)",
+                names.join(", ")
+            );
+        }
+    }
     for warning in snapshot.run_scripts(root, &config.snapshot.scripts, Some(&sandbox)) {
         eprintln!(
             "keyless {command}: {}: {} (the snapshot goes on without it)",

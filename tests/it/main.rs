@@ -23,6 +23,7 @@ mod editors;
 mod errors;
 mod exec;
 mod git;
+mod instructions;
 mod interactive;
 mod loop_e2e;
 mod parser;
