@@ -6,6 +6,7 @@ mod check;
 mod demo;
 mod doctor;
 mod driver;
+mod events;
 mod interactive;
 mod logging;
 mod policy;
@@ -69,6 +70,10 @@ pub enum Subcommands {
         /// .agent/session.json: its reply is read if the chat has it, nothing runs twice.
         #[arg(long)]
         resume: bool,
+        /// Print every event as one JSON object per line on standard output (schema:
+        /// docs/json-events.md); what people read goes to standard error.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -114,6 +119,10 @@ pub enum Subcommands {
     Apply {
         /// The reply to execute (- for standard input).
         file: Option<PathBuf>,
+        /// Print every event (each command's outcome, the results message) as one JSON object
+        /// per line on standard output (schema: docs/json-events.md).
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -325,8 +334,9 @@ pub fn run(args: Args) -> Status {
         Subcommands::Run {
             task,
             resume,
+            json,
             shared,
-        } => run::run(task.as_deref(), resume, &shared),
+        } => run::run(task.as_deref(), resume, json, &shared),
         Subcommands::Interactive { shared } => interactive::run(&shared),
         Subcommands::Doctor {
             json,
@@ -334,7 +344,7 @@ pub fn run(args: Args) -> Status {
             learn,
             shared,
         } => doctor::run(&shared, json, canary, learn),
-        Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
+        Subcommands::Apply { file, json, shared } => apply::apply(file.as_deref(), json, &shared),
         Subcommands::Policy {
             cmdline,
             json,
@@ -530,22 +540,52 @@ fn first_message(
 
 /// Prints why a turn ended and returns the matching exit status.
 fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
+    report_stop_to(&stop, command, Out::Stdout)
+}
+
+/// Where a command's result for people goes: standard output, or standard error when standard
+/// output carries JSON events (`--json`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Out {
+    Stdout,
+    Stderr,
+}
+
+impl Out {
+    fn for_json(json: bool) -> Out {
+        if json { Out::Stderr } else { Out::Stdout }
+    }
+
+    fn line(self, text: &str) {
+        match self {
+            Out::Stdout => println!("{text}"),
+            Out::Stderr => eprintln!("{text}"),
+        }
+    }
+}
+
+/// Prints why a turn ended (the outcome to `out`, a failure to standard error) and returns the
+/// matching exit status.
+fn report_stop_to(stop: &crate::turn::Stop, command: &str, out: Out) -> Status {
     use crate::turn::Stop;
     match stop {
         Stop::Done { message } => {
-            println!("Done. {}", message.unwrap_or_default().trim());
+            out.line(&format!(
+                "Done. {}",
+                message.as_deref().unwrap_or_default().trim()
+            ));
             Status::Success
         }
         Stop::FormatRetries { last_reply } => {
-            println!(
+            out.line(&format!(
                 "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{last_reply}"
-            );
+            ));
             Status::Stopped
         }
         Stop::Iterations { limit } => {
-            println!(
+            out.line(&format!(
                 "Stopped: {limit} replies without @@done (Limits.MaxIterationsPerTurn). Run again to go on."
-            );
+            ));
             Status::Stopped
         }
         Stop::Chat(failure) => {

@@ -130,9 +130,9 @@ pub fn print(event: Event) {
                 }
             }
         }
-        Event::Sending { chars, what, text } => {
+        Event::Sending { chars, kind, text } => {
             waiting_since(true);
-            let _ = writeln!(err, "→ sending the {what} ({chars} characters)");
+            let _ = writeln!(err, "→ sending the {} ({chars} characters)", kind.name());
             if level == Level::Verbose {
                 let _ = writeln!(err, "{}", printable(text));
             }
@@ -192,10 +192,8 @@ pub fn print(event: Event) {
                     Some(f) => paint.red(f.code.code()),
                 };
                 let tier = outcome
-                    .details
-                    .iter()
-                    .find_map(|d| d.strip_prefix("tier: "))
-                    .map(|t| format!(" [{t}]"))
+                    .policy
+                    .map(|p| format!(" [{}]", p.tier.name()))
                     .unwrap_or_default();
                 let _ = writeln!(
                     err,

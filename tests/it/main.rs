@@ -25,6 +25,7 @@ mod exec;
 mod git;
 mod instructions;
 mod interactive;
+mod json_events;
 mod loop_e2e;
 mod parser;
 mod parser_props;
