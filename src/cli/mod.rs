@@ -59,6 +59,13 @@ const RUN_EXAMPLES: &str = "Examples:
 Exit codes: 0 done, 2 usage or configuration, 3 stopped before @@done, 4 browser or chat,
 130 interrupted (the session is kept: --resume goes on).";
 
+const INTERACTIVE_EXAMPLES: &str = "Examples:
+  keyless interactive --site claude       each line you type is a task in the same chat
+  keyless interactive --local             offline: the local page and a scripted model
+
+Inside: /new, /undo, /mode, /pace, /help, /quit (Ctrl+D). Ctrl+C stops the running command or
+the wait for a reply; the next line goes on in the same chat.";
+
 #[derive(Debug, Subcommand)]
 pub enum Subcommands {
     /// Run one turn: send TASK, loop until @@done or a stop reason.
@@ -78,7 +85,12 @@ pub enum Subcommands {
         shared: Shared,
     },
     /// A REPL: each line is a turn in the same chat.
+    #[command(after_help = INTERACTIVE_EXAMPLES)]
     Interactive {
+        /// Try it offline: the built-in local chat page and the demo's scripted model, in
+        /// headless Chromium, in a new throwaway git workspace (named, and kept).
+        #[arg(long, conflicts_with_all = ["workspace", "site", "url", "cdp", "profile", "selectors", "new_chat"])]
+        local: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -337,7 +349,7 @@ pub fn run(args: Args) -> Status {
             json,
             shared,
         } => run::run(task.as_deref(), resume, json, &shared),
-        Subcommands::Interactive { shared } => interactive::run(&shared),
+        Subcommands::Interactive { local, shared } => interactive::run(&shared, local),
         Subcommands::Doctor {
             json,
             canary,

@@ -177,6 +177,49 @@ fn keyless_leaving_at_once_ends_its_browser_too() {
 }
 
 #[test]
+fn interactive_local_tries_the_repl_offline_with_confirmations_and_undo() {
+    let config = tempfile::tempdir().unwrap();
+    let command = format!("{} interactive --local", env!("CARGO_BIN_EXE_keyless"));
+    let mut terminal = Pty::start(&command, &[("XDG_CONFIG_HOME", config.path())]);
+    // Ask mode: the scripted model's commands are asked for, answered as a person would.
+    terminal
+        .wait_for("its model is a script")
+        .wait_for(PROMPT)
+        .type_line("Write greet.sh and run it", "\r")
+        .wait_for("run: sh greet.sh keyless [Execute]")
+        .wait_for("allow? [y]es / [n]o / [a]lways this session: ")
+        .type_line("y", "\n")
+        .wait_for("asking the model to resend")
+        .wait_for("allow? [y]es / [n]o / [a]lways this session: ")
+        .type_line("y", "\n")
+        .wait_for("Done. greet.sh prints \"Hello, keyless!\" and is committed.")
+        .wait_for(PROMPT)
+        .type_line("/undo", "\r")
+        .wait_for("restored greet.sh")
+        .wait_for(PROMPT)
+        .type_line("/quit", "\r");
+    let text = terminal.finish();
+    let workspace = text
+        .lines()
+        .find_map(|l| l.strip_prefix("keyless interactive: workspace "))
+        .expect("the workspace is named")
+        .trim_end()
+        .to_string();
+    let workspace = Path::new(&workspace);
+    // /undo put back the typo fix; the commit stays.
+    let script = std::fs::read_to_string(workspace.join("greet.sh")).unwrap();
+    assert!(script.contains("echo \"Helo, $name!\""), "{script}");
+    assert!(
+        text.contains(&format!(
+            "the model's work stays in {}",
+            workspace.display()
+        )),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(workspace.parent().unwrap());
+}
+
+#[test]
 fn a_line_is_a_turn_and_slash_commands_work() {
     let chat = LocalChat::start(Script::replies([
         "@@newfile todo.txt\n<<<CONTENT\nbuy milk\nCONTENT>>>\n@@end\n@@done\n<<<MSG\nWrote todo.txt.\nMSG>>>\n@@end\n@@eof\n",
