@@ -3,6 +3,7 @@
 
 mod apply;
 mod check;
+mod completions;
 mod demo;
 mod doctor;
 mod driver;
@@ -182,6 +183,21 @@ pub enum Subcommands {
         #[command(flatten)]
         shared: Shared,
     },
+    /// Print the shell completion script for SHELL on standard output.
+    ///
+    /// bash: keyless completions bash > ~/.local/share/bash-completion/completions/keyless;
+    /// zsh: keyless completions zsh > ~/.zfunc/_keyless (with ~/.zfunc on fpath); fish:
+    /// keyless completions fish > ~/.config/fish/completions/keyless.fish; PowerShell:
+    /// keyless completions powershell >> $PROFILE.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on standard output: keyless man | man -l -
+    Man {
+        /// A subcommand's own page (keyless-run, …) instead of keyless's.
+        subcommand: Option<String>,
+    },
 }
 
 /// Options every workspace-facing subcommand shares.
@@ -301,6 +317,8 @@ pub fn run(args: Args) -> Status {
             | Subcommands::Apply { .. }
             | Subcommands::Undo { .. }
             | Subcommands::Status { .. }
+            | Subcommands::Completions { .. }
+            | Subcommands::Man { .. }
     ) {
         end_quietly_on_closed_output();
     }
@@ -366,6 +384,8 @@ pub fn run(args: Args) -> Status {
         Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
         Subcommands::Status { json, shared } => status::run(&shared, json),
+        Subcommands::Completions { shell } => completions::completions(shell),
+        Subcommands::Man { subcommand } => completions::man(subcommand.as_deref()),
     }
 }
 

@@ -16,6 +16,7 @@ mod catalog;
 mod claims;
 mod cli_check;
 mod config;
+mod conventions;
 mod crash;
 mod discovery;
 mod doctor;
