@@ -84,10 +84,10 @@ impl Stage {
         std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
         git::init_with_branch(&root, "demo").map_err(|f| f.reason)?;
         eprintln!("keyless {command}: workspace {}", root.display());
-        eprintln!(
+        super::progress::note(&format!(
             "keyless {command}: a new folder in the temporary folder, kept so you can look at what the model did; delete {} when done",
             folder.display()
-        );
+        ));
         let script = Script {
             chunk_chars: 40,
             chunk_delay: Duration::from_millis(8),
@@ -114,10 +114,10 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
         truncation_budget: Duration::from_secs(5),
         ..Options::local_page(chat.url(), folder.join("browser-profile")).map_err(|f| f.reason)?
     };
-    eprintln!(
+    super::progress::note(&format!(
         "keyless demo: starting headless Chromium on the local chat page {}",
         chat.url()
-    );
+    ));
     let mut driver = match CdpDriver::start(options) {
         Ok(driver) => driver,
         Err(f) => {

@@ -20,12 +20,12 @@ pub(super) fn start_driver_failing(
     options: crate::chat::cdp::Options,
     command: &str,
 ) -> Result<crate::chat::cdp::CdpDriver, crate::catalog::Failure> {
-    eprintln!(
+    super::progress::note(&format!(
         "keyless: opening {} ({}) in {}",
         options.site_name,
         options.url,
         options.profile.display()
-    );
+    ));
     crate::chat::cdp::CdpDriver::start(options).inspect_err(|failure| {
         eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
     })

@@ -42,7 +42,8 @@ pub struct Args {
     /// Show more: every message sent and every raw reply (on standard error).
     #[arg(short, long, global = true, conflicts_with = "quiet")]
     pub verbose: bool,
-    /// Show less: only warnings, problems and the outcome.
+    /// Show less: only warnings, problems, what the model says to you (@@say, @@ask),
+    /// confirmations and the outcome.
     #[arg(short, long, global = true)]
     pub quiet: bool,
     #[command(subcommand)]
@@ -89,7 +90,7 @@ pub enum Subcommands {
     #[command(after_help = INTERACTIVE_EXAMPLES)]
     Interactive {
         /// Try it offline: the built-in local chat page and the demo's scripted model, in
-        /// headless Chromium, in a new throwaway git workspace (named, and kept).
+        /// headless Chromium, in a new git workspace in the temporary folder (named, and kept).
         #[arg(long, conflicts_with_all = ["workspace", "site", "url", "cdp", "profile", "selectors", "new_chat"])]
         local: bool,
         #[command(flatten)]
@@ -160,8 +161,8 @@ pub enum Subcommands {
     },
     /// The whole loop, offline, against the built-in local chat page.
     ///
-    /// A scripted model does a small task in a throwaway git workspace (named at the start,
-    /// and kept), in headless Chromium, with every command run automatically. Of the shared
+    /// A scripted model does a small task in a new git workspace in the temporary folder
+    /// (named at the start, and kept so you can look at it), in headless Chromium, with every command run automatically. Of the shared
     /// options only --browser applies; the others are noted and have no effect.
     Demo {
         #[command(flatten)]
