@@ -146,8 +146,9 @@ pub struct CdpDriver {
     /// The browser's process when keyless started it (in a process group of its own): closed
     /// or killed with the driver.
     browser_process: Option<tokio::process::Child>,
-    /// Held while the driver lives: no second keyless takes this profile's browser over.
-    _profile_claim: Option<crate::claim::Claim>,
+    /// This process's share of the profile while the driver lives: the last keyless using the
+    /// browser closes it.
+    profile_share: Option<crate::claim::Share>,
     failed_requests: Arc<Mutex<Vec<String>>>,
     /// The statuses of the documents the page loaded (`navigate.rs`).
     documents: navigate::Documents,
@@ -250,7 +251,7 @@ impl CdpDriver {
             handler: opened.handler,
             browser_pid: opened.pid,
             browser_process: opened.child,
-            _profile_claim: opened.claim,
+            profile_share: opened.share,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             documents: navigate::Documents::default(),
             notified: Arc::new(tokio::sync::Notify::new()),

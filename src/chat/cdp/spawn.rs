@@ -1,14 +1,14 @@
 //! Starting the browser's process: keyless spawns Chrome/Chromium itself (chromiumoxide's
 //! launcher gives no say in how the process starts) and attaches to the DevTools address the
-//! browser prints on its standard error.
+//! browser prints on its standard error (kept in `keyless-browser.log` in the profile).
 //!
 //! Why not chromiumoxide's `Browser::launch`: it starts the browser in keyless's own process
 //! group. In a terminal, Ctrl+C goes to the whole foreground process group, so one Ctrl+C meant
 //! to stop a command or a wait for a reply also ended the browser, and every later line of
 //! `keyless interactive` failed. Here the browser gets a process group of its own, which no
-//! key pressed in the terminal reaches; it still ends with keyless (the process is killed when
-//! keyless drops it, as chromiumoxide's was), and outlives only a keyless that was killed,
-//! which the next keyless takes over (`launch::adopt`).
+//! key pressed in the terminal reaches; it still ends with keyless (`launch.rs` kills it when
+//! keyless drops it, as chromiumoxide did, unless another keyless still uses it), and outlives
+//! only a keyless that was killed, which the next keyless takes over (`launch::adopt`).
 //!
 //! What the browser says before it is ready is kept: when it ends or hangs before printing
 //! its address, the failure says why in words (no display: use `--headless`), with its last
@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
 
 use super::connection;
@@ -87,13 +86,22 @@ pub(super) async fn spawn(launch: &Launch<'_>) -> Result<Spawned, Failure> {
     } else {
         std::fs::canonicalize(launch.executable).unwrap_or_else(|_| launch.executable.into())
     };
+    // The browser's standard error goes to a file in its profile, not a pipe: a browser that
+    // other keyless processes go on using outlives the one that launched it, and a write to a
+    // pipe nobody reads any more would end it (SIGPIPE).
+    let log_path = launch.profile.join(BROWSER_LOG);
+    let log = std::fs::File::create(&log_path).map_err(|e| {
+        connection(format!(
+            "cannot write the browser's log {}: {e}",
+            log_path.display()
+        ))
+    })?;
     let mut command = Command::new(&executable);
     command
         .args(arguments(launch))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .stderr(Stdio::from(log));
     #[cfg(unix)]
     command.process_group(0);
     let mut child = command.spawn().map_err(|e| {
@@ -102,59 +110,42 @@ pub(super) async fn spawn(launch: &Launch<'_>) -> Result<Spawned, Failure> {
             executable.display()
         ))
     })?;
-    let Some(stderr) = child.stderr.take() else {
-        return Err(connection("the browser's standard error was not kept"));
-    };
-    let mut lines = BufReader::new(stderr).lines();
-    let mut said = String::new();
-    let found = tokio::time::timeout(LAUNCH_TIMEOUT, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.split_once(LISTENING).map(|(_, url)| url.trim())
-                && url.starts_with("ws")
-            {
-                return Some(url.to_string());
-            }
-            said.push_str(&line);
-            said.push('\n');
+    let started = std::time::Instant::now();
+    loop {
+        let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+        if let Some(ws_url) = said.lines().find_map(|line| {
+            line.split_once(LISTENING)
+                .map(|(_, url)| url.trim())
+                .filter(|url| url.starts_with("ws"))
+        }) {
+            return Ok(Spawned {
+                ws_url: ws_url.to_string(),
+                child,
+            });
         }
-        None
-    })
-    .await;
-    match found {
-        Ok(Some(ws_url)) => {
-            // What the browser says later goes to the log, and its pipe never fills.
-            tokio::spawn(drain(lines.into_inner()));
-            Ok(Spawned { ws_url, child })
+        if let Ok(Some(status)) = child.try_wait() {
+            // What it printed last may still be on its way to the file.
+            let said = std::fs::read_to_string(&log_path).unwrap_or(said);
+            let ended = format!("the browser ended ({status}) before it was ready");
+            return Err(connection(explain(&ended, &said, launch.headless)));
         }
-        Ok(None) => {
-            let status = tokio::time::timeout(Duration::from_secs(2), child.wait())
-                .await
-                .ok()
-                .and_then(Result::ok);
-            let ended = match status {
-                Some(status) => format!("the browser ended ({status}) before it was ready"),
-                None => "the browser closed its output before it was ready".to_string(),
-            };
-            Err(connection(explain(&ended, &said, launch.headless)))
-        }
-        Err(_) => {
+        if started.elapsed() > LAUNCH_TIMEOUT {
             let _ = child.kill().await;
             let ended = format!(
                 "the browser did not say it was ready within {}s",
                 LAUNCH_TIMEOUT.as_secs()
             );
-            Err(connection(explain(&ended, &said, launch.headless)))
+            return Err(connection(explain(&ended, &said, launch.headless)));
         }
+        tokio::time::sleep(LAUNCH_POLL).await;
     }
 }
 
-/// Logs what the browser prints once it runs.
-async fn drain(reader: BufReader<impl AsyncRead + Unpin>) {
-    let mut lines = reader.lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        tracing::debug!(target: "browser", "{line}");
-    }
-}
+/// The browser's standard error, in its profile (kept for a report; each launch starts it anew).
+pub(super) const BROWSER_LOG: &str = "keyless-browser.log";
+
+/// How often the log is read for the DevTools address while the browser starts.
+const LAUNCH_POLL: Duration = Duration::from_millis(50);
 
 /// The failure's words for a browser that never got ready: what is recognised in what it said
 /// (no display, a profile held by another browser) with the line that says it, or else its
