@@ -114,6 +114,7 @@ catalog! {
 
     BrowserConnectionFailed = "KA_BROWSER_CONNECTION_FAILED", ChatBrowser, "cannot attach to / launch Chrome";
     SelectorNotFound = "KA_SELECTOR_NOT_FOUND", ChatBrowser, "a required selector did not match";
+    PageNotLoaded = "KA_PAGE_NOT_LOADED", ChatBrowser, "the chat page did not load (a network error such as a refused connection or an unknown host, or an HTTP error status): the address and the browser's error are named";
     ReplyTimeout = "KA_REPLY_TIMEOUT", ChatBrowser, "no complete reply within the timeout";
     ReplyTruncated = "KA_REPLY_TRUNCATED", ChatBrowser, "reply stream stayed truncated (AgentScript without @@eof) longer than Browser.TruncationBudgetSeconds in one wait";
     ReplyNotExact = "KA_REPLY_NOT_EXACT", ChatBrowser, "the reply could be read only as text rebuilt from the page, which cannot prove its bytes; nothing was executed and the model is asked to resend it in one fenced block";

@@ -60,6 +60,96 @@ impl Drop for Claim {
     }
 }
 
+/// A share of a place several keyless use at once (a browser profile, each in its own tab): one
+/// claim file per process in a folder. Those of processes that died do not count.
+#[derive(Debug)]
+pub struct Share {
+    mine: Claim,
+}
+
+impl Share {
+    /// Joins the share kept in `folder` (created if missing).
+    pub fn join(folder: &Path) -> Share {
+        let _ = std::fs::create_dir_all(folder);
+        let me = std::process::id();
+        // A file of this process's own id: no other live process can hold it.
+        // (A spare claim made eagerly would remove the file when dropped: made only if needed.)
+        let mine = Claim::take(&folder.join(format!("{me}.pid"))).unwrap_or_else(|_| Claim {
+            path: folder.join(format!("{me}.pid")),
+        });
+        Share { mine }
+    }
+
+    /// The other live processes in the share.
+    pub fn others(&self) -> Vec<i32> {
+        others_in(&self.folder())
+    }
+
+    /// The folder the share is kept in.
+    pub fn folder(&self) -> PathBuf {
+        self.mine
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+}
+
+/// The live processes other than this one in the share kept in `folder`; the files of dead
+/// ones are removed.
+pub fn others_in(folder: &Path) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut others = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "pid") {
+            continue;
+        }
+        match holder(&path) {
+            Some(pid) if pid != me => others.push(pid),
+            Some(_) => {}
+            None => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+    others.sort_unstable();
+    others
+}
+
+/// An exclusive lock on a file, held while this lives (`flock`; the system releases it when the
+/// process dies). Keyless processes take turns with it: one launches a browser on a profile
+/// while the others wait, then attach to it.
+#[derive(Debug)]
+pub struct Lock {
+    _file: Option<std::fs::File>,
+}
+
+impl Lock {
+    /// Waits for the lock on `path` (created if missing). Where locking is not possible the
+    /// lock is empty: the profile's own lock still refuses a second browser.
+    pub fn wait(path: &Path) -> Lock {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .ok();
+        #[cfg(unix)]
+        if let Some(file) = &file {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on an open descriptor has no memory preconditions.
+            unsafe {
+                libc::flock(file.as_raw_fd(), libc::LOCK_EX);
+            }
+        }
+        Lock { _file: file }
+    }
+}
+
 /// The live process named in the claim file, if any: alive, and the same process that wrote
 /// the claim (not another that was given its id since).
 pub fn holder(path: &Path) -> Option<i32> {
@@ -126,5 +216,25 @@ mod tests {
         assert_eq!(holder(&path), Some(std::process::id() as i32));
         drop(claim);
         assert!(!path.exists());
+    }
+}
+#[cfg(test)]
+mod share_tests {
+    use super::*;
+
+    #[test]
+    fn a_share_holds_a_file_while_it_lives() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("users");
+        let share = Share::join(&folder);
+        let files: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        assert!(share.others().is_empty());
+        drop(share);
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
     }
 }

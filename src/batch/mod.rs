@@ -436,11 +436,14 @@ fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Set
         .collect::<Vec<_>>()
         .join("; ");
     let tier_detail = format!("tier: {}", tier.name());
+    let decision = verdict.approval(settings.mode);
+    let policy = Some(report::CommandPolicy { tier, decision });
     let refused = |code: Code, reason: String| Outcome {
         details: vec![tier_detail.clone()],
+        policy,
         ..Outcome::failed(Failure::new(code, reason))
     };
-    match verdict.approval(settings.mode) {
+    match decision {
         Approval::Never => {
             return refused(
                 Code::CommandDenied,
@@ -479,6 +482,7 @@ fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Set
     // The specification's fields first (`exit code`, `duration`), keyless's own after them.
     outcome.details.push(tier_detail);
     outcome.read_only = tier == Tier::ReadOnly;
+    outcome.policy = policy;
     outcome
 }
 

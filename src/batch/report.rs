@@ -22,6 +22,15 @@ pub struct Outcome {
     pub block: Option<(&'static str, String)>,
     /// A read-only probe: its failure does not stop the batch under StopOnMutationFailure.
     pub read_only: bool,
+    /// For `@@runcommand`: what the command policy made of the line.
+    pub policy: Option<CommandPolicy>,
+}
+
+/// A command line's tier, and what the mode decided for it (ask, run, never).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CommandPolicy {
+    pub tier: crate::policy::Tier,
+    pub decision: crate::policy::Approval,
 }
 
 impl Outcome {
@@ -40,7 +49,7 @@ impl Outcome {
                 details: o.details,
                 lines: o.lines,
                 block: o.block,
-                read_only: false,
+                ..Outcome::default()
             },
             Err(failure) => Outcome::failed(failure),
         }
@@ -200,7 +209,7 @@ pub fn command_outcome(run: &crate::exec::Run, timeout: Duration) -> Outcome {
         details,
         lines,
         block,
-        read_only: false,
+        ..Outcome::default()
     }
 }
 
@@ -211,8 +220,7 @@ pub fn commit_outcome(result: Result<crate::git::Committed, Failure>) -> Outcome
             error: committed.push_failure,
             details: committed.details,
             lines: committed.lines,
-            block: None,
-            read_only: false,
+            ..Outcome::default()
         },
         Err(failure) => Outcome::failed(failure),
     }

@@ -10,8 +10,8 @@ use crate::protocol::render::format_error;
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
-use super::Shared;
 use super::terminal::TerminalHost;
+use super::{Shared, events};
 
 /// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
 /// the same folder at once would mix up sessions, journals and backups. The claim ends with the
@@ -38,7 +38,7 @@ pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspac
     Ok((ws, claim))
 }
 
-pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
+pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     let reply = match super::read_reply(file) {
         Ok(reply) => reply,
         Err(message) => {
@@ -50,20 +50,54 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
+    let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
+    if json {
+        let settings = super::batch_settings(&config, shared, &root);
+        events::started(events::Started {
+            command: "apply",
+            workspace: &root.canonicalize().unwrap_or(root.clone()),
+            task: None,
+            resume: false,
+            chat: None,
+            file: file.filter(|f| f.as_os_str() != "-"),
+            mode: settings.mode,
+            pace: settings.pace,
+        });
+    }
     let parsed = reply.parse(&config.limits);
     let Some(script) = parsed.script else {
         // The format error echoes parts of the reply: it passes the redactor too.
         let message = format_error(&parsed.diagnostics, parsed.truncated);
-        let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
-        match crate::batch::Settings::from_config(&config, &root).redactor {
-            Some(redactor) => print!("{}", redactor.redact(&message).text),
-            None => print!("{message}"),
+        let message = match crate::batch::Settings::from_config(&config, &root).redactor {
+            Some(redactor) => redactor.redact(&message).text,
+            None => message,
+        };
+        if json {
+            let problems: Vec<serde_json::Value> = parsed
+                .diagnostics
+                .iter()
+                .map(|d| serde_json::json!({"code": d.code.code(), "line": d.line, "message": d.message}))
+                .collect();
+            events::emit(
+                "format_error",
+                serde_json::json!({ "problems": problems, "text": message }),
+            );
+            events::finished("rejected", None, None, Status::Rejected);
+        } else {
+            print!("{message}");
         }
         return Status::Rejected;
     };
+    // After `started`, every end is a `finished` event.
+    let failed = |status: Status| {
+        if json {
+            events::finished("usage", None, None, status);
+        }
+        status
+    };
     let (ws, _claim) = match open_workspace(shared, "apply") {
         Ok(opened) => opened,
-        Err(status) => return status,
+        Err(status) => return failed(status),
     };
     let label = match file {
         Some(path) if path.as_os_str() != "-" => format!("keyless apply {}", path.display()),
@@ -71,7 +105,7 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     };
     let settings = super::batch_settings(&config, shared, ws.root());
     if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "apply") {
-        return status;
+        return failed(status);
     }
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
@@ -85,18 +119,23 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
     // The results message is data for the model; on a person's terminal it is shown with its
     // control characters escaped, so that a command's output cannot rewrite the screen.
     let message = results::render(&report);
-    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+    let (stop, status) = if report.cancelled() {
+        ("cancelled", Status::Interrupted)
+    } else if report.all_ok() {
+        ("ok", Status::Success)
+    } else {
+        ("failed", Status::Stopped)
+    };
+    if json {
+        events::batch(&report);
+        events::emit("results", serde_json::json!({ "text": message }));
+        events::finished(stop, None, None, status);
+    } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         print!("{}", super::progress::printable(&message));
     } else {
         print!("{message}");
     }
-    if report.cancelled() {
-        Status::Interrupted
-    } else if report.all_ok() {
-        Status::Success
-    } else {
-        Status::Stopped
-    }
+    status
 }
 
 /// Ctrl+C cancels the running command (its partial output is kept); a second Ctrl+C ends
@@ -104,10 +143,37 @@ pub fn apply(file: Option<&Path>, shared: &Shared) -> Status {
 pub(super) fn install_ctrl_c() {
     let _ = ctrlc::set_handler(|| {
         if crate::cancel::request() {
+            // Leaving at once, without unwinding: the browser's own group ends here.
+            crate::cancel::end_groups();
             std::process::exit(130);
         }
     });
+    on_hangup();
 }
+
+/// The terminal closed (SIGHUP): keyless leaves, and with it the browser it launched, which runs
+/// in a process group of its own that the terminal's hangup never reaches.
+fn on_hangup() {
+    #[cfg(unix)]
+    {
+        extern "C" fn hung_up(_: libc::c_int) {
+            crate::cancel::end_groups();
+            // SAFETY: _exit is async-signal-safe and ends the process at once.
+            unsafe { libc::_exit(HANGUP_STATUS) }
+        }
+        // SAFETY: the handler does only async-signal-safe work (an atomic, killpg, _exit).
+        unsafe {
+            libc::signal(
+                libc::SIGHUP,
+                hung_up as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// The exit status after a hangup, as a shell reports a process ended by SIGHUP (128 + 1).
+#[cfg(unix)]
+const HANGUP_STATUS: libc::c_int = 129;
 
 pub fn undo(shared: &Shared) -> Status {
     let (ws, _claim) = match open_workspace(shared, "undo") {

@@ -64,36 +64,60 @@ pub fn run(shared: &Shared) -> Status {
     }
 }
 
+/// The demo's stage: a new folder in the temporary folder (kept, so the user can look at what
+/// the model did) holding a git workspace on branch `demo` and the browser's profile, and the
+/// local chat page with the scripted model. `keyless demo` and `keyless interactive --local`.
+pub(super) struct Stage {
+    pub folder: PathBuf,
+    pub root: PathBuf,
+    pub chat: LocalChat,
+}
+
+impl Stage {
+    pub(super) fn new(command: &str) -> Result<Stage, String> {
+        let folder = tempfile::Builder::new()
+            .prefix("keyless-demo-")
+            .tempdir()
+            .map_err(|e| format!("cannot create a folder for the demo: {e}"))?
+            .keep();
+        let root = folder.join("workspace");
+        std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
+        git::init_with_branch(&root, "demo").map_err(|f| f.reason)?;
+        eprintln!("keyless {command}: workspace {}", root.display());
+        super::progress::note(&format!(
+            "keyless {command}: a new folder in the temporary folder, kept so you can look at what the model did; delete {} when done",
+            folder.display()
+        ));
+        let script = Script {
+            chunk_chars: 40,
+            chunk_delay: Duration::from_millis(8),
+            ..Script::replies(REPLIES)
+        };
+        let chat = LocalChat::start(script)
+            .map_err(|e| format!("cannot start the local chat page: {e}"))?;
+        Ok(Stage { folder, root, chat })
+    }
+
+    /// The browser profile's folder, beside the workspace.
+    pub(super) fn profile(&self) -> PathBuf {
+        self.folder.join("browser-profile")
+    }
+}
+
 fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
-    let folder = tempfile::Builder::new()
-        .prefix("keyless-demo-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a folder for the demo: {e}"))?
-        .keep();
-    let root = folder.join("workspace");
-    std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
-    git::init_with_branch(&root, "demo").map_err(|f| f.reason)?;
+    let Stage { folder, root, chat } = Stage::new("demo")?;
     let ws = Workspace::open(&root).map_err(|f| f.reason)?;
     super::logging::init(&root);
-    eprintln!("keyless demo: workspace {}", root.display());
-
-    let script = Script {
-        chunk_chars: 40,
-        chunk_delay: Duration::from_millis(8),
-        ..Script::replies(REPLIES)
-    };
-    let chat =
-        LocalChat::start(script).map_err(|e| format!("cannot start the local chat page: {e}"))?;
     let options = Options {
         executable: browser,
         reply_timeout: Duration::from_secs(60),
         truncation_budget: Duration::from_secs(5),
         ..Options::local_page(chat.url(), folder.join("browser-profile")).map_err(|f| f.reason)?
     };
-    eprintln!(
+    super::progress::note(&format!(
         "keyless demo: starting headless Chromium on the local chat page {}",
         chat.url()
-    );
+    ));
     let mut driver = match CdpDriver::start(options) {
         Ok(driver) => driver,
         Err(f) => {

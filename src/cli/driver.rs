@@ -12,15 +12,22 @@ pub(super) fn start_driver(
     options: crate::chat::cdp::Options,
     command: &str,
 ) -> Result<crate::chat::cdp::CdpDriver, Status> {
-    eprintln!(
+    start_driver_failing(options, command).map_err(|_| Status::Chat)
+}
+
+/// Starts the chat driver; a failure is printed with its code, and returned.
+pub(super) fn start_driver_failing(
+    options: crate::chat::cdp::Options,
+    command: &str,
+) -> Result<crate::chat::cdp::CdpDriver, crate::catalog::Failure> {
+    super::progress::note(&format!(
         "keyless: opening {} ({}) in {}",
         options.site_name,
         options.url,
         options.profile.display()
-    );
-    crate::chat::cdp::CdpDriver::start(options).map_err(|failure| {
+    ));
+    crate::chat::cdp::CdpDriver::start(options).inspect_err(|failure| {
         eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
-        Status::Chat
     })
 }
 

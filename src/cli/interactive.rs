@@ -6,6 +6,7 @@ use clap::ValueEnum;
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
+use crate::catalog::Code;
 use crate::chat::ChatDriver;
 use crate::exit::Status;
 use crate::turn;
@@ -41,7 +42,45 @@ fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: 
     }
 }
 
-pub fn run(shared: &Shared) -> Status {
+/// `keyless interactive`, or with `local` on the demo's stage: the local chat page and its
+/// scripted model, headless, in a throwaway workspace (Ask mode unless `--mode` says otherwise,
+/// so that the confirmations show).
+pub fn run(shared: &Shared, local: bool) -> Status {
+    if !local {
+        return repl(shared, None);
+    }
+    let stage = match super::demo::Stage::new("interactive") {
+        Ok(stage) => stage,
+        Err(message) => {
+            eprintln!("keyless interactive: {message}");
+            return Status::Chat;
+        }
+    };
+    let on_stage = Shared {
+        workspace: Some(stage.root.clone()),
+        site: Some("local".into()),
+        url: Some(stage.chat.url()),
+        headless: true,
+        profile: Some(stage.profile()),
+        ..shared.clone()
+    };
+    let status = repl(&on_stage, Some(LOCAL_HELP));
+    eprintln!(
+        "keyless interactive: the model's work stays in {}",
+        stage.root.display()
+    );
+    status
+}
+
+/// What the offline REPL adds to the help: the model is a script.
+const LOCAL_HELP: &str =
+    "This is the local chat page: its model is a script, the demo's, whatever you type. Its first
+reply writes greet.sh and runs it (keyless asks you first: that is Ask mode), one reply is
+malformed (keyless asks it to resend), then it fixes a typo and commits. Try
+  Write greet.sh and run it
+then /undo, /mode, /help. Nothing leaves this machine.";
+
+fn repl(shared: &Shared, intro: Option<&str>) -> Status {
     let config = match super::load_config(shared, "interactive") {
         Ok(config) => config,
         Err(status) => return status,
@@ -107,6 +146,9 @@ pub fn run(shared: &Shared) -> Status {
         Saved::Chat(_) | Saved::Fresh => 0,
     };
     eprintln!("{HELP}");
+    if let Some(intro) = intro {
+        eprintln!("{intro}");
+    }
     loop {
         let line = match editor.readline("keyless> ") {
             Ok(line) => line,
@@ -201,7 +243,16 @@ pub fn run(shared: &Shared) -> Status {
                     &settings,
                     &mut super::progress::print,
                 );
-                let _ = super::report_stop(stop, "interactive");
+                match stop {
+                    // Here the next line is the way on, not another run.
+                    turn::Stop::Chat(failure) if failure.code == Code::Cancelled => eprintln!(
+                        "keyless interactive: {}: the turn stopped (Ctrl+C); the next line goes on in the same chat",
+                        failure.code
+                    ),
+                    stop => {
+                        let _ = super::report_stop(stop, "interactive");
+                    }
+                }
             }
         }
     }

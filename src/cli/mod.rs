@@ -3,9 +3,11 @@
 
 mod apply;
 mod check;
+mod completions;
 mod demo;
 mod doctor;
 mod driver;
+mod events;
 mod interactive;
 mod logging;
 mod policy;
@@ -40,7 +42,8 @@ pub struct Args {
     /// Show more: every message sent and every raw reply (on standard error).
     #[arg(short, long, global = true, conflicts_with = "quiet")]
     pub verbose: bool,
-    /// Show less: only warnings, problems and the outcome.
+    /// Show less: only warnings, problems, what the model says to you (@@say, @@ask),
+    /// confirmations and the outcome.
     #[arg(short, long, global = true)]
     pub quiet: bool,
     #[command(subcommand)]
@@ -58,6 +61,13 @@ const RUN_EXAMPLES: &str = "Examples:
 Exit codes: 0 done, 2 usage or configuration, 3 stopped before @@done, 4 browser or chat,
 130 interrupted (the session is kept: --resume goes on).";
 
+const INTERACTIVE_EXAMPLES: &str = "Examples:
+  keyless interactive --site claude       each line you type is a task in the same chat
+  keyless interactive --local             offline: the local page and a scripted model
+
+Inside: /new, /undo, /mode, /pace, /help, /quit (Ctrl+D). Ctrl+C stops the running command or
+the wait for a reply; the next line goes on in the same chat.";
+
 #[derive(Debug, Subcommand)]
 pub enum Subcommands {
     /// Run one turn: send TASK, loop until @@done or a stop reason.
@@ -69,11 +79,20 @@ pub enum Subcommands {
         /// .agent/session.json: its reply is read if the chat has it, nothing runs twice.
         #[arg(long)]
         resume: bool,
+        /// Print every event as one JSON object per line on standard output (schema:
+        /// docs/json-events.md); what people read goes to standard error.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         shared: Shared,
     },
     /// A REPL: each line is a turn in the same chat.
+    #[command(after_help = INTERACTIVE_EXAMPLES)]
     Interactive {
+        /// Try it offline: the built-in local chat page and the demo's scripted model, in
+        /// headless Chromium, in a new git workspace in the temporary folder (named, and kept).
+        #[arg(long, conflicts_with_all = ["workspace", "site", "url", "cdp", "profile", "selectors", "new_chat"])]
+        local: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -114,6 +133,10 @@ pub enum Subcommands {
     Apply {
         /// The reply to execute (- for standard input).
         file: Option<PathBuf>,
+        /// Print every event (each command's outcome, the results message) as one JSON object
+        /// per line on standard output (schema: docs/json-events.md).
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -138,8 +161,8 @@ pub enum Subcommands {
     },
     /// The whole loop, offline, against the built-in local chat page.
     ///
-    /// A scripted model does a small task in a throwaway git workspace (named at the start,
-    /// and kept), in headless Chromium, with every command run automatically. Of the shared
+    /// A scripted model does a small task in a new git workspace in the temporary folder
+    /// (named at the start, and kept so you can look at it), in headless Chromium, with every command run automatically. Of the shared
     /// options only --browser applies; the others are noted and have no effect.
     Demo {
         #[command(flatten)]
@@ -160,6 +183,21 @@ pub enum Subcommands {
     Undo {
         #[command(flatten)]
         shared: Shared,
+    },
+    /// Print the shell completion script for SHELL on standard output.
+    ///
+    /// bash: keyless completions bash > ~/.local/share/bash-completion/completions/keyless;
+    /// zsh: keyless completions zsh > ~/.zfunc/_keyless (with ~/.zfunc on fpath); fish:
+    /// keyless completions fish > ~/.config/fish/completions/keyless.fish; PowerShell:
+    /// keyless completions powershell >> $PROFILE.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on standard output: keyless man | man -l -
+    Man {
+        /// A subcommand's own page (keyless-run, …) instead of keyless's.
+        subcommand: Option<String>,
     },
 }
 
@@ -280,6 +318,8 @@ pub fn run(args: Args) -> Status {
             | Subcommands::Apply { .. }
             | Subcommands::Undo { .. }
             | Subcommands::Status { .. }
+            | Subcommands::Completions { .. }
+            | Subcommands::Man { .. }
     ) {
         end_quietly_on_closed_output();
     }
@@ -325,16 +365,17 @@ pub fn run(args: Args) -> Status {
         Subcommands::Run {
             task,
             resume,
+            json,
             shared,
-        } => run::run(task.as_deref(), resume, &shared),
-        Subcommands::Interactive { shared } => interactive::run(&shared),
+        } => run::run(task.as_deref(), resume, json, &shared),
+        Subcommands::Interactive { local, shared } => interactive::run(&shared, local),
         Subcommands::Doctor {
             json,
             canary,
             learn,
             shared,
         } => doctor::run(&shared, json, canary, learn),
-        Subcommands::Apply { file, shared } => apply::apply(file.as_deref(), &shared),
+        Subcommands::Apply { file, json, shared } => apply::apply(file.as_deref(), json, &shared),
         Subcommands::Policy {
             cmdline,
             json,
@@ -344,6 +385,8 @@ pub fn run(args: Args) -> Status {
         Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { shared } => apply::undo(&shared),
         Subcommands::Status { json, shared } => status::run(&shared, json),
+        Subcommands::Completions { shell } => completions::completions(shell),
+        Subcommands::Man { subcommand } => completions::man(subcommand.as_deref()),
     }
 }
 
@@ -460,13 +503,23 @@ fn sandbox_allows(
 }
 
 /// What contains the model's commands in `root`, in the mode the flags and the configuration
-/// give, for commands that only report it (`status`, `doctor`): a configuration they cannot read
-/// is left to the commands that need it, and the defaults stand in.
+/// give, for `doctor`, which only reports it: a configuration it cannot read is left to the
+/// commands that need it, and the defaults stand in.
 fn containment_here(
     shared: &Shared,
     root: &std::path::Path,
 ) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
     let config = crate::config::file::load(shared.config.as_deref(), root).unwrap_or_default();
+    containment_with(shared, &config, root)
+}
+
+/// What contains the model's commands in `root` under `config`, in the mode the flags and the
+/// configuration give.
+fn containment_with(
+    shared: &Shared,
+    config: &crate::config::Config,
+    root: &std::path::Path,
+) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
     let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
     let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
     (sandbox.containment(mode), mode)
@@ -488,6 +541,22 @@ fn first_message(
     let mut snapshot =
         crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell, Some(&sandbox));
     snapshot.sandbox = Some(sandbox.containment(settings.mode));
+    if config.snapshot.instructions
+        && let Ok(ws) = crate::workspace::Workspace::open(root)
+    {
+        snapshot.instructions = ws.instructions(task);
+        if !snapshot.instructions.is_empty() && !progress::quiet() {
+            let names: Vec<&str> = snapshot
+                .instructions
+                .iter()
+                .map(|i| i.path.as_str())
+                .collect();
+            eprintln!(
+                "keyless {command}: the project's instructions go with the first message: {} (Snapshot.Instructions turns this off)",
+                names.join(", ")
+            );
+        }
+    }
     for warning in snapshot.run_scripts(root, &config.snapshot.scripts, Some(&sandbox)) {
         eprintln!(
             "keyless {command}: {}: {} (the snapshot goes on without it)",
@@ -504,22 +573,52 @@ fn first_message(
 
 /// Prints why a turn ended and returns the matching exit status.
 fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
+    report_stop_to(&stop, command, Out::Stdout)
+}
+
+/// Where a command's result for people goes: standard output, or standard error when standard
+/// output carries JSON events (`--json`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Out {
+    Stdout,
+    Stderr,
+}
+
+impl Out {
+    fn for_json(json: bool) -> Out {
+        if json { Out::Stderr } else { Out::Stdout }
+    }
+
+    fn line(self, text: &str) {
+        match self {
+            Out::Stdout => println!("{text}"),
+            Out::Stderr => eprintln!("{text}"),
+        }
+    }
+}
+
+/// Prints why a turn ended (the outcome to `out`, a failure to standard error) and returns the
+/// matching exit status.
+fn report_stop_to(stop: &crate::turn::Stop, command: &str, out: Out) -> Status {
     use crate::turn::Stop;
     match stop {
         Stop::Done { message } => {
-            println!("Done. {}", message.unwrap_or_default().trim());
+            out.line(&format!(
+                "Done. {}",
+                message.as_deref().unwrap_or_default().trim()
+            ));
             Status::Success
         }
         Stop::FormatRetries { last_reply } => {
-            println!(
+            out.line(&format!(
                 "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{last_reply}"
-            );
+            ));
             Status::Stopped
         }
         Stop::Iterations { limit } => {
-            println!(
+            out.line(&format!(
                 "Stopped: {limit} replies without @@done (Limits.MaxIterationsPerTurn). Run again to go on."
-            );
+            ));
             Status::Stopped
         }
         Stop::Chat(failure) => {

@@ -1,7 +1,8 @@
 //! What a person sees while a turn runs: each message sent, the reply arriving (characters and
 //! elapsed time), each command with its tier and result, warnings. All on standard error, so
-//! standard output stays for results and summaries. `-q` keeps only warnings and problems; `-v`
-//! adds every message sent and every raw reply.
+//! standard output stays for results and summaries. `-q` keeps only warnings, problems, what the
+//! model says to the user (`@@say`, `@@ask`) and confirmations; `-v` adds every message sent and
+//! every raw reply.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -35,6 +36,14 @@ pub fn set_level(level: Level) {
 /// Whether only warnings and problems are shown.
 pub fn quiet() -> bool {
     level() == Level::Quiet
+}
+
+/// Prints a line about what keyless is doing (opening the browser, going on in a saved chat)
+/// on standard error, unless `-q` asked for only warnings, problems and the outcome.
+pub fn note(text: &str) {
+    if !quiet() {
+        eprintln!("{text}");
+    }
 }
 
 fn level() -> Level {
@@ -130,9 +139,9 @@ pub fn print(event: Event) {
                 }
             }
         }
-        Event::Sending { chars, what, text } => {
+        Event::Sending { chars, kind, text } => {
             waiting_since(true);
-            let _ = writeln!(err, "→ sending the {what} ({chars} characters)");
+            let _ = writeln!(err, "→ sending the {} ({chars} characters)", kind.name());
             if level == Level::Verbose {
                 let _ = writeln!(err, "{}", printable(text));
             }
@@ -192,10 +201,8 @@ pub fn print(event: Event) {
                     Some(f) => paint.red(f.code.code()),
                 };
                 let tier = outcome
-                    .details
-                    .iter()
-                    .find_map(|d| d.strip_prefix("tier: "))
-                    .map(|t| format!(" [{t}]"))
+                    .policy
+                    .map(|p| format!(" [{}]", p.tier.name()))
                     .unwrap_or_default();
                 let _ = writeln!(
                     err,

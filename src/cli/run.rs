@@ -10,7 +10,7 @@ use super::Shared;
 use super::session::{self, Saved};
 use super::terminal::TerminalHost;
 
-pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
+pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Status {
     let config = match super::load_config(shared, "run") {
         Ok(config) => config,
         Err(status) => return status,
@@ -53,9 +53,26 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         }
         _ => {}
     }
-    let mut driver = match super::start_driver(options, "run") {
+    if json {
+        super::events::started(super::events::Started {
+            command: "run",
+            workspace: ws.root(),
+            task,
+            resume: matches!(saved, Saved::Interrupted(_)),
+            chat: Some((&options.site_name, &options.url)),
+            file: None,
+            mode: settings.mode,
+            pace: settings.pace,
+        });
+    }
+    let mut driver = match super::driver::start_driver_failing(options, "run") {
         Ok(driver) => driver,
-        Err(status) => return status,
+        Err(failure) => {
+            if json {
+                super::events::finished("chat_error", None, Some(&failure), Status::Chat);
+            }
+            return Status::Chat;
+        }
     };
     let mut host = TerminalHost::from_config(
         ws.root().to_path_buf(),
@@ -63,7 +80,12 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         &config,
         super::sandbox_for(shared, &config, ws.root()),
     );
-    let progress = &mut super::progress::print;
+    let progress = &mut |event: turn::Event| {
+        if json {
+            super::events::on_turn(&event);
+        }
+        super::progress::print(event);
+    };
     let stop = match saved {
         Saved::Interrupted(s) => {
             session::announce_resume(&s, "run");
@@ -101,5 +123,9 @@ pub fn run(task: Option<&str>, resume: bool, shared: &Shared) -> Status {
         }
     };
     super::close_driver(driver);
-    super::report_stop(stop, "run")
+    let status = super::report_stop_to(&stop, "run", super::Out::for_json(json));
+    if json {
+        super::events::turn_finished(&stop, status);
+    }
+    status
 }

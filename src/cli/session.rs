@@ -19,9 +19,9 @@ pub enum Saved {
 /// send).
 pub fn saved(ws: &Workspace, site: &str, new_chat: bool, command: &str) -> Saved {
     let Some(session) = record::load_session(ws) else {
-        eprintln!(
+        super::progress::note(&format!(
             "keyless {command}: KA_SESSION_NOT_FOUND: no saved session in this workspace (expected on a first run); starting a new chat"
-        );
+        ));
         return Saved::Fresh;
     };
     if new_chat {
@@ -57,9 +57,9 @@ pub fn open_chat(driver: &mut dyn ChatDriver, session: &Session, command: &str) 
     };
     match driver.reopen(url, None) {
         Ok(Reopened::Unsent | Reopened::Answered) => {
-            eprintln!(
+            super::progress::note(&format!(
                 "keyless {command}: going on in the saved chat {url} (--new-chat starts a new one)"
-            );
+            ));
             true
         }
         Ok(Reopened::Empty) => {

@@ -44,6 +44,13 @@ pub fn run(shared: &Shared, json: bool) -> Status {
             return Status::Usage;
         }
     };
+    // A configuration keyless cannot read is reported as every other command reports it: the
+    // settings shown must be the ones a run would use.
+    let config = match super::load_config(shared, "status") {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let (containment, mode) = super::containment_with(shared, &config, ws.root());
     let session = record::load_session(&ws);
     let (mut finished, mut running) = (Vec::new(), None);
     let state = match &session {
@@ -90,8 +97,8 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         running_pid: crate::claim::holder(&ws.root().join(".agent").join("keyless.pid")),
         undo,
         backups: backup::usage(&ws),
-        sandbox: sandbox_line(shared, ws.root()),
-        guarantees: super::containment_here(shared, ws.root()).0.guarantees,
+        sandbox: format!("{} (mode {})", containment.line(), mode.name()),
+        guarantees: containment.guarantees,
     };
     if json {
         println!(
@@ -102,12 +109,6 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         print!("{}", text(&report));
     }
     Status::Success
-}
-
-/// The containment line for the configured mode.
-fn sandbox_line(shared: &Shared, root: &std::path::Path) -> String {
-    let (containment, mode) = super::containment_here(shared, root);
-    format!("{} (mode {})", containment.line(), mode.name())
 }
 
 fn text(report: &Report) -> String {

@@ -280,7 +280,7 @@ pub const SECTIONS: [(&str, &[&str]); 8] = [
             "TruncationBudgetSeconds",
         ],
     ),
-    ("Snapshot", &["Tools", "Scripts"]),
+    ("Snapshot", &["Tools", "Scripts", "Instructions"]),
     (
         "Sandbox",
         &[
@@ -506,6 +506,7 @@ fn set(
                 _ => strings(n, value)?,
             }
         }
+        ("Snapshot", "Instructions") => config.snapshot.instructions = boolean(n, value)?,
         ("Sandbox", "Mode") => {
             config.sandbox.mode = choice(
                 n,

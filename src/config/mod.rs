@@ -114,6 +114,9 @@ pub struct SnapshotConfig {
     pub tools: Vec<String>,
     /// Scripts whose output is added to the snapshot.
     pub scripts: Vec<String>,
+    /// Whether the project's instructions for coding agents (`AGENTS.md` and kin, see
+    /// `docs/instructions.md`) go into the first message.
+    pub instructions: bool,
 }
 
 impl Default for SnapshotConfig {
@@ -121,6 +124,7 @@ impl Default for SnapshotConfig {
         SnapshotConfig {
             tools: DEFAULT_TOOLS.iter().map(|t| t.to_string()).collect(),
             scripts: Vec::new(),
+            instructions: true,
         }
     }
 }

@@ -52,7 +52,7 @@ pub enum Event<'a> {
     },
     Sending {
         chars: usize,
-        what: &'a str,
+        kind: MessageKind,
         text: &'a str,
     },
     Receiving {
@@ -377,7 +377,7 @@ impl<'w> Turn<'w> {
         };
         on_event(Event::Sending {
             chars: message.chars().count(),
-            what,
+            kind,
             text: message,
         });
         self.session.in_flight = InFlight::Sending {

@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::config::{Limits, Pace};
 use crate::exec::sandbox::{Containment, Mechanism};
 use crate::exec::snapshot::Tool;
+use crate::workspace::instructions::{Cut, Instructions};
 
 /// Entries of the workspace listing shown to the model.
 const MAX_LISTING: usize = 60;
@@ -22,6 +23,8 @@ pub struct Snapshot {
     pub scripts: Vec<(String, String)>,
     /// What contains the model's commands.
     pub sandbox: Option<Containment>,
+    /// The project's instructions for coding agents (`AGENTS.md` and kin).
+    pub instructions: Vec<Instructions>,
 }
 
 /// How long one snapshot script may run.
@@ -68,6 +71,7 @@ impl Snapshot {
             tools: crate::exec::snapshot::probe(tools, root, sandbox),
             scripts: Vec::new(),
             sandbox: None,
+            instructions: Vec::new(),
         }
     }
 
@@ -275,9 +279,40 @@ Rules:
     for (name, output) in &snapshot.scripts {
         out.push_str(&format!("- {name}:\n{output}\n"));
     }
+    out.push_str(&project_instructions(&snapshot.instructions));
     out.push_str("\nTask:\n");
     out.push_str(task.trim());
     out.push('\n');
+    out
+}
+
+/// The project's instructions, each file under its path; cut or left-out files say how to read
+/// them. Empty without any.
+fn project_instructions(files: &[Instructions]) -> String {
+    if files.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nProject instructions (the workspace's own files for coding agents, as written: follow them unless they contradict the rules above; a file deeper in the tree takes precedence for the files under it):\n",
+    );
+    for file in files {
+        out.push_str(&format!("--- {} ---\n", file.path));
+        if !file.text.is_empty() {
+            out.push_str(&file.text);
+            out.push('\n');
+        }
+        match file.cut {
+            None => {}
+            Some(Cut::Partly { bytes }) => out.push_str(&format!(
+                "[cut here: the instructions keyless sends are limited; {} has {bytes} bytes: read the rest with @@readfile {}]\n",
+                file.path, file.path
+            )),
+            Some(Cut::Left { bytes }) => out.push_str(&format!(
+                "[not shown: the instructions keyless sends are limited; read this file ({bytes} bytes) with @@readfile {}]\n",
+                file.path
+            )),
+        }
+    }
     out
 }
 

@@ -71,7 +71,8 @@ impl InFlight {
 }
 
 /// What kind of message keyless sends (shown to the user, kept in the transcript).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum MessageKind {
     /// The task and, in a new chat, the rules.
     Task,

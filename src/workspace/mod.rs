@@ -12,6 +12,7 @@ pub mod backup;
 mod dotenv;
 pub mod eol;
 pub mod find;
+pub mod instructions;
 pub mod ops;
 pub mod settle;
 pub mod text;

@@ -15,15 +15,7 @@ const PROMPT: &str = "keyless> ";
 /// prompt (`""`: the prompt alone).
 fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(&str, &str)]) -> String {
     let profile = tempfile::tempdir().unwrap();
-    let command = format!(
-        "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {} --cdp {}",
-        env!("CARGO_BIN_EXE_keyless"),
-        chat.url(),
-        ws.display(),
-        profile.path().display(),
-        crate::common::shared_browser::cdp_url()
-    );
-    let mut terminal = Pty::start(&command, &[("XDG_CONFIG_HOME", profile.path())]);
+    let mut terminal = start(chat, ws, profile.path(), Browser::Shared);
     for (shown, line) in lines {
         // The line editor reads keys in raw mode: Enter is a carriage return.
         terminal
@@ -32,6 +24,199 @@ fn at_terminal(chat: &LocalChat, ws: &Path, lines: &[(&str, &str)]) -> String {
             .type_line(line, "\r");
     }
     terminal.finish()
+}
+
+/// Which browser keyless uses.
+#[derive(PartialEq)]
+enum Browser {
+    /// The test binary's shared one (`--cdp`).
+    Shared,
+    /// Its own, launched on the profile, as a user's keyless does.
+    Launched,
+}
+
+/// Starts `keyless interactive` on a pseudo-terminal in `ws`.
+fn start(chat: &LocalChat, ws: &Path, profile: &Path, browser: Browser) -> Pty {
+    let mut command = format!(
+        "{} interactive --site local --url {} --headless --mode auto --workspace {} --profile {}",
+        env!("CARGO_BIN_EXE_keyless"),
+        chat.url(),
+        ws.display(),
+        profile.display(),
+    );
+    if browser == Browser::Shared {
+        command.push_str(" --cdp ");
+        command.push_str(crate::common::shared_browser::cdp_url());
+    }
+    Pty::start(&command, &[("XDG_CONFIG_HOME", profile)])
+}
+
+/// Whether a process runs with `profile` on its command line (a browser on it).
+fn browser_on(profile: &Path) -> bool {
+    let needle = profile.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).contains(&needle))
+            .unwrap_or(false)
+    })
+}
+
+#[test]
+fn ctrl_c_at_the_terminal_stops_the_wait_and_the_browser_stays_for_the_next_line() {
+    // The first reply streams slowly enough to be interrupted in the middle.
+    let slow = format!(
+        "@@say\n<<<MSG\n{}\nMSG>>>\n@@end\n@@done\n<<<MSG\nfirst\nMSG>>>\n@@end\n@@eof\n",
+        "a long thought ".repeat(30)
+    );
+    let mut script = Script::replies([
+        slow,
+        "@@done\n<<<MSG\nsecond\nMSG>>>\n@@end\n@@eof\n".to_string(),
+    ]);
+    script.chunk_chars = 10;
+    script.chunk_delay = std::time::Duration::from_millis(100);
+    let chat = LocalChat::start(script).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut terminal = start(&chat, ws.path(), profile.path(), Browser::Launched);
+    terminal
+        .wait_for(PROMPT)
+        .type_line("think for a while", "\r")
+        .wait_for("the model is writing");
+    // Ctrl+C as a terminal sends it: the line discipline signals the whole foreground process
+    // group (keyless and whatever it started in its group).
+    terminal.type_line("\x03", "");
+    terminal
+        .wait_for("KA_CANCELLED: the turn stopped (Ctrl+C); the next line goes on in the same chat")
+        .wait_for(PROMPT)
+        .type_line("second thing", "\r")
+        .wait_for("Done. second")
+        .wait_for(PROMPT)
+        .type_line("/quit", "\r");
+    let text = terminal.finish();
+    assert!(!text.contains("KA_BROWSER_CONNECTION_FAILED"), "{text}");
+    assert!(
+        !text.contains("Done. first"),
+        "the first turn was stopped: {text}"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert_eq!(
+        received[1], "Next task (turn 2; reply in AgentScript v1 only):\nsecond thing\n",
+        "the same chat goes on"
+    );
+    // The browser still ends with keyless.
+    assert!(
+        !browser_on(profile.path()),
+        "the browser closed with keyless"
+    );
+}
+
+/// Waits until no browser runs on `profile`.
+fn wait_for_the_browser_to_end(profile: &Path) {
+    let started = std::time::Instant::now();
+    while browser_on(profile) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the browser on {} outlived keyless",
+            profile.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The keyless process working with `profile`.
+fn keyless_on(profile: &Path) -> i32 {
+    let needle = profile.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            let exe = std::fs::read_link(entry.path().join("exe")).ok()?;
+            (exe.ends_with("keyless") && cmdline.contains(&needle)).then_some(pid)
+        })
+        .expect("keyless runs")
+}
+
+#[test]
+fn keyless_leaving_at_once_ends_its_browser_too() {
+    // A second Ctrl+C: keyless leaves at once, without unwinding.
+    let mut script = Script::replies(["@@done\n<<<MSG\nslow\nMSG>>>\n@@end\n@@eof\n"]);
+    script.chunk_chars = 5;
+    script.chunk_delay = std::time::Duration::from_millis(300);
+    let chat = LocalChat::start(script).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut terminal = start(&chat, ws.path(), profile.path(), Browser::Launched);
+    terminal
+        .wait_for(PROMPT)
+        .type_line("a task", "\r")
+        .wait_for("the model is writing")
+        .type_line("\x03", "")
+        .wait_for("the next line goes on in the same chat")
+        .wait_for(PROMPT);
+    assert!(browser_on(profile.path()), "the first Ctrl+C left it");
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &keyless_on(profile.path()).to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    terminal.finish();
+    wait_for_the_browser_to_end(profile.path());
+
+    // The terminal closed: SIGHUP, which reaches keyless and not the browser's own group.
+    let chat = LocalChat::start(Script::default()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut terminal = start(&chat, ws.path(), profile.path(), Browser::Launched);
+    terminal.wait_for(PROMPT);
+    assert!(browser_on(profile.path()), "the browser is open");
+    terminal.hang_up();
+    wait_for_the_browser_to_end(profile.path());
+}
+
+#[test]
+fn interactive_local_tries_the_repl_offline_with_confirmations_and_undo() {
+    let config = tempfile::tempdir().unwrap();
+    let command = format!("{} interactive --local", env!("CARGO_BIN_EXE_keyless"));
+    let mut terminal = Pty::start(&command, &[("XDG_CONFIG_HOME", config.path())]);
+    // Ask mode: the scripted model's commands are asked for, answered as a person would.
+    terminal
+        .wait_for("its model is a script")
+        .wait_for(PROMPT)
+        .type_line("Write greet.sh and run it", "\r")
+        .wait_for("run: sh greet.sh keyless [Execute]")
+        .wait_for("allow? [y]es / [n]o / [a]lways this session: ")
+        .type_line("y", "\n")
+        .wait_for("asking the model to resend")
+        .wait_for("allow? [y]es / [n]o / [a]lways this session: ")
+        .type_line("y", "\n")
+        .wait_for("Done. greet.sh prints \"Hello, keyless!\" and is committed.")
+        .wait_for(PROMPT)
+        .type_line("/undo", "\r")
+        .wait_for("restored greet.sh")
+        .wait_for(PROMPT)
+        .type_line("/quit", "\r");
+    let text = terminal.finish();
+    let workspace = text
+        .lines()
+        .find_map(|l| l.strip_prefix("keyless interactive: workspace "))
+        .expect("the workspace is named")
+        .trim_end()
+        .to_string();
+    let workspace = Path::new(&workspace);
+    // /undo put back the typo fix; the commit stays.
+    let script = std::fs::read_to_string(workspace.join("greet.sh")).unwrap();
+    assert!(script.contains("echo \"Helo, $name!\""), "{script}");
+    assert!(
+        text.contains(&format!(
+            "the model's work stays in {}",
+            workspace.display()
+        )),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(workspace.parent().unwrap());
 }
 
 #[test]

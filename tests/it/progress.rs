@@ -111,3 +111,28 @@ fn colours_only_on_a_terminal_and_never_with_no_color() {
     assert!(!plain.contains("\x1b[3"), "NO_COLOR: {plain}");
     // Output that is not a terminal has no colour: `verbose_and_quiet_…` checks it.
 }
+
+#[test]
+fn quiet_run_shows_only_what_the_model_says_problems_and_the_outcome() {
+    use keyless::chat::local::{LocalChat, Script};
+    let chat = LocalChat::start(Script::replies([
+        "@@say\n<<<MSG\nWriting the note.\nMSG>>>\n@@end\n@@newfile n.txt\n<<<CONTENT\nn\nCONTENT>>>\n@@end\n@@runcommand\n<<<CMD\ncat n.txt\nCMD>>>\n@@end\n@@done\n<<<MSG\nWrote n.txt.\nMSG>>>\n@@end\n@@eof\n",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = crate::common::local_keyless::keyless_on(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["-q", "run", "--mode", "auto", "Write a note"],
+    )
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stdout, "Done. Wrote n.txt.\n");
+    // Standard error: the model's words, nothing about keyless's own steps.
+    assert_eq!(stderr, "model: Writing the note.\n", "{stderr}");
+}

@@ -18,6 +18,8 @@ const DEFAULT_HISTORY_WAIT_MS: u64 = 8_000;
 const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 /// The safety-net poll while waiting for a reply (the page's MutationObserver is the fast path).
 const POLL: Duration = Duration::from_millis(250);
+/// How long a stopped reply may take to end (the site saves what it has first).
+const STOP_WAIT: Duration = Duration::from_secs(10);
 /// How long the reply text must stay unchanged, with no stop control, to count as finished when
 /// the site shows no completion sign.
 const SETTLE: Duration = Duration::from_millis(1500);
@@ -87,6 +89,7 @@ impl CdpDriver {
     /// the text, reported as a warning).
     /// How the new user turn showed the message is returned, for [`CdpDriver::judge_delivery`].
     fn send_as(&mut self, message: &str, how: SendAs) -> Result<Shown, Failure> {
+        self.stop_leftover_reply()?;
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
         }
@@ -199,14 +202,27 @@ impl CdpDriver {
         ))
     }
 
+    /// A reply still streaming when a message is about to go (its wait was stopped with Ctrl+C,
+    /// and the user gave the next task) is stopped, as a person clicks the stop control: a chat
+    /// takes no message while it streams, and that reply was given up.
+    fn stop_leftover_reply(&mut self) -> Result<(), Failure> {
+        let streams = |state: &super::PageState| state.streaming || state.ex_busy;
+        if !streams(&self.state()?) {
+            return Ok(());
+        }
+        tracing::info!("stopping a reply that still streams before sending");
+        self.eval::<bool>("window.__keyless.click('StopButton')")?;
+        let started = Instant::now();
+        while started.elapsed() < STOP_WAIT && streams(&self.state()?) {
+            self.next_change(POLL);
+        }
+        // Still streaming: the send that follows says what the page did.
+        Ok(())
+    }
+
     /// Opens a saved chat and finds where it stands with the pending message.
     fn reopen_chat(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
-        let page = self.page.clone();
-        let target = url.to_string();
-        self.block(async move {
-            bounded(page.goto(target.as_str()), "reopen the chat").await?;
-            Ok(())
-        })?;
+        self.navigate(url, "reopen the chat")?;
         self.wait_ready()?;
         // Real sites draw an old conversation after the composer: wait until it shows messages
         // and stops growing, or until the site's wait says the chat is gone.
@@ -400,12 +416,8 @@ impl ChatDriver for CdpDriver {
                 std::thread::sleep(Duration::from_millis(50));
             }
         } else {
-            let page = self.page.clone();
             let url = self.options.url.clone();
-            self.block(async move {
-                bounded(page.goto(url.as_str()), "open a new chat").await?;
-                Ok(())
-            })?;
+            self.navigate(&url, "open a new chat")?;
         }
         self.assistants_before_send = 0;
         self.wait_ready()

@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use chromiumoxide::cdp::browser_protocol::emulation::SetFocusEmulationEnabledParams;
 use chromiumoxide::handler::HandlerConfig;
-use chromiumoxide::{Browser, BrowserConfig, Page};
+use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::{CDP_TIMEOUT, CdpDriver, Options, bounded, connection};
+use super::{CDP_TIMEOUT, CdpDriver, Options, bounded, connection, spawn};
 use crate::catalog::Failure;
-use crate::claim::Claim;
+use crate::claim::{Lock, Share};
 
 /// Finds the installed Chrome or Chromium.
 pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
@@ -57,33 +57,37 @@ pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
 }
 
 /// An open browser: the connection, the chat page, the task driving the connection, and the
-/// browser's process id when it runs on this machine (launched, or left over and adopted).
+/// browser's process id when it runs on this machine (launched, or found on the profile).
 pub(super) struct Opened {
     pub browser: Browser,
     pub page: Page,
     pub handler: tokio::task::JoinHandle<()>,
     pub pid: Option<i32>,
-    /// This process's claim on the profile, for as long as the browser is open.
-    pub claim: Option<Claim>,
+    /// The browser's process when keyless launched it.
+    pub child: Option<tokio::process::Child>,
+    /// This process's share of the profile, for as long as its tab is open.
+    pub share: Option<Share>,
 }
 
-fn claim_profile(profile: &Path) -> Result<Claim, Failure> {
+/// Joins the keyless processes using `profile`, each in its own tab of the one browser on it.
+fn share_profile(profile: &Path) -> Result<Share, Failure> {
     std::fs::create_dir_all(profile).map_err(|e| {
         connection(format!(
             "cannot create the browser profile {}: {e}",
             profile.display()
         ))
     })?;
-    Claim::take(&profile.join(PROFILE_CLAIM)).map_err(|pid| {
-        connection(format!(
-            "the browser profile {} is in use by another keyless (process {pid}); wait for it to finish, or pass another --profile",
-            profile.display()
-        ))
-    })
+    Ok(Share::join(&profile.join(PROFILE_USERS)))
 }
 
-/// The file in a profile that names the keyless using it.
-const PROFILE_CLAIM: &str = "keyless.pid";
+/// The folder in a profile that names the keyless processes using it.
+pub(super) const PROFILE_USERS: &str = "keyless.users";
+
+/// The lock keyless processes take turns with to find or launch the browser on a profile.
+const PROFILE_LAUNCH_LOCK: &str = "keyless.lock";
+
+/// What a new tab shows until the chat's address is opened in it.
+const BLANK: &str = "about:blank";
 
 /// The browser's flags, without leading dashes. Never `enable-automation` (see `open_browser`).
 pub const LAUNCH_ARGS: &[&str] = &[
@@ -118,16 +122,23 @@ pub const LAUNCH_ARGS: &[&str] = &[
 ];
 
 pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
-    // One keyless per profile: a second would take over the first one's browser.
-    let claim = match &options.cdp_url {
+    // Several keyless may use one profile, each in its own tab: one at a time finds the browser
+    // on it or launches one, so that two never launch two.
+    let share = match &options.cdp_url {
         Some(_) => None,
-        None => Some(claim_profile(&options.profile)?),
+        None => Some(share_profile(&options.profile)?),
+    };
+    let _turn = match &options.cdp_url {
+        Some(_) => None,
+        None => Some(Lock::wait(&options.profile.join(PROFILE_LAUNCH_LOCK))),
     };
     let adopted = match &options.cdp_url {
         Some(_) => None,
         None => adopt(&options.profile).await?,
     };
-    let (mut browser, mut handler, adopted_pid) = match (&options.cdp_url, adopted) {
+    // The process keyless started (none attached or adopted): it ends when this is dropped.
+    let mut child = None;
+    let (browser, mut handler, adopted_pid) = match (&options.cdp_url, adopted) {
         (_, Some((browser, handler, pid))) => (browser, handler, Some(pid)),
         (Some(url), None) => {
             let (browser, handler) = bounded(
@@ -139,31 +150,30 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         }
         (None, None) => {
             let executable = find_browser(options.executable.as_deref())?;
-            let mut builder = BrowserConfig::builder()
-                .chrome_executable(executable)
-                .user_data_dir(&options.profile)
-                .launch_timeout(Duration::from_secs(20))
-                .request_timeout(CDP_TIMEOUT)
-                .window_size(1280, 900)
-                // The page is as big as the window: no emulated screen (see `attached`).
-                .viewport(None);
             // chromiumoxide's own defaults (puppeteer's) include `enable-automation`: Chrome
             // then says it is "controlled by automated test software", sets
             // `navigator.webdriver`, and Google's sign-in refuses the browser ("may not be
-            // secure"), so the user could not log in to Gemini. keyless keeps the rest of them
-            // that matter, and the dashes are added by chromiumoxide.
-            builder = builder.disable_default_args();
-            for arg in LAUNCH_ARGS {
-                builder = builder.arg(*arg);
+            // secure"), so the user could not log in to Gemini. keyless passes its own flags.
+            let spawned = spawn::spawn(&spawn::Launch {
+                executable: &executable,
+                profile: &options.profile,
+                args: LAUNCH_ARGS,
+                headless: options.headless,
+                no_sandbox: running_as_root(),
+            })
+            .await?;
+            let (browser, handler) = bounded(
+                Browser::connect_with_config(spawned.ws_url.clone(), attached()),
+                "attach to the browser it launched",
+            )
+            .await?;
+            if let (Some(group), Some(share)) = (
+                spawned.child.id().and_then(|id| i32::try_from(id).ok()),
+                &share,
+            ) {
+                tokio::spawn(note_group_while_alone(group, share.folder()));
             }
-            if !options.headless {
-                builder = builder.with_head();
-            }
-            if running_as_root() {
-                builder = builder.no_sandbox();
-            }
-            let config = builder.build().map_err(connection)?;
-            let (browser, handler) = bounded(Browser::launch(config), "launch the browser").await?;
+            child = Some(spawned.child);
             (browser, handler, None)
         }
     };
@@ -172,12 +182,14 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         while handler.next().await.is_some() {}
     });
     let pid = adopted_pid.or_else(|| {
-        browser
-            .get_mut_child()
-            .and_then(|child| child.as_mut_inner().id())
+        child
+            .as_ref()
+            .and_then(tokio::process::Child::id)
             .and_then(|id| i32::try_from(id).ok())
     });
-    let page = bounded(browser.new_page(options.url.as_str()), "open the chat page").await?;
+    // A blank tab: the chat's address is opened once keyless listens to the page, so that a
+    // page that does not load is told apart from one that is not a chat (`navigate.rs`).
+    let page = bounded(browser.new_page(BLANK), "open a tab").await?;
     // The page behaves as focused while the user works in another window (editors drop
     // their selection, and some pages pause, when they lose focus).
     bounded(
@@ -190,13 +202,31 @@ pub(super) async fn open_browser(options: &Options) -> Result<Opened, Failure> {
         page,
         handler: handler_task,
         pid,
-        claim,
+        child,
+        share,
     })
 }
 
-/// A browser keyless launched on this profile that outlived it (keyless was killed): it still
-/// holds the profile, so a new launch would fail. keyless attaches to it instead, through the
-/// DevTools address it left in the profile, and closes it at the end as its own.
+/// Notes the launched browser's process group to be ended when keyless leaves at once (a
+/// second Ctrl+C, the terminal closed), for as long as no other keyless uses the browser.
+async fn note_group_while_alone(group: i32, users: std::path::PathBuf) {
+    loop {
+        if crate::claim::others_in(&users).is_empty() {
+            crate::cancel::end_with_keyless(group);
+        } else {
+            crate::cancel::forget(group);
+        }
+        tokio::time::sleep(SHARE_WATCH).await;
+    }
+}
+
+/// How often a launching keyless looks whether others use its browser.
+const SHARE_WATCH: Duration = Duration::from_millis(500);
+
+/// The browser running on this profile: another keyless's (each uses its own tab), or one a
+/// killed keyless left. It holds the profile, so a new launch would fail: keyless attaches to it
+/// instead, through the DevTools address it left in the profile, and the last keyless using it
+/// closes it.
 async fn adopt(profile: &Path) -> Result<Option<Adopted>, Failure> {
     let Some(pid) = profile_owner(profile) else {
         return Ok(None);
@@ -260,40 +290,112 @@ fn running_as_root() -> bool {
     }
 }
 
-/// Ending: a launched browser closed or killed, an attached one left with its tab closed.
+/// Ending: a launched browser closed or killed, an attached one left with its tab closed; a
+/// browser other keyless processes use too is left to them, with only this one's tab closed.
 impl CdpDriver {
     /// Kills a launched browser at once, as a crash would (tests and emergencies).
     pub fn kill_browser(&mut self) {
         let browser = &mut self.browser;
+        let process = &mut self.browser_process;
         self.runtime.block_on(async {
-            let _ = tokio::time::timeout(Duration::from_secs(5), browser.kill()).await;
+            match process {
+                Some(child) => {
+                    let _ = child.kill().await;
+                }
+                // A browser found on the profile: no process handle, only its pid.
+                None => {
+                    let _ = tokio::time::timeout(CLOSE_WAIT, browser.kill()).await;
+                }
+            }
         });
     }
 
-    /// Closes the browser (a launched one), or, in the user's own browser (attached), only the
-    /// tab keyless opened: the chat stays at its address for the next run.
+    /// Waits for this profile's turn to find, launch or close its browser (none in the user's
+    /// own browser).
+    fn launch_turn(&self) -> Option<Lock> {
+        match &self.options.cdp_url {
+            Some(_) => None,
+            None => Some(Lock::wait(&self.options.profile.join(PROFILE_LAUNCH_LOCK))),
+        }
+    }
+
+    /// Whether another keyless uses this driver's browser now.
+    fn shared(&self) -> bool {
+        self.profile_share
+            .as_ref()
+            .is_some_and(|share| !share.others().is_empty())
+    }
+
+    /// Closes the browser (one on keyless's profile that no other keyless uses), or only the
+    /// tab keyless opened (in the user's own browser, attached, or in one shared with other
+    /// keyless processes): the chat stays at its address for the next run.
     pub fn close(mut self) {
-        if self.options.cdp_url.is_none() {
+        // Deciding and closing in turn with the others: one that joins meanwhile finds the
+        // browser gone and launches another, never one that is closing.
+        let _turn = self.launch_turn();
+        if self.options.cdp_url.is_none() && !self.shared() {
             let browser = &mut self.browser;
+            let process = &mut self.browser_process;
             self.runtime.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(5), browser.close()).await;
-                let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
+                let _ = tokio::time::timeout(CLOSE_WAIT, browser.close()).await;
+                if let Some(child) = process {
+                    let group = child.id().and_then(|id| i32::try_from(id).ok());
+                    // A browser that does not end when asked is ended (on drop).
+                    if let Ok(Ok(_)) = tokio::time::timeout(CLOSE_WAIT, child.wait()).await
+                        && let Some(group) = group
+                    {
+                        crate::cancel::forget(group);
+                    }
+                }
             });
         }
-        // Drop closes an attached driver's tab and stops the handler.
+        // Drop closes the tab of a browser that stays, and stops the handler.
     }
 }
 
+/// How long a browser may take to close when asked (or to answer on the way out).
+const CLOSE_WAIT: Duration = Duration::from_secs(5);
+
 impl Drop for CdpDriver {
     /// A driver dropped without `close` (an error on the way out, a test) leaves no tab of
-    /// its own behind in the user's browser. A launched browser is killed with its `Browser`.
+    /// its own behind in a browser that stays (the user's, or one other keyless processes
+    /// use). A launched browser no one else uses is killed, with whatever of it still runs in
+    /// its process group (its renderers and helpers).
     fn drop(&mut self) {
-        if self.options.cdp_url.is_some() && tokio::runtime::Handle::try_current().is_err() {
+        let _turn = self.launch_turn();
+        let shared = self.shared();
+        let stays = self.options.cdp_url.is_some() || shared;
+        if stays && tokio::runtime::Handle::try_current().is_err() {
             let page = self.page.clone();
             self.runtime.block_on(async {
-                let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
+                let _ = tokio::time::timeout(CLOSE_WAIT, page.close()).await;
             });
         }
         self.handler.abort();
+        if let Some(mut child) = self.browser_process.take() {
+            let group = child.id().and_then(|id| i32::try_from(id).ok());
+            if let Some(group) = group {
+                crate::cancel::forget(group);
+            }
+            if shared {
+                // The others go on with it; whoever is last closes it.
+                return;
+            }
+            #[cfg(unix)]
+            if let Some(group) = group {
+                // SAFETY: killpg has no memory preconditions; the group is the browser's own
+                // (it was started as its leader), never keyless's.
+                unsafe {
+                    libc::killpg(group, libc::SIGKILL);
+                }
+            }
+            let _ = child.start_kill();
+            // Gone before the turn passes on: the next keyless launches anew.
+            if tokio::runtime::Handle::try_current().is_err() {
+                self.runtime.block_on(async {
+                    let _ = tokio::time::timeout(CLOSE_WAIT, child.wait()).await;
+                });
+            }
+        }
     }
 }

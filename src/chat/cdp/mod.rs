@@ -8,12 +8,13 @@
 //! to decode.
 //!
 //! This file is the browser and page plumbing; `conversation.rs` sends, reopens and waits,
-//! `composer.rs` clears, inserts, attaches and reads, `launch.rs` finds and starts the browser.
+//! `composer.rs` clears, inserts, attaches and reads, `launch.rs` finds and starts the browser
+//! (`spawn.rs` its process), `navigate.rs` opens an address, `ready.rs` waits for the page.
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 // The by-rule replacement needs URL patterns; the global switch still works in Chromium 156.
 #[allow(deprecated)]
@@ -31,9 +32,12 @@ mod composer;
 mod conversation;
 mod discovery;
 mod launch;
+mod navigate;
 mod read;
+mod ready;
 mod sent;
 mod sketch;
+mod spawn;
 
 use sent::{Delivery, Shown, fence, shown_as};
 pub use sent::{attachment_name, attachment_note};
@@ -139,9 +143,15 @@ pub struct CdpDriver {
     handler: tokio::task::JoinHandle<()>,
     /// The browser's process, when it runs here: its end is noticed at once.
     browser_pid: Option<i32>,
-    /// Held while the driver lives: no second keyless takes this profile's browser over.
-    _profile_claim: Option<crate::claim::Claim>,
+    /// The browser's process when keyless started it (in a process group of its own): closed
+    /// or killed with the driver.
+    browser_process: Option<tokio::process::Child>,
+    /// This process's share of the profile while the driver lives: the last keyless using the
+    /// browser closes it.
+    profile_share: Option<crate::claim::Share>,
     failed_requests: Arc<Mutex<Vec<String>>>,
+    /// The statuses of the documents the page loaded (`navigate.rs`).
+    documents: navigate::Documents,
     notified: Arc<tokio::sync::Notify>,
     assistants_before_send: usize,
     /// The last message sent and how (a site that refuses it as too long gets it again as a
@@ -204,7 +214,8 @@ impl CdpDriver {
     /// Launches (or attaches to) the browser and opens the chat page.
     pub fn start(options: Options) -> Result<CdpDriver, Failure> {
         let mut driver = CdpDriver::launch(options)?;
-        driver.prepare_page()?;
+        let prepared = driver.prepare_page();
+        driver.sketched(prepared)?;
         Ok(driver)
     }
 
@@ -242,8 +253,10 @@ impl CdpDriver {
             options,
             handler: opened.handler,
             browser_pid: opened.pid,
-            _profile_claim: opened.claim,
+            browser_process: opened.child,
+            profile_share: opened.share,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
+            documents: navigate::Documents::default(),
             notified: Arc::new(tokio::sync::Notify::new()),
             assistants_before_send: 0,
             last_sent: None,
@@ -278,12 +291,14 @@ impl CdpDriver {
         let page = self.page.clone();
         let failed = Arc::clone(&self.failed_requests);
         let notified = Arc::clone(&self.notified);
+        let documents = Arc::clone(&self.documents);
         self.block(async move {
             bounded(
                 page.execute(EnableParams::default()),
                 "enable network events",
             )
             .await?;
+            navigate::watch_documents(&page, documents).await?;
             bounded(
                 page.execute(AddBindingParams::new("__keylessNotify")),
                 "add the page binding",
@@ -313,94 +328,9 @@ impl CdpDriver {
             });
             Ok(())
         })?;
+        let url = self.options.url.clone();
+        self.navigate(&url, "open the chat page")?;
         self.wait_ready()
-    }
-
-    /// Waits until the page shows its composer (and says why not: a login wall, a bot check, a
-    /// wrong page). A login wall or a bot check in a browser the user can see is waited out
-    /// (`Options::login_wait`): the user deals with it there, and keyless goes on by itself.
-    fn wait_ready(&mut self) -> Result<(), Failure> {
-        let started = Instant::now();
-        let mut told = false;
-        loop {
-            // A page that navigates (as a login does) loses the helper and may fail a call in
-            // the middle: only a browser that is gone ends the wait early.
-            let ready = self
-                .install()
-                .and_then(|()| self.eval::<bool>("window.__keyless.exists('Composer')"));
-            match ready {
-                Ok(true) => {
-                    let _ = self.eval::<bool>("window.__keyless.observe()");
-                    return Ok(());
-                }
-                Err(failure) if !self.browser_alive() => return Err(failure),
-                _ => {}
-            }
-            let state: PageState = self
-                .eval_json("window.__keyless.state()")
-                .unwrap_or_default();
-            // No selector finds the composer: look for it by its shape (never on a login wall
-            // or a bot check, whose fields are not a chat's).
-            let known = self
-                .options
-                .site
-                .selectors
-                .get("Composer")
-                .is_some_and(|alternatives| !alternatives.is_empty());
-            if !state.login
-                && !state.challenge
-                && (!known || started.elapsed() >= DISCOVERY_GRACE)
-                && self.discover_composer().unwrap_or(false)
-            {
-                let _ = self.eval::<bool>("window.__keyless.observe()");
-                return Ok(());
-            }
-            let login_wait = self.options.login_wait;
-            // A login or a bot check needs the person: in a window, they get time for it.
-            let blocked = if state.login {
-                Some("asks you to log in: log in")
-            } else if state.challenge {
-                Some("shows a bot check: pass it")
-            } else {
-                None
-            };
-            let limit = match blocked {
-                Some(what) if !login_wait.is_zero() => {
-                    if !told {
-                        told = true;
-                        if let Some(notice) = self.options.notice {
-                            notice(&format!(
-                                "{} {what} in the browser window keyless opened (profile {}); keyless goes on by itself once the chat shows its message box. Waiting up to {} minutes; Ctrl+C stops.",
-                                self.options.site_name,
-                                self.options.profile.display(),
-                                login_wait.as_secs().div_ceil(60)
-                            ));
-                        }
-                    }
-                    login_wait
-                }
-                // Nobody can act on it (no window): say so soon.
-                Some(_) => LOGIN_GRACE,
-                None => PAGE_READY,
-            };
-            if crate::cancel::requested() {
-                return Err(Failure::new(
-                    Code::Cancelled,
-                    "stopped while waiting for the chat page (Ctrl+C)",
-                ));
-            }
-            if started.elapsed() > limit {
-                let why = if state.login {
-                    " The page asks you to log in: run keyless without --headless and log in in the window it opens (the profile keeps the login)."
-                } else if state.challenge {
-                    " The page shows a bot check: run keyless without --headless and pass it in the window it opens."
-                } else {
-                    ""
-                };
-                return Err(self.selector_not_found("Composer", why));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
     }
 
     /// Whether the browser still runs and its connection still stands.

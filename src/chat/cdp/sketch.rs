@@ -17,6 +17,7 @@ impl CdpDriver {
         let telling = matches!(
             failure.code,
             Code::SelectorNotFound
+                | Code::PageNotLoaded
                 | Code::SendNotConfirmed
                 | Code::ComposerNotClean
                 | Code::ReplyTimeout
@@ -45,7 +46,14 @@ impl CdpDriver {
     /// attributes selectors use, text only as a length. `None` when the page or the folder
     /// cannot be had.
     pub fn save_sketch(&self, folder: &std::path::Path, why: &str) -> Option<PathBuf> {
-        let sketch = self.eval::<String>("window.__keyless.sketch()").ok()?;
+        // A page that did not load (the browser's error page) never had the helper.
+        let sketch = match self.eval::<String>("window.__keyless.sketch()") {
+            Ok(sketch) => sketch,
+            Err(_) => {
+                self.install().ok()?;
+                self.eval::<String>("window.__keyless.sketch()").ok()?
+            }
+        };
         let millis = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());

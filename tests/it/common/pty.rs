@@ -93,6 +93,14 @@ impl Pty {
         self
     }
 
+    /// Closes the terminal, as when its window is closed: the program's session gets SIGHUP.
+    pub fn hang_up(mut self) {
+        drop(self.stdin.take());
+        // `script` holds the terminal's other end; when it dies the terminal hangs up.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Closes the keyboard, waits for the program to end and returns everything it showed.
     pub fn finish(mut self) -> String {
         drop(self.stdin.take());

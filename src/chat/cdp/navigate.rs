@@ -1,0 +1,238 @@
+//! Opening an address in the chat page, and telling a page that did not load from a page that
+//! is not a chat: nothing answering, a name that does not resolve, a refused certificate, or an
+//! HTTP error status is `KA_PAGE_NOT_LOADED`, with the address and the browser's error, within
+//! seconds; never a wait of `PAGE_READY` for a composer that cannot come, then "no Composer
+//! element".
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
+use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
+use futures::StreamExt;
+
+use super::{CDP_TIMEOUT, CdpDriver, bounded};
+use crate::catalog::{Code, Failure};
+
+/// How long an HTTP error page may take to turn out to be a chat after all (a site that draws
+/// its app over an error status) before it counts as a page that did not load.
+pub(super) const ERROR_STATUS_GRACE: Duration = Duration::from_secs(2);
+
+/// The HTTP status of each document the page loaded, by its loader (the latest few): the
+/// browser's error for an error status with an empty page (`net::ERR_HTTP_RESPONSE_CODE_FAILURE`)
+/// names no status.
+pub(super) type Documents = Arc<Mutex<VecDeque<(String, u16)>>>;
+
+/// How many documents' statuses are kept (a navigation looks its own up at once).
+const DOCUMENTS_KEPT: usize = 8;
+
+/// Notes the status of every document the page loads, from the page's network events.
+pub(super) async fn watch_documents(page: &Page, documents: Documents) -> Result<(), Failure> {
+    let mut responses = bounded(
+        page.event_listener::<EventResponseReceived>(),
+        "listen for the page's documents",
+    )
+    .await?;
+    tokio::spawn(async move {
+        while let Some(event) = responses.next().await {
+            let Ok(status) = u16::try_from(event.response.status) else {
+                continue;
+            };
+            if event.r#type != ResourceType::Document {
+                continue;
+            }
+            if let Ok(mut kept) = documents.lock() {
+                kept.push_back((event.loader_id.inner().clone(), status));
+                while kept.len() > DOCUMENTS_KEPT {
+                    kept.pop_front();
+                }
+            }
+        }
+    });
+    Ok(())
+}
+
+/// How a navigation ended.
+enum Navigated {
+    Loaded,
+    /// The browser's error, and the loader whose document's status may say more.
+    Failed {
+        error: String,
+        loader: Option<String>,
+    },
+    /// Not finished within the CDP time limit.
+    StillLoading,
+}
+
+/// The lowest HTTP status that is an error.
+const FIRST_ERROR_STATUS: u16 = 400;
+
+/// The browser's network errors a person can act on, with what they mean.
+const NET_ERRORS: &[(&str, &str)] = &[
+    (
+        "net::ERR_CONNECTION_REFUSED",
+        "nothing answers at that address (is the server running, the port right?)",
+    ),
+    (
+        "net::ERR_UNSAFE_PORT",
+        "the browser never connects to this port (it is on its list of unsafe ports); use another",
+    ),
+    (
+        "net::ERR_NAME_NOT_RESOLVED",
+        "the host name does not resolve (a typo in the address, or no DNS)",
+    ),
+    ("net::ERR_INTERNET_DISCONNECTED", "the machine is offline"),
+    (
+        "net::ERR_ADDRESS_UNREACHABLE",
+        "the address cannot be reached from this machine",
+    ),
+    ("net::ERR_CONNECTION_TIMED_OUT", "the server did not answer"),
+    ("net::ERR_TIMED_OUT", "the server did not answer"),
+    (
+        "net::ERR_PROXY_CONNECTION_FAILED",
+        "the proxy the browser uses does not answer",
+    ),
+    ("net::ERR_CERT_", "the site's certificate was refused"),
+    ("net::ERR_SSL_", "the secure connection could not be made"),
+    (
+        "net::ERR_EMPTY_RESPONSE",
+        "the server closed the connection without an answer",
+    ),
+];
+
+/// A page that did not load: the address, the browser's error, what it means.
+pub(super) fn not_loaded(url: &str, error: &str) -> Failure {
+    let meaning = NET_ERRORS
+        .iter()
+        .find(|(prefix, _)| error.starts_with(prefix))
+        .map(|(_, meaning)| format!(": {meaning}"))
+        .unwrap_or_default();
+    Failure::new(
+        Code::PageNotLoaded,
+        format!(
+            "the chat page {url} did not load ({error}){meaning}. Check the address (--url, Browser.Url or the site's url in selectors.json) and the network."
+        ),
+    )
+}
+
+/// A page that answered with an HTTP error status and showed no chat.
+pub(super) fn error_status(url: &str, status: u16) -> Failure {
+    Failure::new(
+        Code::PageNotLoaded,
+        format!(
+            "the chat page {url} did not load: the server answered HTTP {status}{} and the page shows no chat. Check the address (--url, Browser.Url or the site's url in selectors.json).",
+            reason_phrase(status)
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        ),
+    )
+}
+
+fn reason_phrase(status: u16) -> Option<&'static str> {
+    Some(match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        410 => "Gone",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => return None,
+    })
+}
+
+impl CdpDriver {
+    /// Opens `url` in the chat page; `what` names the step for a failure that is the
+    /// browser's. A navigation the browser reports as failed, or whose server sent nothing
+    /// within the CDP time limit, is `KA_PAGE_NOT_LOADED`; one that answered and is slow to
+    /// finish loading is left to the wait for the composer.
+    pub(super) fn navigate(&self, url: &str, what: &str) -> Result<(), Failure> {
+        // Only this navigation's documents count.
+        if let Ok(mut documents) = self.documents.lock() {
+            documents.clear();
+        }
+        let page = self.page.clone();
+        let target = url.to_string();
+        let what = what.to_string();
+        let navigated = self.block(async move {
+            let navigate = page.execute(NavigateParams::new(target));
+            Ok(match tokio::time::timeout(CDP_TIMEOUT, navigate).await {
+                Ok(Ok(answer)) => match answer.result.error_text {
+                    None => Navigated::Loaded,
+                    Some(error) => Navigated::Failed {
+                        error,
+                        loader: answer.result.loader_id.map(|id| id.inner().clone()),
+                    },
+                },
+                Ok(Err(e)) => return Err(super::connection(format!("could not {what}: {e}"))),
+                Err(_) => Navigated::StillLoading,
+            })
+        })?;
+        match navigated {
+            Navigated::Loaded => Ok(()),
+            Navigated::Failed { error, loader } => {
+                match loader.and_then(|id| self.document_status(&id)) {
+                    Some(status) if status >= FIRST_ERROR_STATUS => Err(error_status(url, status)),
+                    _ => Err(not_loaded(url, &error)),
+                }
+            }
+            // The server answered and the page is slow to finish: the wait for the composer
+            // decides.
+            Navigated::StillLoading if self.documents.lock().is_ok_and(|d| !d.is_empty()) => Ok(()),
+            Navigated::StillLoading => Err(not_loaded(
+                url,
+                &format!("no answer within {} s", CDP_TIMEOUT.as_secs()),
+            )),
+        }
+    }
+
+    /// The HTTP status the document a navigation loaded had, by its loader.
+    fn document_status(&self, loader: &str) -> Option<u16> {
+        let documents = self.documents.lock().ok()?;
+        documents
+            .iter()
+            .rev()
+            .find(|(id, _)| id == loader)
+            .map(|(_, status)| *status)
+    }
+
+    /// The HTTP status of the document the page shows and its address, when the status is an
+    /// error; `None` for a success, or a document with no status (a local file, an error page
+    /// of the browser's).
+    pub(super) fn error_status(&self) -> Option<(u16, String)> {
+        let (status, url): (u16, String) = self
+            .eval_json(
+                "[(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0, location.href]",
+            )
+            .ok()?;
+        (status >= FIRST_ERROR_STATUS).then_some((status, url))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_network_error_says_what_it_means() {
+        let failure = not_loaded("http://127.0.0.1:1/", "net::ERR_CONNECTION_REFUSED");
+        assert_eq!(failure.code, Code::PageNotLoaded);
+        assert!(
+            failure.reason.contains("http://127.0.0.1:1/"),
+            "{failure:?}"
+        );
+        assert!(failure.reason.contains("nothing answers"), "{failure:?}");
+        let failure = not_loaded("https://x.invalid/", "net::ERR_CERT_AUTHORITY_INVALID");
+        assert!(failure.reason.contains("certificate"), "{failure:?}");
+        let failure = not_loaded("https://x/", "net::ERR_SOMETHING_NEW");
+        assert!(
+            failure.reason.contains("(net::ERR_SOMETHING_NEW)."),
+            "{failure:?}"
+        );
+    }
+}

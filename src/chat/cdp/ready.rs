@@ -1,0 +1,104 @@
+//! Waiting until the chat page is usable: its composer shows (found by the selectors, or by
+//! its shape), or the page says why not: a login wall or a bot check (waited out in a window
+//! the person can see), an HTTP error page, or a page that is not a chat at all.
+
+use std::time::{Duration, Instant};
+
+use super::{CdpDriver, DISCOVERY_GRACE, LOGIN_GRACE, PAGE_READY, PageState, navigate};
+use crate::catalog::{Code, Failure};
+
+impl CdpDriver {
+    /// Waits until the page shows its composer (and says why not: a login wall, a bot check, a
+    /// wrong page). A login wall or a bot check in a browser the user can see is waited out
+    /// (`Options::login_wait`): the user deals with it there, and keyless goes on by itself.
+    pub(super) fn wait_ready(&mut self) -> Result<(), Failure> {
+        let started = Instant::now();
+        let mut told = false;
+        loop {
+            // A page that navigates (as a login does) loses the helper and may fail a call in
+            // the middle: only a browser that is gone ends the wait early.
+            let ready = self
+                .install()
+                .and_then(|()| self.eval::<bool>("window.__keyless.exists('Composer')"));
+            match ready {
+                Ok(true) => {
+                    let _ = self.eval::<bool>("window.__keyless.observe()");
+                    return Ok(());
+                }
+                Err(failure) if !self.browser_alive() => return Err(failure),
+                _ => {}
+            }
+            let state: PageState = self
+                .eval_json("window.__keyless.state()")
+                .unwrap_or_default();
+            // No selector finds the composer: look for it by its shape (never on a login wall
+            // or a bot check, whose fields are not a chat's).
+            let known = self
+                .options
+                .site
+                .selectors
+                .get("Composer")
+                .is_some_and(|alternatives| !alternatives.is_empty());
+            if !state.login
+                && !state.challenge
+                && (!known || started.elapsed() >= DISCOVERY_GRACE)
+                && self.discover_composer().unwrap_or(false)
+            {
+                let _ = self.eval::<bool>("window.__keyless.observe()");
+                return Ok(());
+            }
+            let login_wait = self.options.login_wait;
+            // A login or a bot check needs the person: in a window, they get time for it.
+            let blocked = if state.login {
+                Some("asks you to log in: log in")
+            } else if state.challenge {
+                Some("shows a bot check: pass it")
+            } else {
+                None
+            };
+            let limit = match blocked {
+                Some(what) if !login_wait.is_zero() => {
+                    if !told {
+                        told = true;
+                        if let Some(notice) = self.options.notice {
+                            notice(&format!(
+                                "{} {what} in the browser window keyless opened (profile {}); keyless goes on by itself once the chat shows its message box. Waiting up to {} minutes; Ctrl+C stops.",
+                                self.options.site_name,
+                                self.options.profile.display(),
+                                login_wait.as_secs().div_ceil(60)
+                            ));
+                        }
+                    }
+                    login_wait
+                }
+                // Nobody can act on it (no window): say so soon.
+                Some(_) => LOGIN_GRACE,
+                // An HTTP error page is soon known not to be a chat.
+                None if self.error_status().is_some() => navigate::ERROR_STATUS_GRACE,
+                None => PAGE_READY,
+            };
+            if crate::cancel::requested() {
+                return Err(Failure::new(
+                    Code::Cancelled,
+                    "stopped while waiting for the chat page (Ctrl+C)",
+                ));
+            }
+            if started.elapsed() > limit {
+                if let (false, false, Some((status, url))) =
+                    (state.login, state.challenge, self.error_status())
+                {
+                    return Err(navigate::error_status(&url, status));
+                }
+                let why = if state.login {
+                    " The page asks you to log in: run keyless without --headless and log in in the window it opens (the profile keeps the login)."
+                } else if state.challenge {
+                    " The page shows a bot check: run keyless without --headless and pass it in the window it opens."
+                } else {
+                    ""
+                };
+                return Err(self.selector_not_found("Composer", why));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}

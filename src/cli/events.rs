@@ -1,0 +1,230 @@
+//! `--json` (`run`, `apply`): every event a person sees, as one JSON object per line on standard
+//! output, for CI jobs and programs that drive keyless (in the spirit of `codex exec --json` and
+//! `claude -p --output-format stream-json`). The human progress stays on standard error.
+//!
+//! The schema is `docs/json-events.md`: every object has `v` (the schema's version) and `type`;
+//! a test checks every event of real runs against the tables there. Adding a field or a type
+//! is compatible; renaming or removing one raises [`SCHEMA_VERSION`].
+
+use std::io::Write;
+
+use serde_json::{Value, json};
+
+use crate::batch::{Done, Report, SkipReason};
+use crate::catalog::{Code, Failure};
+use crate::chat::Reopened;
+use crate::exit::Status;
+use crate::turn::{Event, Stop};
+
+/// The version of the events' schema (`docs/json-events.md`).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Prints one event: its fields, after `v` and `type`.
+pub fn emit(kind: &str, fields: Value) {
+    let mut event = serde_json::Map::new();
+    event.insert("v".into(), json!(SCHEMA_VERSION));
+    event.insert("type".into(), json!(kind));
+    if let Value::Object(fields) = fields {
+        event.extend(fields);
+    }
+    let mut out = std::io::stdout().lock();
+    // A reader that went away ends nothing here: the turn goes on, as it would unwatched.
+    let _ = writeln!(out, "{}", Value::Object(event));
+    let _ = out.flush();
+}
+
+/// The turn's event as JSON, if it is one the stream carries (not the wait's progress).
+pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
+    Some(match event {
+        Event::Resumed { reopened } => (
+            "resumed",
+            json!({ "reopened": match reopened {
+                Reopened::Answered => "answered",
+                Reopened::Unsent => "unsent",
+                Reopened::Empty => "empty",
+            }}),
+        ),
+        Event::NewChat => ("new_chat", json!({})),
+        Event::Warning(failure) => ("warning", failure_fields(failure)),
+        Event::Offline { attempt, wait } => (
+            "offline",
+            json!({ "attempt": attempt, "wait_seconds": wait.as_secs() }),
+        ),
+        Event::Sending { chars, kind, text } => (
+            "message_sent",
+            json!({ "kind": kind, "chars": chars, "text": text }),
+        ),
+        Event::Receiving { .. } => return None,
+        Event::Received {
+            chars,
+            channel,
+            text,
+        } => (
+            "reply_received",
+            json!({ "chars": chars, "channel": channel, "text": text }),
+        ),
+        Event::Rejected {
+            problems,
+            retries_left,
+        } => (
+            "reply_rejected",
+            json!({ "problems": problems, "retries_left": retries_left }),
+        ),
+        Event::Executed { report } => {
+            batch(report);
+            return None;
+        }
+        Event::Finished { summary } => (
+            "summary",
+            json!({
+                "batches": summary.batches,
+                "ok": summary.ok,
+                "failed": summary.failed,
+                "changed": summary.changed,
+            }),
+        ),
+    })
+}
+
+/// Prints the turn's event, if the stream carries it.
+pub fn on_turn(event: &Event) {
+    if let Some((kind, fields)) = turn_event(event) {
+        emit(kind, fields);
+    }
+}
+
+/// A batch: each command's outcome, the skipped commands, then the batch itself.
+pub fn batch(report: &Report) {
+    for result in &report.results {
+        let outcome = &result.outcome;
+        emit(
+            "command",
+            json!({
+                "turn": report.turn,
+                "batch": report.batch,
+                "index": result.index,
+                "command": result.kind.name(),
+                "label": result.label,
+                "status": if outcome.error.is_some() { "error" } else { "ok" },
+                "code": outcome.error.as_ref().map(|f| f.code.code()),
+                "reason": outcome.error.as_ref().map(|f| f.reason.as_str()),
+                "tier": outcome.policy.map(|p| p.tier),
+                "decision": outcome.policy.map(|p| p.decision),
+                "details": outcome.details,
+            }),
+        );
+    }
+    for skipped in &report.skipped {
+        let commands: Vec<Value> = skipped
+            .commands
+            .iter()
+            .map(|(index, kind, label)| {
+                json!({ "index": index, "command": kind.name(), "label": label })
+            })
+            .collect();
+        emit(
+            "skipped",
+            json!({
+                "turn": report.turn,
+                "batch": report.batch,
+                "reason": skip_reason(skipped.reason),
+                "text": skipped.reason.text(),
+                "commands": commands,
+            }),
+        );
+    }
+    let (done, why) = match &report.done {
+        Done::NotRequested => ("not_requested", None),
+        Done::Honoured { .. } => ("honoured", None),
+        Done::NotHonoured { why } => ("not_honoured", Some(why.as_str())),
+    };
+    emit(
+        "batch",
+        json!({
+            "turn": report.turn,
+            "batch": report.batch,
+            "commands": report.total,
+            "ok": report.results.iter().filter(|r| r.outcome.error.is_none()).count(),
+            "failed": report.results.iter().filter(|r| r.outcome.error.is_some()).count(),
+            "done": done,
+            "done_refused_because": why,
+            "redacted": report.redacted,
+        }),
+    );
+}
+
+fn skip_reason(reason: SkipReason) -> &'static str {
+    match reason {
+        SkipReason::Limit { .. } => "limit",
+        SkipReason::StoppedAt(_) => "stopped_at",
+        SkipReason::AfterDone => "after_done",
+        SkipReason::Cancelled => "cancelled",
+        SkipReason::NotRun => "not_run",
+    }
+}
+
+fn failure_fields(failure: &Failure) -> Value {
+    json!({ "code": failure.code.code(), "reason": failure.reason })
+}
+
+/// What a `started` event says.
+pub struct Started<'a> {
+    pub command: &'a str,
+    pub workspace: &'a std::path::Path,
+    pub task: Option<&'a str>,
+    pub resume: bool,
+    /// The site's name and the chat's address (`run`).
+    pub chat: Option<(&'a str, &'a str)>,
+    /// The reply's file (`apply`; none for standard input).
+    pub file: Option<&'a std::path::Path>,
+    pub mode: crate::config::Mode,
+    pub pace: crate::config::Pace,
+}
+
+/// The first event: what keyless is about to do, and where.
+pub fn started(what: Started) {
+    emit(
+        "started",
+        json!({
+            "command": what.command,
+            "keyless": env!("CARGO_PKG_VERSION"),
+            "workspace": what.workspace.display().to_string(),
+            "task": what.task,
+            "resume": what.resume,
+            "site": what.chat.map(|(site, _)| site),
+            "url": what.chat.map(|(_, url)| url),
+            "file": what.file.map(|f| f.display().to_string()),
+            "mode": what.mode.name().to_ascii_lowercase(),
+            "pace": what.pace.name().to_ascii_lowercase(),
+        }),
+    );
+}
+
+/// The last event of `run`: why the turn ended and the exit status.
+pub fn turn_finished(stop: &Stop, status: Status) {
+    let (stop_name, message, failure) = match stop {
+        Stop::Done { message } => ("done", message.as_deref(), None),
+        Stop::FormatRetries { .. } => ("format_retries", None, None),
+        Stop::Iterations { .. } => ("iterations", None, None),
+        Stop::Chat(failure) if failure.code == Code::Cancelled => {
+            ("cancelled", None, Some(failure))
+        }
+        Stop::Chat(failure) => ("chat_error", None, Some(failure)),
+    };
+    finished(stop_name, message, failure, status);
+}
+
+/// The last event: how the command ended (`stop`), the model's closing message, the failure
+/// that ended it, and the exit status.
+pub fn finished(stop: &str, message: Option<&str>, failure: Option<&Failure>, status: Status) {
+    emit(
+        "finished",
+        json!({
+            "stop": stop,
+            "message": message.map(str::trim),
+            "code": failure.map(|f| f.code.code()),
+            "reason": failure.map(|f| f.reason.as_str()),
+            "exit_status": status.code(),
+        }),
+    );
+}
