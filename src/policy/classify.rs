@@ -8,15 +8,18 @@
 //! the command around a program: environment prefixes, redirections, substitutions, wrappers,
 //! `cd`, protected paths, and what the whole line does (network into code).
 
+use super::command::{default_assignments, program};
 use super::env;
 use super::interp::{is_interpreter, reads_code_from_stdin};
 use super::lex::{self, SimpleCommand, SubKind, Word};
+use super::names;
 use super::paths::{self, Place, Protected, Root};
-use super::programs::known_program;
 use super::risks::{is_fork_bomb, is_network};
 pub use super::vocab::Classification;
-use super::vocab::{Ctx, Facts, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values};
-use super::wrappers::{Wrapper, unwrap, wrapper_verdict};
+use super::vocab::{
+    Ctx, Facts, Known, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values,
+};
+use super::wrappers::unwrap;
 
 /// Longer lines are refused unread: no model needs 64 KiB on one command line (file contents
 /// go through the file commands), and a cap keeps classification time bounded.
@@ -33,7 +36,13 @@ pub fn classify(line: &str) -> Classification {
             format!("the line is {} bytes, more than the {MAX_LINE_BYTES} the classifier reads; write long content with the file commands", line.len()),
         ).segment(&format!("{text}…")));
     } else {
-        let facts = classify_into(line, 0, &Place::workspace(), &mut segments);
+        let facts = classify_into(
+            line,
+            0,
+            &Place::workspace(),
+            &Known::default(),
+            &mut segments,
+        );
         if facts.code_from_input && facts.network {
             segments.push(Verdict::new(
                 Tier::Denied,
@@ -65,7 +74,13 @@ pub fn classify(line: &str) -> Classification {
     Classification { tier, segments }
 }
 
-fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>) -> Facts {
+fn classify_into(
+    source: &str,
+    depth: usize,
+    cwd: &Place,
+    known: &Known,
+    out: &mut Vec<Segment>,
+) -> Facts {
     let mut facts = Facts::default();
     if depth > MAX_DEPTH {
         out.push(
@@ -98,6 +113,8 @@ fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>
         let mut ctx = Ctx {
             depth,
             cwd: cwd.clone(),
+            known: known.clone(),
+            bounded: false,
             out,
             facts: Facts::default(),
             nest: classify_into,
@@ -144,7 +161,7 @@ pub fn programs(classification: &Classification) -> Vec<String> {
         for command in lex::read(&segment.text).commands {
             let (_, inner) = unwrap(&command.words);
             if let Some(first) = inner.first() {
-                out.push(basename(&first.value).to_string());
+                out.push(names::name_of(first));
             }
         }
     }
@@ -170,7 +187,8 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
         verdict.raise(env::set_variable(name, for_command));
     }
     let (_, inner) = unwrap(&command.words);
-    let inner_name = inner.first().map(|w| basename(&w.value)).unwrap_or("");
+    let inner_name = inner.first().map(names::name_of).unwrap_or_default();
+    let inner_name = inner_name.as_str();
     if inner_name == "git"
         && verdict.tier > Tier::ReadOnly
         && command.assignments.iter().any(|(n, _)| {
@@ -190,15 +208,16 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
             "git with GIT_DIR or GIT_WORK_TREE set may write another .git",
         ));
     }
-    let interpreter = inner
-        .first()
-        .is_some_and(|w| is_interpreter(basename(&w.value)));
+    let interpreter = is_interpreter(inner_name);
     let words = command
         .words
         .iter()
         .chain(command.assignments.iter().map(|(_, w)| w))
         .chain(command.redirects.iter().map(|r| &r.target));
     for word in words {
+        for assigned in default_assignments(word) {
+            verdict.raise(assigned);
+        }
         for sub in &word.subs {
             let had_network = std::mem::take(&mut ctx.facts.network);
             ctx.nested(&sub.source, "substitution");
@@ -340,124 +359,5 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             ReasonKind::Redirect,
             format!("writes to the file {path}"),
         ),
-    }
-}
-
-/// Folders whose programs keep their plain names (`/usr/bin/cat` is `cat`).
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/usr/bin",
-    "/usr/local/bin",
-    "/sbin",
-    "/usr/sbin",
-    "/usr/local/sbin",
-];
-
-/// The verdict for a program and its arguments (wrappers stepped over).
-fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
-    let (wrappers, inner) = unwrap(words);
-    let mut verdict = Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "");
-    for wrapper in &wrappers {
-        verdict.raise(wrapper_verdict(wrapper, inner, ctx));
-    }
-    let Some(first) = inner.first() else {
-        return match wrappers.last().map(|w| w.name) {
-            Some("env") => verdict.max(Verdict::new(
-                Tier::Risky,
-                ReasonKind::Secret,
-                "env: prints the environment, which may hold secrets",
-            )),
-            Some("xargs") => verdict.max(Verdict::new(
-                Tier::ReadOnly,
-                ReasonKind::Program,
-                "xargs: echoes its input",
-            )),
-            _ => verdict.max(Verdict::new(
-                Tier::ReadOnly,
-                ReasonKind::Nothing,
-                "runs nothing",
-            )),
-        };
-    };
-    if first.dynamic {
-        return verdict.max(Verdict::new(
-            Tier::Risky,
-            ReasonKind::ComputedProgram,
-            format!("the program name {} is computed at run time", first.value),
-        ));
-    }
-    let raw = first.value.as_str();
-    let name = if raw.contains('/') || raw.contains('\\') {
-        let dir = &raw[..raw.rfind(['/', '\\']).unwrap_or(0)];
-        if raw.starts_with('/') && SYSTEM_DIRS.contains(&dir) {
-            basename(raw)
-        } else if paths::resolve(raw, &ctx.cwd).outside() {
-            ctx.facts.scripts.push(basename(raw).to_string());
-            return verdict.max(Verdict::new(
-                Tier::Risky,
-                ReasonKind::RunsProgram,
-                format!("runs {raw}, a program outside the system folders"),
-            ));
-        } else {
-            ctx.facts.scripts.push(basename(raw).to_string());
-            return verdict.max(Verdict::new(
-                Tier::Execute,
-                ReasonKind::Program,
-                format!("runs the workspace program {raw}"),
-            ));
-        }
-    } else {
-        raw
-    };
-    if is_network(name) {
-        ctx.facts.network = true;
-    }
-    let known = known_program(name, &inner[1..], ctx);
-    verdict.max(unknown_arguments(name, &wrappers, &inner[1..], known))
-}
-
-/// Programs whose arguments, whatever their value, neither run anything nor read a file.
-const ANY_ARGUMENTS: &[&str] = &["echo", "true", "false", ":", "test", "["];
-
-/// A low tier is earned with arguments the classifier has seen. One whose value is only known
-/// when the line runs (`rg $OPTS x`, `sort $(cat opts) a.txt`), or arguments `xargs` adds from
-/// its input, could be an option (`--pre=sh`, `-o FILE`) or a path into a secret store: the
-/// segment climbs to Risky.
-fn unknown_arguments(
-    name: &str,
-    wrappers: &[Wrapper<'_>],
-    args: &[Word],
-    known: Verdict,
-) -> Verdict {
-    if known.tier > Tier::Build || ANY_ARGUMENTS.contains(&name) {
-        return known;
-    }
-    if wrappers.iter().any(|w| w.name == "xargs") {
-        return known.max(Verdict::new(
-            Tier::Risky,
-            ReasonKind::UnknownOption,
-            format!(
-                "xargs {name}: adds arguments from its input, which could be options or paths the classifier cannot check"
-            ),
-        ));
-    }
-    // A process substitution alone is a `/dev/fd/N` path, never an option.
-    let unknown = |a: &&Word| {
-        a.dynamic
-            && !(a.subs.len() == 1
-                && matches!(a.subs[0].kind, SubKind::ProcessIn | SubKind::ProcessOut)
-                && a.value.starts_with(['<', '>'])
-                && a.value.ends_with(')'))
-    };
-    match args.iter().find(unknown) {
-        Some(arg) => known.max(Verdict::new(
-            Tier::Risky,
-            ReasonKind::UnknownOption,
-            format!(
-                "{name} {}: an argument known only when the line runs could be an option or a path the classifier cannot check",
-                arg.value
-            ),
-        )),
-        None => known,
     }
 }

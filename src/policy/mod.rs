@@ -5,6 +5,7 @@
 //! what a batch will decide.
 
 pub mod classify;
+mod command;
 mod compilers;
 mod env;
 mod files;
@@ -13,6 +14,7 @@ mod git;
 mod git_config;
 mod interp;
 pub mod lex;
+mod names;
 mod options;
 mod paths;
 mod programs;

@@ -313,6 +313,11 @@ const WINDOWS: &[&str] = &[
     "type",
 ];
 
+/// Windows `cmd` built-ins and tools, whose names `cmd` finds in any case (`DIR`, `Type`).
+pub(super) fn is_windows_builtin(name: &str) -> bool {
+    WINDOWS.contains(&name)
+}
+
 /// The verdict for a reader, or `None` when `name` is not one.
 pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
     let reads = || {

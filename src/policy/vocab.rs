@@ -202,8 +202,16 @@ impl Facts {
 /// Risky.
 pub(super) const MAX_DEPTH: usize = 6;
 
-/// Classifies a nested command line at a depth and working directory.
-pub(super) type NestFn = fn(&str, usize, &Place, &mut Vec<Segment>) -> Facts;
+/// What earlier commands on the line made known to the ones after them (`flow` fills it in).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Known {
+    /// Paths the line linked or copied a system program to, with that program's name
+    /// (`ln -s /bin/rm x`).
+    pub links: Vec<(Place, String)>,
+}
+
+/// Classifies a nested command line at a depth, working directory and what is known.
+pub(super) type NestFn = fn(&str, usize, &Place, &Known, &mut Vec<Segment>) -> Facts;
 /// Classifies a program with its arguments (wrappers, resolution, rules).
 pub(super) type ProgramFn = fn(&[Word], &mut Ctx<'_>) -> Verdict;
 
@@ -213,6 +221,11 @@ pub(super) struct Ctx<'a> {
     pub depth: usize,
     /// Where earlier `cd`s on the line left the shell.
     pub cwd: Place,
+    /// Variables and links earlier commands on the line set.
+    pub known: Known,
+    /// The command is stopped from outside in bounded time (`timeout 10`, a `head` reading its
+    /// output), so a program that would never end on its own still ends.
+    pub bounded: bool,
     pub out: &'a mut Vec<Segment>,
     pub facts: Facts,
     pub nest: NestFn,
@@ -224,7 +237,7 @@ impl Ctx<'_> {
     /// text); its segments are listed, and the verdict is theirs.
     pub fn nested(&mut self, source: &str, via: &str) -> Verdict {
         let before = self.out.len();
-        let facts = (self.nest)(source, self.depth + 1, &self.cwd, self.out);
+        let facts = (self.nest)(source, self.depth + 1, &self.cwd, &self.known, self.out);
         self.facts.absorb(facts);
         let tier = self.out[before..]
             .iter()
@@ -251,6 +264,8 @@ impl Ctx<'_> {
         let mut inner = Ctx {
             depth: self.depth + 1,
             cwd: self.cwd.clone(),
+            known: self.known.clone(),
+            bounded: self.bounded,
             out: self.out,
             facts: Facts::default(),
             nest: self.nest,

@@ -6,8 +6,9 @@
 use super::env;
 use super::interp::is_interpreter;
 use super::lex::Word;
+use super::names;
 use super::paths;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, values};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, values};
 
 /// Programs that only wrap another command. `(name, options that take a value)`.
 pub(super) const WRAPPERS: &[(&str, &[&str])] = &[
@@ -78,8 +79,8 @@ pub(super) struct Wrapper<'a> {
 pub(super) fn unwrap(mut words: &[Word]) -> (Vec<Wrapper<'_>>, &[Word]) {
     let mut wrappers = Vec::new();
     while let Some(first) = words.first() {
-        let name = basename(&first.value);
-        let Some((_, takes_value)) = WRAPPERS.iter().find(|(w, _)| *w == name) else {
+        let plain = names::plain(&first.value).0;
+        let Some(&(name, takes_value)) = WRAPPERS.iter().find(|(w, _)| *w == plain) else {
             break;
         };
         let lookup = name == "command"
@@ -189,7 +190,7 @@ pub(super) fn wrapper_verdict(wrapper: &Wrapper, inner: &[Word], ctx: &mut Ctx) 
         "xargs"
             if inner
                 .first()
-                .is_some_and(|w| is_interpreter(basename(&w.value))) =>
+                .is_some_and(|w| is_interpreter(&names::name_of(w))) =>
         {
             ctx.facts.code_from_input = true;
             verdict.raise(Verdict::new(
