@@ -5,7 +5,7 @@
 
 use super::paths::{self, Place};
 use super::readers::secrets;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, short_flag};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has_long, long_is, short_flag};
 
 /// The verdict for a file-changing program, or `None` when `name` is not one.
 pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
@@ -14,7 +14,7 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         "rm" | "rmdir" | "del" | "erase" | "rd" | "unlink" | "shred" | "trash" | "srm"
         | "trash-put" | "remove-item" | "ri" | "wipe" => remove(name, args, &ctx.cwd),
         "chmod" | "chown" | "chgrp" | "setfacl" => {
-            let recursive = short_flag(args, 'R') || has(args, &["--recursive"]);
+            let recursive = short_flag(args, 'R') || has_long(args, "recursive");
             match targets(args)
                 .into_iter()
                 .find(|t| recursive && catastrophic(t, &ctx.cwd))
@@ -69,9 +69,9 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
             }
         }
         "rsync" => {
-            let deletes = args
-                .iter()
-                .any(|a| a.starts_with("--delete") || *a == "--remove-source-files");
+            let deletes = args.iter().any(|a| {
+                a.starts_with("--del") || long_is(a, "delete") || long_is(a, "remove-source-files")
+            });
             let all = targets(args);
             match all.last().filter(|t| deletes && catastrophic(t, &ctx.cwd)) {
                 Some(t) => Verdict::new(
@@ -129,11 +129,10 @@ fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
     let lower = |a: &&str| a.to_ascii_lowercase();
     let recursive = short_flag(args, 'r')
         || short_flag(args, 'R')
-        || args
-            .iter()
-            .map(lower)
-            .any(|a| a == "--recursive" || a == "/s" || a.len() > 2 && "-recurse".starts_with(&a));
-    if has(args, &["--no-preserve-root"]) {
+        || args.iter().map(lower).any(|a| {
+            long_is(&a, "recursive") || a == "/s" || a.len() > 2 && "-recurse".starts_with(&a)
+        });
+    if has_long(args, "no-preserve-root") {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::Catastrophic,

@@ -286,6 +286,21 @@ pub(super) fn has(args: &[&str], flags: &[&str]) -> bool {
     args.iter().any(|a| flags.contains(a))
 }
 
+/// Whether an argument is the long option `--name` or an abbreviation of it (`--rec` for
+/// `--recursive`: GNU getopt and git's parse-options accept any unambiguous prefix), with or
+/// without `=value`. A prefix that is ambiguous makes the program refuse the line, so
+/// counting it too costs nothing.
+pub(super) fn long_is(arg: &str, name: &str) -> bool {
+    arg.strip_prefix("--")
+        .map(|a| a.split('=').next().unwrap_or(a))
+        .is_some_and(|a| !a.is_empty() && name.starts_with(a))
+}
+
+/// Whether any argument is `--name` or an abbreviation of it.
+pub(super) fn has_long(args: &[&str], name: &str) -> bool {
+    args.iter().any(|a| long_is(a, name))
+}
+
 /// Short flags bundled in one argument: `-rf` has `r` and `f`.
 pub(super) fn short_flag(args: &[&str], flag: char) -> bool {
     args.iter()
