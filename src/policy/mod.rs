@@ -17,6 +17,7 @@ pub mod lex;
 mod names;
 mod options;
 mod paths;
+mod privilege;
 mod programs;
 mod readers;
 mod risks;

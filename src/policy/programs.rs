@@ -11,6 +11,7 @@ use super::find;
 use super::git::git;
 use super::interp::{self, is_interpreter};
 use super::lex::Word;
+use super::privilege;
 use super::readers::{self, unknown_option};
 use super::risks::{is_network, network};
 use super::text;
@@ -35,6 +36,9 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         );
     }
     if let Some(verdict) = interp::interpreter(name, words, ctx) {
+        return verdict;
+    }
+    if let Some(verdict) = privilege::command_string(name, a, ctx) {
         return verdict;
     }
     if let Some(verdict) = env::builtin(name, a) {
@@ -216,11 +220,6 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             Tier::Risky,
             ReasonKind::System,
             format!("{name}: changes the system"),
-        ),
-        "su" | "pkexec" | "runas" => Verdict::new(
-            Tier::Risky,
-            ReasonKind::Privilege,
-            format!("{name}: runs with elevated privileges"),
         ),
 
         _ if is_network(name) => network(name, a, ctx),
