@@ -84,6 +84,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 mod assemble;
+mod braces;
 mod quoting;
 
 use assemble::assemble;
@@ -115,6 +116,8 @@ struct Reader<'a> {
     strip_next: bool,
     /// How many expansions and quotes are open around the reader (see `MAX_NESTING`).
     depth: usize,
+    /// Where in the word being read its unquoted braces and commas are (brace expansion).
+    brace_marks: Vec<usize>,
 }
 
 /// How deeply `$(…)`, `${…}`, `$((…))` and double quotes may nest. The reader recurses once per
@@ -143,6 +146,7 @@ impl<'a> Reader<'a> {
             heredoc_subs: Vec::new(),
             strip_next: false,
             depth,
+            brace_marks: Vec::new(),
         }
     }
 }
@@ -250,7 +254,10 @@ impl Reader<'_> {
                     {
                         continue;
                     }
-                    out.push((start, self.pos, Token::Word(word)));
+                    let marks = std::mem::take(&mut self.brace_marks);
+                    for word in self.brace_expanded(word, &marks) {
+                        out.push((start, self.pos, Token::Word(word)));
+                    }
                 }
             }
             // A heredoc opener: the next word is its delimiter.
@@ -276,8 +283,44 @@ impl Reader<'_> {
         out
     }
 
+    /// The words a word is after brace expansion (itself when it holds no list). Assignments
+    /// (`x={a,b}`) are not expanded, as bash does not.
+    fn brace_expanded(&mut self, word: Word, marks: &[usize]) -> Vec<Word> {
+        if marks.len() < 3 {
+            return vec![word];
+        }
+        let assignment = word.value.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && marks.first().is_some_and(|m| *m > name.len())
+        });
+        if assignment {
+            return vec![word];
+        }
+        match braces::expand(&word.value, marks) {
+            Ok(Some(values)) if !values.is_empty() => {
+                let mut words: Vec<Word> = values
+                    .into_iter()
+                    .map(|value| Word {
+                        value,
+                        dynamic: word.dynamic,
+                        subs: Vec::new(),
+                    })
+                    .collect();
+                words[0].subs = word.subs;
+                words
+            }
+            Ok(_) => vec![word],
+            Err(problem) => {
+                self.problems.push(problem);
+                vec![word]
+            }
+        }
+    }
+
     /// Reads one word: quote removal, escapes, expansions.
     fn word(&mut self) -> Word {
+        self.brace_marks.clear();
         let mut word = Word::default();
         while let Some(c) = self.peek() {
             match c {
@@ -339,6 +382,9 @@ impl Reader<'_> {
                     }
                 }
                 _ => {
+                    if matches!(c, '{' | ',' | '}') {
+                        self.brace_marks.push(word.value.len());
+                    }
                     word.value.push(c);
                     self.bump();
                 }
