@@ -10,14 +10,16 @@
 
 use super::command::{default_assignments, program};
 use super::env;
-use super::interp::{is_interpreter, reads_code_from_stdin};
+use super::flow;
+use super::interp::{SHELLS, is_interpreter, reads_code_from_stdin};
 use super::lex::{self, SimpleCommand, SubKind, Word};
 use super::names;
+use super::outputs::{self, word_value};
 use super::paths::{self, Place, Protected, Root};
 use super::risks::{is_fork_bomb, is_network};
 pub use super::vocab::Classification;
 use super::vocab::{
-    Ctx, Facts, Known, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values,
+    Ctx, Facts, Input, Known, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values,
 };
 use super::wrappers::unwrap;
 
@@ -109,11 +111,25 @@ fn classify_into(
         );
     }
     let mut cwd = cwd.clone();
+    let mut known = known.clone();
+    // The last pipeline stage: its pipeline, place and what it prints.
+    let mut piped: Option<(usize, usize, Option<Input>)> = None;
     for command in &line.commands {
+        let previous = piped
+            .as_ref()
+            .filter(|(p, s, _)| *p == command.pipeline && s + 1 == command.stage)
+            .and_then(|(_, _, o)| o.as_ref());
+        let input = flow::input_of(command, previous, &known);
+        // A prefix assignment is in the environment of what the command runs (`d=/ sh -c …`).
+        let mut scope = known.clone();
+        for (name, word) in &command.assignments {
+            scope.set(name, word_value(word, &known));
+        }
         let mut ctx = Ctx {
             depth,
             cwd: cwd.clone(),
-            known: known.clone(),
+            known: scope,
+            input: input.clone(),
             bounded: false,
             out,
             facts: Facts::default(),
@@ -122,16 +138,19 @@ fn classify_into(
         };
         let verdict = command_verdict(command, &mut ctx);
         facts.absorb(ctx.facts);
-        if let Some(next) = moves_to(command, &cwd) {
+        let printed = outputs::output(command, input.as_ref(), &known);
+        piped = Some((command.pipeline, command.stage, printed));
+        if let Some(next) = moves_to(command, &cwd, &known) {
             cwd = next;
         }
+        flow::learn(command, &mut known, &cwd);
         out.push(verdict.segment(&command.text));
     }
     facts
 }
 
 /// Where `cd`/`pushd` leaves the shell.
-fn moves_to(command: &SimpleCommand, cwd: &Place) -> Option<Place> {
+fn moves_to(command: &SimpleCommand, cwd: &Place, known: &Known) -> Option<Place> {
     let (_, inner) = unwrap(&command.words);
     let first = inner.first()?;
     if !matches!(
@@ -150,7 +169,10 @@ fn moves_to(command: &SimpleCommand, cwd: &Place) -> Option<Place> {
             up: 0,
             parts: Vec::new(),
         },
-        Some(w) => paths::resolve(&w.value, cwd),
+        Some(w) => paths::resolve(
+            &word_value(w, known).unwrap_or_else(|| w.value.clone()),
+            cwd,
+        ),
     })
 }
 
@@ -182,6 +204,8 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     } else {
         program(&command.words, ctx)
     };
+    // Wrappers and programs that run a shell on their input (`sudo -s`, `su`) say so.
+    let program_reads_code = ctx.facts.code_from_input;
     let for_command = !command.words.is_empty();
     for (name, _) in &command.assignments {
         verdict.raise(env::set_variable(name, for_command));
@@ -261,8 +285,16 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     let inner_args = values(inner.get(1..).unwrap_or(&[]));
     // Wherever it sits (a pipe, a group, a fifo), a shell reading code from its input is fed
     // by something on the line.
-    if reads_code_from_stdin(inner_name, &inner_args) || stdin_redirected && interpreter {
-        ctx.facts.code_from_input = true;
+    let reads_code = program_reads_code
+        || reads_code_from_stdin(inner_name, &inner_args)
+        || stdin_redirected && interpreter;
+    ctx.facts.code_from_input |= reads_code;
+    // …and when what feeds it is known, that is the script it runs.
+    if reads_code
+        && let Some(Input::Text(script)) = ctx.input.clone()
+        && (SHELLS.contains(&inner_name) || !interpreter)
+    {
+        verdict.raise(ctx.nested(&script, "the script it reads from its input"));
     }
     for redirect in &command.redirects {
         verdict.raise(redirect_verdict(redirect.op, &redirect.target, &ctx.cwd));
@@ -284,6 +316,12 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
                 verdict.raise(why);
             }
         }
+    }
+    if let Some(text) = flow::rewrite(command, &ctx.known) {
+        verdict.raise(ctx.nested(
+            &text,
+            "as it runs, with the values the line gives its variables and substitutions",
+        ));
     }
     verdict
 }
@@ -315,7 +353,11 @@ fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
 fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
     let path = target.value.as_str();
     let place = paths::resolve(path, cwd);
-    if paths::is_socket(&place) {
+    // `/dev/$kind/host/port`: a computed name in `/dev` is only ever the socket trick.
+    let computed_device = target.dynamic
+        && place.root == Root::Slash
+        && matches!(place.parts.as_slice(), [dev, kind, _, ..] if dev == "dev" && kind.contains('$'));
+    if paths::is_socket(&place) || computed_device {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,

@@ -9,6 +9,7 @@
 //! taken for the wrapper it may be.
 
 use super::env;
+use super::flow;
 use super::interp::is_interpreter;
 use super::lex::{SubKind, Word};
 use super::names::{self, How};
@@ -29,6 +30,10 @@ pub(super) fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
     let mut verdict = verdict;
     if let Some(hidden) = hidden {
         verdict.raise(hidden_command(hidden.rest, hidden.behind_wrapper, ctx));
+    }
+    let (wrappers, inner) = unwrap(words);
+    if wrappers.iter().any(|w| w.name == "xargs") {
+        verdict.raise(flow::through_xargs(&wrappers, inner, ctx));
     }
     verdict
 }

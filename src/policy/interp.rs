@@ -117,14 +117,16 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
         _ if SHELLS.contains(&name) => shell(name, words, ctx),
         _ if is_python(name) => python(name, &args, ctx),
         "eval" => {
+            let text = args.join(" ");
             if words.iter().any(|w| w.dynamic) {
                 Verdict::new(
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     "eval of a computed string",
                 )
+                .max(ctx.nested(&computed_text(&text), "eval"))
             } else {
-                ctx.nested(&args.join(" "), "eval")
+                ctx.nested(&text, "eval")
             }
         }
         "source" | "." => match args.first() {
@@ -208,6 +210,13 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
     Some(verdict)
 }
 
+/// A script with expansions in it, as a line to classify: the variables stay as written
+/// (`rm -rf $HOME` is still `rm -rf $HOME`), and a substitution whose output is not known
+/// becomes a variable whose value is not known (not the reader's `$(…)` placeholder).
+fn computed_text(text: &str) -> String {
+    text.replace("$(…)", "$_").replace("`…`", "$_")
+}
+
 /// Running a script file: Execute in the workspace, Risky elsewhere.
 fn script(name: &str, file: &str, ctx: &mut Ctx) -> Verdict {
     ctx.facts.scripts.push(basename(file).to_string());
@@ -248,7 +257,8 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     format!("{name} -c runs a computed script"),
-                ),
+                )
+                .max(ctx.nested(&computed_text(&script.value), &format!("{name} -c"))),
                 Some(script) => ctx.nested(&script.value, &format!("{name} -c")),
                 None => Verdict::new(
                     Tier::Risky,

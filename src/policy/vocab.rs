@@ -205,9 +205,42 @@ pub(super) const MAX_DEPTH: usize = 6;
 /// What earlier commands on the line made known to the ones after them (`flow` fills it in).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Known {
+    /// Shell variables set to a value known before the line runs (`d=/`, `h=$(git rev-parse
+    /// --git-dir)/hooks`); the last one set counts.
+    pub vars: Vec<(String, String)>,
     /// Paths the line linked or copied a system program to, with that program's name
     /// (`ln -s /bin/rm x`).
     pub links: Vec<(Place, String)>,
+}
+
+impl Known {
+    /// The value the line last gave a variable, if it is known.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Records a variable's value, or that it is no longer known.
+    pub fn set(&mut self, name: &str, value: Option<String>) {
+        self.vars.retain(|(n, _)| n != name);
+        if let Some(value) = value {
+            self.vars.push((name.to_string(), value));
+        }
+    }
+}
+
+/// What reaches a command's standard input, when the line says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Input {
+    /// Text known before the line runs: a here-string, a literal heredoc, or what an `echo`,
+    /// `printf` or `base64 -d` of literals before it in the pipeline prints.
+    Text(String),
+    /// Paths a listing before it in the pipeline prints (`ls DIR`, `find DIR`): the folders it
+    /// was given and everything in them.
+    Paths(Vec<String>),
 }
 
 /// Classifies a nested command line at a depth, working directory and what is known.
@@ -223,6 +256,8 @@ pub(super) struct Ctx<'a> {
     pub cwd: Place,
     /// Variables and links earlier commands on the line set.
     pub known: Known,
+    /// What the command reads on its standard input, when that is known.
+    pub input: Option<Input>,
     /// The command is stopped from outside in bounded time (`timeout 10`, a `head` reading its
     /// output), so a program that would never end on its own still ends.
     pub bounded: bool,
@@ -265,6 +300,7 @@ impl Ctx<'_> {
             depth: self.depth + 1,
             cwd: self.cwd.clone(),
             known: self.known.clone(),
+            input: None,
             bounded: self.bounded,
             out: self.out,
             facts: Facts::default(),

@@ -53,6 +53,9 @@ pub struct SimpleCommand {
     pub redirects: Vec<Redirect>,
     /// Heredoc bodies fed to this command (their substitutions are in `subs`).
     pub heredoc_subs: Vec<Sub>,
+    /// The text of each heredoc fed to this command whose body is known before the line runs
+    /// (a quoted delimiter, or no expansion in it), in order.
+    pub heredocs: Vec<String>,
     /// Which pipeline the command belongs to, and its place in it (0 = first).
     pub pipeline: usize,
     pub stage: usize,
@@ -112,6 +115,8 @@ struct Reader<'a> {
     pending_heredocs: Vec<PendingHeredoc>,
     /// Substitutions found in heredoc bodies, attached to the command that opened them.
     heredoc_subs: Vec<Sub>,
+    /// Every heredoc body in order, with whether it is known before the line runs.
+    heredoc_bodies: Vec<(String, bool)>,
     /// The heredoc opener just read was `<<-` (its body's leading tabs are stripped).
     strip_next: bool,
     /// How many expansions and quotes are open around the reader (see `MAX_NESTING`).
@@ -132,7 +137,13 @@ pub fn read(src: &str) -> Line {
         commands: Vec::new(),
         problems: std::mem::take(&mut reader.problems),
     };
-    assemble(src, tokens, reader.heredoc_subs, &mut line);
+    assemble(
+        src,
+        tokens,
+        reader.heredoc_subs,
+        reader.heredoc_bodies,
+        &mut line,
+    );
     line
 }
 
@@ -144,6 +155,7 @@ impl<'a> Reader<'a> {
             problems: Vec::new(),
             pending_heredocs: Vec::new(),
             heredoc_subs: Vec::new(),
+            heredoc_bodies: Vec::new(),
             strip_next: false,
             depth,
             brace_marks: Vec::new(),
