@@ -15,7 +15,9 @@ use super::interp::{SHELLS, is_interpreter, reads_code_from_stdin};
 use super::lex::{self, SimpleCommand, SubKind, Word};
 use super::names;
 use super::outputs::{self, word_value};
-use super::paths::{self, Place, Protected, Root};
+use super::paths::{self, Place, Root};
+use super::places;
+use super::places::Protected;
 use super::risks::{is_fork_bomb, is_network};
 pub use super::vocab::Classification;
 use super::vocab::{
@@ -335,7 +337,7 @@ fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
         return None;
     }
     let place = paths::resolve(path, cwd);
-    let why = match paths::protected(&place)? {
+    let why = match places::protected(&place)? {
         Protected::Agent => format!(
             "names {path}, keyless's own state (session, backups, transcript), which the model may not read or change"
         ),
@@ -357,7 +359,7 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
     let computed_device = target.dynamic
         && place.root == Root::Slash
         && matches!(place.parts.as_slice(), [dev, kind, _, ..] if dev == "dev" && kind.contains('$'));
-    if paths::is_socket(&place) || computed_device {
+    if places::is_socket(&place) || computed_device {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,
@@ -371,7 +373,7 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             "duplicates a descriptor",
         ),
         "<" | "<<<" | "<<" => {
-            if paths::secret(&place, false) {
+            if places::secret(&place, false) {
                 Verdict::new(
                     Tier::Risky,
                     ReasonKind::Secret,
@@ -391,7 +393,7 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             ReasonKind::Nothing,
             "discards or passes output",
         ),
-        _ if paths::is_raw_disk(path) => Verdict::new(
+        _ if places::is_raw_disk(path) => Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,
             format!("writes raw bytes to the disk device {path}"),

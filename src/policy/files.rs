@@ -4,6 +4,7 @@
 //! spelled (the paths are normalised first); every other change is Risky.
 
 use super::paths::{self, Place};
+use super::places;
 use super::readers::secrets;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has_long, long_is, short_flag};
 
@@ -34,7 +35,7 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         "dd" => {
             if args
                 .iter()
-                .any(|x| x.strip_prefix("of=").is_some_and(paths::is_raw_disk))
+                .any(|x| x.strip_prefix("of=").is_some_and(places::is_raw_disk))
             {
                 Verdict::new(
                     Tier::Denied,
@@ -122,7 +123,7 @@ fn targets<'a>(args: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn catastrophic(raw: &str, cwd: &Place) -> bool {
-    paths::catastrophic(&paths::resolve(raw, cwd))
+    places::catastrophic(&paths::resolve(raw, cwd))
 }
 
 fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
@@ -154,7 +155,7 @@ fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
             ),
         );
     }
-    if name == "shred" && targets(args).iter().any(|t| paths::is_raw_disk(t)) {
+    if name == "shred" && targets(args).iter().any(|t| places::is_raw_disk(t)) {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,

@@ -5,6 +5,7 @@
 
 use super::git_config::{config, config_setting, push};
 use super::paths;
+use super::places;
 use super::readers::{secrets, unknown_option};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has};
 
@@ -132,7 +133,7 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
             "-C" => {
                 let dir = args.get(i + 1).copied().unwrap_or("");
                 let place = paths::resolve(dir, &ctx.cwd);
-                if place.outside() || paths::protected(&place).is_some() {
+                if place.outside() || places::protected(&place).is_some() {
                     elsewhere = true;
                     floor.raise(Verdict::new(
                         Tier::Risky,

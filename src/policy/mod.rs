@@ -19,6 +19,7 @@ mod names;
 mod options;
 mod outputs;
 mod paths;
+mod places;
 mod privilege;
 mod programs;
 mod readers;

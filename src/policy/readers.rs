@@ -5,6 +5,7 @@
 
 use super::options::Spec;
 use super::paths;
+use super::places;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
 /// A reader's known options: single-letter flags, single letters that take a value, long
@@ -435,7 +436,7 @@ pub(super) fn unknown_option(name: &str, option: &str) -> Verdict {
 pub(super) fn secrets(name: &str, paths: &[&str], recursive: bool, ctx: &Ctx) -> Verdict {
     for raw in paths {
         let place = paths::resolve(raw, &ctx.cwd);
-        if paths::secret(&place, recursive) {
+        if places::secret(&place, recursive) {
             return Verdict::new(
                 Tier::Risky,
                 ReasonKind::Secret,

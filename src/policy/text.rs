@@ -4,6 +4,7 @@
 
 use super::options::Spec;
 use super::paths;
+use super::places;
 use super::readers::{secrets, unknown_option};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
@@ -141,7 +142,7 @@ fn sed_script(script: &str, ctx: &Ctx) -> Result<(), Verdict> {
             Some('a' | 'i' | 'c') => {}
             Some('r' | 'R') => {
                 let file = body[1..].trim();
-                if paths::secret(&paths::resolve(file, &ctx.cwd), false) {
+                if places::secret(&paths::resolve(file, &ctx.cwd), false) {
                     return Err(Verdict::new(
                         Tier::Risky,
                         ReasonKind::Secret,
