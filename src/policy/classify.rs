@@ -314,7 +314,9 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
         .chain(command.assignments.iter().map(|(_, w)| w));
     for word in named {
         for candidate in paths::candidates(&word.value) {
-            if let Some(why) = protected(candidate, &ctx.cwd, verdict.tier > Tier::ReadOnly) {
+            // A read of a secret store is Risky, and still only a read.
+            let may_write = verdict.tier > Tier::ReadOnly && verdict.kind != ReasonKind::Secret;
+            if let Some(why) = protected(candidate, &ctx.cwd, may_write) {
                 verdict.raise(why);
             }
         }
@@ -331,9 +333,13 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
 /// Paths the model's commands may not touch: keyless's own state (`.agent`, not even to read),
 /// and, from a command that may write, keyless's configuration and git's own store.
 fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
-    // Every protected name has a dot; without one (or a glob) a path from the workspace root
-    // cannot reach them.
-    if cwd.root == Root::Workspace && cwd.parts.is_empty() && !path.contains(['.', '*', '?', '[']) {
+    // Every protected name but `/etc/gitconfig` has a dot; without one (or a glob, or a
+    // variable) a path from the workspace root cannot reach them.
+    if cwd.root == Root::Workspace
+        && cwd.parts.is_empty()
+        && !path.contains(['.', '*', '?', '[', '$'])
+        && !path.contains("gitconfig")
+    {
         return None;
     }
     let place = paths::resolve(path, cwd);
@@ -348,6 +354,13 @@ fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
         Protected::Git => format!(
             "may change {path} inside .git, git's own store (its hooks and config make git run programs); use git commands or @@commit"
         ),
+        Protected::GlobalGitConfig => {
+            return Some(Verdict::new(
+                Tier::Denied,
+                ReasonKind::GitConfig,
+                format!("may change {path}, git's configuration for every repository"),
+            ));
+        }
     };
     Some(Verdict::new(Tier::Denied, ReasonKind::Protected, why))
 }

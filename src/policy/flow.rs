@@ -41,6 +41,7 @@ pub(super) fn learn(command: &SimpleCommand, known: &mut Known, cwd: &Place) {
                         value: value.to_string(),
                         dynamic: arg.dynamic,
                         subs: arg.subs.clone(),
+                        cmd: None,
                     };
                     let value = word_value(&word, known);
                     known.set(name, value);
@@ -301,6 +302,7 @@ pub(super) fn through_xargs(wrappers: &[Wrapper], inner: &[Word], ctx: &mut Ctx)
         value,
         dynamic: false,
         subs: Vec::new(),
+        cmd: None,
     };
     let replace = options.iter().find(|o| o.name == "replace").map(|o| {
         o.value

@@ -139,7 +139,7 @@ pub(super) fn call(word: &Word, cwd: &Place, links: &[(Place, String)]) -> Call 
             },
         };
     }
-    let place = through_links(paths::resolve(raw, cwd), cwd);
+    let place = paths::resolve(raw, cwd);
     if let Some((_, name)) = links.iter().find(|(p, _)| *p == place) {
         return Call {
             name: name.clone(),
@@ -232,49 +232,9 @@ fn same_dir(known: &[&str], dir: &[String], ignore_case: bool) -> bool {
         })
 }
 
-/// Whether `place` is a process's own file: `/proc/<pid>/…`, `/proc/self/…`.
-fn proc_entry(place: &Place) -> Option<&str> {
-    match place.parts.as_slice() {
-        [proc, pid, entry, ..]
-            if place.root == Root::Slash
-                && proc == "proc"
-                && (matches!(pid.as_str(), "self" | "thread-self" | "$$")
-                    || pid.bytes().all(|b| b.is_ascii_digit())) =>
-        {
-            Some(entry)
-        }
-        _ => None,
-    }
-}
-
 /// `/proc/self/exe` is the program running the line: the shell.
 fn is_shell_binary(place: &Place) -> bool {
-    place.parts.len() == 3 && proc_entry(place) == Some("exe")
-}
-
-/// Steps through the links every Linux system has: `/proc/<pid>/root` is `/`,
-/// `/proc/<pid>/cwd` the shell's folder, Debian's `/usr/bin/X11` is `/usr/bin`.
-fn through_links(mut place: Place, cwd: &Place) -> Place {
-    loop {
-        match proc_entry(&place) {
-            Some("root") => {
-                place.parts.drain(..3);
-            }
-            Some("cwd") => {
-                let rest: Vec<String> = place.parts.drain(3..).collect();
-                place = cwd.clone();
-                place.parts.extend(rest);
-            }
-            _ => break,
-        }
-    }
-    while place.root == Root::Slash
-        && place.parts.len() > 3
-        && place.parts[..3] == ["usr", "bin", "X11"]
-    {
-        place.parts.remove(2);
-    }
-    place
+    place.parts.len() == 3 && paths::proc_entry(place) == Some("exe")
 }
 
 #[cfg(test)]
@@ -286,6 +246,7 @@ mod tests {
             value: raw.to_string(),
             dynamic: raw.starts_with('$'),
             subs: Vec::new(),
+            cmd: None,
         };
         call(&word, &Place::workspace(), &[])
     }

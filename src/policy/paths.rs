@@ -43,7 +43,7 @@ impl Place {
         self.root != Root::Workspace || self.up > 0
     }
 
-    fn push(&mut self, part: &str) {
+    pub(super) fn push(&mut self, part: &str) {
         match part {
             "" | "." => {}
             ".." => {
@@ -64,13 +64,53 @@ impl Place {
     }
 }
 
+/// Variables and Windows names that stand for a place, matched in any case (Windows' are
+/// case-insensitive): the root they start from and the folders under it.
+const PLACE_VARIABLES: &[(&str, Root, &[&str])] = &[
+    ("%SystemDrive%", Root::Drive, &[]),
+    ("$env:SystemDrive", Root::Drive, &[]),
+    ("${env:SystemDrive}", Root::Drive, &[]),
+    ("%HOMEDRIVE%%HOMEPATH%", Root::Home, &[]),
+    ("%HOMEDRIVE%", Root::Drive, &[]),
+    ("$env:HOMEDRIVE", Root::Drive, &[]),
+    ("%SystemRoot%", Root::Drive, &["Windows"]),
+    ("%windir%", Root::Drive, &["Windows"]),
+    ("$env:SystemRoot", Root::Drive, &["Windows"]),
+    ("$env:windir", Root::Drive, &["Windows"]),
+    ("${env:SystemRoot}", Root::Drive, &["Windows"]),
+    ("${env:windir}", Root::Drive, &["Windows"]),
+    ("%ProgramFiles(x86)%", Root::Drive, &["Program Files (x86)"]),
+    ("%ProgramFiles%", Root::Drive, &["Program Files"]),
+    ("%ProgramW6432%", Root::Drive, &["Program Files"]),
+    ("$env:ProgramFiles", Root::Drive, &["Program Files"]),
+    ("%ProgramData%", Root::Drive, &["ProgramData"]),
+    ("$env:ProgramData", Root::Drive, &["ProgramData"]),
+    ("%APPDATA%", Root::Home, &["AppData", "Roaming"]),
+    ("%LOCALAPPDATA%", Root::Home, &["AppData", "Local"]),
+    ("$env:APPDATA", Root::Home, &["AppData", "Roaming"]),
+    ("$env:LOCALAPPDATA", Root::Home, &["AppData", "Local"]),
+    ("${env:USERPROFILE}", Root::Home, &[]),
+    ("$XDG_CONFIG_HOME", Root::Home, &[".config"]),
+    ("${XDG_CONFIG_HOME}", Root::Home, &[".config"]),
+];
+
 /// Normalises `raw` as seen from `cwd`.
 pub fn resolve(raw: &str, cwd: &Place) -> Place {
     let path = raw.replace('\\', "/");
-    let (mut place, rest): (Place, &str) = if let Some(rest) = home_prefix(&path) {
+    let (mut place, rest): (Place, &str) = if let Some((place, rest)) = windows_namespace(&path) {
+        (place, rest)
+    } else if let Some((place, rest)) = place_variable(&path) {
+        (place, rest)
+    } else if let Some(rest) = home_prefix(&path) {
         (root(Root::Home), rest)
-    } else if let Some(rest) = strip_any(&path, &["$PWD", "${PWD}", "$(pwd)", "`pwd`"]) {
+    } else if let Some(rest) = strip_any(&path, &["$PWD", "${PWD}", "$(pwd)", "`pwd`", "~+"]) {
         (cwd.clone(), rest)
+    } else if let Some(rest) = strip_any(&path, &["$GIT_DIR", "${GIT_DIR}", "$GIT_COMMON_DIR"]) {
+        // Unset, git finds `.git`; keyless never sets it, and a line that does is judged by
+        // the value it gives.
+        let mut git = cwd.clone();
+        git.push(".git");
+        (git, rest)
     } else if let Some(rest) = path.strip_prefix('/') {
         (root(Root::Slash), rest)
     } else if is_drive(&path) {
@@ -85,6 +125,107 @@ pub fn resolve(raw: &str, cwd: &Place) -> Place {
     };
     for part in rest.split('/') {
         place.push(part);
+    }
+    through_links(place, cwd)
+}
+
+/// A variable or Windows name for a place at the start of `path`.
+fn place_variable(path: &str) -> Option<(Place, &str)> {
+    PLACE_VARIABLES.iter().find_map(|(name, root, parts)| {
+        let head = path.get(..name.len())?;
+        let rest = &path[name.len()..];
+        // After `%NAME%` the separator may be gone (bash reads `%SystemRoot%\\System32` as
+        // `%SystemRoot%System32`): what follows is still below it.
+        let separated = rest.is_empty() || rest.starts_with('/') || name.ends_with('%');
+        (head.eq_ignore_ascii_case(name) && separated).then(|| {
+            let place = Place {
+                root: *root,
+                up: 0,
+                parts: parts.iter().map(|p| p.to_string()).collect(),
+            };
+            (place, rest)
+        })
+    })
+}
+
+/// Windows' namespaces: `\\?\C:\`, `\\.\C:\`, `\\?\UNC\host\share`, and an administrative
+/// share (`\\host\C$\`) are the drive itself; what bash leaves of them unquoted (`\?C:`)
+/// too.
+fn windows_namespace(path: &str) -> Option<(Place, &str)> {
+    let trimmed = path.trim_start_matches('/');
+    let slashes = path.len() - trimmed.len();
+    if let Some(rest) = trimmed.strip_prefix(['?', '.']) {
+        let rest = rest.trim_start_matches('/');
+        if is_drive(rest) && rest[2..].chars().next().is_none_or(|c| c == '/') {
+            return Some((root(Root::Drive), &rest[2..]));
+        }
+        if let Some(unc) = rest.get(..4).filter(|p| p.eq_ignore_ascii_case("UNC/")) {
+            return admin_share(&rest[unc.len()..]);
+        }
+        return None;
+    }
+    if slashes == 2 {
+        return admin_share(trimmed);
+    }
+    None
+}
+
+/// `host/C$/rest`: the drive's root, and the rest.
+fn admin_share(path: &str) -> Option<(Place, &str)> {
+    let mut parts = path.splitn(3, '/');
+    let _host = parts.next()?;
+    let share = parts.next()?.as_bytes();
+    (share.len() == 2 && share[0].is_ascii_alphabetic() && share[1] == b'$')
+        .then(|| (root(Root::Drive), parts.next().unwrap_or("")))
+}
+
+/// Whether `place` is a process's own entry (`/proc/<pid>/<entry>`, `/proc/self/<entry>`).
+pub(super) fn proc_entry(place: &Place) -> Option<&str> {
+    match place.parts.as_slice() {
+        [proc, pid, entry, ..]
+            if place.root == Root::Slash
+                && proc == "proc"
+                && (matches!(pid.as_str(), "self" | "thread-self" | "$$")
+                    || pid.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            Some(entry)
+        }
+        _ => None,
+    }
+}
+
+/// Steps through the links every such system has: `/proc/<pid>/root` is `/`, `/proc/<pid>/cwd`
+/// the shell's folder, Debian's `/usr/bin/X11` is `/usr/bin`; WSL's `/mnt/c`, Cygwin's
+/// `/cygdrive/c` and MSYS's `/c` are the drive.
+fn through_links(mut place: Place, cwd: &Place) -> Place {
+    loop {
+        match proc_entry(&place) {
+            Some("root") => {
+                place.parts.drain(..3);
+            }
+            Some("cwd") => {
+                let rest: Vec<String> = place.parts.drain(3..).collect();
+                place = cwd.clone();
+                place.parts.extend(rest);
+            }
+            _ => break,
+        }
+    }
+    if place.root != Root::Slash {
+        return place;
+    }
+    while place.parts.len() > 3 && place.parts[..3] == ["usr", "bin", "X11"] {
+        place.parts.remove(2);
+    }
+    let letter = |p: &String| p.len() == 1 && p.as_bytes()[0].is_ascii_alphabetic();
+    let drive_at = match place.parts.as_slice() {
+        [top, drive, ..] if (top == "mnt" || top == "cygdrive") && letter(drive) => Some(2),
+        [drive, ..] if letter(drive) => Some(1),
+        _ => None,
+    };
+    if let Some(at) = drive_at {
+        place.root = Root::Drive;
+        place.parts.drain(..at);
     }
     place
 }

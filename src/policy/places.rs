@@ -30,8 +30,29 @@ const SYSTEM_TOP: &[&str] = &[
     "private",
     "Windows",
     "Program Files",
+    "Program Files (x86)",
+    "ProgramData",
+    "Volumes",
     "snap",
     "nix",
+];
+
+/// Folders one level down whose loss breaks the machine (`*` for every folder there).
+const SYSTEM_SECOND: &[(&str, &[&str])] = &[
+    ("home", &["*"]),
+    ("Users", &["*"]),
+    ("root", &["*"]),
+    ("Volumes", &["*"]),
+    (
+        "usr",
+        &[
+            "bin", "sbin", "lib", "lib32", "lib64", "libexec", "share", "include", "local",
+        ],
+    ),
+    ("Windows", &["System32", "SysWOW64", "WinSxS"]),
+    ("System", &["Library"]),
+    ("var", &["lib"]),
+    ("private", &["etc", "var"]),
 ];
 
 /// Deleting this (recursively) destroys `/`, a home, a drive, a system folder or everything in
@@ -54,9 +75,10 @@ pub fn catastrophic(place: &Place) -> bool {
         Root::Slash | Root::Drive => match parts.as_slice() {
             [] => true,
             [top] => SYSTEM_TOP.iter().any(|s| s.eq_ignore_ascii_case(top)),
-            [top, _] => ["home", "Users", "root"]
-                .iter()
-                .any(|s| s.eq_ignore_ascii_case(top)),
+            [top, second] => SYSTEM_SECOND.iter().any(|(t, below)| {
+                t.eq_ignore_ascii_case(top)
+                    && below.iter().any(|b| *b == "*" || component_is(second, b))
+            }),
             _ => false,
         },
         Root::Home => parts.is_empty(),
@@ -81,6 +103,9 @@ pub enum Protected {
     Settings,
     /// Something inside (or) `.git`.
     Git,
+    /// git's configuration for every repository: `~/.gitconfig`, `~/.config/git/config`,
+    /// `/etc/gitconfig`.
+    GlobalGitConfig,
 }
 
 pub fn protected(place: &Place) -> Option<Protected> {
@@ -100,7 +125,15 @@ pub fn protected(place: &Place) -> Option<Protected> {
     if parts.iter().any(|p| component_is(p, ".git")) {
         return Some(Protected::Git);
     }
-    None
+    let global = match (place.root, parts.as_slice()) {
+        (Root::Home, [file]) => component_is(file, ".gitconfig"),
+        (Root::Home, [config, git, ..]) => {
+            config.eq_ignore_ascii_case(".config") && component_is(git, "git")
+        }
+        (Root::Slash, [etc, file]) => etc == "etc" && component_is(file, "gitconfig"),
+        _ => false,
+    };
+    global.then_some(Protected::GlobalGitConfig)
 }
 
 /// Folders in a home that hold credentials.
@@ -154,6 +187,18 @@ pub fn secret(place: &Place, recursive: bool) -> bool {
     }
     if parts.iter().any(|p| name_is_secret(p)) {
         return true;
+    }
+    // A repository's `.git/config` holds its remotes' URLs, tokens in them included; a
+    // recursive read of `.git` reads it.
+    if let Some(git) = parts.iter().position(|p| component_is(p, ".git")) {
+        let below = &parts[git + 1..];
+        if recursive
+            || below
+                .last()
+                .is_some_and(|last| component_is(last, "config"))
+        {
+            return true;
+        }
     }
     if place.root == Root::Slash {
         match parts.as_slice() {
@@ -250,6 +295,23 @@ mod tests {
             "/usr/",
             "/etc/..",
             "/tmp/../etc",
+            "%SystemDrive%",
+            "%SYSTEMDRIVE%\\",
+            "$env:SystemDrive/",
+            "%SystemRoot%",
+            "%windir%\\System32",
+            "\\\\?\\C:\\",
+            "\\\\.\\c:",
+            "\\?C:",
+            "\\\\localhost\\C$\\",
+            "\\\\?\\UNC\\server\\d$",
+            "/mnt/c",
+            "/cygdrive/d/Windows",
+            "/proc/self/root",
+            "/proc/1/root/etc",
+            "/usr/bin",
+            "C:/Windows/System32",
+            "/Volumes/Macintosh HD",
         ] {
             assert!(catastrophic(&at(raw)), "{raw}");
         }
@@ -260,6 +322,9 @@ mod tests {
             "/tmp/x",
             "..",
             "/home/user/x",
+            "/usr/local/lib/x",
+            "%TEMP%/x",
+            "./C:x",
         ] {
             assert!(!catastrophic(&at(raw)), "{raw}");
         }
@@ -283,6 +348,19 @@ mod tests {
             assert_eq!(protected(&at(raw)), Some(Protected::Git), "{raw}");
         }
         assert_eq!(protected(&at("./keyless.json")), Some(Protected::Settings));
+        for raw in [
+            "~/.gitconfig",
+            "$HOME/.config/git/config",
+            "/etc/gitconfig",
+            "$XDG_CONFIG_HOME/git/config",
+        ] {
+            assert_eq!(
+                protected(&at(raw)),
+                Some(Protected::GlobalGitConfig),
+                "{raw}"
+            );
+        }
+        assert_eq!(protected(&at("$GIT_DIR/hooks/x")), Some(Protected::Git));
         assert_eq!(protected(&at(".agent/x")), Some(Protected::Agent));
         assert_eq!(protected(&at("src/git.rs")), None);
     }
@@ -306,9 +384,15 @@ mod tests {
             "~/.docker/config.json",
             "~/.kube/config",
             "~/.git-credentials",
+            ".git/config",
+            "sub/.git/config",
+            ".git/*",
+            ".git/modules/x/config",
         ] {
             assert!(secret(&at(raw), false), "{raw}");
         }
+        assert!(secret(&at(".git"), true));
+        assert!(!secret(&at(".git/HEAD"), false));
         assert!(secret(&at("~"), true));
         assert!(!secret(&at("~"), false));
         assert!(!secret(&at("src/env.rs"), true));

@@ -48,6 +48,16 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         return verdict;
     }
     if let Some(verdict) = files::change(name, a, ctx) {
+        // Windows paths come unquoted (`rd /s /q C:\Windows\System32`): as cmd reads them too.
+        if words.iter().any(|w| w.cmd.is_some()) {
+            let cmd: Vec<&str> = words
+                .iter()
+                .map(|w| w.cmd.as_deref().unwrap_or(&w.value))
+                .collect();
+            if let Some(as_cmd) = files::change(name, &cmd, ctx) {
+                return verdict.max(as_cmd);
+            }
+        }
         return verdict;
     }
     match name {

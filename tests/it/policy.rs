@@ -453,7 +453,8 @@ const CORPUS: &[(&str, Tier)] = &[
     ("git config include.path ../evil.cfg", Denied),
     // …while reading them, and ordinary git configuration, stay as they were.
     ("cat keyless.json", ReadOnly),
-    ("cat .git/config", ReadOnly),
+    // …but .git/config holds the remotes' URLs, tokens in them included (issue 22).
+    ("cat .git/config", Risky),
     ("git config --get core.hooksPath", ReadOnly),
     ("git config user.name 'A Dev'", Risky),
     ("echo 'logs are in .agent/logs'", ReadOnly),

@@ -148,6 +148,7 @@ fn assignment(word: &Word, raw: &str) -> Option<(String, Word)> {
             value: word.value[value_start..].to_string(),
             dynamic: word.dynamic,
             subs: word.subs.clone(),
+            cmd: None,
         },
     ))
 }

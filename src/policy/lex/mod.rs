@@ -14,6 +14,10 @@ pub struct Word {
     pub dynamic: bool,
     /// Command and process substitutions inside the word, as source text.
     pub subs: Vec<Sub>,
+    /// The word as Windows' `cmd` reads it, when that differs from the shell's reading: a
+    /// backslash is a path separator there, not an escape (`C:\\Windows` is `C:Windows` to
+    /// bash). Only double quotes are removed.
+    pub cmd: Option<String>,
 }
 
 /// A substitution found inside a word or a heredoc.
@@ -267,6 +271,11 @@ impl Reader<'_> {
                         continue;
                     }
                     let marks = std::mem::take(&mut self.brace_marks);
+                    let mut word = word;
+                    let raw = &self.src[start..self.pos];
+                    if raw.contains('\\') {
+                        word.cmd = Some(raw.replace('"', ""));
+                    }
                     for word in self.brace_expanded(word, &marks) {
                         out.push((start, self.pos, Token::Word(word)));
                     }
@@ -317,6 +326,7 @@ impl Reader<'_> {
                         value,
                         dynamic: word.dynamic,
                         subs: Vec::new(),
+                        cmd: None,
                     })
                     .collect();
                 words[0].subs = word.subs;
