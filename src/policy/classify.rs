@@ -11,6 +11,7 @@
 use super::command::{default_assignments, program};
 use super::env;
 use super::flow;
+use super::inline;
 use super::interp::{SHELLS, is_interpreter, reads_code_from_stdin};
 use super::lex::{self, SimpleCommand, SubKind, Word};
 use super::names;
@@ -292,11 +293,12 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
         || stdin_redirected && interpreter;
     ctx.facts.code_from_input |= reads_code;
     // …and when what feeds it is known, that is the script it runs.
-    if reads_code
-        && let Some(Input::Text(script)) = ctx.input.clone()
-        && (SHELLS.contains(&inner_name) || !interpreter)
-    {
-        verdict.raise(ctx.nested(&script, "the script it reads from its input"));
+    if reads_code && let Some(Input::Text(script)) = ctx.input.clone() {
+        if SHELLS.contains(&inner_name) || !interpreter {
+            verdict.raise(ctx.nested(&script, "the script it reads from its input"));
+        } else {
+            verdict.raise(inline::code(inner_name, &script, ctx));
+        }
     }
     for redirect in &command.redirects {
         verdict.raise(redirect_verdict(redirect.op, &redirect.target, &ctx.cwd));

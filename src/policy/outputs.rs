@@ -339,7 +339,7 @@ fn unescape(text: &str) -> String {
     out
 }
 
-fn decode_base64(text: &str) -> Option<Vec<u8>> {
+pub(super) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let mut bits = 0u32;
     let mut count = 0;
     let mut out = Vec::new();

@@ -13,7 +13,7 @@ use super::interp::{self, is_interpreter};
 use super::lex::Word;
 use super::privilege;
 use super::readers::{self, unknown_option};
-use super::risks::{is_network, network};
+use super::risks::{is_network, is_remote, network};
 use super::text;
 use super::tools;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, values, version_probe};
@@ -145,6 +145,31 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                     Tier::ReadOnly,
                     ReasonKind::Program,
                     format!("{name}: lists packages"),
+                )
+            }
+            // `uv run URL` and `uv run --with PKG` fetch what they run.
+            Some("run")
+                if matches!(name, "uv" | "poetry" | "bundle")
+                    && (a.iter().any(|x| {
+                        [
+                            "--with",
+                            "--from",
+                            "--index",
+                            "--extra-index-url",
+                            "--index-url",
+                        ]
+                        .iter()
+                        .any(|o| x.starts_with(o))
+                    }) || a
+                        .iter()
+                        .filter(|x| !x.starts_with('-'))
+                        .nth(1)
+                        .is_some_and(|x| is_remote(x))) =>
+            {
+                Verdict::new(
+                    Tier::Risky,
+                    ReasonKind::RemoteCode,
+                    format!("{name} run: fetches what it runs"),
                 )
             }
             Some("run") if matches!(name, "uv" | "poetry" | "bundle") => Verdict::new(

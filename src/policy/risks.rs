@@ -236,6 +236,23 @@ fn download_targets(name: &str, args: &[&str]) -> Vec<String> {
     out
 }
 
+/// An argument that names code somewhere else, which a runner fetches before running it: a
+/// URL (`https://…/x.ts`, `git+https://…`), a registry reference (`npm:x`, `jsr:@std/x`,
+/// `github:o/r`), or a module at a version (`example.com/tool@latest`, `pkg@1.2.3`).
+pub(super) fn is_remote(arg: &str) -> bool {
+    let lower = arg.to_ascii_lowercase();
+    lower.contains("://")
+        || ["npm:", "jsr:", "github:", "gh:", "git+", "gitlab:", "pypi:"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        || arg.rsplit_once('@').is_some_and(|(module, version)| {
+            !module.is_empty()
+                && !module.ends_with('/')
+                && !version.is_empty()
+                && !version.contains('/')
+        })
+}
+
 /// Matches `name(){ name|name& };name` and its spellings.
 pub(super) fn is_fork_bomb(source: &str) -> bool {
     let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();

@@ -2,6 +2,7 @@
 //! `print >`), find (`-exec`, `-delete`, `-fprint`), tee, jq and yq. Each is ReadOnly only
 //! when its options and its script are known not to write, run or read secrets.
 
+use super::inline;
 use super::options::Spec;
 use super::paths;
 use super::places;
@@ -227,7 +228,7 @@ const AWK: Spec = Spec {
     digits: false,
 };
 
-pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
+pub(super) fn awk(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     let mut programs = Vec::new();
     let mut rest = Vec::new();
     let mut i = 0;
@@ -260,6 +261,9 @@ pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
         programs.extend(operands.next());
     }
     for program in &programs {
+        if let Some(denied) = inline::danger(name, program, ctx) {
+            return denied;
+        }
         if let Some(why) = awk_program_risk(program) {
             return Verdict::new(
                 Tier::Risky,

@@ -6,6 +6,7 @@
 
 use super::paths;
 use super::readers::unknown_option;
+use super::risks::is_remote;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, has};
 
 /// Whether a path argument resolves outside the workspace.
@@ -376,6 +377,26 @@ pub(super) fn go(args: &[&str], ctx: &Ctx) -> Verdict {
                 return writes_outside("go", value);
             }
         }
+    }
+    let mut positionals = args.iter().copied().filter(|a| !a.starts_with('-'));
+    let sub = positionals.next();
+    // `go run example.com/cmd@latest` fetches the module and runs it; so does a package path
+    // whose first element is a domain (`go run golang.org/x/tools/cmd/x`).
+    if matches!(sub, Some("run" | "test" | "generate"))
+        && let Some(target) = positionals.next()
+        && (is_remote(target)
+            || !target.starts_with('.')
+                && !target.ends_with(".go")
+                && target.split('/').next().is_some_and(|d| d.contains('.')))
+    {
+        return Verdict::new(
+            Tier::Risky,
+            ReasonKind::RemoteCode,
+            format!(
+                "go {}: {target} is fetched from the network and run",
+                sub.unwrap_or_default()
+            ),
+        );
     }
     match first_positional(args) {
         Some("build" | "vet" | "fmt") => Verdict::new(
