@@ -7,7 +7,7 @@ use super::git_config::{config, config_setting, push};
 use super::paths;
 use super::places;
 use super::readers::{secrets, unknown_option};
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, long_is};
 
 /// Options that only shape what the read-only subcommands print.
 #[rustfmt::skip]
@@ -126,8 +126,8 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
         match a {
             "-c" => {
                 let setting = args.get(i + 1).copied().unwrap_or("");
-                let key = setting.split('=').next().unwrap_or(setting);
-                floor.raise(config_setting(key, "git -c"));
+                let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+                floor.raise(config_setting(key, Some(value), "git -c"));
                 i += 2;
             }
             "-C" => {
@@ -245,6 +245,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             {
                 verdict.raise(secrets("git", &positional, false, ctx));
             }
+            verdict.raise(history_secrets(sub, &positional, ctx));
             verdict
         }
         "reflog" if matches!(positional.first(), None | Some(&"show")) => reading(sub, rest),
@@ -372,7 +373,37 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             )
         }
         "config" => config(rest, &positional),
-        "push" => push(rest),
+        "push" | "send-pack" => push(rest),
+        // A template copies its hooks into the new `.git`; `--config` writes the new
+        // repository's configuration.
+        "clone" | "init" | "submodule"
+            if rest
+                .iter()
+                .any(|a| long_is(a, "template") || a.starts_with("--separate-git-dir")) =>
+        {
+            Verdict::new(
+                Tier::Denied,
+                ReasonKind::Protected,
+                format!("git {sub} --template: copies the template's hooks into .git"),
+            )
+        }
+        "clone"
+            if let Some(setting) = rest.iter().enumerate().find_map(|(i, a)| {
+                if *a == "-c" || long_is(a, "config") && !a.contains('=') {
+                    rest.get(i + 1).copied()
+                } else {
+                    a.strip_prefix("--config=")
+                        .or_else(|| a.strip_prefix("-c"))
+                        .filter(|v| !v.is_empty())
+                }
+            }) && {
+                let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+                config_setting(key, Some(value), "git clone --config").tier == Tier::Denied
+            } =>
+        {
+            let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+            config_setting(key, Some(value), "git clone --config")
+        }
         "help"
             if rest.iter().all(|a| {
                 matches!(*a, "-a" | "--all" | "-g" | "--guides") || !a.starts_with('-')
@@ -402,6 +433,28 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             format!("git {sub}: changes the repository or talks to a remote"),
         ),
     }
+}
+
+/// A secret file read from the repository's objects or history: `git show HEAD:.env`,
+/// `git cat-file -p :.env`, `git log -p -- .env`. Paths are the repository's, from its root
+/// for `REV:path`.
+fn history_secrets(sub: &str, positional: &[&str], ctx: &Ctx) -> Verdict {
+    let paths: Vec<&str> = positional
+        .iter()
+        .map(|p| p.split_once(':').map_or(*p, |(_, path)| path))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let found = secrets("git", &paths, false, ctx);
+    if found.tier > Tier::ReadOnly {
+        return Verdict::new(
+            Tier::Risky,
+            ReasonKind::Secret,
+            format!(
+                "git {sub}: prints a file that may hold secrets, from the repository's history"
+            ),
+        );
+    }
+    found
 }
 
 fn reading(sub: &str, rest: &[&str]) -> Verdict {
