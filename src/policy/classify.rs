@@ -9,6 +9,7 @@
 //! `cd`, protected paths, and what the whole line does (network into code).
 
 use super::command::{default_assignments, program};
+use super::endless;
 use super::env;
 use super::flow;
 use super::inline;
@@ -117,7 +118,13 @@ fn classify_into(
     let mut known = known.clone();
     // The last pipeline stage: its pipeline, place and what it prints.
     let mut piped: Option<(usize, usize, Option<Input>)> = None;
-    for command in &line.commands {
+    for (at, command) in line.commands.iter().enumerate() {
+        // `head` ends the stream it reads when it has its lines.
+        let bounded = line.commands.get(at + 1).is_some_and(|next| {
+            next.pipeline == command.pipeline
+                && next.stage == command.stage + 1
+                && unwrap(&next.words).1.first().map(names::name_of).as_deref() == Some("head")
+        });
         let previous = piped
             .as_ref()
             .filter(|(p, s, _)| *p == command.pipeline && s + 1 == command.stage)
@@ -133,7 +140,7 @@ fn classify_into(
             cwd: cwd.clone(),
             known: scope,
             input: input.clone(),
-            bounded: false,
+            bounded,
             out,
             facts: Facts::default(),
             nest: classify_into,
@@ -302,6 +309,12 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     }
     for redirect in &command.redirects {
         verdict.raise(redirect_verdict(redirect.op, &redirect.target, &ctx.cwd));
+        if matches!(redirect.op, "<" | "<>")
+            && let Some(endless) =
+                endless::input(inner_name, &inner_args, &redirect.target.value, ctx)
+        {
+            verdict.raise(endless);
+        }
         if is_network(inner_name) && matches!(redirect.op, ">" | ">>" | ">|" | "&>") {
             ctx.facts
                 .downloads

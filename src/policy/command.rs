@@ -8,6 +8,7 @@
 //! too; and an unknown program in front of a destructive command (`eatmydata rm -rf /`) is
 //! taken for the wrapper it may be.
 
+use super::endless;
 use super::env;
 use super::flow;
 use super::interp::is_interpreter;
@@ -16,7 +17,7 @@ use super::names::{self, How};
 use super::programs::known_program;
 use super::readers::is_windows_builtin;
 use super::risks::is_network;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, values};
 use super::wrappers::{Wrapper, unwrap, wrapper_verdict};
 
 /// How many words after an unknown program or a wrapper's unknown option are tried as the
@@ -72,7 +73,17 @@ fn direct<'a>(words: &'a [Word], ctx: &mut Ctx) -> (Verdict, Option<Hidden<'a>>)
         };
         return (verdict, None);
     };
+    // `timeout 10 tail -f log` ends: the wrapper stops it.
+    let bounded = ctx.bounded;
+    ctx.bounded |= wrappers.iter().any(|w| {
+        w.name == "timeout"
+            && w.args
+                .last()
+                .and_then(|d| endless::seconds(&d.value))
+                .is_some_and(|s| s <= endless::ENDLESS_SECONDS)
+    });
     let own = named(first, &wrappers, &inner[1..], ctx);
+    ctx.bounded = bounded;
     let hidden = (own.kind == ReasonKind::UnknownProgram).then_some(Hidden {
         rest: &inner[1..],
         behind_wrapper: !wrappers.is_empty(),
@@ -150,7 +161,11 @@ fn rules(name: &str, wrappers: &[Wrapper], args: &[Word], ctx: &mut Ctx) -> Verd
         ctx.facts.network = true;
     }
     let known = known_program(name, args, ctx);
-    unknown_arguments(name, wrappers, args, known)
+    let verdict = unknown_arguments(name, wrappers, args, known);
+    match endless::check(name, &values(args), ctx) {
+        Some(endless) => verdict.max(endless),
+        None => verdict,
+    }
 }
 
 /// After a word no rule knows, the words that follow may be the command it runs. Behind a

@@ -7,6 +7,7 @@
 pub mod classify;
 mod command;
 mod compilers;
+mod endless;
 mod env;
 mod files;
 mod find;

@@ -298,7 +298,7 @@ const READERS: &[(&str, Spec)] = &[
 const DATA_ONLY: &[&str] = &[
     "echo", "true", "false", ":", "test", "[", "[[", "sleep", "exit", "wait", "clear", "return",
     "help", "let", "shift", "break", "continue", "times", "getconf", "expr", "tty", "jobs", "dirs",
-    "popd", "logname", "printf",
+    "popd", "logname", "printf", "yes",
 ];
 
 /// Windows `cmd` built-ins and tools that only read.

@@ -74,6 +74,8 @@ pub enum ReasonKind {
     Privilege,
     /// Changes the machine: processes, services, mounts, users.
     System,
+    /// Never ends on its own, or streams without end: it runs until the timeout stops it.
+    Endless,
     /// Unsets or overrides a variable keyless sets to keep commands non-interactive and safe.
     GuardVariable,
     /// Deletes `/`, a home, a drive root, a system folder or everything in one.

@@ -357,7 +357,8 @@ const CORPUS: &[(&str, Tier)] = &[
     ("echo ${x@P}", Risky),
     ("cmd /c del x", Risky),
     ("cmd /c dir", ReadOnly),
-    ("watch -n 1 ls", ReadOnly),
+    // watch never ends on its own: it runs until the timeout (issue 22).
+    ("watch -n 1 ls", Execute),
     ("watch rm x", Risky),
     // Denied: never runs.
     ("rm -rf /", Denied),
