@@ -348,16 +348,24 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
 /// Paths the model's commands may not touch: keyless's own state (`.agent`, not even to read),
 /// and, from a command that may write, keyless's configuration and git's own store.
 fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
-    // Every protected name but `/etc/gitconfig` has a dot; without one (or a glob, or a
-    // variable) a path from the workspace root cannot reach them.
+    // Every protected name but `/etc/gitconfig` and `/proc/sysrq-trigger` has a dot; without
+    // one (or a glob, or a variable) a path from the workspace root cannot reach them.
     if cwd.root == Root::Workspace
         && cwd.parts.is_empty()
         && !path.contains(['.', '*', '?', '[', '$'])
         && !path.contains("gitconfig")
+        && !path.contains("sysrq")
     {
         return None;
     }
     let place = paths::resolve(path, cwd);
+    if may_write && places::is_sysrq(&place) {
+        return Some(Verdict::new(
+            Tier::Denied,
+            ReasonKind::Machine,
+            format!("may write {path}, which reboots, powers off or crashes the machine"),
+        ));
+    }
     let why = match places::protected(&place)? {
         Protected::Agent => format!(
             "names {path}, keyless's own state (session, backups, transcript), which the model may not read or change"
@@ -420,6 +428,11 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             Tier::ReadOnly,
             ReasonKind::Nothing,
             "discards or passes output",
+        ),
+        _ if places::is_sysrq(&place) => Verdict::new(
+            Tier::Denied,
+            ReasonKind::Machine,
+            format!("writes to {path}, which reboots, powers off or crashes the machine"),
         ),
         _ if places::is_raw_disk(path) => Verdict::new(
             Tier::Denied,

@@ -17,6 +17,7 @@ mod git_config;
 mod inline;
 mod interp;
 pub mod lex;
+mod machine;
 mod names;
 mod options;
 mod outputs;

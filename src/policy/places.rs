@@ -252,6 +252,12 @@ pub fn is_raw_disk(path: &str) -> bool {
     .any(|p| path.starts_with(p))
 }
 
+/// `/proc/sysrq-trigger`: a letter written to it reboots, powers off or crashes the machine.
+pub fn is_sysrq(place: &Place) -> bool {
+    place.root == Root::Slash
+        && matches!(place.parts.as_slice(), [proc, t] if proc == "proc" && t == "sysrq-trigger")
+}
+
 /// `/dev/tcp/…` and `/dev/udp/…`: bash opens a socket.
 pub fn is_socket(place: &Place) -> bool {
     place.root == Root::Slash

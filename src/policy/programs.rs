@@ -11,6 +11,7 @@ use super::find;
 use super::git::git;
 use super::interp::{self, is_interpreter};
 use super::lex::Word;
+use super::machine;
 use super::privilege;
 use super::readers::{self, unknown_option};
 use super::risks::{is_network, is_remote, network};
@@ -39,6 +40,9 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         return verdict;
     }
     if let Some(verdict) = privilege::command_string(name, a, ctx) {
+        return verdict;
+    }
+    if let Some(verdict) = machine::machine(name, a) {
         return verdict;
     }
     if let Some(verdict) = env::builtin(name, a) {
@@ -217,38 +221,6 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             format!("{name}: an editor (its commands can run programs and write files)"),
         ),
 
-        // The machine itself.
-        "shutdown" | "reboot" | "halt" | "poweroff" => Verdict::new(
-            Tier::Denied,
-            ReasonKind::Machine,
-            format!("{name}: stops the machine"),
-        ),
-        "init" | "telinit" if matches!(first_positional(a), Some("0" | "6")) => {
-            Verdict::new(Tier::Denied, ReasonKind::Machine, "init: stops the machine")
-        }
-        "systemctl" | "loginctl"
-            if matches!(
-                first_positional(a),
-                Some("poweroff" | "reboot" | "halt" | "kexec" | "suspend" | "hibernate")
-            ) =>
-        {
-            Verdict::new(
-                Tier::Denied,
-                ReasonKind::Machine,
-                format!("{name}: stops the machine"),
-            )
-        }
-        "format" | "diskpart" | "fdisk" | "sfdisk" | "gdisk" | "parted" | "wipefs" | "mke2fs"
-        | "mkswap" | "format-volume" | "clear-disk" => Verdict::new(
-            Tier::Denied,
-            ReasonKind::Disk,
-            format!("{name}: formats or partitions disks"),
-        ),
-        _ if name.starts_with("mkfs") => Verdict::new(
-            Tier::Denied,
-            ReasonKind::Disk,
-            format!("{name}: formats a disk"),
-        ),
         "kill" | "pkill" | "killall" | "systemctl" | "service" | "crontab" | "mount" | "umount"
         | "useradd" | "passwd" | "iptables" | "docker" | "podman" | "kubectl" | "at" | "batch"
         | "launchctl" | "schtasks" | "reg" | "setx" => Verdict::new(
