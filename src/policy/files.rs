@@ -101,6 +101,18 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
                 ReasonKind::ChangesFiles,
                 format!("{name}: changes files"),
             );
+            if let Some(disk) = targets(args).last().filter(|t| places::is_raw_disk(t))
+                && matches!(
+                    lower.as_str(),
+                    "cp" | "install" | "copy" | "copy-item" | "set-content"
+                )
+            {
+                verdict.raise(Verdict::new(
+                    Tier::Denied,
+                    ReasonKind::Disk,
+                    format!("{name}: writes over the disk device {disk}"),
+                ));
+            }
             verdict.raise(secrets(name, &targets(args), true, ctx));
             verdict
         }

@@ -138,6 +138,21 @@ const HOMES: &[&str] = &[
     "$home",
 ];
 
+/// Loops that fork without end, blanks removed (`fork while fork`, `while True: os.fork()`).
+const FORK_LOOPS: &[&str] = &[
+    "forkwhilefork",
+    "while(1)fork",
+    "while(1){fork",
+    "while(true){fork",
+    "while(true)fork",
+    "whiletrue:os.fork",
+    "while1:os.fork",
+    "for(;;)fork",
+    "for(;;){fork",
+    "loop{fork",
+    "loop{process.fork",
+];
+
 fn any(text: &str, words: &[&str]) -> bool {
     words.iter().any(|w| text.contains(w))
 }
@@ -174,6 +189,14 @@ pub(super) fn danger(name: &str, code: &str, ctx: &mut Ctx) -> Option<Verdict> {
             Tier::Denied,
             ReasonKind::RemoteCode,
             format!("{name}: the code fetches code from the network and runs it"),
+        ));
+    }
+    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    if FORK_LOOPS.iter().any(|f| compact.contains(f)) {
+        return Some(Verdict::new(
+            Tier::Denied,
+            ReasonKind::ForkBomb,
+            format!("{name}: the code forks without end (a fork bomb)"),
         ));
     }
     let literals = string_literals(code);

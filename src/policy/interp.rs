@@ -55,8 +55,20 @@ pub(super) fn is_python(name: &str) -> bool {
         || name.starts_with("python2.")
 }
 
+/// An interpreter's name without its version (`php8.2`, `lua5.4`, `ruby3.2`, `perl5.36`), when
+/// that is an interpreter the table knows.
+pub(super) fn unversioned(name: &str) -> &str {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    if base.len() < name.len() && INLINE.iter().any(|(n, _)| *n == base) {
+        base
+    } else {
+        name
+    }
+}
+
 /// Programs that run code they are given.
 pub(super) fn is_interpreter(name: &str) -> bool {
+    let name = unversioned(name);
     SHELLS.contains(&name)
         || is_python(name)
         || INLINE.iter().any(|(n, _)| *n == name)
@@ -65,6 +77,7 @@ pub(super) fn is_interpreter(name: &str) -> bool {
 
 /// A shell or interpreter that reads its program from standard input.
 pub(super) fn reads_code_from_stdin(name: &str, args: &[&str]) -> bool {
+    let name = unversioned(name);
     if !is_interpreter(name) || name == "eval" {
         return false;
     }
@@ -121,6 +134,7 @@ fn inline_code<'a>(name: &str, args: &[&'a str]) -> Option<&'a str> {
 }
 
 pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<Verdict> {
+    let name = unversioned(name);
     let args = values(words);
     let verdict = match name {
         _ if SHELLS.contains(&name) => shell(name, words, ctx),
@@ -241,10 +255,30 @@ fn powershell(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     }) {
         args.get(i + 1)
             .and_then(|b| inline::decode_encoded_command(b))
+    } else if let Some(i) = args
+        .iter()
+        .position(|a| a.eq_ignore_ascii_case("-c") || abbreviates(a, "-command") && a.len() > 2)
+    {
+        Some(args[i + 1..].join(" "))
     } else {
-        args.iter()
-            .position(|a| a.eq_ignore_ascii_case("-c") || abbreviates(a, "-command") && a.len() > 2)
-            .map(|i| args[i + 1..].join(" "))
+        // Without -File, what follows the options is the command (`powershell Stop-Computer`).
+        let file = args.iter().any(|a| abbreviates(a, "-file") && a.len() > 2);
+        let mut i = 0;
+        while let Some(a) = args.get(i).filter(|a| a.starts_with('-')) {
+            let valued = [
+                "-executionpolicy",
+                "-windowstyle",
+                "-configurationname",
+                "-workingdirectory",
+                "-outputformat",
+                "-inputformat",
+                "-version",
+            ]
+            .iter()
+            .any(|o| abbreviates(a, o) && a.len() > 3);
+            i += if valued { 2 } else { 1 };
+        }
+        (!file && i < args.len()).then(|| args[i..].join(" "))
     };
     if let Some(text) = text {
         verdict.raise(inline::code(name, &text, ctx));

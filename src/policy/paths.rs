@@ -261,6 +261,15 @@ fn home_prefix(path: &str) -> Option<&str> {
     ) {
         return Some(rest);
     }
+    // `${HOME:?message}`, `${HOME:-/x}`, `${HOME-}`: HOME when it is set, which it is.
+    if let Some(braced) = path.strip_prefix("${HOME")
+        && braced.starts_with([':', '-', '?', '=', '+'])
+        && !braced.starts_with(":+")
+        && !braced.starts_with('+')
+        && let Some(end) = braced.find('}')
+    {
+        return Some(&braced[end + 1..]).filter(|r| r.is_empty() || r.starts_with('/'));
+    }
     // `~` and `~user`.
     let rest = path.strip_prefix('~')?;
     let end = rest.find('/').unwrap_or(rest.len());

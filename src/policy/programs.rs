@@ -141,6 +141,9 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                 "rustup: installs or changes toolchains",
             ),
         },
+        "pipenv" | "pdm" | "hatch" | "pixi" | "rye" if first_positional(a) == Some("run") => {
+            environment_run(name, words, ctx)
+        }
         "pip" | "pip3" | "pipx" | "uv" | "poetry" | "conda" | "gem" | "bundle" | "composer"
         | "apt" | "apt-get" | "brew" | "dnf" | "yum" | "pacman" | "apk" | "choco" | "winget"
         | "snap" | "nix-env" | "port" => match first_positional(a) {
@@ -176,11 +179,9 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                     format!("{name} run: fetches what it runs"),
                 )
             }
-            Some("run") if matches!(name, "uv" | "poetry" | "bundle") => Verdict::new(
-                Tier::Execute,
-                ReasonKind::Program,
-                format!("{name}: runs project code"),
-            ),
+            Some("run") if matches!(name, "uv" | "poetry" | "bundle" | "conda") => {
+                environment_run(name, words, ctx)
+            }
             _ => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Packages,
@@ -236,5 +237,65 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             ReasonKind::UnknownProgram,
             format!("unknown program {name}: not on the classifier's lists"),
         ),
+    }
+}
+
+/// Options of the environment runners' `run` that take a value.
+const RUN_VALUED: &[&str] = &[
+    "--python",
+    "-p",
+    "--directory",
+    "--project",
+    "--env-file",
+    "--extra",
+    "--group",
+    "--package",
+    "-n",
+    "--name",
+    "--prefix",
+    "-e",
+    "--environment",
+    "--manifest-path",
+];
+
+/// `uv run CMD …`, `poetry run CMD …`, `conda run -n ENV CMD …`: CMD runs in the project's
+/// environment, and is judged as itself (`uv run python -c …` is inline code); a script or an
+/// entry point the classifier does not know is project code.
+fn environment_run(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
+    let floor = Verdict::new(
+        Tier::Execute,
+        ReasonKind::Program,
+        format!("{name} run: runs project code in its environment"),
+    );
+    let Some(run) = words.iter().position(|w| w.value == "run") else {
+        return floor;
+    };
+    let mut i = run + 1;
+    while let Some(w) = words.get(i) {
+        if w.value == "--" {
+            i += 1;
+            break;
+        }
+        if !w.value.starts_with('-') {
+            break;
+        }
+        i += if RUN_VALUED.contains(&w.value.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let command = words.get(i..).unwrap_or(&[]);
+    match command.first() {
+        Some(script) if script.value.ends_with(".py") => floor,
+        Some(_) => {
+            let inner = ctx.program(command);
+            if inner.kind == ReasonKind::UnknownProgram {
+                floor
+            } else {
+                floor.max(inner)
+            }
+        }
+        None => floor,
     }
 }

@@ -328,6 +328,11 @@ pub(super) fn tee(args: &[&str]) -> Verdict {
         .iter()
         .find(|p| !matches!(**p, "/dev/null" | "/dev/stdout" | "/dev/stderr"))
     {
+        Some(file) if places::is_raw_disk(file) => Verdict::new(
+            Tier::Denied,
+            ReasonKind::Disk,
+            format!("tee: writes raw bytes to the disk device {file}"),
+        ),
         Some(file) => Verdict::new(
             Tier::Risky,
             ReasonKind::WritesFile,
