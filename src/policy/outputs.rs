@@ -58,6 +58,15 @@ fn value_at(word: &Word, known: &Known, depth: usize) -> Option<String> {
                 .unwrap_or(body.len());
             (&body[..end], &body[end..])
         };
+        // `${NAME:?msg}`, `${NAME:-x}`, `${NAME=x}`: NAME's value when it is set.
+        let (name, modifier) = name
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or((name, ""), |at| name.split_at(at));
+        let keeps_value = modifier.is_empty()
+            || modifier.starts_with([':', '-', '?', '=']) && !modifier.starts_with(":+");
+        if !keeps_value {
+            return None;
+        }
         if let Some(value) = known.var(name) {
             out.push_str(value);
         } else if PATH_VARIABLES.contains(&name) {
