@@ -3,11 +3,11 @@
 //! `--textconv`, `--upload-pack`, `--receive-pack`, `--exec`, `-O` pagers, `--output` files).
 //! A read-only subcommand stays ReadOnly only when every option is on its list.
 
-use super::git_config::{config, config_setting, push};
+use super::git_config::{config, config_setting, new_repository, push};
 use super::paths;
 use super::places;
 use super::readers::{secrets, unknown_option};
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, long_is};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has};
 
 /// Options that only shape what the read-only subcommands print.
 #[rustfmt::skip]
@@ -374,36 +374,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
         }
         "config" => config(rest, &positional),
         "push" | "send-pack" => push(rest),
-        // A template copies its hooks into the new `.git`; `--config` writes the new
-        // repository's configuration.
-        "clone" | "init" | "submodule"
-            if rest
-                .iter()
-                .any(|a| long_is(a, "template") || a.starts_with("--separate-git-dir")) =>
-        {
-            Verdict::new(
-                Tier::Denied,
-                ReasonKind::Protected,
-                format!("git {sub} --template: copies the template's hooks into .git"),
-            )
-        }
-        "clone"
-            if let Some(setting) = rest.iter().enumerate().find_map(|(i, a)| {
-                if *a == "-c" || long_is(a, "config") && !a.contains('=') {
-                    rest.get(i + 1).copied()
-                } else {
-                    a.strip_prefix("--config=")
-                        .or_else(|| a.strip_prefix("-c"))
-                        .filter(|v| !v.is_empty())
-                }
-            }) && {
-                let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
-                config_setting(key, Some(value), "git clone --config").tier == Tier::Denied
-            } =>
-        {
-            let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
-            config_setting(key, Some(value), "git clone --config")
-        }
+        "clone" | "init" | "submodule" if let Some(verdict) = new_repository(sub, rest) => verdict,
         "help"
             if rest.iter().all(|a| {
                 matches!(*a, "-a" | "--all" | "-g" | "--guides") || !a.starts_with('-')

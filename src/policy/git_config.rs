@@ -315,6 +315,36 @@ fn config_key_runs_programs(key: &str) -> bool {
         || section == "submodule" && last == "update"
 }
 
+/// `git clone`, `init` and `submodule` that write a new repository's hooks or configuration: a
+/// template copies its hooks into the new `.git`, `clone --config` writes its configuration.
+pub(super) fn new_repository(sub: &str, rest: &[&str]) -> Option<Verdict> {
+    if rest
+        .iter()
+        .any(|a| long_is(a, "template") || a.starts_with("--separate-git-dir"))
+    {
+        return Some(Verdict::new(
+            Tier::Denied,
+            ReasonKind::Protected,
+            format!("git {sub} --template: copies the template's hooks into .git"),
+        ));
+    }
+    if sub != "clone" {
+        return None;
+    }
+    rest.iter().enumerate().find_map(|(i, a)| {
+        let setting = if *a == "-c" || long_is(a, "config") && !a.contains('=') {
+            rest.get(i + 1).copied()
+        } else {
+            a.strip_prefix("--config=")
+                .or_else(|| a.strip_prefix("-c"))
+                .filter(|v| !v.is_empty())
+        }?;
+        let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+        let verdict = config_setting(key, Some(value), "git clone --config");
+        (verdict.tier == Tier::Denied).then_some(verdict)
+    })
+}
+
 pub(super) fn push(rest: &[&str]) -> Verdict {
     for a in rest {
         // Any prefix git accepts (`--mirr`, `--force-w`, `--del`).

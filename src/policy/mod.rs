@@ -4,6 +4,7 @@
 //! looks at the file system, the environment or the clock, so `keyless policy` explains exactly
 //! what a batch will decide.
 
+mod builders;
 pub mod classify;
 mod command;
 mod compilers;

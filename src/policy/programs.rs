@@ -4,6 +4,7 @@
 //! the shell); the machine, privileges and the network are decided here. A name no rule knows
 //! is Risky.
 
+use super::builders;
 use super::compilers;
 use super::env;
 use super::files;
@@ -93,10 +94,10 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             ReasonKind::Packages,
             format!("{name}: runs a package that may be downloaded"),
         ),
-        "go" => tools::go(a, ctx),
-        "dotnet" => tools::dotnet(a),
-        "make" | "gmake" | "just" | "rake" | "invoke" | "task" => tools::make(name, a, ctx),
-        "cmake" => tools::cmake(a, ctx),
+        "go" => builders::go(a, ctx),
+        "dotnet" => builders::dotnet(a),
+        "make" | "gmake" | "just" | "rake" | "invoke" | "task" => builders::make(name, a, ctx),
+        "cmake" => builders::cmake(a, ctx),
         "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => compilers::compiler(name, a, ctx),
         "rustc" => compilers::rustc(a, ctx),
         "ninja" | "meson" | "tsc" | "javac" | "kotlinc" | "rustfmt" | "gofmt" | "black"

@@ -4,6 +4,46 @@
 //! one word); a brace without a comma at its level (`{}`, `${x}`, `{ ls; }`) is literal.
 //! Sequences (`{1..9}`) are left as written: they name no path a list could not.
 
+use super::{Reader, Word};
+
+impl Reader<'_> {
+    /// The words a word is after brace expansion (itself when it holds no list). Assignments
+    /// (`x={a,b}`) are not expanded, as bash does not.
+    pub(super) fn brace_expanded(&mut self, word: Word, marks: &[usize]) -> Vec<Word> {
+        if marks.len() < 3 {
+            return vec![word];
+        }
+        let assignment = word.value.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && marks.first().is_some_and(|m| *m > name.len())
+        });
+        if assignment {
+            return vec![word];
+        }
+        match expand(&word.value, marks) {
+            Ok(Some(values)) if !values.is_empty() => {
+                let mut words: Vec<Word> = values
+                    .into_iter()
+                    .map(|value| Word {
+                        value,
+                        dynamic: word.dynamic,
+                        subs: Vec::new(),
+                        cmd: None,
+                    })
+                    .collect();
+                words[0].subs = word.subs;
+                words
+            }
+            Ok(_) => vec![word],
+            Err(problem) => {
+                self.problems.push(problem);
+                vec![word]
+            }
+        }
+    }
+}
+
 /// How many words one word may expand to; more is reported as a problem (the line is then
 /// Risky) instead of being built: `{a,b}` repeated 20 times is a million words.
 pub(super) const MAX_WORDS: usize = 256;

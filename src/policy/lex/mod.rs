@@ -304,42 +304,6 @@ impl Reader<'_> {
         out
     }
 
-    /// The words a word is after brace expansion (itself when it holds no list). Assignments
-    /// (`x={a,b}`) are not expanded, as bash does not.
-    fn brace_expanded(&mut self, word: Word, marks: &[usize]) -> Vec<Word> {
-        if marks.len() < 3 {
-            return vec![word];
-        }
-        let assignment = word.value.split_once('=').is_some_and(|(name, _)| {
-            !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && marks.first().is_some_and(|m| *m > name.len())
-        });
-        if assignment {
-            return vec![word];
-        }
-        match braces::expand(&word.value, marks) {
-            Ok(Some(values)) if !values.is_empty() => {
-                let mut words: Vec<Word> = values
-                    .into_iter()
-                    .map(|value| Word {
-                        value,
-                        dynamic: word.dynamic,
-                        subs: Vec::new(),
-                        cmd: None,
-                    })
-                    .collect();
-                words[0].subs = word.subs;
-                words
-            }
-            Ok(_) => vec![word],
-            Err(problem) => {
-                self.problems.push(problem);
-                vec![word]
-            }
-        }
-    }
-
     /// Reads one word: quote removal, escapes, expansions.
     fn word(&mut self) -> Word {
         self.brace_marks.clear();
