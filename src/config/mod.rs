@@ -28,6 +28,10 @@ pub struct AgentConfig {
     pub site: Option<String>,
 }
 
+/// A command's timeout when neither `Commands.TimeoutSeconds` nor its `timeout=` says
+/// otherwise (the specification's default).
+pub const DEFAULT_TIMEOUT_SECONDS: u64 = 300;
+
 /// The `Commands` section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommandsConfig {
@@ -46,7 +50,7 @@ impl Default for CommandsConfig {
     fn default() -> Self {
         CommandsConfig {
             failure_mode: FailureMode::default(),
-            timeout_seconds: 300,
+            timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
             max_timeout_seconds: 1_800,
             allow_list: Vec::new(),
             deny_list: Vec::new(),

@@ -8,15 +8,24 @@
 //! the command around a program: environment prefixes, redirections, substitutions, wrappers,
 //! `cd`, protected paths, and what the whole line does (network into code).
 
+use super::command::{default_assignments, program};
+use super::endless;
 use super::env;
-use super::interp::{is_interpreter, reads_code_from_stdin};
+use super::flow;
+use super::inline;
+use super::interp::{SHELLS, is_interpreter, reads_code_from_stdin};
 use super::lex::{self, SimpleCommand, SubKind, Word};
-use super::paths::{self, Place, Protected, Root};
-use super::programs::known_program;
+use super::names;
+use super::outputs::{self, word_value};
+use super::paths::{self, Place, Root};
+use super::places;
+use super::places::Protected;
 use super::risks::{is_fork_bomb, is_network};
 pub use super::vocab::Classification;
-use super::vocab::{Ctx, Facts, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values};
-use super::wrappers::{Wrapper, unwrap, wrapper_verdict};
+use super::vocab::{
+    Ctx, Facts, Input, Known, MAX_DEPTH, ReasonKind, Segment, Tier, Verdict, basename, values,
+};
+use super::wrappers::unwrap;
 
 /// Longer lines are refused unread: no model needs 64 KiB on one command line (file contents
 /// go through the file commands), and a cap keeps classification time bounded.
@@ -33,7 +42,13 @@ pub fn classify(line: &str) -> Classification {
             format!("the line is {} bytes, more than the {MAX_LINE_BYTES} the classifier reads; write long content with the file commands", line.len()),
         ).segment(&format!("{text}…")));
     } else {
-        let facts = classify_into(line, 0, &Place::workspace(), &mut segments);
+        let facts = classify_into(
+            line,
+            0,
+            &Place::workspace(),
+            &Known::default(),
+            &mut segments,
+        );
         if facts.code_from_input && facts.network {
             segments.push(Verdict::new(
                 Tier::Denied,
@@ -65,7 +80,13 @@ pub fn classify(line: &str) -> Classification {
     Classification { tier, segments }
 }
 
-fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>) -> Facts {
+fn classify_into(
+    source: &str,
+    depth: usize,
+    cwd: &Place,
+    known: &Known,
+    out: &mut Vec<Segment>,
+) -> Facts {
     let mut facts = Facts::default();
     if depth > MAX_DEPTH {
         out.push(
@@ -94,10 +115,32 @@ fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>
         );
     }
     let mut cwd = cwd.clone();
-    for command in &line.commands {
+    let mut known = known.clone();
+    // The last pipeline stage: its pipeline, place and what it prints.
+    let mut piped: Option<(usize, usize, Option<Input>)> = None;
+    for (at, command) in line.commands.iter().enumerate() {
+        // `head` ends the stream it reads when it has its lines.
+        let bounded = line.commands.get(at + 1).is_some_and(|next| {
+            next.pipeline == command.pipeline
+                && next.stage == command.stage + 1
+                && unwrap(&next.words).1.first().map(names::name_of).as_deref() == Some("head")
+        });
+        let previous = piped
+            .as_ref()
+            .filter(|(p, s, _)| *p == command.pipeline && s + 1 == command.stage)
+            .and_then(|(_, _, o)| o.as_ref());
+        let input = flow::input_of(command, previous, &known);
+        // A prefix assignment is in the environment of what the command runs (`d=/ sh -c …`).
+        let mut scope = known.clone();
+        for (name, word) in &command.assignments {
+            scope.set(name, word_value(word, &known));
+        }
         let mut ctx = Ctx {
             depth,
             cwd: cwd.clone(),
+            known: scope,
+            input: input.clone(),
+            bounded,
             out,
             facts: Facts::default(),
             nest: classify_into,
@@ -105,16 +148,19 @@ fn classify_into(source: &str, depth: usize, cwd: &Place, out: &mut Vec<Segment>
         };
         let verdict = command_verdict(command, &mut ctx);
         facts.absorb(ctx.facts);
-        if let Some(next) = moves_to(command, &cwd) {
+        let printed = outputs::output(command, input.as_ref(), &known);
+        piped = Some((command.pipeline, command.stage, printed));
+        if let Some(next) = moves_to(command, &cwd, &known) {
             cwd = next;
         }
+        flow::learn(command, &mut known, &cwd);
         out.push(verdict.segment(&command.text));
     }
     facts
 }
 
 /// Where `cd`/`pushd` leaves the shell.
-fn moves_to(command: &SimpleCommand, cwd: &Place) -> Option<Place> {
+fn moves_to(command: &SimpleCommand, cwd: &Place, known: &Known) -> Option<Place> {
     let (_, inner) = unwrap(&command.words);
     let first = inner.first()?;
     if !matches!(
@@ -133,7 +179,10 @@ fn moves_to(command: &SimpleCommand, cwd: &Place) -> Option<Place> {
             up: 0,
             parts: Vec::new(),
         },
-        Some(w) => paths::resolve(&w.value, cwd),
+        Some(w) => paths::resolve(
+            &word_value(w, known).unwrap_or_else(|| w.value.clone()),
+            cwd,
+        ),
     })
 }
 
@@ -144,7 +193,7 @@ pub fn programs(classification: &Classification) -> Vec<String> {
         for command in lex::read(&segment.text).commands {
             let (_, inner) = unwrap(&command.words);
             if let Some(first) = inner.first() {
-                out.push(basename(&first.value).to_string());
+                out.push(names::name_of(first));
             }
         }
     }
@@ -165,12 +214,15 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     } else {
         program(&command.words, ctx)
     };
+    // Wrappers and programs that run a shell on their input (`sudo -s`, `su`) say so.
+    let program_reads_code = ctx.facts.code_from_input;
     let for_command = !command.words.is_empty();
     for (name, _) in &command.assignments {
         verdict.raise(env::set_variable(name, for_command));
     }
     let (_, inner) = unwrap(&command.words);
-    let inner_name = inner.first().map(|w| basename(&w.value)).unwrap_or("");
+    let inner_name = inner.first().map(names::name_of).unwrap_or_default();
+    let inner_name = inner_name.as_str();
     if inner_name == "git"
         && verdict.tier > Tier::ReadOnly
         && command.assignments.iter().any(|(n, _)| {
@@ -190,15 +242,25 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
             "git with GIT_DIR or GIT_WORK_TREE set may write another .git",
         ));
     }
-    let interpreter = inner
-        .first()
-        .is_some_and(|w| is_interpreter(basename(&w.value)));
+    let interpreter = is_interpreter(inner_name);
     let words = command
         .words
         .iter()
         .chain(command.assignments.iter().map(|(_, w)| w))
         .chain(command.redirects.iter().map(|r| &r.target));
     for word in words {
+        for assigned in default_assignments(word) {
+            verdict.raise(assigned);
+        }
+        if word.dynamic
+            && let Some(name) = env::secret_expansion(&word.value)
+        {
+            verdict.raise(Verdict::new(
+                Tier::Risky,
+                ReasonKind::Secret,
+                format!("expands ${name}, a variable whose name says it holds a secret"),
+            ));
+        }
         for sub in &word.subs {
             let had_network = std::mem::take(&mut ctx.facts.network);
             ctx.nested(&sub.source, "substitution");
@@ -242,11 +304,26 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
     let inner_args = values(inner.get(1..).unwrap_or(&[]));
     // Wherever it sits (a pipe, a group, a fifo), a shell reading code from its input is fed
     // by something on the line.
-    if reads_code_from_stdin(inner_name, &inner_args) || stdin_redirected && interpreter {
-        ctx.facts.code_from_input = true;
+    let reads_code = program_reads_code
+        || reads_code_from_stdin(inner_name, &inner_args)
+        || stdin_redirected && interpreter;
+    ctx.facts.code_from_input |= reads_code;
+    // …and when what feeds it is known, that is the script it runs.
+    if reads_code && let Some(Input::Text(script)) = ctx.input.clone() {
+        if SHELLS.contains(&inner_name) || !interpreter {
+            verdict.raise(ctx.nested(&script, "the script it reads from its input"));
+        } else {
+            verdict.raise(inline::code(inner_name, &script, ctx));
+        }
     }
     for redirect in &command.redirects {
         verdict.raise(redirect_verdict(redirect.op, &redirect.target, &ctx.cwd));
+        if matches!(redirect.op, "<" | "<>")
+            && let Some(endless) =
+                endless::input(inner_name, &inner_args, &redirect.target.value, ctx)
+        {
+            verdict.raise(endless);
+        }
         if is_network(inner_name) && matches!(redirect.op, ">" | ">>" | ">|" | "&>") {
             ctx.facts
                 .downloads
@@ -261,10 +338,18 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
         .chain(command.assignments.iter().map(|(_, w)| w));
     for word in named {
         for candidate in paths::candidates(&word.value) {
-            if let Some(why) = protected(candidate, &ctx.cwd, verdict.tier > Tier::ReadOnly) {
+            // A read of a secret store is Risky, and still only a read.
+            let may_write = verdict.tier > Tier::ReadOnly && verdict.kind != ReasonKind::Secret;
+            if let Some(why) = protected(candidate, &ctx.cwd, may_write) {
                 verdict.raise(why);
             }
         }
+    }
+    if let Some(text) = flow::rewrite(command, &ctx.known) {
+        verdict.raise(ctx.nested(
+            &text,
+            "as it runs, with the values the line gives its variables and substitutions",
+        ));
     }
     verdict
 }
@@ -272,13 +357,25 @@ fn command_verdict(command: &SimpleCommand, ctx: &mut Ctx) -> Verdict {
 /// Paths the model's commands may not touch: keyless's own state (`.agent`, not even to read),
 /// and, from a command that may write, keyless's configuration and git's own store.
 fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
-    // Every protected name has a dot; without one (or a glob) a path from the workspace root
-    // cannot reach them.
-    if cwd.root == Root::Workspace && cwd.parts.is_empty() && !path.contains(['.', '*', '?', '[']) {
+    // Every protected name but `/etc/gitconfig` and `/proc/sysrq-trigger` has a dot; without
+    // one (or a glob, or a variable) a path from the workspace root cannot reach them.
+    if cwd.root == Root::Workspace
+        && cwd.parts.is_empty()
+        && !path.contains(['.', '*', '?', '[', '$'])
+        && !path.contains("gitconfig")
+        && !path.contains("sysrq")
+    {
         return None;
     }
     let place = paths::resolve(path, cwd);
-    let why = match paths::protected(&place)? {
+    if may_write && places::is_sysrq(&place) {
+        return Some(Verdict::new(
+            Tier::Denied,
+            ReasonKind::Machine,
+            format!("may write {path}, which reboots, powers off or crashes the machine"),
+        ));
+    }
+    let why = match places::protected(&place)? {
         Protected::Agent => format!(
             "names {path}, keyless's own state (session, backups, transcript), which the model may not read or change"
         ),
@@ -289,6 +386,13 @@ fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
         Protected::Git => format!(
             "may change {path} inside .git, git's own store (its hooks and config make git run programs); use git commands or @@commit"
         ),
+        Protected::GlobalGitConfig => {
+            return Some(Verdict::new(
+                Tier::Denied,
+                ReasonKind::GitConfig,
+                format!("may change {path}, git's configuration for every repository"),
+            ));
+        }
     };
     Some(Verdict::new(Tier::Denied, ReasonKind::Protected, why))
 }
@@ -296,7 +400,11 @@ fn protected(path: &str, cwd: &Place, may_write: bool) -> Option<Verdict> {
 fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
     let path = target.value.as_str();
     let place = paths::resolve(path, cwd);
-    if paths::is_socket(&place) {
+    // `/dev/$kind/host/port`: a computed name in `/dev` is only ever the socket trick.
+    let computed_device = target.dynamic
+        && place.root == Root::Slash
+        && matches!(place.parts.as_slice(), [dev, kind, _, ..] if dev == "dev" && kind.contains('$'));
+    if places::is_socket(&place) || computed_device {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,
@@ -310,7 +418,7 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             "duplicates a descriptor",
         ),
         "<" | "<<<" | "<<" => {
-            if paths::secret(&place, false) {
+            if places::secret(&place, false) {
                 Verdict::new(
                     Tier::Risky,
                     ReasonKind::Secret,
@@ -330,7 +438,12 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             ReasonKind::Nothing,
             "discards or passes output",
         ),
-        _ if paths::is_raw_disk(path) => Verdict::new(
+        _ if places::is_sysrq(&place) => Verdict::new(
+            Tier::Denied,
+            ReasonKind::Machine,
+            format!("writes to {path}, which reboots, powers off or crashes the machine"),
+        ),
+        _ if places::is_raw_disk(path) => Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,
             format!("writes raw bytes to the disk device {path}"),
@@ -340,124 +453,5 @@ fn redirect_verdict(op: &str, target: &Word, cwd: &Place) -> Verdict {
             ReasonKind::Redirect,
             format!("writes to the file {path}"),
         ),
-    }
-}
-
-/// Folders whose programs keep their plain names (`/usr/bin/cat` is `cat`).
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/usr/bin",
-    "/usr/local/bin",
-    "/sbin",
-    "/usr/sbin",
-    "/usr/local/sbin",
-];
-
-/// The verdict for a program and its arguments (wrappers stepped over).
-fn program(words: &[Word], ctx: &mut Ctx) -> Verdict {
-    let (wrappers, inner) = unwrap(words);
-    let mut verdict = Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "");
-    for wrapper in &wrappers {
-        verdict.raise(wrapper_verdict(wrapper, inner, ctx));
-    }
-    let Some(first) = inner.first() else {
-        return match wrappers.last().map(|w| w.name) {
-            Some("env") => verdict.max(Verdict::new(
-                Tier::Risky,
-                ReasonKind::Secret,
-                "env: prints the environment, which may hold secrets",
-            )),
-            Some("xargs") => verdict.max(Verdict::new(
-                Tier::ReadOnly,
-                ReasonKind::Program,
-                "xargs: echoes its input",
-            )),
-            _ => verdict.max(Verdict::new(
-                Tier::ReadOnly,
-                ReasonKind::Nothing,
-                "runs nothing",
-            )),
-        };
-    };
-    if first.dynamic {
-        return verdict.max(Verdict::new(
-            Tier::Risky,
-            ReasonKind::ComputedProgram,
-            format!("the program name {} is computed at run time", first.value),
-        ));
-    }
-    let raw = first.value.as_str();
-    let name = if raw.contains('/') || raw.contains('\\') {
-        let dir = &raw[..raw.rfind(['/', '\\']).unwrap_or(0)];
-        if raw.starts_with('/') && SYSTEM_DIRS.contains(&dir) {
-            basename(raw)
-        } else if paths::resolve(raw, &ctx.cwd).outside() {
-            ctx.facts.scripts.push(basename(raw).to_string());
-            return verdict.max(Verdict::new(
-                Tier::Risky,
-                ReasonKind::RunsProgram,
-                format!("runs {raw}, a program outside the system folders"),
-            ));
-        } else {
-            ctx.facts.scripts.push(basename(raw).to_string());
-            return verdict.max(Verdict::new(
-                Tier::Execute,
-                ReasonKind::Program,
-                format!("runs the workspace program {raw}"),
-            ));
-        }
-    } else {
-        raw
-    };
-    if is_network(name) {
-        ctx.facts.network = true;
-    }
-    let known = known_program(name, &inner[1..], ctx);
-    verdict.max(unknown_arguments(name, &wrappers, &inner[1..], known))
-}
-
-/// Programs whose arguments, whatever their value, neither run anything nor read a file.
-const ANY_ARGUMENTS: &[&str] = &["echo", "true", "false", ":", "test", "["];
-
-/// A low tier is earned with arguments the classifier has seen. One whose value is only known
-/// when the line runs (`rg $OPTS x`, `sort $(cat opts) a.txt`), or arguments `xargs` adds from
-/// its input, could be an option (`--pre=sh`, `-o FILE`) or a path into a secret store: the
-/// segment climbs to Risky.
-fn unknown_arguments(
-    name: &str,
-    wrappers: &[Wrapper<'_>],
-    args: &[Word],
-    known: Verdict,
-) -> Verdict {
-    if known.tier > Tier::Build || ANY_ARGUMENTS.contains(&name) {
-        return known;
-    }
-    if wrappers.iter().any(|w| w.name == "xargs") {
-        return known.max(Verdict::new(
-            Tier::Risky,
-            ReasonKind::UnknownOption,
-            format!(
-                "xargs {name}: adds arguments from its input, which could be options or paths the classifier cannot check"
-            ),
-        ));
-    }
-    // A process substitution alone is a `/dev/fd/N` path, never an option.
-    let unknown = |a: &&Word| {
-        a.dynamic
-            && !(a.subs.len() == 1
-                && matches!(a.subs[0].kind, SubKind::ProcessIn | SubKind::ProcessOut)
-                && a.value.starts_with(['<', '>'])
-                && a.value.ends_with(')'))
-    };
-    match args.iter().find(unknown) {
-        Some(arg) => known.max(Verdict::new(
-            Tier::Risky,
-            ReasonKind::UnknownOption,
-            format!(
-                "{name} {}: an argument known only when the line runs could be an option or a path the classifier cannot check",
-                arg.value
-            ),
-        )),
-        None => known,
     }
 }

@@ -206,6 +206,59 @@ pub(super) fn unset_variable(name: &str) -> Verdict {
     Verdict::new(Tier::ReadOnly, ReasonKind::Nothing, "unsets a variable")
 }
 
+/// Words in a variable's name that say it holds a secret (`GITHUB_TOKEN`, `DB_PASSWORD`,
+/// `OPENAI_API_KEY`). `AUTH` alone is left out: `SSH_AUTH_SOCK` and `GIT_AUTHOR_NAME` are not
+/// secrets.
+const SECRET_NAME_WORDS: &[&str] = &[
+    "TOKEN",
+    "TOKENS",
+    "SECRET",
+    "SECRETS",
+    "PASSWORD",
+    "PASSWD",
+    "PASSPHRASE",
+    "CREDENTIAL",
+    "CREDENTIALS",
+    "APIKEY",
+    "PAT",
+    "KEY",
+    "KEYS",
+];
+
+/// Whether a variable's name says it holds a secret.
+pub(super) fn secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper
+        .split('_')
+        .any(|word| SECRET_NAME_WORDS.contains(&word))
+}
+
+/// The first variable expanded in `value` (`$NAME`, `${NAME…}`) whose name says it holds a
+/// secret.
+pub(super) fn secret_expansion(value: &str) -> Option<&str> {
+    let bytes = value.as_bytes();
+    let mut at = 0;
+    while let Some(found) = value[at..].find('$') {
+        let mut start = at + found + 1;
+        if bytes.get(start) == Some(&b'{') {
+            start += 1;
+            // `${!prefix*}` and `${#name}` still name the variable.
+            while matches!(bytes.get(start), Some(b'!' | b'#')) {
+                start += 1;
+            }
+        }
+        let end = value[start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(value.len(), |e| start + e);
+        let name = &value[start..end];
+        if !name.is_empty() && secret_name(name) {
+            return Some(name);
+        }
+        at = end.max(at + found + 1);
+    }
+    None
+}
+
 /// Builtins that change the shell itself: `export`, `declare`, `unset`, `alias`, `set`, …
 /// `None` when `name` is not one of them.
 pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
@@ -331,4 +384,35 @@ pub(super) fn builtin(name: &str, args: &[&str]) -> Option<Verdict> {
         _ => return None,
     };
     Some(verdict)
+}
+
+#[cfg(test)]
+mod secret_names {
+    use super::*;
+
+    #[test]
+    fn names_that_hold_secrets() {
+        for value in [
+            "$GITHUB_TOKEN",
+            "Bearer ${OPENAI_API_KEY}",
+            "x$db_password:y",
+            "${#AWS_SECRET_ACCESS_KEY}",
+            "${!NPM_TOKEN}",
+            "$KEY",
+        ] {
+            assert!(secret_expansion(value).is_some(), "{value}");
+        }
+        for value in [
+            "$HOME",
+            "$PATH/x",
+            "$GIT_AUTHOR_NAME",
+            "$SSH_AUTH_SOCK",
+            "$KEYBOARD",
+            "${PWD}",
+            "price$",
+            "$1",
+        ] {
+            assert_eq!(secret_expansion(value), None, "{value}");
+        }
+    }
 }

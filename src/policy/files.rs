@@ -4,8 +4,9 @@
 //! spelled (the paths are normalised first); every other change is Risky.
 
 use super::paths::{self, Place};
+use super::places;
 use super::readers::secrets;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has, short_flag};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has_long, long_is, short_flag};
 
 /// The verdict for a file-changing program, or `None` when `name` is not one.
 pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
@@ -14,7 +15,7 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         "rm" | "rmdir" | "del" | "erase" | "rd" | "unlink" | "shred" | "trash" | "srm"
         | "trash-put" | "remove-item" | "ri" | "wipe" => remove(name, args, &ctx.cwd),
         "chmod" | "chown" | "chgrp" | "setfacl" => {
-            let recursive = short_flag(args, 'R') || has(args, &["--recursive"]);
+            let recursive = short_flag(args, 'R') || has_long(args, "recursive");
             match targets(args)
                 .into_iter()
                 .find(|t| recursive && catastrophic(t, &ctx.cwd))
@@ -34,7 +35,7 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
         "dd" => {
             if args
                 .iter()
-                .any(|x| x.strip_prefix("of=").is_some_and(paths::is_raw_disk))
+                .any(|x| x.strip_prefix("of=").is_some_and(places::is_raw_disk))
             {
                 Verdict::new(
                     Tier::Denied,
@@ -69,9 +70,9 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
             }
         }
         "rsync" => {
-            let deletes = args
-                .iter()
-                .any(|a| a.starts_with("--delete") || *a == "--remove-source-files");
+            let deletes = args.iter().any(|a| {
+                a.starts_with("--del") || long_is(a, "delete") || long_is(a, "remove-source-files")
+            });
             let all = targets(args);
             match all.last().filter(|t| deletes && catastrophic(t, &ctx.cwd)) {
                 Some(t) => Verdict::new(
@@ -100,6 +101,18 @@ pub(super) fn change(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
                 ReasonKind::ChangesFiles,
                 format!("{name}: changes files"),
             );
+            if let Some(disk) = targets(args).last().filter(|t| places::is_raw_disk(t))
+                && matches!(
+                    lower.as_str(),
+                    "cp" | "install" | "copy" | "copy-item" | "set-content"
+                )
+            {
+                verdict.raise(Verdict::new(
+                    Tier::Denied,
+                    ReasonKind::Disk,
+                    format!("{name}: writes over the disk device {disk}"),
+                ));
+            }
             verdict.raise(secrets(name, &targets(args), true, ctx));
             verdict
         }
@@ -122,18 +135,17 @@ fn targets<'a>(args: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn catastrophic(raw: &str, cwd: &Place) -> bool {
-    paths::catastrophic(&paths::resolve(raw, cwd))
+    places::catastrophic(&paths::resolve(raw, cwd))
 }
 
 fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
     let lower = |a: &&str| a.to_ascii_lowercase();
     let recursive = short_flag(args, 'r')
         || short_flag(args, 'R')
-        || args
-            .iter()
-            .map(lower)
-            .any(|a| a == "--recursive" || a == "/s" || a.len() > 2 && "-recurse".starts_with(&a));
-    if has(args, &["--no-preserve-root"]) {
+        || args.iter().map(lower).any(|a| {
+            long_is(&a, "recursive") || a == "/s" || a.len() > 2 && "-recurse".starts_with(&a)
+        });
+    if has_long(args, "no-preserve-root") {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::Catastrophic,
@@ -155,7 +167,7 @@ fn remove(name: &str, args: &[&str], cwd: &Place) -> Verdict {
             ),
         );
     }
-    if name == "shred" && targets(args).iter().any(|t| paths::is_raw_disk(t)) {
+    if name == "shred" && targets(args).iter().any(|t| places::is_raw_disk(t)) {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::Disk,

@@ -4,6 +4,7 @@
 
 use super::lex::Word;
 use super::paths;
+use super::places;
 use super::readers::{secrets, unknown_option};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, values};
 
@@ -103,7 +104,7 @@ pub(super) fn find(words: &[Word], ctx: &mut Ctx) -> Verdict {
         .collect();
     let catastrophic_root = roots
         .iter()
-        .find(|r| paths::catastrophic(&paths::resolve(r, &ctx.cwd)))
+        .find(|r| places::catastrophic(&paths::resolve(r, &ctx.cwd)))
         .copied();
     let mut runs = false;
     let mut i = roots.len();

@@ -3,8 +3,9 @@
 //! `--textconv`, `--upload-pack`, `--receive-pack`, `--exec`, `-O` pagers, `--output` files).
 //! A read-only subcommand stays ReadOnly only when every option is on its list.
 
-use super::git_config::{config, config_setting, push};
+use super::git_config::{config, config_setting, new_repository, push};
 use super::paths;
+use super::places;
 use super::readers::{secrets, unknown_option};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, has};
 
@@ -125,14 +126,14 @@ pub(super) fn git(args: &[&str], ctx: &Ctx) -> Verdict {
         match a {
             "-c" => {
                 let setting = args.get(i + 1).copied().unwrap_or("");
-                let key = setting.split('=').next().unwrap_or(setting);
-                floor.raise(config_setting(key, "git -c"));
+                let (key, value) = setting.split_once('=').unwrap_or((setting, ""));
+                floor.raise(config_setting(key, Some(value), "git -c"));
                 i += 2;
             }
             "-C" => {
                 let dir = args.get(i + 1).copied().unwrap_or("");
                 let place = paths::resolve(dir, &ctx.cwd);
-                if place.outside() || paths::protected(&place).is_some() {
+                if place.outside() || places::protected(&place).is_some() {
                     elsewhere = true;
                     floor.raise(Verdict::new(
                         Tier::Risky,
@@ -244,6 +245,7 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             {
                 verdict.raise(secrets("git", &positional, false, ctx));
             }
+            verdict.raise(history_secrets(sub, &positional, ctx));
             verdict
         }
         "reflog" if matches!(positional.first(), None | Some(&"show")) => reading(sub, rest),
@@ -371,7 +373,8 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             )
         }
         "config" => config(rest, &positional),
-        "push" => push(rest),
+        "push" | "send-pack" => push(rest),
+        "clone" | "init" | "submodule" if let Some(verdict) = new_repository(sub, rest) => verdict,
         "help"
             if rest.iter().all(|a| {
                 matches!(*a, "-a" | "--all" | "-g" | "--guides") || !a.starts_with('-')
@@ -401,6 +404,28 @@ fn subcommand(sub: &str, rest: &[&str], ctx: &Ctx) -> Verdict {
             format!("git {sub}: changes the repository or talks to a remote"),
         ),
     }
+}
+
+/// A secret file read from the repository's objects or history: `git show HEAD:.env`,
+/// `git cat-file -p :.env`, `git log -p -- .env`. Paths are the repository's, from its root
+/// for `REV:path`.
+fn history_secrets(sub: &str, positional: &[&str], ctx: &Ctx) -> Verdict {
+    let paths: Vec<&str> = positional
+        .iter()
+        .map(|p| p.split_once(':').map_or(*p, |(_, path)| path))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let found = secrets("git", &paths, false, ctx);
+    if found.tier > Tier::ReadOnly {
+        return Verdict::new(
+            Tier::Risky,
+            ReasonKind::Secret,
+            format!(
+                "git {sub}: prints a file that may hold secrets, from the repository's history"
+            ),
+        );
+    }
+    found
 }
 
 fn reading(sub: &str, rest: &[&str]) -> Verdict {

@@ -3,8 +3,11 @@
 //! program from standard input is Risky (Denied when the line also fetches from the network);
 //! a script file in the workspace is Execute, elsewhere Risky.
 
+use super::inline;
 use super::lex::Word;
 use super::paths;
+use super::python;
+use super::risks::is_remote;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, values};
 
 pub(super) const SHELLS: &[&str] = &[
@@ -52,24 +55,43 @@ pub(super) fn is_python(name: &str) -> bool {
         || name.starts_with("python2.")
 }
 
+/// An interpreter's name without its version (`php8.2`, `lua5.4`, `ruby3.2`, `perl5.36`), when
+/// that is an interpreter the table knows.
+pub(super) fn unversioned(name: &str) -> &str {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    if base.len() < name.len() && INLINE.iter().any(|(n, _)| *n == base) {
+        base
+    } else {
+        name
+    }
+}
+
 /// Programs that run code they are given.
 pub(super) fn is_interpreter(name: &str) -> bool {
+    let name = unversioned(name);
     SHELLS.contains(&name)
         || is_python(name)
         || INLINE.iter().any(|(n, _)| *n == name)
-        || matches!(
-            name,
-            "source" | "." | "eval" | "powershell.exe" | "pwsh.exe"
-        )
+        || matches!(name, "source" | "." | "eval" | "iex" | "invoke-expression")
 }
 
 /// A shell or interpreter that reads its program from standard input.
 pub(super) fn reads_code_from_stdin(name: &str, args: &[&str]) -> bool {
+    let name = unversioned(name);
     if !is_interpreter(name) || name == "eval" {
         return false;
     }
+    if matches!(name, "iex" | "invoke-expression") {
+        return args.is_empty();
+    }
     if matches!(name, "source" | ".") {
         return args.first().is_some_and(|a| stdin_path(a));
+    }
+    if is_python(name) {
+        return python::read(args) == python::Run::Stdin;
+    }
+    if !SHELLS.contains(&name) && args.iter().any(|a| stdin_path(a)) {
+        return true;
     }
     if SHELLS.contains(&name)
         && args
@@ -112,19 +134,22 @@ fn inline_code<'a>(name: &str, args: &[&'a str]) -> Option<&'a str> {
 }
 
 pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<Verdict> {
+    let name = unversioned(name);
     let args = values(words);
     let verdict = match name {
         _ if SHELLS.contains(&name) => shell(name, words, ctx),
-        _ if is_python(name) => python(name, &args, ctx),
-        "eval" => {
+        _ if is_python(name) => python::python(name, &args, ctx),
+        "eval" | "iex" | "invoke-expression" => {
+            let text = args.join(" ");
             if words.iter().any(|w| w.dynamic) {
                 Verdict::new(
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     "eval of a computed string",
                 )
+                .max(ctx.nested(&computed_text(&text), "eval"))
             } else {
-                ctx.nested(&args.join(" "), "eval")
+                ctx.nested(&text, "eval")
             }
         }
         "source" | "." => match args.first() {
@@ -151,29 +176,24 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
                 "cmd: an interactive shell",
             ),
         },
-        "pwsh" | "powershell" | "powershell.exe" | "pwsh.exe" => {
-            let floor = Verdict::new(
-                Tier::Risky,
-                ReasonKind::InlineCode,
-                "PowerShell: its commands are only partly analysed",
-            );
-            match args.iter().position(|a| {
-                let l = a.to_ascii_lowercase();
-                l == "-c" || l.len() > 2 && "-command".starts_with(&l)
-            }) {
-                Some(i) => floor.max(ctx.nested(&args[i + 1..].join(" "), "PowerShell -Command")),
-                None => floor,
-            }
-        }
+        "pwsh" | "powershell" => powershell(name, &args, ctx),
         _ if INLINE.iter().any(|(n, _)| *n == name) => {
             if let Some(option) = inline_code(name, &args) {
-                Verdict::new(
-                    Tier::Risky,
-                    ReasonKind::InlineCode,
-                    format!("{name} {option}: runs inline code"),
-                )
+                inline::code(&format!("{name} {option}"), &args.join(" "), ctx)
             } else if name == "deno" || name == "bun" {
-                match args.iter().copied().find(|a| !a.starts_with('-')) {
+                let mut positionals = args.iter().copied().filter(|a| !a.starts_with('-'));
+                let sub = positionals.next();
+                let target = positionals.next();
+                let remote = args.iter().any(|a| a.starts_with('-') && a.contains("://"))
+                    || sub.is_some_and(is_remote)
+                    || matches!(sub, Some("run" | "test" | "bench"))
+                        && target.is_some_and(is_remote);
+                match sub {
+                    _ if remote => Verdict::new(
+                        Tier::Risky,
+                        ReasonKind::RemoteCode,
+                        format!("{name}: runs code it fetches from the network"),
+                    ),
                     Some("run" | "test" | "task" | "bench") => Verdict::new(
                         Tier::Execute,
                         ReasonKind::Program,
@@ -208,8 +228,75 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
     Some(verdict)
 }
 
-/// Running a script file: Execute in the workspace, Risky elsewhere.
-fn script(name: &str, file: &str, ctx: &mut Ctx) -> Verdict {
+/// A script with expansions in it, as a line to classify: the variables stay as written
+/// (`rm -rf $HOME` is still `rm -rf $HOME`), and a substitution whose output is not known
+/// becomes a variable whose value is not known (not the reader's `$(…)` placeholder).
+fn computed_text(text: &str) -> String {
+    text.replace("$(…)", "$_").replace("`…`", "$_")
+}
+
+/// PowerShell: `-Command TEXT` is read as a command line and as code, `-EncodedCommand B64`
+/// decoded first; at least Risky, since PowerShell is only partly analysed.
+fn powershell(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
+    let mut verdict = Verdict::new(
+        Tier::Risky,
+        ReasonKind::InlineCode,
+        "PowerShell: its commands are only partly analysed",
+    );
+    let abbreviates = |a: &str, full: &str| {
+        let l = a.to_ascii_lowercase();
+        l.len() > 1 && full.starts_with(&l)
+    };
+    // `-e` is ambiguous, and PowerShell reads it as `-EncodedCommand`.
+    let text = if let Some(i) = args.iter().position(|a| {
+        a.eq_ignore_ascii_case("-e")
+            || a.eq_ignore_ascii_case("-ec")
+            || abbreviates(a, "-encodedcommand") && !abbreviates(a, "-executionpolicy")
+    }) {
+        args.get(i + 1)
+            .and_then(|b| inline::decode_encoded_command(b))
+    } else if let Some(i) = args
+        .iter()
+        .position(|a| a.eq_ignore_ascii_case("-c") || abbreviates(a, "-command") && a.len() > 2)
+    {
+        Some(args[i + 1..].join(" "))
+    } else {
+        // Without -File, what follows the options is the command (`powershell Stop-Computer`).
+        let file = args.iter().any(|a| abbreviates(a, "-file") && a.len() > 2);
+        let mut i = 0;
+        while let Some(a) = args.get(i).filter(|a| a.starts_with('-')) {
+            let valued = [
+                "-executionpolicy",
+                "-windowstyle",
+                "-configurationname",
+                "-workingdirectory",
+                "-outputformat",
+                "-inputformat",
+                "-version",
+            ]
+            .iter()
+            .any(|o| abbreviates(a, o) && a.len() > 3);
+            i += if valued { 2 } else { 1 };
+        }
+        (!file && i < args.len()).then(|| args[i..].join(" "))
+    };
+    if let Some(text) = text {
+        verdict.raise(inline::code(name, &text, ctx));
+        verdict.raise(ctx.nested(&text, "PowerShell -Command"));
+    }
+    verdict
+}
+
+/// Running a script file: Execute in the workspace, Risky elsewhere; code named by a URL or a
+/// package reference is fetched first.
+pub(super) fn script(name: &str, file: &str, ctx: &mut Ctx) -> Verdict {
+    if is_remote(file) {
+        return Verdict::new(
+            Tier::Risky,
+            ReasonKind::RemoteCode,
+            format!("{name}: runs {file}, code it fetches from the network"),
+        );
+    }
     ctx.facts.scripts.push(basename(file).to_string());
     let place = paths::resolve(file, &ctx.cwd);
     if place.outside() {
@@ -248,7 +335,8 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
                     Tier::Risky,
                     ReasonKind::InlineCode,
                     format!("{name} -c runs a computed script"),
-                ),
+                )
+                .max(ctx.nested(&computed_text(&script.value), &format!("{name} -c"))),
                 Some(script) => ctx.nested(&script.value, &format!("{name} -c")),
                 None => Verdict::new(
                     Tier::Risky,
@@ -281,65 +369,6 @@ fn shell(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
             format!("{name}: a shell reading commands from its input"),
         ),
     }
-}
-
-fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
-    for a in args {
-        if *a == "-c" || a.starts_with('-') && !a.starts_with("--") && a.ends_with('c') {
-            return Verdict::new(
-                Tier::Risky,
-                ReasonKind::InlineCode,
-                format!("{name} -c runs inline code"),
-            );
-        }
-        if !a.starts_with('-') || *a == "-m" {
-            break;
-        }
-    }
-    if let Some(i) = args.iter().position(|a| *a == "-m") {
-        return match args.get(i + 1).copied() {
-            Some("pip" | "ensurepip" | "venv" | "virtualenv" | "pipx" | "uv" | "poetry") => {
-                Verdict::new(
-                    Tier::Risky,
-                    ReasonKind::Packages,
-                    format!("{name} -m: installs packages"),
-                )
-            }
-            Some(
-                "http.server" | "urllib.request" | "urllib" | "smtpd" | "ftplib" | "webbrowser",
-            ) => Verdict::new(
-                Tier::Risky,
-                ReasonKind::Network,
-                format!("{name} -m: serves or fetches over the network"),
-            ),
-            Some("pytest" | "unittest" | "doctest" | "tox" | "nox") => Verdict::new(
-                Tier::Execute,
-                ReasonKind::Program,
-                format!("{name} -m: runs tests"),
-            ),
-            Some(
-                "mypy" | "black" | "ruff" | "flake8" | "pylint" | "isort" | "compileall"
-                | "py_compile" | "json.tool",
-            ) => Verdict::new(
-                Tier::Build,
-                ReasonKind::Program,
-                format!("{name} -m: checks or formats code"),
-            ),
-            _ => Verdict::new(
-                Tier::Execute,
-                ReasonKind::Program,
-                format!("{name} -m: runs a module"),
-            ),
-        };
-    }
-    if reads_code_from_stdin(name, args) {
-        return Verdict::new(
-            Tier::Risky,
-            ReasonKind::InlineCode,
-            format!("{name}: reads code from its input"),
-        );
-    }
-    script_or_input(name, args, ctx)
 }
 
 /// The first argument that is no option is the script to run; without one, the program reads

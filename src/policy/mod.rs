@@ -4,18 +4,29 @@
 //! looks at the file system, the environment or the clock, so `keyless policy` explains exactly
 //! what a batch will decide.
 
+mod builders;
 pub mod classify;
+mod command;
 mod compilers;
+mod endless;
 mod env;
 mod files;
 mod find;
+mod flow;
 mod git;
 mod git_config;
+mod inline;
 mod interp;
 pub mod lex;
+mod machine;
+mod names;
 mod options;
+mod outputs;
 mod paths;
+mod places;
+mod privilege;
 mod programs;
+mod python;
 mod readers;
 mod risks;
 mod text;

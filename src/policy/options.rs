@@ -97,6 +97,118 @@ impl Spec {
     }
 }
 
+/// How a long option takes its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Takes {
+    Nothing,
+    /// `=value` or the next word.
+    Value,
+    /// Only `=value`.
+    Optional,
+}
+
+/// A wrapper's options, for finding where the command it runs starts: the letters that take a
+/// value (any other letter is a flag), and long options with how they take a value and the
+/// letter they stand for (`' '` for none).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Getopt {
+    pub short_valued: &'static str,
+    pub long: &'static [(&'static str, Takes, char)],
+}
+
+/// One option as getopt reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Opt<'a> {
+    /// The long name (`unset` for `-u`, `--uns`, `--unset=X`), the letter when it has none,
+    /// `?` when the spec does not know it.
+    pub name: String,
+    pub value: Option<&'a str>,
+    /// The word it was read from.
+    pub raw: &'a str,
+}
+
+impl Getopt {
+    /// Reads options up to the first operand (the command a wrapper runs): bundled letters
+    /// (`-iu NAME`), values attached or next, long options by any prefix GNU getopt accepts
+    /// (`--uns=X` for `--unset=X`), `--` ending options. Returns the options and where the
+    /// operands start.
+    pub(super) fn read<'a>(&self, args: &[&'a str]) -> (Vec<Opt<'a>>, usize) {
+        let mut opts = Vec::new();
+        let mut i = 0;
+        while i < args.len() {
+            let arg = args[i];
+            if arg == "--" {
+                return (opts, i + 1);
+            }
+            if arg == "-" || !arg.starts_with('-') {
+                break;
+            }
+            i += 1;
+            if let Some(long) = arg.strip_prefix("--") {
+                let (given, inline) = match long.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (long, None),
+                };
+                let found = self
+                    .long
+                    .iter()
+                    .find(|(n, _, _)| *n == given)
+                    .or_else(|| self.long.iter().find(|(n, _, _)| n.starts_with(given)));
+                let Some(&(name, takes, _)) = found else {
+                    opts.push(Opt {
+                        name: "?".to_string(),
+                        value: inline,
+                        raw: arg,
+                    });
+                    continue;
+                };
+                let value = match (takes, inline) {
+                    (_, Some(v)) => Some(v),
+                    (Takes::Value, None) => {
+                        i += 1;
+                        args.get(i - 1).copied()
+                    }
+                    _ => None,
+                };
+                opts.push(Opt {
+                    name: name.to_string(),
+                    value,
+                    raw: arg,
+                });
+                continue;
+            }
+            for (at, c) in arg.char_indices().skip(1) {
+                let name = self
+                    .long
+                    .iter()
+                    .find(|(_, _, short)| *short == c)
+                    .map_or_else(|| c.to_string(), |(n, _, _)| n.to_string());
+                if self.short_valued.contains(c) {
+                    let attached = &arg[at + c.len_utf8()..];
+                    let value = if attached.is_empty() {
+                        i += 1;
+                        args.get(i - 1).copied()
+                    } else {
+                        Some(attached)
+                    };
+                    opts.push(Opt {
+                        name,
+                        value,
+                        raw: arg,
+                    });
+                    break;
+                }
+                opts.push(Opt {
+                    name,
+                    value: None,
+                    raw: arg,
+                });
+            }
+        }
+        (opts, i.min(args.len()))
+    }
+}
+
 fn value_is_next(arg: &str) -> bool {
     !arg.contains('=')
 }
@@ -104,6 +216,36 @@ fn value_is_next(arg: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn getopt_reads_bundles_values_and_abbreviations() {
+        const ENV: Getopt = Getopt {
+            short_valued: "uC",
+            long: &[
+                ("ignore-environment", Takes::Nothing, 'i'),
+                ("unset", Takes::Value, 'u'),
+                ("chdir", Takes::Value, 'C'),
+            ],
+        };
+        let (opts, at) = ENV.read(&["-iu", "PAGER", "--ch=/", "--uns", "X", "ls", "-l"]);
+        let names: Vec<(&str, Option<&str>)> =
+            opts.iter().map(|o| (o.name.as_str(), o.value)).collect();
+        assert_eq!(
+            names,
+            vec![
+                ("ignore-environment", None),
+                ("unset", Some("PAGER")),
+                ("chdir", Some("/")),
+                ("unset", Some("X")),
+            ]
+        );
+        assert_eq!(at, 5);
+        let (opts, at) = ENV.read(&["-uPAGER", "--", "-x"]);
+        assert_eq!(opts[0].value, Some("PAGER"));
+        assert_eq!(at, 2);
+        let (opts, _) = ENV.read(&["--frobnicate", "ls"]);
+        assert_eq!(opts[0].name, "?");
+    }
 
     const SORT: Spec = Spec {
         flags: "nru",

@@ -1,7 +1,7 @@
 //! Paths as the shell will see them, normalised before any test: `.` and `..`, `//`, trailing
 //! slashes, `~`, `~user`, `$HOME`, `${HOME}`, `$PWD`, Windows drives and `%USERPROFILE%`, and
-//! the directory earlier `cd`s on the line moved to. On top of that: which places are
-//! catastrophic to delete, which are keyless's or git's own, which hold secrets.
+//! the directory earlier `cd`s on the line moved to. What the places are (catastrophic,
+//! protected, secret) is `places`.
 //!
 //! It never looks at the file system: a glob is judged by what it could match.
 
@@ -43,7 +43,7 @@ impl Place {
         self.root != Root::Workspace || self.up > 0
     }
 
-    fn push(&mut self, part: &str) {
+    pub(super) fn push(&mut self, part: &str) {
         match part {
             "" | "." => {}
             ".." => {
@@ -64,13 +64,53 @@ impl Place {
     }
 }
 
+/// Variables and Windows names that stand for a place, matched in any case (Windows' are
+/// case-insensitive): the root they start from and the folders under it.
+const PLACE_VARIABLES: &[(&str, Root, &[&str])] = &[
+    ("%SystemDrive%", Root::Drive, &[]),
+    ("$env:SystemDrive", Root::Drive, &[]),
+    ("${env:SystemDrive}", Root::Drive, &[]),
+    ("%HOMEDRIVE%%HOMEPATH%", Root::Home, &[]),
+    ("%HOMEDRIVE%", Root::Drive, &[]),
+    ("$env:HOMEDRIVE", Root::Drive, &[]),
+    ("%SystemRoot%", Root::Drive, &["Windows"]),
+    ("%windir%", Root::Drive, &["Windows"]),
+    ("$env:SystemRoot", Root::Drive, &["Windows"]),
+    ("$env:windir", Root::Drive, &["Windows"]),
+    ("${env:SystemRoot}", Root::Drive, &["Windows"]),
+    ("${env:windir}", Root::Drive, &["Windows"]),
+    ("%ProgramFiles(x86)%", Root::Drive, &["Program Files (x86)"]),
+    ("%ProgramFiles%", Root::Drive, &["Program Files"]),
+    ("%ProgramW6432%", Root::Drive, &["Program Files"]),
+    ("$env:ProgramFiles", Root::Drive, &["Program Files"]),
+    ("%ProgramData%", Root::Drive, &["ProgramData"]),
+    ("$env:ProgramData", Root::Drive, &["ProgramData"]),
+    ("%APPDATA%", Root::Home, &["AppData", "Roaming"]),
+    ("%LOCALAPPDATA%", Root::Home, &["AppData", "Local"]),
+    ("$env:APPDATA", Root::Home, &["AppData", "Roaming"]),
+    ("$env:LOCALAPPDATA", Root::Home, &["AppData", "Local"]),
+    ("${env:USERPROFILE}", Root::Home, &[]),
+    ("$XDG_CONFIG_HOME", Root::Home, &[".config"]),
+    ("${XDG_CONFIG_HOME}", Root::Home, &[".config"]),
+];
+
 /// Normalises `raw` as seen from `cwd`.
 pub fn resolve(raw: &str, cwd: &Place) -> Place {
     let path = raw.replace('\\', "/");
-    let (mut place, rest): (Place, &str) = if let Some(rest) = home_prefix(&path) {
+    let (mut place, rest): (Place, &str) = if let Some((place, rest)) = windows_namespace(&path) {
+        (place, rest)
+    } else if let Some((place, rest)) = place_variable(&path) {
+        (place, rest)
+    } else if let Some(rest) = home_prefix(&path) {
         (root(Root::Home), rest)
-    } else if let Some(rest) = strip_any(&path, &["$PWD", "${PWD}", "$(pwd)", "`pwd`"]) {
+    } else if let Some(rest) = strip_any(&path, &["$PWD", "${PWD}", "$(pwd)", "`pwd`", "~+"]) {
         (cwd.clone(), rest)
+    } else if let Some(rest) = strip_any(&path, &["$GIT_DIR", "${GIT_DIR}", "$GIT_COMMON_DIR"]) {
+        // Unset, git finds `.git`; keyless never sets it, and a line that does is judged by
+        // the value it gives.
+        let mut git = cwd.clone();
+        git.push(".git");
+        (git, rest)
     } else if let Some(rest) = path.strip_prefix('/') {
         (root(Root::Slash), rest)
     } else if is_drive(&path) {
@@ -85,6 +125,107 @@ pub fn resolve(raw: &str, cwd: &Place) -> Place {
     };
     for part in rest.split('/') {
         place.push(part);
+    }
+    through_links(place, cwd)
+}
+
+/// A variable or Windows name for a place at the start of `path`.
+fn place_variable(path: &str) -> Option<(Place, &str)> {
+    PLACE_VARIABLES.iter().find_map(|(name, root, parts)| {
+        let head = path.get(..name.len())?;
+        let rest = &path[name.len()..];
+        // After `%NAME%` the separator may be gone (bash reads `%SystemRoot%\\System32` as
+        // `%SystemRoot%System32`): what follows is still below it.
+        let separated = rest.is_empty() || rest.starts_with('/') || name.ends_with('%');
+        (head.eq_ignore_ascii_case(name) && separated).then(|| {
+            let place = Place {
+                root: *root,
+                up: 0,
+                parts: parts.iter().map(|p| p.to_string()).collect(),
+            };
+            (place, rest)
+        })
+    })
+}
+
+/// Windows' namespaces: `\\?\C:\`, `\\.\C:\`, `\\?\UNC\host\share`, and an administrative
+/// share (`\\host\C$\`) are the drive itself; what bash leaves of them unquoted (`\?C:`)
+/// too.
+fn windows_namespace(path: &str) -> Option<(Place, &str)> {
+    let trimmed = path.trim_start_matches('/');
+    let slashes = path.len() - trimmed.len();
+    if let Some(rest) = trimmed.strip_prefix(['?', '.']) {
+        let rest = rest.trim_start_matches('/');
+        if is_drive(rest) && rest[2..].chars().next().is_none_or(|c| c == '/') {
+            return Some((root(Root::Drive), &rest[2..]));
+        }
+        if let Some(unc) = rest.get(..4).filter(|p| p.eq_ignore_ascii_case("UNC/")) {
+            return admin_share(&rest[unc.len()..]);
+        }
+        return None;
+    }
+    if slashes == 2 {
+        return admin_share(trimmed);
+    }
+    None
+}
+
+/// `host/C$/rest`: the drive's root, and the rest.
+fn admin_share(path: &str) -> Option<(Place, &str)> {
+    let mut parts = path.splitn(3, '/');
+    let _host = parts.next()?;
+    let share = parts.next()?.as_bytes();
+    (share.len() == 2 && share[0].is_ascii_alphabetic() && share[1] == b'$')
+        .then(|| (root(Root::Drive), parts.next().unwrap_or("")))
+}
+
+/// Whether `place` is a process's own entry (`/proc/<pid>/<entry>`, `/proc/self/<entry>`).
+pub(super) fn proc_entry(place: &Place) -> Option<&str> {
+    match place.parts.as_slice() {
+        [proc, pid, entry, ..]
+            if place.root == Root::Slash
+                && proc == "proc"
+                && (matches!(pid.as_str(), "self" | "thread-self" | "$$")
+                    || pid.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            Some(entry)
+        }
+        _ => None,
+    }
+}
+
+/// Steps through the links every such system has: `/proc/<pid>/root` is `/`, `/proc/<pid>/cwd`
+/// the shell's folder, Debian's `/usr/bin/X11` is `/usr/bin`; WSL's `/mnt/c`, Cygwin's
+/// `/cygdrive/c` and MSYS's `/c` are the drive.
+fn through_links(mut place: Place, cwd: &Place) -> Place {
+    loop {
+        match proc_entry(&place) {
+            Some("root") => {
+                place.parts.drain(..3);
+            }
+            Some("cwd") => {
+                let rest: Vec<String> = place.parts.drain(3..).collect();
+                place = cwd.clone();
+                place.parts.extend(rest);
+            }
+            _ => break,
+        }
+    }
+    if place.root != Root::Slash {
+        return place;
+    }
+    while place.parts.len() > 3 && place.parts[..3] == ["usr", "bin", "X11"] {
+        place.parts.remove(2);
+    }
+    let letter = |p: &String| p.len() == 1 && p.as_bytes()[0].is_ascii_alphabetic();
+    let drive_at = match place.parts.as_slice() {
+        [top, drive, ..] if (top == "mnt" || top == "cygdrive") && letter(drive) => Some(2),
+        [drive, ..] if letter(drive) => Some(1),
+        _ => None,
+    };
+    if let Some(at) = drive_at {
+        place.root = Root::Drive;
+        place.parts.drain(..at);
     }
     place
 }
@@ -120,6 +261,15 @@ fn home_prefix(path: &str) -> Option<&str> {
     ) {
         return Some(rest);
     }
+    // `${HOME:?message}`, `${HOME:-/x}`, `${HOME-}`: HOME when it is set, which it is.
+    if let Some(braced) = path.strip_prefix("${HOME")
+        && braced.starts_with([':', '-', '?', '=', '+'])
+        && !braced.starts_with(":+")
+        && !braced.starts_with('+')
+        && let Some(end) = braced.find('}')
+    {
+        return Some(&braced[end + 1..]).filter(|r| r.is_empty() || r.starts_with('/'));
+    }
     // `~` and `~user`.
     let rest = path.strip_prefix('~')?;
     let end = rest.find('/').unwrap_or(rest.len());
@@ -132,73 +282,6 @@ fn home_prefix(path: &str) -> Option<&str> {
 fn is_drive(path: &str) -> bool {
     let b = path.as_bytes();
     b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && !path.contains("://")
-}
-
-/// Top-level folders whose loss breaks the machine.
-const SYSTEM_TOP: &[&str] = &[
-    "home",
-    "root",
-    "etc",
-    "usr",
-    "bin",
-    "sbin",
-    "var",
-    "boot",
-    "lib",
-    "lib32",
-    "lib64",
-    "opt",
-    "dev",
-    "sys",
-    "proc",
-    "srv",
-    "System",
-    "Users",
-    "Library",
-    "Applications",
-    "private",
-    "Windows",
-    "Program Files",
-    "snap",
-    "nix",
-];
-
-/// Deleting this (recursively) destroys `/`, a home, a drive, a system folder or everything in
-/// one of them.
-pub fn catastrophic(place: &Place) -> bool {
-    let parts = &place.parts;
-    if let Some((last, parent)) = parts.split_last()
-        && matches_everything(last)
-    {
-        let parent = Place {
-            root: place.root,
-            up: place.up,
-            parts: parent.to_vec(),
-        };
-        if catastrophic(&parent) || parent.root == Root::Home {
-            return true;
-        }
-    }
-    match place.root {
-        Root::Slash | Root::Drive => match parts.as_slice() {
-            [] => true,
-            [top] => SYSTEM_TOP.iter().any(|s| s.eq_ignore_ascii_case(top)),
-            [top, _] => ["home", "Users", "root"]
-                .iter()
-                .any(|s| s.eq_ignore_ascii_case(top)),
-            _ => false,
-        },
-        Root::Home => parts.is_empty(),
-        Root::Workspace | Root::Unknown => false,
-    }
-}
-
-/// A glob with no literal but dots: `*`, `.*`, `.??*`, `{*,.*}`.
-fn matches_everything(part: &str) -> bool {
-    is_glob(part)
-        && part
-            .chars()
-            .all(|c| matches!(c, '*' | '?' | '.' | '[' | ']' | '!' | '^' | '{' | '}' | ','))
 }
 
 pub fn is_glob(part: &str) -> bool {
@@ -253,147 +336,6 @@ pub fn component_is(part: &str, name: &str) -> bool {
     part.eq_ignore_ascii_case(name) || is_glob(part) && glob_matches(part, name)
 }
 
-/// What a path names that keyless protects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protected {
-    /// `.agent`: keyless's state, not even to read.
-    Agent,
-    /// `keyless.json`: the user's settings.
-    Settings,
-    /// Something inside (or) `.git`.
-    Git,
-}
-
-pub fn protected(place: &Place) -> Option<Protected> {
-    let parts = &place.parts;
-    let in_workspace = place.root == Root::Workspace && place.up == 0;
-    if in_workspace && parts.first().is_some_and(|p| component_is(p, ".agent")) {
-        return Some(Protected::Agent);
-    }
-    // `*` matches keyless.json too, but "everything" is judged as a delete, not as a write to it.
-    if in_workspace
-        && parts.len() == 1
-        && component_is(&parts[0], "keyless.json")
-        && !matches_everything(&parts[0])
-    {
-        return Some(Protected::Settings);
-    }
-    if parts.iter().any(|p| component_is(p, ".git")) {
-        return Some(Protected::Git);
-    }
-    None
-}
-
-/// Folders in a home that hold credentials.
-const SECRET_DIRS: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".kube",
-    ".docker",
-    ".azure",
-    ".gcloud",
-    ".password-store",
-];
-/// File names that hold credentials wherever they are.
-const SECRET_FILES: &[&str] = &[
-    ".env",
-    ".netrc",
-    "_netrc",
-    ".pypirc",
-    ".git-credentials",
-    ".npmrc",
-    ".yarnrc",
-    ".pgpass",
-    "credentials.json",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    "id_dsa",
-    ".bash_history",
-    ".zsh_history",
-];
-
-/// Whether reading `place` may read a secret store. `recursive` readers also count a folder
-/// that contains one (a home, `/`).
-pub fn secret(place: &Place, recursive: bool) -> bool {
-    let parts = &place.parts;
-    let name_is_secret = |p: &str| {
-        SECRET_FILES.iter().any(|s| component_is(p, s))
-            || ["id_rsa", "id_ed25519", "id_ecdsa", ".env."]
-                .iter()
-                .any(|s| p.to_ascii_lowercase().starts_with(s))
-            || p.to_ascii_lowercase().ends_with(".env")
-            || is_glob(p) && glob_matches(p, "x.env")
-    };
-    if parts.iter().any(|p| {
-        SECRET_DIRS.iter().any(|s| component_is(p, s)) || p.eq_ignore_ascii_case(".config")
-    }) && (place.root == Root::Home || parts.iter().any(|p| SECRET_DIRS.contains(&p.as_str())))
-    {
-        // `~/.config` holds gh, gcloud and other tokens.
-        return true;
-    }
-    if parts.iter().any(|p| name_is_secret(p)) {
-        return true;
-    }
-    if place.root == Root::Slash {
-        match parts.as_slice() {
-            [proc, .., last] if proc == "proc" && component_is(last, "environ") => return true,
-            [etc, file]
-                if etc == "etc" && matches!(file.as_str(), "shadow" | "gshadow" | "sudoers") =>
-            {
-                return true;
-            }
-            _ => {}
-        }
-    }
-    if place.root == Root::Home
-        && parts.first().is_some_and(|p| {
-            is_glob(p)
-                && SECRET_DIRS
-                    .iter()
-                    .chain(SECRET_FILES)
-                    .any(|s| glob_matches(p, s))
-        })
-    {
-        return true;
-    }
-    recursive
-        && match place.root {
-            Root::Home => parts.is_empty(),
-            Root::Slash => {
-                parts.is_empty()
-                    || matches!(parts.as_slice(), [p] if p == "home" || p == "root" || p == "Users")
-            }
-            _ => false,
-        }
-}
-
-/// Device paths of whole disks and partitions.
-pub fn is_raw_disk(path: &str) -> bool {
-    [
-        "/dev/sd",
-        "/dev/nvme",
-        "/dev/hd",
-        "/dev/vd",
-        "/dev/xvd",
-        "/dev/mmcblk",
-        "/dev/disk",
-        "/dev/dm-",
-        "/dev/mapper/",
-        "/dev/rdisk",
-        "\\\\.\\PhysicalDrive",
-    ]
-    .iter()
-    .any(|p| path.starts_with(p))
-}
-
-/// `/dev/tcp/…` and `/dev/udp/…`: bash opens a socket.
-pub fn is_socket(place: &Place) -> bool {
-    place.root == Root::Slash
-        && matches!(place.parts.as_slice(), [dev, kind, ..] if dev == "dev" && (kind == "tcp" || kind == "udp"))
-}
-
 /// The pieces of an argument that may be paths: the whole, what follows `=`, and what follows
 /// a one-letter option (`-o.git/x`).
 pub fn candidates(arg: &str) -> impl Iterator<Item = &str> {
@@ -403,105 +345,4 @@ pub fn candidates(arg: &str) -> impl Iterator<Item = &str> {
         .flatten()
         .filter(|rest| !rest.is_empty());
     std::iter::once(arg).chain(after_eq).chain(after_short)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(raw: &str) -> Place {
-        resolve(raw, &Place::workspace())
-    }
-
-    #[test]
-    fn every_spelling_of_root_and_home_is_catastrophic() {
-        for raw in [
-            "/",
-            "//",
-            "/.",
-            "/..",
-            "/./",
-            "~",
-            "~/",
-            "~/.",
-            "$HOME",
-            "${HOME}",
-            "~root",
-            "~/..",
-            "/*",
-            "/.*",
-            "~/*",
-            "~/.*",
-            "/home/user",
-            "/home/user/",
-            "C:",
-            "C:\\",
-            "c:/",
-            "%USERPROFILE%",
-            "/usr/",
-            "/etc/..",
-            "/tmp/../etc",
-        ] {
-            assert!(catastrophic(&at(raw)), "{raw}");
-        }
-        for raw in [
-            "build",
-            "./target",
-            "~/projects/x",
-            "/tmp/x",
-            "..",
-            "/home/user/x",
-        ] {
-            assert!(!catastrophic(&at(raw)), "{raw}");
-        }
-    }
-
-    #[test]
-    fn protected_places_in_every_spelling() {
-        for raw in [
-            ".git/config",
-            "./.git/config",
-            ".GIT/config",
-            "sub/../.git",
-            ".git//hooks",
-            ".gi?/config",
-            ".g*/hooks",
-            "$PWD/.git",
-            "${PWD}/.git/x",
-            ".git/",
-            "vendor/x/.git/hooks",
-        ] {
-            assert_eq!(protected(&at(raw)), Some(Protected::Git), "{raw}");
-        }
-        assert_eq!(protected(&at("./keyless.json")), Some(Protected::Settings));
-        assert_eq!(protected(&at(".agent/x")), Some(Protected::Agent));
-        assert_eq!(protected(&at("src/git.rs")), None);
-    }
-
-    #[test]
-    fn secret_stores() {
-        for raw in [
-            "~/.ssh/id_rsa",
-            "~/.aws/credentials",
-            "$HOME/.netrc",
-            "~/.config/gh/hosts.yml",
-            ".env",
-            "sub/.env.local",
-            "prod.env",
-            "/proc/self/environ",
-            "/proc/1/environ",
-            "~/.s*",
-            "~/.*",
-            "*.env",
-            "/root/.ssh/id_ed25519",
-            "~/.docker/config.json",
-            "~/.kube/config",
-            "~/.git-credentials",
-        ] {
-            assert!(secret(&at(raw), false), "{raw}");
-        }
-        assert!(secret(&at("~"), true));
-        assert!(!secret(&at("~"), false));
-        assert!(!secret(&at("src/env.rs"), true));
-    }
 }

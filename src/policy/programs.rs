@@ -4,6 +4,7 @@
 //! the shell); the machine, privileges and the network are decided here. A name no rule knows
 //! is Risky.
 
+use super::builders;
 use super::compilers;
 use super::env;
 use super::files;
@@ -11,8 +12,10 @@ use super::find;
 use super::git::git;
 use super::interp::{self, is_interpreter};
 use super::lex::Word;
+use super::machine;
+use super::privilege;
 use super::readers::{self, unknown_option};
-use super::risks::{is_network, network};
+use super::risks::{is_network, is_remote, network};
 use super::text;
 use super::tools;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, first_positional, values, version_probe};
@@ -37,6 +40,12 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
     if let Some(verdict) = interp::interpreter(name, words, ctx) {
         return verdict;
     }
+    if let Some(verdict) = privilege::command_string(name, a, ctx) {
+        return verdict;
+    }
+    if let Some(verdict) = machine::machine(name, a) {
+        return verdict;
+    }
     if let Some(verdict) = env::builtin(name, a) {
         return verdict;
     }
@@ -44,6 +53,16 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
         return verdict;
     }
     if let Some(verdict) = files::change(name, a, ctx) {
+        // Windows paths come unquoted (`rd /s /q C:\Windows\System32`): as cmd reads them too.
+        if words.iter().any(|w| w.cmd.is_some()) {
+            let cmd: Vec<&str> = words
+                .iter()
+                .map(|w| w.cmd.as_deref().unwrap_or(&w.value))
+                .collect();
+            if let Some(as_cmd) = files::change(name, &cmd, ctx) {
+                return verdict.max(as_cmd);
+            }
+        }
         return verdict;
     }
     match name {
@@ -75,10 +94,10 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             ReasonKind::Packages,
             format!("{name}: runs a package that may be downloaded"),
         ),
-        "go" => tools::go(a, ctx),
-        "dotnet" => tools::dotnet(a),
-        "make" | "gmake" | "just" | "rake" | "invoke" | "task" => tools::make(name, a, ctx),
-        "cmake" => tools::cmake(a, ctx),
+        "go" => builders::go(a, ctx),
+        "dotnet" => builders::dotnet(a),
+        "make" | "gmake" | "just" | "rake" | "invoke" | "task" => builders::make(name, a, ctx),
+        "cmake" => builders::cmake(a, ctx),
         "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => compilers::compiler(name, a, ctx),
         "rustc" => compilers::rustc(a, ctx),
         "ninja" | "meson" | "tsc" | "javac" | "kotlinc" | "rustfmt" | "gofmt" | "black"
@@ -123,6 +142,9 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                 "rustup: installs or changes toolchains",
             ),
         },
+        "pipenv" | "pdm" | "hatch" | "pixi" | "rye" if first_positional(a) == Some("run") => {
+            environment_run(name, words, ctx)
+        }
         "pip" | "pip3" | "pipx" | "uv" | "poetry" | "conda" | "gem" | "bundle" | "composer"
         | "apt" | "apt-get" | "brew" | "dnf" | "yum" | "pacman" | "apk" | "choco" | "winget"
         | "snap" | "nix-env" | "port" => match first_positional(a) {
@@ -133,11 +155,34 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
                     format!("{name}: lists packages"),
                 )
             }
-            Some("run") if matches!(name, "uv" | "poetry" | "bundle") => Verdict::new(
-                Tier::Execute,
-                ReasonKind::Program,
-                format!("{name}: runs project code"),
-            ),
+            // `uv run URL` and `uv run --with PKG` fetch what they run.
+            Some("run")
+                if matches!(name, "uv" | "poetry" | "bundle")
+                    && (a.iter().any(|x| {
+                        [
+                            "--with",
+                            "--from",
+                            "--index",
+                            "--extra-index-url",
+                            "--index-url",
+                        ]
+                        .iter()
+                        .any(|o| x.starts_with(o))
+                    }) || a
+                        .iter()
+                        .filter(|x| !x.starts_with('-'))
+                        .nth(1)
+                        .is_some_and(|x| is_remote(x))) =>
+            {
+                Verdict::new(
+                    Tier::Risky,
+                    ReasonKind::RemoteCode,
+                    format!("{name} run: fetches what it runs"),
+                )
+            }
+            Some("run") if matches!(name, "uv" | "poetry" | "bundle" | "conda") => {
+                environment_run(name, words, ctx)
+            }
             _ => Verdict::new(
                 Tier::Risky,
                 ReasonKind::Packages,
@@ -178,49 +223,12 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             format!("{name}: an editor (its commands can run programs and write files)"),
         ),
 
-        // The machine itself.
-        "shutdown" | "reboot" | "halt" | "poweroff" => Verdict::new(
-            Tier::Denied,
-            ReasonKind::Machine,
-            format!("{name}: stops the machine"),
-        ),
-        "init" | "telinit" if matches!(first_positional(a), Some("0" | "6")) => {
-            Verdict::new(Tier::Denied, ReasonKind::Machine, "init: stops the machine")
-        }
-        "systemctl" | "loginctl"
-            if matches!(
-                first_positional(a),
-                Some("poweroff" | "reboot" | "halt" | "kexec" | "suspend" | "hibernate")
-            ) =>
-        {
-            Verdict::new(
-                Tier::Denied,
-                ReasonKind::Machine,
-                format!("{name}: stops the machine"),
-            )
-        }
-        "format" | "diskpart" | "fdisk" | "sfdisk" | "gdisk" | "parted" | "wipefs" | "mke2fs"
-        | "mkswap" | "format-volume" | "clear-disk" => Verdict::new(
-            Tier::Denied,
-            ReasonKind::Disk,
-            format!("{name}: formats or partitions disks"),
-        ),
-        _ if name.starts_with("mkfs") => Verdict::new(
-            Tier::Denied,
-            ReasonKind::Disk,
-            format!("{name}: formats a disk"),
-        ),
         "kill" | "pkill" | "killall" | "systemctl" | "service" | "crontab" | "mount" | "umount"
         | "useradd" | "passwd" | "iptables" | "docker" | "podman" | "kubectl" | "at" | "batch"
         | "launchctl" | "schtasks" | "reg" | "setx" => Verdict::new(
             Tier::Risky,
             ReasonKind::System,
             format!("{name}: changes the system"),
-        ),
-        "su" | "pkexec" | "runas" => Verdict::new(
-            Tier::Risky,
-            ReasonKind::Privilege,
-            format!("{name}: runs with elevated privileges"),
         ),
 
         _ if is_network(name) => network(name, a, ctx),
@@ -230,5 +238,65 @@ pub(super) fn known_program(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdic
             ReasonKind::UnknownProgram,
             format!("unknown program {name}: not on the classifier's lists"),
         ),
+    }
+}
+
+/// Options of the environment runners' `run` that take a value.
+const RUN_VALUED: &[&str] = &[
+    "--python",
+    "-p",
+    "--directory",
+    "--project",
+    "--env-file",
+    "--extra",
+    "--group",
+    "--package",
+    "-n",
+    "--name",
+    "--prefix",
+    "-e",
+    "--environment",
+    "--manifest-path",
+];
+
+/// `uv run CMD …`, `poetry run CMD …`, `conda run -n ENV CMD …`: CMD runs in the project's
+/// environment, and is judged as itself (`uv run python -c …` is inline code); a script or an
+/// entry point the classifier does not know is project code.
+fn environment_run(name: &str, words: &[Word], ctx: &mut Ctx) -> Verdict {
+    let floor = Verdict::new(
+        Tier::Execute,
+        ReasonKind::Program,
+        format!("{name} run: runs project code in its environment"),
+    );
+    let Some(run) = words.iter().position(|w| w.value == "run") else {
+        return floor;
+    };
+    let mut i = run + 1;
+    while let Some(w) = words.get(i) {
+        if w.value == "--" {
+            i += 1;
+            break;
+        }
+        if !w.value.starts_with('-') {
+            break;
+        }
+        i += if RUN_VALUED.contains(&w.value.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let command = words.get(i..).unwrap_or(&[]);
+    match command.first() {
+        Some(script) if script.value.ends_with(".py") => floor,
+        Some(_) => {
+            let inner = ctx.program(command);
+            if inner.kind == ReasonKind::UnknownProgram {
+                floor
+            } else {
+                floor.max(inner)
+            }
+        }
+        None => floor,
     }
 }

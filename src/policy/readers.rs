@@ -5,6 +5,7 @@
 
 use super::options::Spec;
 use super::paths;
+use super::places;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
 /// A reader's known options: single-letter flags, single letters that take a value, long
@@ -297,7 +298,7 @@ const READERS: &[(&str, Spec)] = &[
 const DATA_ONLY: &[&str] = &[
     "echo", "true", "false", ":", "test", "[", "[[", "sleep", "exit", "wait", "clear", "return",
     "help", "let", "shift", "break", "continue", "times", "getconf", "expr", "tty", "jobs", "dirs",
-    "popd", "logname", "printf",
+    "popd", "logname", "printf", "yes",
 ];
 
 /// Windows `cmd` built-ins and tools that only read.
@@ -312,6 +313,11 @@ const WINDOWS: &[&str] = &[
     "fc",
     "type",
 ];
+
+/// Windows `cmd` built-ins and tools, whose names `cmd` finds in any case (`DIR`, `Type`).
+pub(super) fn is_windows_builtin(name: &str) -> bool {
+    WINDOWS.contains(&name)
+}
 
 /// The verdict for a reader, or `None` when `name` is not one.
 pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
@@ -430,7 +436,7 @@ pub(super) fn unknown_option(name: &str, option: &str) -> Verdict {
 pub(super) fn secrets(name: &str, paths: &[&str], recursive: bool, ctx: &Ctx) -> Verdict {
     for raw in paths {
         let place = paths::resolve(raw, &ctx.cwd);
-        if paths::secret(&place, recursive) {
+        if places::secret(&place, recursive) {
             return Verdict::new(
                 Tier::Risky,
                 ReasonKind::Secret,

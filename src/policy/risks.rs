@@ -1,13 +1,15 @@
 //! The network and the worst shapes: network programs, the files downloads write, shells
 //! wired to sockets (`nc -e`, `ncat --exec`, `socat exec:`), fork bombs.
 
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename};
+use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, long_is};
 
 const NETWORK: &[&str] = &[
     "curl",
     "wget",
     "fetch",
     "nc",
+    "nc.traditional",
+    "nc.openbsd",
     "ncat",
     "netcat",
     "socat",
@@ -41,24 +43,49 @@ const NETWORK: &[&str] = &[
     "bitsadmin",
     "tcpdump",
     "nmap",
+    "wget2",
+    "curlie",
+    "axel",
+    "lftp",
+    "ncftp",
+    "ncftpget",
+    "rclone",
+    "aws",
+    "gsutil",
+    "gcloud",
+    "az",
+    "s3cmd",
+    "smbclient",
+    "start-bitstransfer",
+    "lwp-request",
+    "lwp-download",
+    "lwp-mirror",
+    "ztcp",
+    "zsocket",
 ];
 
+/// libwww-perl's request programs, whose names are HTTP methods in capitals (`GET URL | sh`):
+/// matched in their own letters, since `head` is another program.
+const LWP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT"];
+
 pub(super) fn is_network(program: &str) -> bool {
-    NETWORK.iter().any(|n| n.eq_ignore_ascii_case(program))
+    LWP_METHODS.contains(&program) || NETWORK.iter().any(|n| n.eq_ignore_ascii_case(program))
 }
 
 /// The verdict for a network program; records the files a download writes.
 pub(super) fn network(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     ctx.facts.network = true;
     let lower = name.to_ascii_lowercase();
-    if matches!(lower.as_str(), "nc" | "ncat" | "netcat")
-        && let Some(option) = args.iter().find(|a| {
-            matches!(**a, "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec")
-                || a.starts_with("--exec=")
-                || a.starts_with("--sh-exec=")
-                || a.starts_with('-') && !a.starts_with("--") && a.contains(['e', 'c'])
-        })
-    {
+    if matches!(
+        lower.as_str(),
+        "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd"
+    ) && let Some(option) = args.iter().find(|a| {
+        matches!(**a, "-e" | "-c")
+            || ["exec", "sh-exec", "lua-exec"]
+                .iter()
+                .any(|o| long_is(a, o))
+            || a.starts_with('-') && !a.starts_with("--") && a.contains(['e', 'c'])
+    }) {
         return Verdict::new(
             Tier::Denied,
             ReasonKind::ReverseShell,
@@ -84,11 +111,15 @@ pub(super) fn network(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
         lower.as_str(),
         "curl"
             | "wget"
+            | "wget2"
             | "fetch"
             | "aria2c"
             | "http"
             | "https"
             | "xh"
+            | "curlie"
+            | "axel"
+            | "lwp-download"
             | "iwr"
             | "invoke-webrequest"
     ) {
@@ -203,6 +234,23 @@ fn download_targets(name: &str, args: &[&str]) -> Vec<String> {
         out.extend(urls.iter().map(|u| url_name(u)));
     }
     out
+}
+
+/// An argument that names code somewhere else, which a runner fetches before running it: a
+/// URL (`https://…/x.ts`, `git+https://…`), a registry reference (`npm:x`, `jsr:@std/x`,
+/// `github:o/r`), or a module at a version (`example.com/tool@latest`, `pkg@1.2.3`).
+pub(super) fn is_remote(arg: &str) -> bool {
+    let lower = arg.to_ascii_lowercase();
+    lower.contains("://")
+        || ["npm:", "jsr:", "github:", "gh:", "git+", "gitlab:", "pypi:"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+        || arg.rsplit_once('@').is_some_and(|(module, version)| {
+            !module.is_empty()
+                && !module.ends_with('/')
+                && !version.is_empty()
+                && !version.contains('/')
+        })
 }
 
 /// Matches `name(){ name|name& };name` and its spellings.

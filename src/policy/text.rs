@@ -2,8 +2,10 @@
 //! `print >`), find (`-exec`, `-delete`, `-fprint`), tee, jq and yq. Each is ReadOnly only
 //! when its options and its script are known not to write, run or read secrets.
 
+use super::inline;
 use super::options::Spec;
 use super::paths;
+use super::places;
 use super::readers::{secrets, unknown_option};
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
 
@@ -141,7 +143,7 @@ fn sed_script(script: &str, ctx: &Ctx) -> Result<(), Verdict> {
             Some('a' | 'i' | 'c') => {}
             Some('r' | 'R') => {
                 let file = body[1..].trim();
-                if paths::secret(&paths::resolve(file, &ctx.cwd), false) {
+                if places::secret(&paths::resolve(file, &ctx.cwd), false) {
                     return Err(Verdict::new(
                         Tier::Risky,
                         ReasonKind::Secret,
@@ -226,7 +228,7 @@ const AWK: Spec = Spec {
     digits: false,
 };
 
-pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
+pub(super) fn awk(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
     let mut programs = Vec::new();
     let mut rest = Vec::new();
     let mut i = 0;
@@ -259,6 +261,9 @@ pub(super) fn awk(name: &str, args: &[&str], ctx: &Ctx) -> Verdict {
         programs.extend(operands.next());
     }
     for program in &programs {
+        if let Some(denied) = inline::danger(name, program, ctx) {
+            return denied;
+        }
         if let Some(why) = awk_program_risk(program) {
             return Verdict::new(
                 Tier::Risky,
@@ -323,6 +328,11 @@ pub(super) fn tee(args: &[&str]) -> Verdict {
         .iter()
         .find(|p| !matches!(**p, "/dev/null" | "/dev/stdout" | "/dev/stderr"))
     {
+        Some(file) if places::is_raw_disk(file) => Verdict::new(
+            Tier::Denied,
+            ReasonKind::Disk,
+            format!("tee: writes raw bytes to the disk device {file}"),
+        ),
         Some(file) => Verdict::new(
             Tier::Risky,
             ReasonKind::WritesFile,

@@ -74,6 +74,8 @@ pub enum ReasonKind {
     Privilege,
     /// Changes the machine: processes, services, mounts, users.
     System,
+    /// Never ends on its own, or streams without end: it runs until the timeout stops it.
+    Endless,
     /// Unsets or overrides a variable keyless sets to keep commands non-interactive and safe.
     GuardVariable,
     /// Deletes `/`, a home, a drive root, a system folder or everything in one.
@@ -202,8 +204,49 @@ impl Facts {
 /// Risky.
 pub(super) const MAX_DEPTH: usize = 6;
 
-/// Classifies a nested command line at a depth and working directory.
-pub(super) type NestFn = fn(&str, usize, &Place, &mut Vec<Segment>) -> Facts;
+/// What earlier commands on the line made known to the ones after them (`flow` fills it in).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Known {
+    /// Shell variables set to a value known before the line runs (`d=/`, `h=$(git rev-parse
+    /// --git-dir)/hooks`); the last one set counts.
+    pub vars: Vec<(String, String)>,
+    /// Paths the line linked or copied a system program to, with that program's name
+    /// (`ln -s /bin/rm x`).
+    pub links: Vec<(Place, String)>,
+}
+
+impl Known {
+    /// The value the line last gave a variable, if it is known.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Records a variable's value, or that it is no longer known.
+    pub fn set(&mut self, name: &str, value: Option<String>) {
+        self.vars.retain(|(n, _)| n != name);
+        if let Some(value) = value {
+            self.vars.push((name.to_string(), value));
+        }
+    }
+}
+
+/// What reaches a command's standard input, when the line says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Input {
+    /// Text known before the line runs: a here-string, a literal heredoc, or what an `echo`,
+    /// `printf` or `base64 -d` of literals before it in the pipeline prints.
+    Text(String),
+    /// Paths a listing before it in the pipeline prints (`ls DIR`, `find DIR`): the folders it
+    /// was given and everything in them.
+    Paths(Vec<String>),
+}
+
+/// Classifies a nested command line at a depth, working directory and what is known.
+pub(super) type NestFn = fn(&str, usize, &Place, &Known, &mut Vec<Segment>) -> Facts;
 /// Classifies a program with its arguments (wrappers, resolution, rules).
 pub(super) type ProgramFn = fn(&[Word], &mut Ctx<'_>) -> Verdict;
 
@@ -213,6 +256,13 @@ pub(super) struct Ctx<'a> {
     pub depth: usize,
     /// Where earlier `cd`s on the line left the shell.
     pub cwd: Place,
+    /// Variables and links earlier commands on the line set.
+    pub known: Known,
+    /// What the command reads on its standard input, when that is known.
+    pub input: Option<Input>,
+    /// The command is stopped from outside in bounded time (`timeout 10`, a `head` reading its
+    /// output), so a program that would never end on its own still ends.
+    pub bounded: bool,
     pub out: &'a mut Vec<Segment>,
     pub facts: Facts,
     pub nest: NestFn,
@@ -224,7 +274,7 @@ impl Ctx<'_> {
     /// text); its segments are listed, and the verdict is theirs.
     pub fn nested(&mut self, source: &str, via: &str) -> Verdict {
         let before = self.out.len();
-        let facts = (self.nest)(source, self.depth + 1, &self.cwd, self.out);
+        let facts = (self.nest)(source, self.depth + 1, &self.cwd, &self.known, self.out);
         self.facts.absorb(facts);
         let tier = self.out[before..]
             .iter()
@@ -251,6 +301,9 @@ impl Ctx<'_> {
         let mut inner = Ctx {
             depth: self.depth + 1,
             cwd: self.cwd.clone(),
+            known: self.known.clone(),
+            input: None,
+            bounded: self.bounded,
             out: self.out,
             facts: Facts::default(),
             nest: self.nest,
@@ -269,6 +322,21 @@ pub(super) fn values(words: &[Word]) -> Vec<&str> {
 
 pub(super) fn has(args: &[&str], flags: &[&str]) -> bool {
     args.iter().any(|a| flags.contains(a))
+}
+
+/// Whether an argument is the long option `--name` or an abbreviation of it (`--rec` for
+/// `--recursive`: GNU getopt and git's parse-options accept any unambiguous prefix), with or
+/// without `=value`. A prefix that is ambiguous makes the program refuse the line, so
+/// counting it too costs nothing.
+pub(super) fn long_is(arg: &str, name: &str) -> bool {
+    arg.strip_prefix("--")
+        .map(|a| a.split('=').next().unwrap_or(a))
+        .is_some_and(|a| !a.is_empty() && name.starts_with(a))
+}
+
+/// Whether any argument is `--name` or an abbreviation of it.
+pub(super) fn has_long(args: &[&str], name: &str) -> bool {
+    args.iter().any(|a| long_is(a, name))
 }
 
 /// Short flags bundled in one argument: `-rf` has `r` and `f`.

@@ -34,6 +34,7 @@ mod parser_props;
 mod policy;
 mod policy_bypass;
 mod policy_props;
+mod policy_spellings;
 mod progress;
 mod prosemirror;
 mod reading;

@@ -357,7 +357,8 @@ const CORPUS: &[(&str, Tier)] = &[
     ("echo ${x@P}", Risky),
     ("cmd /c del x", Risky),
     ("cmd /c dir", ReadOnly),
-    ("watch -n 1 ls", ReadOnly),
+    // watch never ends on its own: it runs until the timeout (issue 22).
+    ("watch -n 1 ls", Execute),
     ("watch rm x", Risky),
     // Denied: never runs.
     ("rm -rf /", Denied),
@@ -453,7 +454,8 @@ const CORPUS: &[(&str, Tier)] = &[
     ("git config include.path ../evil.cfg", Denied),
     // …while reading them, and ordinary git configuration, stay as they were.
     ("cat keyless.json", ReadOnly),
-    ("cat .git/config", ReadOnly),
+    // …but .git/config holds the remotes' URLs, tokens in them included (issue 22).
+    ("cat .git/config", Risky),
     ("git config --get core.hooksPath", ReadOnly),
     ("git config user.name 'A Dev'", Risky),
     ("echo 'logs are in .agent/logs'", ReadOnly),

@@ -7,8 +7,10 @@ pub(super) fn assemble(
     src: &str,
     tokens: Vec<(usize, usize, Token)>,
     heredoc_subs: Vec<Sub>,
+    heredoc_bodies: Vec<(String, bool)>,
     line: &mut Line,
 ) {
+    let mut bodies = heredoc_bodies.into_iter();
     let mut current = SimpleCommand::default();
     let mut start: Option<usize> = None;
     let mut end = 0;
@@ -74,6 +76,9 @@ pub(super) fn assemble(
                 });
                 if let Some(subs) = heredoc_subs.take() {
                     current.heredoc_subs = subs;
+                }
+                if let Some((body, true)) = bodies.next() {
+                    current.heredocs.push(body);
                 }
             }
             Token::Word(word) => {
@@ -143,6 +148,7 @@ fn assignment(word: &Word, raw: &str) -> Option<(String, Word)> {
             value: word.value[value_start..].to_string(),
             dynamic: word.dynamic,
             subs: word.subs.clone(),
+            cmd: None,
         },
     ))
 }

@@ -14,6 +14,10 @@ pub struct Word {
     pub dynamic: bool,
     /// Command and process substitutions inside the word, as source text.
     pub subs: Vec<Sub>,
+    /// The word as Windows' `cmd` reads it, when that differs from the shell's reading: a
+    /// backslash is a path separator there, not an escape (`C:\\Windows` is `C:Windows` to
+    /// bash). Only double quotes are removed.
+    pub cmd: Option<String>,
 }
 
 /// A substitution found inside a word or a heredoc.
@@ -53,6 +57,9 @@ pub struct SimpleCommand {
     pub redirects: Vec<Redirect>,
     /// Heredoc bodies fed to this command (their substitutions are in `subs`).
     pub heredoc_subs: Vec<Sub>,
+    /// The text of each heredoc fed to this command whose body is known before the line runs
+    /// (a quoted delimiter, or no expansion in it), in order.
+    pub heredocs: Vec<String>,
     /// Which pipeline the command belongs to, and its place in it (0 = first).
     pub pipeline: usize,
     pub stage: usize,
@@ -84,6 +91,7 @@ const KEYWORDS: &[&str] = &[
 ];
 
 mod assemble;
+mod braces;
 mod quoting;
 
 use assemble::assemble;
@@ -111,10 +119,14 @@ struct Reader<'a> {
     pending_heredocs: Vec<PendingHeredoc>,
     /// Substitutions found in heredoc bodies, attached to the command that opened them.
     heredoc_subs: Vec<Sub>,
+    /// Every heredoc body in order, with whether it is known before the line runs.
+    heredoc_bodies: Vec<(String, bool)>,
     /// The heredoc opener just read was `<<-` (its body's leading tabs are stripped).
     strip_next: bool,
     /// How many expansions and quotes are open around the reader (see `MAX_NESTING`).
     depth: usize,
+    /// Where in the word being read its unquoted braces and commas are (brace expansion).
+    brace_marks: Vec<usize>,
 }
 
 /// How deeply `$(…)`, `${…}`, `$((…))` and double quotes may nest. The reader recurses once per
@@ -129,7 +141,13 @@ pub fn read(src: &str) -> Line {
         commands: Vec::new(),
         problems: std::mem::take(&mut reader.problems),
     };
-    assemble(src, tokens, reader.heredoc_subs, &mut line);
+    assemble(
+        src,
+        tokens,
+        reader.heredoc_subs,
+        reader.heredoc_bodies,
+        &mut line,
+    );
     line
 }
 
@@ -141,8 +159,10 @@ impl<'a> Reader<'a> {
             problems: Vec::new(),
             pending_heredocs: Vec::new(),
             heredoc_subs: Vec::new(),
+            heredoc_bodies: Vec::new(),
             strip_next: false,
             depth,
+            brace_marks: Vec::new(),
         }
     }
 }
@@ -250,7 +270,15 @@ impl Reader<'_> {
                     {
                         continue;
                     }
-                    out.push((start, self.pos, Token::Word(word)));
+                    let marks = std::mem::take(&mut self.brace_marks);
+                    let mut word = word;
+                    let raw = &self.src[start..self.pos];
+                    if raw.contains('\\') {
+                        word.cmd = Some(raw.replace('"', ""));
+                    }
+                    for word in self.brace_expanded(word, &marks) {
+                        out.push((start, self.pos, Token::Word(word)));
+                    }
                 }
             }
             // A heredoc opener: the next word is its delimiter.
@@ -278,6 +306,7 @@ impl Reader<'_> {
 
     /// Reads one word: quote removal, escapes, expansions.
     fn word(&mut self) -> Word {
+        self.brace_marks.clear();
         let mut word = Word::default();
         while let Some(c) = self.peek() {
             match c {
@@ -339,6 +368,9 @@ impl Reader<'_> {
                     }
                 }
                 _ => {
+                    if matches!(c, '{' | ',' | '}') {
+                        self.brace_marks.push(word.value.len());
+                    }
                     word.value.push(c);
                     self.bump();
                 }

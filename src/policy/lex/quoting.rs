@@ -37,11 +37,13 @@ impl Reader<'_> {
                     "the heredoc ending with {delimiter} is never closed"
                 ));
             }
+            let literal = !expands || !body.contains(['$', '`']);
             if expands {
                 let (problems, subs) = super::read_word_subs(&body, self.depth + 1);
                 self.problems.extend(problems);
                 self.heredoc_subs.extend(subs);
             }
+            self.heredoc_bodies.push((body, literal));
         }
     }
 

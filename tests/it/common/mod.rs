@@ -162,7 +162,11 @@ pub fn proptest_config(cases: u32) -> ProptestConfig {
 /// The saved regression seeds are found where the property tests look for them.
 #[test]
 fn proptest_finds_the_saved_regression_seeds() {
-    for source in ["tests/it/parser_props.rs", "tests/it/policy.rs"] {
+    for source in [
+        "tests/it/parser_props.rs",
+        "tests/it/policy.rs",
+        "tests/it/policy_spellings.rs",
+    ] {
         let persistence = proptest_config(1).failure_persistence.unwrap();
         let seeds = persistence.load_persisted_failures2(Some(source));
         assert!(!seeds.is_empty(), "no seeds found for {source}");
