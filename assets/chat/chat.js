@@ -58,6 +58,7 @@
     for (const line of model.split("\n")) {
       const p = document.createElement("p");
       if (line === "") p.appendChild(document.createElement("br"));
+      else if (mode("link-badges")) badged(p, line);
       else p.textContent = line;
       composer.appendChild(p);
     }
@@ -67,6 +68,27 @@
     range.collapse(false);
     sel.removeAllRanges();
     sel.addRange(range);
+  }
+  // Links as badges (config.modes "link-badges"), as ChatGPT's composer draws a URL: a widget
+  // that cannot be edited inside, an icon only for the eye, the URL in a block of its own (so
+  // innerText puts line breaks around it). The model keeps the URL as typed.
+  function badged(p, line) {
+    let at = 0;
+    for (const m of line.matchAll(/https?:\/\/[^\s<>"']+/g)) {
+      if (m.index > at) p.appendChild(document.createTextNode(line.slice(at, m.index)));
+      const badge = document.createElement("span");
+      badge.className = "link-badge";
+      badge.setAttribute("contenteditable", "false");
+      const icon = document.createElement("span");
+      icon.setAttribute("aria-hidden", "true");
+      icon.textContent = "\u{1F517} ";
+      const url = document.createElement("div");
+      url.textContent = m[0];
+      badge.append(icon, url);
+      p.appendChild(badge);
+      at = m.index + m[0].length;
+    }
+    if (at < line.length) p.appendChild(document.createTextNode(line.slice(at)));
   }
   composer.addEventListener("beforeinput", (e) => {
     e.preventDefault();
@@ -111,6 +133,13 @@
   composer.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
+      // A page where Enter only breaks the line (config.modes "enter-newline", as Gemini's
+      // can): only the send button sends.
+      if (mode("enter-newline")) {
+        model += "\n";
+        renderComposer();
+        return;
+      }
       send();
     }
   });
@@ -342,6 +371,7 @@
         body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";
       } else {
         if (mode("reasoning")) await think(reply, body);
+        const live = mode("doubled-thoughts") ? doubledThoughts(reply, body) : null;
         if (mode("gemini")) geminiThoughts(reply);
         const reader = res.body.getReader();
         const decoder = new TextDecoder();
@@ -350,6 +380,7 @@
           if (done) break;
           raw += decoder.decode(value, { stream: true });
           draw(body, raw);
+          if (live) live.innerHTML = window.renderMarkdown(raw.slice(0, Math.ceil(raw.length / 2)));
         }
         raw += decoder.decode();
         draw(body, raw);
@@ -392,6 +423,24 @@
     }
     stopButton.hidden = true;
     sendButton.hidden = false;
+  }
+  // Claude's 2026 reply (config.modes "doubled-thoughts"): the "Thought process" label twice
+  // at the top (a toggle and a heading), and a screen-reader copy of the body in an aria-live
+  // region, visually hidden, that lags behind: it ends holding half the reply.
+  function doubledThoughts(reply, body) {
+    const toggle = document.createElement("button");
+    toggle.type = "button";
+    toggle.textContent = "Thought process";
+    const label = document.createElement("div");
+    label.className = cls("turn-label");
+    label.textContent = "Thought process";
+    const live = document.createElement("div");
+    live.setAttribute("aria-live", "polite");
+    live.className = "sr-only";
+    reply.insertBefore(toggle, body);
+    reply.insertBefore(label, body);
+    reply.insertBefore(live, body);
+    return live;
   }
   // A reasoning block before the answer, as models that think first show it.
   async function think(reply, body) {

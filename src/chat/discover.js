@@ -329,9 +329,30 @@
     if (el.closest('details, [data-reasoning], [class*="reasoning"], [class*="thinking"], [class*="thought"]')) return true;
     for (let at = el; at && at !== document.body; at = at.parentElement) {
       if (/thought|thinking|reasoning/i.test(at.tagName)) return true;
+      // A label of its own that says so, however often the page repeats it (Claude draws
+      // "Thought process" twice): never a paragraph, list item or code of the answer.
+      if (!/^(P|LI|TD|TH|PRE|CODE|BLOCKQUOTE|H[1-6])$/.test(at.tagName) && !at.closest("pre, code")) {
+        const said = (at.textContent || "").trim();
+        if (said.length <= 40 && THOUGHT_TOGGLE.test(said)) return true;
+      }
       // The block right after its toggle (`<button>Show thinking</button><div>…</div>`).
       const toggle = at.previousElementSibling;
       if (toggle && /^(BUTTON|SUMMARY)$/.test(toggle.tagName) && THOUGHT_TOGGLE.test((toggle.textContent || "").trim())) return true;
+    }
+    return false;
+  };
+  // A copy the eye never sees is not the answer: a screen reader's live region drawn a pixel
+  // wide (Claude's lags behind the reply, holding half of it), or decoration hidden from
+  // assistive technology. `seen` caches the answer per element for one reading.
+  const unseen = (el, stop, seen) => {
+    for (let at = el; at && at !== stop; at = at.parentElement) {
+      let hidden = seen && seen.get(at);
+      if (hidden === undefined) {
+        const r = at.getBoundingClientRect();
+        hidden = at.getAttribute("aria-hidden") === "true" || (r.width <= 1 && r.height <= 1 && at.getClientRects().length > 0);
+        if (seen) seen.set(at, hidden);
+      }
+      if (hidden) return true;
     }
     return false;
   };
@@ -349,10 +370,11 @@
       }
       return turn;
     };
+    const seen = new Map();
     const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const p = walker.currentNode.parentElement;
-      if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p)) continue;
+      if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p) || unseen(p, turn, seen)) continue;
       const here = block(p);
       if (before !== null && here !== before) out += "\n";
       before = here;
@@ -480,7 +502,7 @@
   const isCopy = (el) => says(el, COPY_WORDS);
   return {
     own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
-    streaming, done, copyControls, reasoning, answerText, agrees, learnTurns,
+    streaming, done, copyControls, reasoning, unseen, answerText, agrees, learnTurns,
     exchange: () => ex,
   };
 })

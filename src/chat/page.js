@@ -31,13 +31,24 @@
   const codeBlocks = (a) => {
     let blocks = all("CodeBlock", a);
     if (!blocks.length) blocks = Array.from(a.querySelectorAll("pre")).map((p) => p.querySelector("code") || p);
-    return blocks.filter((b) => !d.reasoning(b));
+    return blocks.filter((b) => !d.reasoning(b) && !d.unseen(b, a));
+  };
+  // A paragraph's text as its editor holds it: an icon hidden from assistive technology
+  // inside a widget (ChatGPT's link badge) is drawing, not text.
+  const paragraphText = (p) => {
+    if (!p.querySelector('[aria-hidden="true"]')) return p.textContent;
+    let out = "";
+    const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      if (!walker.currentNode.parentElement.closest('[aria-hidden="true"]')) out += walker.currentNode.textContent;
+    }
+    return out;
   };
   const composerText = (el) => {
     if (!el) return null;
     if (typeof el.value === "string") return el.value;
     const paragraphs = el.querySelectorAll(":scope > p");
-    if (paragraphs.length) return Array.from(paragraphs).map((p) => p.textContent).join("\n");
+    if (paragraphs.length) return Array.from(paragraphs).map(paragraphText).join("\n");
     return el.innerText.replace(/\n$/, "");
   };
   // The editor behind a composer, by the marks the libraries themselves put on it: what the
@@ -70,7 +81,7 @@
     const blocks = [];
     for (const node of Array.from(body.children)) {
       const tag = node.tagName;
-      if (d.reasoning(node) || /^(BUTTON|svg)$/.test(tag)) continue;
+      if (d.reasoning(node) || d.unseen(node, body) || /^(BUTTON|svg)$/.test(tag)) continue;
       if (tag === "PRE") {
         const code = node.querySelector("code") || node;
         const lang = ((code.className || "").match(/language-(\S+)/) || [])[1] || "";
@@ -246,7 +257,9 @@
       const text = composerText(first("Composer"));
       if (text === null || api.expected === undefined) return { exact: false, length: -1 };
       const want = n === undefined ? api.expected : api.expected.slice(0, n);
-      return { exact: text === want, length: text.length };
+      // Editors draw runs of spaces with no-break spaces; the sent turn is checked exactly.
+      const fold = (t) => t.replace(/[\u00a0\u2007\u202f]/g, " ");
+      return { exact: text === want || fold(text) === fold(want), length: text.length };
     },
     focusComposer: () => {
       const el = first("Composer");

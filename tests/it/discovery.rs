@@ -57,7 +57,7 @@ fn exchange_twice(modes: &[&str], knowledge: Knowledge) {
     .unwrap();
     let profile = tempfile::tempdir().unwrap();
     let mut d = driver(&chat, knowledge, profile.path().to_path_buf());
-    d.send("Please do the task.\n\n  With an indented line.")
+    d.send("Please do the task (see https://example.com/spec?v=2).\n\n  With an indented line.")
         .unwrap();
     let reply = d.wait_reply(&mut |_| {}).unwrap();
     assert_eq!(reply.text, HOSTILE, "{modes:?} {knowledge:?}");
@@ -73,7 +73,7 @@ fn exchange_twice(modes: &[&str], knowledge: Knowledge) {
     assert_eq!(
         chat.received(),
         vec![
-            "Please do the task.\n\n  With an indented line.",
+            "Please do the task (see https://example.com/spec?v=2).\n\n  With an indented line.",
             "And the second message."
         ],
         "{modes:?} {knowledge:?}"
@@ -214,7 +214,7 @@ fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"));
     cmd.args([
         "run",
-        "Write the note",
+        "Write the note of https://example.com/notes",
         "--headless",
         "--mode",
         "auto",
@@ -247,7 +247,10 @@ fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
     // Nothing sent twice: the task, then the results, once each.
     let received = chat.received();
     assert_eq!(received.len(), 2, "{what}\n{received:#?}");
-    assert!(received[0].ends_with("Task:\nWrite the note\n"), "{what}");
+    assert!(
+        received[0].ends_with("Task:\nWrite the note of https://example.com/notes\n"),
+        "{what}"
+    );
     assert!(received[1].starts_with("[KEYLESSAGENT RESULTS]"), "{what}");
     // The reading channel is in the transcript.
     let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
@@ -292,6 +295,9 @@ three_ways! {
     hover_copy_three_ways: "hover-copy", "claude";
     reasoning_three_ways: "reasoning", "copilot";
     busy_signal_three_ways: "busy-signal", "aistudio";
+    enter_newline_three_ways: "enter-newline", "gemini";
+    link_badges_three_ways: "link-badges", "chatgpt";
+    doubled_thoughts_three_ways: "doubled-thoughts", "claude";
 }
 
 #[test]

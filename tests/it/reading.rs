@@ -138,3 +138,21 @@ fn a_virtual_list_that_unmounts_old_turns_still_carries_a_turn_of_several_batche
     );
     assert_eq!(chat.received().len(), 4, "{text}");
 }
+
+/// Claude's 2026 reply: "Thought process" twice at the top, and a screen-reader copy of the
+/// body that lags behind, drawn a pixel wide. With the copy control and without it (read from
+/// the page then), the reply is read once and exactly.
+#[test]
+fn doubled_thought_labels_and_a_lagging_live_copy_are_not_read_as_the_reply() {
+    let content = "def f():\n\treturn 1  \n\n\nprint(f())\n";
+    for modes in [
+        vec!["doubled-thoughts"],
+        vec!["doubled-thoughts", "no-copy"],
+    ] {
+        let (text, ws, chat) = run("local", &modes, content);
+        exact(&text, &ws, &chat, content);
+    }
+    let content = repeating();
+    let (text, ws, chat) = run("local", &["doubled-thoughts", "no-copy"], &content);
+    exact(&text, &ws, &chat, &content);
+}

@@ -154,7 +154,10 @@ pub struct PageFaults {
 /// and stops), `enter-only` (no send button: Enter sends), `other-containers` (a section per
 /// exchange holding two articles, no role attributes), `hover-copy` (copy controls hidden until
 /// hovered), `reasoning` (a reasoning block before the answer), `busy-signal` (no stop button
-/// and no done mark: the reply is `aria-busy` while it streams).
+/// and no done mark: the reply is `aria-busy` while it streams), `enter-newline` (Enter breaks
+/// the line and only the send button sends, as on Gemini), `link-badges` (the composer draws a
+/// URL as a widget with an icon, as ChatGPT's does), `doubled-thoughts` (Claude's "Thought
+/// process" label twice at the top of a reply and a lagging screen-reader copy of its body).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -166,6 +169,9 @@ pub const MODES: &[&str] = &[
     "hover-copy",
     "reasoning",
     "busy-signal",
+    "enter-newline",
+    "link-badges",
+    "doubled-thoughts",
 ];
 
 /// The scripted model.
