@@ -8,8 +8,19 @@ use keyless::chat::selectors::{self, REQUIRED};
 fn the_built_in_file_has_every_site_with_required_keys_and_alternatives() {
     let file = selectors::load(None).unwrap();
     for name in [
-        "local", "chatgpt", "claude", "gemini", "aistudio", "deepseek", "mistral", "grok",
+        "local",
+        "chatgpt",
+        "claude",
+        "gemini",
+        "aistudio",
+        "deepseek",
+        "mistral",
+        "grok",
         "copilot",
+        "qwen",
+        "kimi",
+        "perplexity",
+        "meta",
     ] {
         let site = file
             .sites
@@ -25,8 +36,16 @@ fn the_built_in_file_has_every_site_with_required_keys_and_alternatives() {
             assert!(!site.selectors[*key].is_empty(), "{name}.{key}");
         }
     }
-    let (name, _) = file.site(None, Some("https://chatgpt.com/c/123")).unwrap();
-    assert_eq!(name, "chatgpt");
+    for (url, site) in [
+        ("https://chatgpt.com/c/123", "chatgpt"),
+        ("https://chat.qwen.ai/c/5f2e", "qwen"),
+        ("https://www.kimi.com/chat/d1", "kimi"),
+        ("https://www.perplexity.ai/search/how-to-x", "perplexity"),
+        ("https://www.meta.ai/prompt/0b7c", "meta"),
+    ] {
+        let (name, _) = file.site(None, Some(url)).unwrap();
+        assert_eq!(name, site, "{url}");
+    }
     assert_eq!(
         file.site(Some("nope"), None).unwrap_err().code,
         Code::ConfigValidation
