@@ -7,14 +7,6 @@ use std::path::PathBuf;
 use super::Shared;
 use crate::exit::Status;
 
-/// Starts the chat driver; a failure is printed with its code and ends the command.
-pub(super) fn start_driver(
-    options: crate::chat::cdp::Options,
-    command: &str,
-) -> Result<crate::chat::cdp::CdpDriver, Status> {
-    start_driver_failing(options, command).map_err(|_| Status::Chat)
-}
-
 /// Starts the chat driver; a failure is printed with its code, and returned.
 pub(super) fn start_driver_failing(
     options: crate::chat::cdp::Options,

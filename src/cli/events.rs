@@ -1,4 +1,4 @@
-//! `--json` (`run`, `apply`): every event a person sees, as one JSON object per line on standard
+//! `--json` (`run`, `apply`, `interactive`): every event a person sees, as one JSON object per line on standard
 //! output, for CI jobs and programs that drive keyless (in the spirit of `codex exec --json` and
 //! `claude -p --output-format stream-json`). The human progress stays on standard error.
 //!
@@ -200,9 +200,9 @@ pub fn started(what: Started) {
     );
 }
 
-/// The last event of `run`: why the turn ended and the exit status.
-pub fn turn_finished(stop: &Stop, status: Status) {
-    let (stop_name, message, failure) = match stop {
+/// Why a turn ended: its name in the stream, the model's closing message and the failure.
+fn stop_fields(stop: &Stop) -> (&'static str, Option<&str>, Option<&Failure>) {
+    match stop {
         Stop::Done { message } => ("done", message.as_deref(), None),
         Stop::FormatRetries { .. } => ("format_retries", None, None),
         Stop::Iterations { .. } => ("iterations", None, None),
@@ -210,7 +210,48 @@ pub fn turn_finished(stop: &Stop, status: Status) {
             ("cancelled", None, Some(failure))
         }
         Stop::Chat(failure) => ("chat_error", None, Some(failure)),
-    };
+    }
+}
+
+/// `interactive`: a line taken as a task, and the turn it starts.
+pub fn task(turn: u64, text: &str) {
+    emit("task", json!({ "turn": turn, "task": text }));
+}
+
+/// `interactive`: the end of one turn (the REPL goes on).
+pub fn turn_ended(turn: u64, stop: &Stop) {
+    let (stop, message, failure) = stop_fields(stop);
+    emit(
+        "turn_ended",
+        json!({
+            "turn": turn,
+            "stop": stop,
+            "message": message.map(str::trim),
+            "code": failure.map(|f| f.code.code()),
+            "reason": failure.map(|f| f.reason.as_str()),
+        }),
+    );
+}
+
+/// `interactive`: the mode or pace changed (`/mode`, `/pace`).
+pub fn settings(mode: crate::config::Mode, pace: crate::config::Pace) {
+    emit(
+        "settings",
+        json!({
+            "mode": mode.name().to_ascii_lowercase(),
+            "pace": pace.name().to_ascii_lowercase(),
+        }),
+    );
+}
+
+/// `interactive`: `/undo` put a batch back (`batch` null: nothing to undo).
+pub fn undone(batch: Option<u64>, actions: &[String]) {
+    emit("undone", json!({ "batch": batch, "actions": actions }));
+}
+
+/// The last event of `run`: why the turn ended and the exit status.
+pub fn turn_finished(stop: &Stop, status: Status) {
+    let (stop_name, message, failure) = stop_fields(stop);
     finished(stop_name, message, failure, status);
 }
 

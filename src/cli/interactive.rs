@@ -1,6 +1,10 @@
 //! `keyless interactive`: a REPL in one chat. Each line is a task for the model (a turn); lines
 //! starting with `/` are commands for keyless. History and line editing come from rustyline and
-//! are kept in `.agent/history.txt`.
+//! are kept in `.agent/history.txt`. With `--json`, standard output carries only events
+//! (`docs/json-events.md`): the lines come from standard input as they are, and everything
+//! people read goes to standard error.
+
+use std::io::{BufRead, IsTerminal, Write};
 
 use clap::ValueEnum;
 use rustyline::DefaultEditor;
@@ -12,9 +16,9 @@ use crate::exit::Status;
 use crate::turn;
 use crate::workspace::backup::{self, UndoReport};
 
-use super::Shared;
 use super::session::{self, Saved};
 use super::terminal::TerminalHost;
+use super::{Out, Shared, events};
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
 Commands:
@@ -28,7 +32,7 @@ Commands:
 
 /// Sets `slot` from a slash command's word, spelled as on the command line (`/pace step`); a
 /// word that is none of them prints the choices. No word leaves it as it is.
-fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: &str) {
+fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: &str, out: Out) {
     let Some(word) = word else { return };
     match C::from_str(word, true) {
         Ok(choice) => *slot = choice.into(),
@@ -37,7 +41,7 @@ fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: 
                 .iter()
                 .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
                 .collect();
-            println!("Usage: {command} {}", names.join("|"));
+            out.line(&format!("Usage: {command} {}", names.join("|")));
         }
     }
 }
@@ -45,9 +49,9 @@ fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: 
 /// `keyless interactive`, or with `local` on the demo's stage: the local chat page and its
 /// scripted model, headless, in a throwaway workspace (Ask mode unless `--mode` says otherwise,
 /// so that the confirmations show).
-pub fn run(shared: &Shared, local: bool) -> Status {
+pub fn run(shared: &Shared, local: bool, json: bool) -> Status {
     if !local {
-        return repl(shared, None);
+        return repl(shared, None, json);
     }
     let stage = match super::demo::Stage::new("interactive") {
         Ok(stage) => stage,
@@ -64,7 +68,7 @@ pub fn run(shared: &Shared, local: bool) -> Status {
         profile: Some(stage.profile()),
         ..shared.clone()
     };
-    let status = repl(&on_stage, Some(LOCAL_HELP));
+    let status = repl(&on_stage, Some(LOCAL_HELP), json);
     eprintln!(
         "keyless interactive: the model's work stays in {}",
         stage.root.display()
@@ -80,7 +84,50 @@ malformed (keyless asks it to resend), then it fixes a typo and commits. Try
   Write greet.sh and run it
 then /undo, /mode, /help. Nothing leaves this machine.";
 
-fn repl(shared: &Shared, intro: Option<&str>) -> Status {
+/// Where the lines come from: rustyline at a terminal, or standard input read as it is
+/// (`--json`: the prompt, at a terminal only, goes to standard error).
+enum Lines {
+    Editor(Box<DefaultEditor>),
+    Plain,
+}
+
+impl Lines {
+    /// The next line; `None` at the end of input (Ctrl+D). Ctrl+C at the prompt is an empty
+    /// line.
+    fn next(&mut self) -> Option<String> {
+        match self {
+            Lines::Editor(editor) => match editor.readline("keyless> ") {
+                Ok(line) => Some(line),
+                Err(ReadlineError::Interrupted) => Some(String::new()),
+                Err(_) => None,
+            },
+            Lines::Plain => {
+                if std::io::stdin().is_terminal() {
+                    let mut err = std::io::stderr();
+                    let _ = write!(err, "keyless> ");
+                    let _ = err.flush();
+                }
+                let mut line = String::new();
+                match std::io::stdin().lock().read_line(&mut line) {
+                    Ok(0) => None,
+                    Ok(_) => Some(line),
+                    // Ctrl+C while reading interrupts the read: the next line is read.
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Some(String::new()),
+                    Err(_) => None,
+                }
+            }
+        }
+    }
+
+    fn remember(&mut self, line: &str) {
+        if let Lines::Editor(editor) = self {
+            let _ = editor.add_history_entry(line);
+        }
+    }
+}
+
+fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
+    let out = Out::for_json(json);
     let config = match super::load_config(shared, "interactive") {
         Ok(config) => config,
         Err(status) => return status,
@@ -100,18 +147,51 @@ fn repl(shared: &Shared, intro: Option<&str>) -> Status {
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
     options.sketches = Some(ws.root().join(".agent").join("logs"));
-    let mut editor = match DefaultEditor::new() {
-        Ok(editor) => editor,
-        Err(e) => {
-            eprintln!("keyless interactive: cannot read from the terminal: {e}");
-            return Status::Usage;
+    let history = ws.root().join(".agent").join("history.txt");
+    let mut lines = if json {
+        Lines::Plain
+    } else {
+        match DefaultEditor::new() {
+            Ok(mut editor) => {
+                let _ = editor.load_history(&history);
+                Lines::Editor(Box::new(editor))
+            }
+            Err(e) => {
+                eprintln!("keyless interactive: cannot read from the terminal: {e}");
+                return Status::Usage;
+            }
         }
     };
-    let history = ws.root().join(".agent").join("history.txt");
-    let _ = editor.load_history(&history);
-    let mut driver = match super::start_driver(options, "interactive") {
+    if json {
+        let resume = matches!(
+            session::saved(&ws, &options.site_name, shared.new_chat, "interactive"),
+            Saved::Interrupted(_)
+        );
+        events::started(events::Started {
+            command: "interactive",
+            workspace: ws.root(),
+            task: None,
+            resume,
+            chat: Some((&options.site_name, &options.url)),
+            file: None,
+            mode: settings.mode,
+            pace: settings.pace,
+        });
+    }
+    let mut driver = match super::driver::start_driver_failing(options, "interactive") {
         Ok(driver) => driver,
-        Err(status) => return status,
+        Err(failure) => {
+            if json {
+                events::finished("chat_error", None, Some(&failure), Status::Chat);
+            }
+            return Status::Chat;
+        }
+    };
+    let progress = &mut |event: turn::Event| {
+        if json {
+            events::on_turn(&event);
+        }
+        super::progress::print(event);
     };
     let mut host = TerminalHost::from_config(
         ws.root().to_path_buf(),
@@ -128,15 +208,11 @@ fn repl(shared: &Shared, intro: Option<&str>) -> Status {
             session::announce_resume(&s, "interactive");
             let resumed_turn = s.turn.max(1);
             chat_rules = s.rules.clone();
-            let stop = turn::resume(
-                s,
-                &mut driver,
-                &ws,
-                &mut host,
-                &settings,
-                &mut super::progress::print,
-            );
-            let _ = super::report_stop(stop, "interactive");
+            let stop = turn::resume(s, &mut driver, &ws, &mut host, &settings, progress);
+            if json {
+                events::turn_ended(resumed_turn, &stop);
+            }
+            let _ = super::report_stop_to(&stop, "interactive", out);
             resumed_turn
         }
         Saved::Chat(s) if session::open_chat(&mut driver, &s, "interactive") => {
@@ -149,57 +225,74 @@ fn repl(shared: &Shared, intro: Option<&str>) -> Status {
     if let Some(intro) = intro {
         eprintln!("{intro}");
     }
-    loop {
-        let line = match editor.readline("keyless> ") {
-            Ok(line) => line,
-            Err(ReadlineError::Interrupted) => continue,
-            Err(_) => break,
-        };
+    while let Some(line) = lines.next() {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let _ = editor.add_history_entry(line);
+        lines.remember(line);
         let mut words = line.split_whitespace();
         match words.next().unwrap_or_default() {
             "/quit" | "/exit" => break,
-            "/help" => println!("{HELP}"),
+            "/help" => out.line(HELP),
             "/new" => match driver.new_chat() {
                 Ok(()) => {
                     turns = 0;
                     chat_rules = None;
-                    println!("A new chat is open.");
+                    if json {
+                        events::emit("new_chat", serde_json::json!({}));
+                    }
+                    out.line("A new chat is open.");
                 }
-                Err(f) => println!("{}: {}", f.code, f.reason),
+                Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
             },
             "/undo" => match backup::undo(&ws) {
                 Ok(UndoReport::Restored { id, actions, .. }) => {
-                    println!("Undid batch {id}:");
+                    if json {
+                        events::undone(Some(id), &actions);
+                    }
+                    out.line(&format!("Undid batch {id}:"));
                     for action in actions {
-                        println!("  {action}");
+                        out.line(&format!("  {action}"));
                     }
                 }
                 Ok(UndoReport::AllUndone { count }) => {
-                    println!("Nothing to undo: all {count} batch(es) are undone.")
+                    if json {
+                        events::undone(None, &[]);
+                    }
+                    out.line(&format!(
+                        "Nothing to undo: all {count} batch(es) are undone."
+                    ))
                 }
-                Ok(UndoReport::Nothing) => println!("Nothing to undo."),
-                Err(f) => println!("{}: {}", f.code, f.reason),
+                Ok(UndoReport::Nothing) => {
+                    if json {
+                        events::undone(None, &[]);
+                    }
+                    out.line("Nothing to undo.")
+                }
+                Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
             },
             "/mode" => {
                 let was = settings.mode;
-                choose::<super::Mode, _>(words.next(), &mut settings.mode, "/mode");
+                choose::<super::Mode, _>(words.next(), &mut settings.mode, "/mode", out);
                 if super::sandbox_allows(&config, ws.root(), settings.mode, "interactive").is_err()
                 {
                     settings.mode = was;
                 }
-                println!("Mode: {}.", settings.mode.name());
+                if json {
+                    events::settings(settings.mode, settings.pace);
+                }
+                out.line(&format!("Mode: {}.", settings.mode.name()));
             }
             "/pace" => {
-                choose::<super::Pace, _>(words.next(), &mut settings.pace, "/pace");
-                println!("Pace: {}.", settings.pace.name());
+                choose::<super::Pace, _>(words.next(), &mut settings.pace, "/pace", out);
+                if json {
+                    events::settings(settings.mode, settings.pace);
+                }
+                out.line(&format!("Pace: {}.", settings.pace.name()));
             }
             command if command.starts_with('/') => {
-                println!("Unknown command {command}. /help lists them.")
+                out.line(&format!("Unknown command {command}. /help lists them."))
             }
             _ => {
                 // The snapshot is taken for a chat's first message only.
@@ -229,20 +322,19 @@ fn repl(shared: &Shared, intro: Option<&str>) -> Status {
                 };
                 turns += 1;
                 crate::cancel::reset();
+                if json {
+                    events::task(turns, line);
+                }
                 let task = turn::Task {
                     task: line.to_string(),
                     rules,
                     first,
                     turn: turns,
                 };
-                let stop = turn::run(
-                    task,
-                    &mut driver,
-                    &ws,
-                    &mut host,
-                    &settings,
-                    &mut super::progress::print,
-                );
+                let stop = turn::run(task, &mut driver, &ws, &mut host, &settings, progress);
+                if json {
+                    events::turn_ended(turns, &stop);
+                }
                 match stop {
                     // Here the next line is the way on, not another run.
                     turn::Stop::Chat(failure) if failure.code == Code::Cancelled => eprintln!(
@@ -250,14 +342,19 @@ fn repl(shared: &Shared, intro: Option<&str>) -> Status {
                         failure.code
                     ),
                     stop => {
-                        let _ = super::report_stop(stop, "interactive");
+                        let _ = super::report_stop_to(&stop, "interactive", out);
                     }
                 }
             }
         }
     }
-    let _ = std::fs::create_dir_all(history.parent().unwrap_or(ws.root()));
-    let _ = editor.save_history(&history);
+    if let Lines::Editor(editor) = &mut lines {
+        let _ = std::fs::create_dir_all(history.parent().unwrap_or(ws.root()));
+        let _ = editor.save_history(&history);
+    }
     super::close_driver(driver);
+    if json {
+        events::finished("quit", None, None, Status::Success);
+    }
     Status::Success
 }

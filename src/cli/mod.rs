@@ -20,7 +20,7 @@ mod terminal;
 
 use std::path::PathBuf;
 
-use driver::{close_driver, driver_options, keep_learned, start_driver};
+use driver::{close_driver, driver_options, keep_learned};
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 
@@ -93,6 +93,11 @@ pub enum Subcommands {
         /// headless Chromium, in a new git workspace in the temporary folder (named, and kept).
         #[arg(long, conflicts_with_all = ["workspace", "site", "url", "cdp", "profile", "selectors", "new_chat"])]
         local: bool,
+        /// Print every event as one JSON object per line on standard output (schema:
+        /// docs/json-events.md); the lines are read from standard input without line editing,
+        /// and what people read goes to standard error.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -368,7 +373,11 @@ pub fn run(args: Args) -> Status {
             json,
             shared,
         } => run::run(task.as_deref(), resume, json, &shared),
-        Subcommands::Interactive { local, shared } => interactive::run(&shared, local),
+        Subcommands::Interactive {
+            local,
+            json,
+            shared,
+        } => interactive::run(&shared, local, json),
         Subcommands::Doctor {
             json,
             canary,

@@ -289,3 +289,90 @@ fn a_run_whose_chat_cannot_open_ends_with_a_finished_event() {
     assert_eq!(events[1]["code"], "KA_PAGE_NOT_LOADED");
     assert_eq!(events[1]["exit_status"], 4);
 }
+
+/// `keyless interactive --json`: lines from standard input, a turn per task, the slash
+/// commands as events, and nothing but events on standard output.
+#[test]
+fn interactive_json_streams_each_turn_and_the_slash_commands() {
+    let chat = LocalChat::start(Script::replies([
+        "@@newfile a.txt\n<<<CONTENT\none\nCONTENT>>>\n@@end\n@@done\n<<<MSG\nWrote a.txt.\nMSG>>>\n@@end\n@@eof\n",
+        "@@newfile b.txt\n<<<CONTENT\ntwo\nCONTENT>>>\n@@end\n@@done\n<<<MSG\nWrote b.txt.\nMSG>>>\n@@end\n@@eof\n",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = keyless_on(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["interactive", "--json", "--mode", "auto"],
+    )
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(b"Write a.txt\n/mode autosafe\n/undo\n\nWrite b.txt\n")
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let events = read_events(&out.stdout);
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types[0], "started", "{types:?}");
+    assert_eq!(events[0]["command"], "interactive");
+    assert_eq!(events[0]["task"], Value::Null);
+    assert_eq!(*types.last().unwrap(), "finished", "{types:?}");
+    assert_eq!(events.last().unwrap()["stop"], "quit");
+    assert_eq!(events.last().unwrap()["exit_status"], 0);
+    // Each task starts its turn and ends it; the slash commands sit between them, in order.
+    let marks: Vec<&str> = types
+        .iter()
+        .copied()
+        .filter(|t| ["task", "turn_ended", "settings", "undone"].contains(t))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            "task",
+            "turn_ended",
+            "settings",
+            "undone",
+            "task",
+            "turn_ended"
+        ],
+        "{types:?}"
+    );
+    let tasks = of(&events, "task");
+    assert_eq!(tasks[0]["task"], "Write a.txt");
+    assert_eq!(
+        (&tasks[0]["turn"], &tasks[1]["turn"]),
+        (&1.into(), &2.into())
+    );
+    let ended = of(&events, "turn_ended");
+    assert_eq!(ended[0]["stop"], "done");
+    assert_eq!(ended[1]["message"], "Wrote b.txt.");
+    assert_eq!(of(&events, "settings")[0]["mode"], "autosafe");
+    let undone = of(&events, "undone");
+    assert_eq!(undone[0]["batch"], 1, "{stderr}");
+    // /undo put the first batch back; the second turn's file is there.
+    assert!(!ws.path().join("a.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("b.txt")).unwrap(),
+        "two\n"
+    );
+    assert_eq!(of(&events, "summary").len(), 2);
+    let sent: Vec<&str> = of(&events, "message_sent")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, chat.received());
+    // What people read went to standard error.
+    assert!(stderr.contains("Mode: AutoSafe."), "{stderr}");
+    assert!(stderr.contains("Undid batch 1:"), "{stderr}");
+}
