@@ -375,18 +375,11 @@ fn round_trip(
     }
     // The sent probe must read back from the chat (UserMessage), or resuming cannot tell
     // whether a message went.
-    // A part found by its shape is a finding, not a problem; anything else is one.
-    let found_by_shape = |reason: &str| reason.contains("by its shape instead");
-    let earlier = std::mem::take(discovered);
+    // A part found by its shape is a finding, not a problem; any other warning is one.
+    discovered.extend(driver.take_findings().into_iter().map(|f| f.reason));
     for warning in driver.take_warnings() {
-        if warning.code == crate::catalog::Code::SelectorNotFound && found_by_shape(&warning.reason)
-        {
-            discovered.push(warning.reason);
-        } else {
-            problems.push(format!("canary: {}: {}", warning.code, warning.reason));
-        }
+        problems.push(format!("canary: {}: {}", warning.code, warning.reason));
     }
-    discovered.splice(0..0, earlier);
     let inner: String = CANARY
         .lines()
         .skip(1)

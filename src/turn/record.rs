@@ -185,13 +185,40 @@ pub struct JournalLine {
     pub index: usize,
     /// `None` when the command started; its result text once it finished.
     pub result: Option<String>,
+    /// Once it finished, how, as data: resume decides by this, never by the text. A journal
+    /// written before keyless kept it reads as not known to have succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Recorded>,
     /// Where the batch's backup stood when the command started: the changes recorded after it
     /// are the command's, so a command cut short can be resolved by looking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup: Option<crate::workspace::backup::Mark>,
 }
 
+/// A finished command's outcome in the journal.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct Recorded {
+    pub ok: bool,
+    /// The failure's code (`KA_…`) when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+impl Recorded {
+    pub fn ok() -> Recorded {
+        Recorded {
+            ok: true,
+            code: None,
+        }
+    }
+}
+
 impl JournalLine {
+    /// Whether the line says its command finished and succeeded.
+    pub fn succeeded(&self) -> bool {
+        self.outcome.as_ref().is_some_and(|o| o.ok)
+    }
+
     /// The line batch `batch` journals for a step: a command starting (with where the backup
     /// stood), or its result once it finished.
     pub fn of(batch: u64, step: &crate::batch::Step) -> JournalLine {
@@ -200,12 +227,21 @@ impl JournalLine {
                 batch,
                 index: *index,
                 result: None,
+                outcome: None,
                 backup: *mark,
             },
             crate::batch::Step::Finished(result) => JournalLine {
                 batch,
                 index: result.index,
                 result: Some(crate::batch::results::outcome_text(&result.outcome)),
+                outcome: Some(Recorded {
+                    ok: result.outcome.error.is_none(),
+                    code: result
+                        .outcome
+                        .error
+                        .as_ref()
+                        .map(|f| f.code.code().to_string()),
+                }),
                 backup: None,
             },
         }
@@ -423,6 +459,7 @@ mod tests {
                 batch,
                 index,
                 result: result.map(str::to_string),
+                outcome: result.map(|_| Recorded::ok()),
                 backup: None,
             });
         }

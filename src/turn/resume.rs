@@ -3,7 +3,7 @@
 //! finished). Nothing is resent that the chat already answered, and no command runs twice.
 
 use super::carry::{self, Resumed};
-use super::record::{self, InFlight, JournalLine, Session};
+use super::record::{self, InFlight, JournalLine, Recorded, Session};
 use super::{Event, Next, Stop, Turn};
 use crate::batch::results::{self, CommandResultHead};
 use crate::batch::{self, Host, Settings, Skipped, Start};
@@ -109,7 +109,8 @@ pub fn resume(
 /// was running when keyless stopped, and where the batch's backup stood last.
 #[derive(Default)]
 struct Replayed {
-    finished: Vec<(usize, String)>,
+    /// Each finished command: its number, its result text, whether it succeeded.
+    finished: Vec<(usize, String, bool)>,
     running: Option<(usize, Option<Mark>)>,
     mark: Option<Mark>,
 }
@@ -119,7 +120,9 @@ fn replay(journal: &[JournalLine]) -> Replayed {
     for line in journal {
         match &line.result {
             Some(text) => {
-                replayed.finished.push((line.index, text.clone()));
+                replayed
+                    .finished
+                    .push((line.index, text.clone(), line.succeeded()));
                 replayed.running = None;
             }
             None => {
@@ -129,11 +132,6 @@ fn replay(journal: &[JournalLine]) -> Replayed {
         }
     }
     replayed
-}
-
-/// Whether a result text reports a failure.
-fn failed(text: &str) -> bool {
-    !text.starts_with("status: ok")
 }
 
 /// The commands of a reply (what is numbered in a results message).
@@ -173,10 +171,11 @@ impl Turn<'_> {
         let parsed = parse(reply, &self.settings.limits);
         let blocks = commands(parsed.script.as_ref());
         let replayed = replay(journal);
-        let mut prior: Vec<(CommandResultHead, String)> = replayed
+        // Each finished command's head, result text, and whether it succeeded.
+        let mut prior: Vec<(CommandResultHead, String, bool)> = replayed
             .finished
             .iter()
-            .map(|(index, text)| (head_of(&blocks, *index), text.clone()))
+            .map(|(index, text, ok)| (head_of(&blocks, *index), text.clone(), *ok))
             .collect();
         // Another batch or an undo since the stop (or a journal from before marks were kept):
         // what the workspace says is not known to be this batch's.
@@ -188,8 +187,8 @@ impl Turn<'_> {
             // Between two commands: unless the last one failed (its failure may have stopped
             // the batch), the next one goes on.
             None => match replayed.finished.last() {
-                Some((_, text)) if failed(text) => None,
-                last => Some(last.map_or(1, |(index, _)| index + 1)),
+                Some((_, _, ok)) if !ok => None,
+                last => Some(last.map_or(1, |(index, _, _)| index + 1)),
             },
             Some((index, mark)) => match head_of(&blocks, index).kind {
                 // Harmless to run again: a read, a folder made again is a no-op, a question.
@@ -208,9 +207,10 @@ impl Turn<'_> {
                             batch: self.session.batch,
                             index,
                             result: Some(text.clone()),
+                            outcome: Some(Recorded::ok()),
                             backup: None,
                         });
-                        prior.push((head_of(&blocks, index), text));
+                        prior.push((head_of(&blocks, index), text, true));
                         Some(index + 1)
                     }
                     Some(Settled::Unknown(_)) | None => None,
@@ -218,7 +218,7 @@ impl Turn<'_> {
                 _ => None,
             },
         };
-        for (head, text) in &prior {
+        for (head, text, _) in &prior {
             let status = text.lines().next().unwrap_or_default().to_string();
             self.remember(format!("{} {}: {status}", head.kind.name(), head.label));
         }
@@ -234,14 +234,24 @@ impl Turn<'_> {
                         counted: prior.len(),
                         failed: prior
                             .iter()
-                            .find(|(_, text)| failed(text))
-                            .map(|(head, _)| head.index),
+                            .find(|(_, _, ok)| !ok)
+                            .map(|(head, _, _)| head.index),
                     },
-                    prior,
+                    prior: prior
+                        .into_iter()
+                        .map(|(head, text, _)| (head, text))
+                        .collect(),
                     mark: replayed.mark,
                 })
             }
-            _ => Err(self.interrupted_results(&blocks, prior, replayed.running)),
+            _ => Err(self.interrupted_results(
+                &blocks,
+                prior
+                    .into_iter()
+                    .map(|(head, text, _)| (head, text))
+                    .collect(),
+                replayed.running,
+            )),
         }
     }
 

@@ -214,3 +214,56 @@ fn the_ground_floor_imports_nothing_above_it() {
         }
     }
 }
+
+/// No decision is made on a message keyless wrote: the outcome of a command, a failure's
+/// reason and a discovery's finding are data (the journal's `outcome`, a `Failure`'s code,
+/// `take_findings`), and their texts are only ever rendered. The texts keyless renders, and the
+/// ways a decision would read them, are listed here; a new decision on one fails.
+#[test]
+fn no_decision_is_made_on_a_rendered_message() {
+    let rendered = [
+        "\"status:",
+        "\"status: ok",
+        "\"status: error",
+        "\"code: KA_",
+        "\"by its shape",
+        "\"[KEYLESSAGENT",
+    ];
+    let readers = [
+        ".starts_with(",
+        ".contains(",
+        ".ends_with(",
+        ".find(",
+        ".strip_prefix(",
+    ];
+    let mut found = Vec::new();
+    // Test modules in their own folder (`src/turn/tests/`) check what is rendered: that is no
+    // decision.
+    let in_code = sources()
+        .into_iter()
+        .filter(|(path, _)| !path.components().any(|c| c.as_os_str() == "tests"));
+    for (path, text) in in_code {
+        let code = code_only(&text);
+        for (n, line) in code.lines().enumerate() {
+            let compact: String = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            for reader in readers {
+                for phrase in rendered {
+                    if compact.contains(&format!("{reader}{phrase}")) {
+                        found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                    }
+                }
+            }
+            // A failure's reason is for people; its code is for decisions.
+            for reader in readers {
+                if compact.contains(&format!(".reason{reader}")) {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "decisions on rendered text:\n{}",
+        found.join("\n")
+    );
+}

@@ -387,7 +387,9 @@ impl CdpDriver {
 
 impl ChatDriver for CdpDriver {
     fn take_warnings(&mut self) -> Vec<Failure> {
-        std::mem::take(&mut self.warnings)
+        let mut taken = std::mem::take(&mut self.findings);
+        taken.append(&mut self.warnings);
+        taken
     }
 
     fn new_chat(&mut self) -> Result<(), Failure> {

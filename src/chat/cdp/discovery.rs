@@ -67,7 +67,7 @@ impl CdpDriver {
             } else {
                 " No lasting selector describes it; keyless looks for it again on each page."
             };
-            self.warnings.push(Failure::new(
+            self.findings.push(Failure::new(
                 Code::SelectorNotFound,
                 format!(
                     "{why}; keyless found the {key} by its shape instead: {}.{keep}",
@@ -147,6 +147,12 @@ impl CdpDriver {
     }
 
     /// What discovery found and proved in this session, by key.
+    /// The notices of parts found by their shape since the last take (`take_warnings` takes
+    /// them too, before the other warnings).
+    pub fn take_findings(&mut self) -> Vec<Failure> {
+        std::mem::take(&mut self.findings)
+    }
+
     pub fn learned(&self) -> &Learned {
         &self.learned
     }

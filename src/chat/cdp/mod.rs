@@ -158,7 +158,9 @@ pub struct CdpDriver {
     /// file, once).
     last_sent: Option<(String, conversation::SendAs)>,
     warnings: Vec<Failure>,
-    /// Whether the user was told that the site draws sent messages as something else (once).
+    /// The notices of parts discovery found by their shape, not yet taken: findings, which
+    /// `keyless doctor` tells apart from problems (`take_findings`).
+    findings: Vec<Failure>,
     /// How messages reach this page (`sent::Delivery`).
     delivery: Delivery,
     /// Whether a sent message was shown as something else (a chip) and said so.
@@ -261,6 +263,7 @@ impl CdpDriver {
             assistants_before_send: 0,
             last_sent: None,
             warnings: Vec::new(),
+            findings: Vec::new(),
             sketched: std::collections::HashSet::new(),
             delivery: Delivery::Plain,
             drawn_unlike: false,

@@ -78,6 +78,7 @@ fn resume_reports_a_batch_cut_short_without_running_any_of_it_again() {
             batch: 1,
             index,
             result: result.map(str::to_string),
+            outcome: result.map(|_| crate::turn::record::Recorded::ok()),
             backup: None,
         });
     }

@@ -312,6 +312,49 @@ fn stopped_after_a_failed_command_nothing_more_runs() {
     assert_eq!(bench.file("c.txt").as_deref(), Some("an old line\n"));
 }
 
+/// Resume decides by the journal's outcome as data, never by its text: a result that reads
+/// "status: ok" but is recorded as failed stops the batch, and a journal from before outcomes
+/// were kept (none recorded) is not known to have succeeded, so nothing more runs.
+#[test]
+fn resume_decides_by_the_recorded_outcome_not_by_the_result_text() {
+    for recorded in [Some(false), None] {
+        let mut bench = bench();
+        stop_at(&bench, 2, Moment::Finished);
+        let path = bench.ws.root().join(".agent/batch.jsonl");
+        let journal = std::fs::read_to_string(&path).unwrap();
+        let rewritten: String = journal
+            .lines()
+            .map(|line| {
+                let mut value: serde_json::Value = serde_json::from_str(line).unwrap();
+                if value["index"] == 2 && !value["result"].is_null() {
+                    assert!(
+                        value["result"].as_str().unwrap().starts_with("status: ok"),
+                        "{line}"
+                    );
+                    match recorded {
+                        Some(ok) => value["outcome"] = serde_json::json!({ "ok": ok }),
+                        None => {
+                            value.as_object_mut().unwrap().remove("outcome");
+                        }
+                    }
+                }
+                format!("{value}\n")
+            })
+            .collect();
+        std::fs::write(&path, rewritten).unwrap();
+        let results = resumed_results(&mut bench);
+        assert!(
+            results.contains("skipped: #3 editfile | c.txt"),
+            "{recorded:?}: {results}"
+        );
+        assert_eq!(
+            bench.file("c.txt").as_deref(),
+            Some("an old line\n"),
+            "{recorded:?}"
+        );
+    }
+}
+
 #[test]
 fn the_commands_that_ran_before_count_towards_the_limit() {
     let mut bench = bench();
