@@ -106,9 +106,7 @@ fn rerendering(text: &str) {
         let message = format!("peer {round}\n{text}");
         let started = Instant::now();
         driver.insert_unchecked(&message).unwrap();
-        driver
-            .evaluate_json("window.__keyless.click('SendButton')")
-            .unwrap();
+        driver.click_selector("SendButton").unwrap();
         while sends(driver) == before {
             std::thread::sleep(Duration::from_millis(1));
         }

@@ -3,7 +3,7 @@
 // reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
 // captured inside the page. `D` is discover.js: it finds the parts no selector matches.
 (function (S, T, D) {
-  if (window.__keyless && window.__keyless.version === 3) return "present";
+  if (window.__keyless && window.__keyless.version === 4) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
   const all = (key, root) => {
     for (const css of S[key] || []) {
@@ -97,7 +97,32 @@
     return blocks.join("\n\n");
   };
   const api = {
-    version: 3,
+    version: 4,
+    // The one door keyless calls through (Rust: `page_api.rs`): the function of this api named
+    // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
+    call: (name, args) => {
+      const f = api[name];
+      if (typeof f !== "function" || name === "call") throw new Error("keyless: no page function " + name);
+      const json = (v) => JSON.stringify(v === undefined ? null : v);
+      const out = f(...args);
+      return out && typeof out.then === "function" ? out.then(json) : json(out);
+    },
+    // Turn counts and whether a send button is there, as a send begins.
+    beforeSend: () => {
+      const [users, assistants] = api.turns();
+      return { users, assistants, button: api.exists("SendButton") };
+    },
+    // The exchange begins (`text` null: the message the page keeps) and the composer takes the
+    // focus, for Enter to send.
+    beginAndFocus: (text) => api.beginExchange(text) && api.focusComposer(),
+    // The exchange begins and the send button gets a scripted click in the same call; the new
+    // turn is looked for once the click's own work is done (a framework finishes it in
+    // microtasks), so a page that draws it at once needs no frame waited for.
+    clickSend: async (text, users) => {
+      if (!(api.beginExchange(text) && api.click("SendButton"))) return [false, null];
+      await new Promise((resolve) => queueMicrotask(resolve));
+      return [true, api.sentShown(users)];
+    },
     // A selector found by discovery goes first for `key`, for the rest of the page's life.
     heal: (key, css) => {
       S[key] = [css].concat((S[key] || []).filter((c) => c !== css));
@@ -132,6 +157,7 @@
     // A message sent inside a fence (a page that alters messages, see `sentExact`) is looked
     // for by its content: the page draws the fence as a code block.
     beginExchange: (text) => {
+      if (text === null || text === undefined) text = api.expected;
       const inner = unfence(text);
       exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length, text: inner, raw: text };
       return d.beginExchange(inner, first("Composer"), last("SendButton"));
@@ -220,7 +246,7 @@
     // insertion (the region is unmarked).
     put: (how, from, to, settle, limit, last) => {
       const chips = all("AttachmentChip").length;
-      if (!api[how](api.expected.slice(from, to))) return JSON.stringify({ applied: false });
+      if (!api[how](api.expected.slice(from, to))) return { applied: false };
       const judge = () => {
         const el = first("Composer");
         if (d.cards(el).length || all("AttachmentChip").length > chips) return { applied: true, carded: true };
@@ -229,7 +255,7 @@
         return { applied: true, exact: held.exact, length: held.length };
       };
       const now = judge();
-      if (now.exact || now.carded) return JSON.stringify(now);
+      if (now.exact || now.carded) return now;
       return new Promise((resolve) => {
         const started = performance.now();
         let length = now.length;
@@ -239,7 +265,7 @@
           const t = performance.now();
           if (judged.length !== length) { length = judged.length; since = t; }
           if (judged.exact || judged.carded || t - since > settle || t - started > limit) {
-            resolve(JSON.stringify(judged));
+            resolve(judged);
           } else {
             setTimeout(again, 10);
           }

@@ -145,15 +145,10 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
     };
     if let Some(driver) = driver.as_mut() {
         report.selectors = KEYS.iter().map(|key| check_key(driver, key)).collect();
-        let page: serde_json::Value = driver
-            .evaluate_json("({title: document.title, text: document.body.innerText.slice(0, 5000), challenge: !!document.querySelector('script[src*=\"/challenge-platform/\"], iframe[src*=\"challenges.cloudflare.com\"]')})")
-            .unwrap_or_default();
-        let text = page["text"].as_str().unwrap_or_default().to_lowercase();
-        report.challenge = page["challenge"].as_bool().unwrap_or(false)
-            || page["title"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("Just a moment")
+        let page = driver.glance().unwrap_or_default();
+        let text = page.text.to_lowercase();
+        report.challenge = page.challenge
+            || page.title.contains("Just a moment")
             || text.contains("verify you are human");
         report.login_wall = site
             .texts
@@ -282,20 +277,15 @@ fn check_key(driver: &mut CdpDriver, key: &'static str) -> KeyReport {
         discovered: false,
     };
     for css in &alternatives {
-        let js = format!(
-            "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()",
-            css = serde_json::to_string(css).unwrap_or_default()
-        );
-        if let Ok(found) = driver.evaluate_json(&js) {
-            let count = found["count"].as_u64().unwrap_or(0) as usize;
-            if count > 0 {
-                entry.discovered = discovered == Some(css);
-                entry.matched = Some(css.clone());
-                entry.count = count;
-                entry.visible = found["visible"].as_bool().unwrap_or(false);
-                entry.state = "found";
-                break;
-            }
+        if let Ok(found) = driver.matches(css)
+            && found.count > 0
+        {
+            entry.discovered = discovered == Some(css);
+            entry.matched = Some(css.clone());
+            entry.count = found.count;
+            entry.visible = found.visible;
+            entry.state = "found";
+            break;
         }
     }
     entry
@@ -387,37 +377,35 @@ fn round_trip(
         .collect::<Vec<_>>()
         .join("\n");
     let mut channels = Vec::new();
-    let timed = |expression: &str| {
+    let timed = |read: &dyn Fn() -> Result<Option<String>, crate::catalog::Failure>| {
         let started = std::time::Instant::now();
-        let value = driver.evaluate_json(expression).ok();
+        let value = read().ok().flatten();
         (value, started.elapsed())
     };
-    let (clicked, click_took) = timed("window.__keyless.copy()");
-    let copied = match clicked {
-        Some(v) if v == "clicked" || v == "discovered" => {
+    let click_started = std::time::Instant::now();
+    let clicked = driver.channel_copy().ok();
+    let click_took = click_started.elapsed();
+    let copied = match clicked.as_deref() {
+        Some("clicked" | "discovered") => {
             let started = std::time::Instant::now();
             let mut text = None;
             while text.is_none() && started.elapsed() < std::time::Duration::from_secs(2) {
                 std::thread::sleep(std::time::Duration::from_millis(10));
-                text = driver
-                    .evaluate_json("window.__keyless.copied()")
-                    .ok()
-                    .filter(|v| !v.is_null());
+                text = driver.channel_copied().ok().flatten();
             }
             (text, click_took + started.elapsed())
         }
         _ => (None, click_took),
     };
-    for (channel, (value, took), want) in [
+    for (channel, (text, took), want) in [
         ("copy_button", copied, CANARY),
         (
             "code_block",
-            timed("window.__keyless.codeBlock()"),
+            timed(&|| driver.channel_code_block()),
             inner.as_str(),
         ),
-        ("dom", timed("window.__keyless.rebuilt()"), CANARY),
+        ("dom", timed(&|| driver.channel_dom()), CANARY),
     ] {
-        let text = value.and_then(|v| v.as_str().map(str::to_string));
         let exact = text.as_deref() == Some(want);
         channels.push(ChannelReport {
             channel,

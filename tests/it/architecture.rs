@@ -267,3 +267,67 @@ fn no_decision_is_made_on_a_rendered_message() {
         found.join("\n")
     );
 }
+
+/// The page API is the one door to the chat page: outside `src/chat/cdp/page_api.rs` no code
+/// evaluates JavaScript or names the page script, every page function it calls is one
+/// `page.js` defines, and the two agree on the script's version.
+#[test]
+fn the_page_is_called_only_through_the_page_api() {
+    const DOOR: &str = "src/chat/cdp/page_api.rs";
+    let mut found = Vec::new();
+    for (path, text) in sources() {
+        if path == Path::new(DOOR) {
+            continue;
+        }
+        for (n, line) in code_only(&text).lines().enumerate() {
+            for needle in [
+                ".evaluate(",
+                ".eval(",
+                ".eval::<",
+                "eval_json(",
+                "evaluate_json(",
+                "window.__keyless",
+                "document.",
+            ] {
+                if line.contains(needle) {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "JavaScript outside the page API:\n{}",
+        found.join("\n")
+    );
+
+    let door = fs::read_to_string(DOOR).unwrap();
+    let page = fs::read_to_string("src/chat/page.js").unwrap();
+    let mut called = BTreeSet::new();
+    for opener in ["self.call(\"", "self.call_present(\""] {
+        for piece in door.split(opener).skip(1) {
+            called.insert(piece.split('"').next().unwrap().to_string());
+        }
+    }
+    assert!(called.len() > 30, "{called:?}");
+    for name in &called {
+        assert!(
+            page.contains(&format!("\n    {name}: ("))
+                || page.contains(&format!("\n    {name}: async (")),
+            "page_api.rs calls {name}, which page.js does not define"
+        );
+    }
+    let version = door
+        .split("pub(super) const PAGE_VERSION: u32 = ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap();
+    assert!(
+        page.contains(&format!("version: {version},")),
+        "page.js is not version {version}"
+    );
+    assert!(
+        page.contains(&format!("window.__keyless.version === {version})")),
+        "page.js's own check is not version {version}"
+    );
+}

@@ -9,6 +9,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
     InsertTextParams, MouseButton,
 };
 
+use super::page_api::ShownTurn;
 use super::{
     ATTACH_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name, bounded, chunks,
     shown_as,
@@ -29,7 +30,7 @@ pub const STRATEGIES: &[&str] = &[
 ];
 
 /// The fastest exact strategies for a composer's editor, known by the marks its library puts on
-/// it (`window.__keyless.begin`); `None` for an editor keyless does not know.
+/// it (`PageApi::begin`); `None` for an editor keyless does not know.
 fn fastest_for(editor: &str) -> Option<&'static [&'static str]> {
     Some(match editor {
         "textarea" => &["setValue"],
@@ -50,10 +51,10 @@ const UNKNOWN_EDITOR: &[&str] = &["pastePlain", "pasteHtml", "setValue", "insert
 /// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
 const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain"];
 
-/// What the page says of an insertion it carried out and judged (`window.__keyless.put`).
+/// What the page says of an insertion it carried out and judged (`PageApi::put`).
 #[derive(serde::Deserialize, Default)]
 #[serde(default)]
-struct Judged {
+pub(super) struct Judged {
     /// The strategy applies to this composer (`setValue` needs a text field).
     applied: bool,
     exact: bool,
@@ -64,7 +65,7 @@ struct Judged {
 
 /// What the page says as an insertion begins.
 #[derive(serde::Deserialize)]
-struct Begun {
+pub(super) struct Begun {
     /// Attachment chips there already (they belong to this message).
     chips: usize,
     /// The composer's editor, when its library is known (`textarea`, `lexical`, …).
@@ -86,8 +87,8 @@ const CTRL: i64 = 2;
 
 /// What the page says of the composer against the message it holds.
 #[derive(serde::Deserialize)]
-struct Held {
-    exact: bool,
+pub(super) struct Held {
+    pub exact: bool,
 }
 
 /// Why a paste failed when the site made a file of it.
@@ -119,7 +120,8 @@ impl CdpDriver {
     fn clean_keeping(&self, keep: usize) -> Result<(), Failure> {
         // Chips by the selectors, and cards discovery sees (new since the insertion began).
         let dirty = || -> Result<(bool, usize, usize), Failure> {
-            self.eval_json("window.__keyless.dirty()")
+            let dirt = self.api().dirt()?;
+            Ok((dirt.text, dirt.chips, dirt.cards))
         };
         let (text, chips, cards) = dirty()?;
         if !text && chips <= keep && cards == 0 {
@@ -129,10 +131,10 @@ impl CdpDriver {
             self.erase()?;
         }
         if chips > keep {
-            self.eval::<usize>(&format!("window.__keyless.removeChips({keep})"))?;
+            self.api().remove_chips(keep)?;
         }
         if cards > 0 {
-            self.eval::<usize>("window.__keyless.removeCards()")?;
+            self.api().remove_cards()?;
         }
         // A big composer takes its editor a while to empty.
         let started = Instant::now();
@@ -163,7 +165,7 @@ impl CdpDriver {
     /// the page, then Ctrl+A (editors that keep their own selection, like Lexical, take the
     /// key's select-all and not a range set by script), then Backspace.
     fn erase(&self) -> Result<(), Failure> {
-        self.eval::<bool>("window.__keyless.selectComposer()")?;
+        self.api().select_composer()?;
         self.press(Press {
             key: "a",
             code: "KeyA",
@@ -219,9 +221,7 @@ impl CdpDriver {
     /// Clicks `key` as a person would: real mouse events at its centre, which handlers that
     /// ignore scripted clicks accept. `false` when it is hidden or covered.
     pub(super) fn click_trusted(&self, key: &str) -> Result<bool, Failure> {
-        let Some((x, y)) =
-            self.eval_json::<Option<(f64, f64)>>(&format!("window.__keyless.centre({key:?})"))?
-        else {
+        let Some((x, y)) = self.api().centre(key)? else {
             return Ok(false);
         };
         let page = self.page.clone();
@@ -255,11 +255,9 @@ impl CdpDriver {
     /// A strategy that leaves anything but the exact message, or an attachment chip the site
     /// made of a big paste, is undone and the next one is tried.
     pub fn insert(&mut self, message: &str) -> Result<(), Failure> {
-        let text = serde_json::to_string(message)
-            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
         // Chips already there belong to this message (it went as a file): they stay. What
         // appears beside the composer from now on is a card a strategy made.
-        let begun: Begun = self.eval_json(&format!("window.__keyless.begin({text})"))?;
+        let begun: Begun = self.api().begin(message)?;
         let keep = begun.chips;
         let mut last = None;
         for strategy in self.insertion_order(&begun.editor) {
@@ -277,12 +275,12 @@ impl CdpDriver {
             // when there were none).
             let cards: usize = match (&inserted, IN_PAGE.contains(&strategy)) {
                 (Ok(()), true) => 0,
-                _ => self.eval("window.__keyless.cards()")?,
+                _ => self.api().cards()?,
             };
             match inserted {
                 Ok(()) if cards == 0 => {
                     if !IN_PAGE.contains(&strategy) {
-                        self.eval::<bool>("window.__keyless.unmarkRegion()")?;
+                        self.api().unmark_region()?;
                     }
                     self.inserted_with = Some(strategy.to_string());
                     return Ok(());
@@ -300,7 +298,7 @@ impl CdpDriver {
                 }
             }
         }
-        self.eval::<bool>("window.__keyless.unmarkRegion()")?;
+        self.api().unmark_region()?;
         Err(last.unwrap_or_else(|| {
             Failure::new(
                 Code::SendNotConfirmed,
@@ -348,7 +346,7 @@ impl CdpDriver {
     /// One `Input.insertText` of `text`, unchecked: how other tools fill a composer, for the
     /// benchmarks that compare keyless's way with theirs.
     pub fn insert_unchecked(&self, text: &str) -> Result<(), Failure> {
-        self.eval::<bool>("window.__keyless.focusComposer()")?;
+        self.api().focus_composer()?;
         let page = self.page.clone();
         let text = text.to_string();
         self.block(async move {
@@ -365,14 +363,12 @@ impl CdpDriver {
     /// Puts the message into the composer with one strategy (`keyless doctor` checks each),
     /// checked exact; a failure leaves the composer as the strategy left it.
     pub fn insert_using(&self, strategy: &str, message: &str) -> Result<(), Failure> {
-        let text = serde_json::to_string(message)
-            .map_err(|e| Failure::new(Code::Internal, e.to_string()))?;
-        self.eval::<bool>(&format!("window.__keyless.expect({text})"))?;
+        self.api().expect(message)?;
         self.insert_with(strategy, message)
     }
 
     /// Like [`CdpDriver::insert_using`], with the message already in the page
-    /// (`window.__keyless.expect`).
+    /// (`PageApi::expect`).
     fn insert_with(&self, strategy: &str, message: &str) -> Result<(), Failure> {
         match strategy {
             "insertTextWhole" => self.insert_chunks(message, usize::MAX),
@@ -417,12 +413,12 @@ impl CdpDriver {
     /// judged in the page in the same task (and again while the editor settles), so that no
     /// rendering frame is waited for. `last`: the message is whole after it.
     fn put(&self, how: &str, from: usize, to: usize, last: bool) -> Result<(), Failure> {
-        let judged: Judged = serde_json::from_str(&self.eval::<String>(&format!(
-            "window.__keyless.put({how:?}, {from}, {to}, {}, {}, {last})",
-            PASTE_SETTLE.as_millis(),
-            INSERT_SETTLE.as_millis()
-        ))?)
-        .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))?;
+        let judged = self.api().put(
+            how,
+            (from, to),
+            (PASTE_SETTLE.as_millis(), INSERT_SETTLE.as_millis()),
+            last,
+        )?;
         if !judged.applied {
             return Err(Failure::new(
                 Code::SendNotConfirmed,
@@ -447,8 +443,7 @@ impl CdpDriver {
     /// Whether the composer holds exactly the message in the page (its first `units` UTF-16
     /// units), and how long its text is.
     fn holds(&self, units: Option<usize>) -> Result<Held, Failure> {
-        let n = units.map_or_else(String::new, |n| n.to_string());
-        self.eval_json(&format!("window.__keyless.holds({n})"))
+        self.api().holds(units)
     }
 
     /// A text field's value, set whole and checked.
@@ -462,7 +457,7 @@ impl CdpDriver {
             // The caret at the end before every chunk: after an insertion with line breaks,
             // Chrome leaves it one character short per line break in an editor that lets the
             // browser edit its DOM, and the next chunk would land inside the text.
-            self.eval::<bool>("window.__keyless.focusComposer()")?;
+            self.api().focus_composer()?;
             let page = self.page.clone();
             let text = chunk.to_string();
             self.block(async move {
@@ -500,7 +495,7 @@ impl CdpDriver {
         let path = folder.join(attachment_name(message));
         std::fs::write(&path, message)
             .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
-        let css: Option<String> = self.eval_json("window.__keyless.which('AttachmentInput')")?;
+        let css = self.api().which("AttachmentInput")?;
         let css =
             css.ok_or_else(|| failed("the page has no file input (AttachmentInput)".into()))?;
         let page = self.page.clone();
@@ -517,10 +512,10 @@ impl CdpDriver {
         })?;
         let started = Instant::now();
         while started.elapsed() < ATTACH_WAIT {
-            if self.eval::<usize>("window.__keyless.count('AttachmentFailed')")? > 0 {
+            if self.api().count("AttachmentFailed")? > 0 {
                 return Err(failed("the site marked the attachment as failed".into()));
             }
-            if self.eval::<usize>("window.__keyless.count('AttachmentChip')")? > 0 {
+            if self.api().count("AttachmentChip")? > 0 {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -543,20 +538,19 @@ impl CdpDriver {
         while started.elapsed() < wait {
             // The selectors' new turn, or the element discovery found carrying the text; the
             // page says "same" itself when it reads as the message (whitespace aside).
-            let shown: serde_json::Value = self.eval_json(&format!(
-                "window.__keyless && window.__keyless.version === 3 ? window.__keyless.sentShown({users_before}) : 'gone'"
-            ))?;
-            match shown {
-                serde_json::Value::Null => {}
-                serde_json::Value::String(word) if word == "same" => return Ok(Some(Shown::Same)),
+            match self.api().sent_shown(users_before)? {
+                Some(None) => {}
+                Some(Some(ShownTurn::Word(word))) if word == "same" => {
+                    return Ok(Some(Shown::Same));
+                }
+                Some(Some(ShownTurn::Word(_))) => {}
+                Some(Some(ShownTurn::Turn { text })) => {
+                    return Ok(Some(shown_as(&text, message)));
+                }
                 // The page was replaced: the state puts the helper back.
-                serde_json::Value::String(_) => {
+                None => {
                     self.state()?;
                     continue;
-                }
-                turn => {
-                    let text = turn["text"].as_str().unwrap_or_default();
-                    return Ok(Some(shown_as(text, message)));
                 }
             }
             self.next_change(Duration::from_millis(50));

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::page_api::ShownTurn;
 use super::{
     CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded,
     fence, shown_as,
@@ -43,8 +44,7 @@ impl CdpDriver {
     /// fenced one is altered, it says that too, once: what the model reads may then differ
     /// from what keyless sent.
     fn judge_delivery(&mut self) {
-        let Ok(Some(shown)) = self.eval_json::<Option<String>>("window.__keyless.sentExact()")
-        else {
+        let Ok(Some(shown)) = self.api().sent_exact() else {
             return;
         };
         // Not the message altered, but something else in its place (a chip for a pasted
@@ -116,14 +116,14 @@ impl CdpDriver {
         };
         // How many turns the page has before the send (counted alone: the whole state costs
         // more, and a long message is about to be drawn).
-        let (users, assistants, button): (usize, usize, bool) =
-            self.eval_json("[...window.__keyless.turns(), window.__keyless.exists('SendButton')]")?;
-        self.assistants_before_send = assistants;
+        let before = self.api().before_send()?;
+        let (users, button) = (before.users, before.button);
+        self.assistants_before_send = before.assistants;
         // No selector finds a send button (a page without one, or one that changed): Enter
         // sends, and the retry clicks the button found by its shape.
         let by_enter = !button;
         if by_enter {
-            self.eval::<bool>("window.__keyless.markButtons()")?;
+            self.api().mark_buttons()?;
         }
         for attempt in 0..2 {
             // The composer was cleaned for the first attempt; the retry finds out.
@@ -140,41 +140,30 @@ impl CdpDriver {
                 self.insert(message)?;
             }
             // The insertion left the message in the page: it need not cross again.
-            let begin = if inserted {
-                "window.__keyless.beginExchange(window.__keyless.expected)".to_string()
-            } else {
-                let text = serde_json::to_string(message).unwrap_or_default();
-                format!("window.__keyless.beginExchange({text})")
-            };
+            let begin = if inserted { None } else { Some(message) };
             // The exchange begins in the same call as the send where it can (one rendering
             // frame fewer to wait for).
             let clicked = if by_enter && attempt == 0 {
-                self.eval::<bool>(&format!("{begin} && window.__keyless.focusComposer()"))?;
+                self.api().begin_and_focus(begin)?;
                 self.key("Enter", 13)?;
                 true
             } else if by_enter {
-                self.eval::<bool>(&begin)?;
+                self.api().begin_exchange(begin)?;
                 self.discover_send()? && self.click_trusted("SendButton")?
             } else if attempt == 0 {
                 // A scripted click first: it needs no free view of the button. The new turn is
                 // looked for in the same call once the click's own work is done (a framework
                 // finishes it in microtasks): a page that draws the turn at once is confirmed
                 // without waiting for the frame that draws it.
-                let (clicked, shown): (bool, serde_json::Value) =
-                    self.eval_json_async(&format!(
-                    "if (!({begin} && window.__keyless.click('SendButton'))) return [false, null];
-                     await new Promise((resolve) => queueMicrotask(resolve));
-                     return [true, window.__keyless.sentShown({users})];"
-                ))?;
-                if shown.as_str() == Some("same") {
+                let (clicked, shown) = self.api().click_send(begin, users)?;
+                if matches!(&shown, Some(ShownTurn::Word(word)) if word == "same") {
                     return Ok(Shown::Same);
                 }
                 clicked
             } else {
                 // The retry is a real mouse click, for handlers that ignore scripted ones.
-                self.eval::<bool>(&begin)?;
-                self.click_trusted("SendButton")?
-                    || self.eval::<bool>("window.__keyless.click('SendButton')")?
+                self.api().begin_exchange(begin)?;
+                self.click_trusted("SendButton")? || self.api().click("SendButton")?
             };
             if !clicked {
                 return Err(self.selector_not_found("SendButton", ""));
@@ -211,7 +200,7 @@ impl CdpDriver {
             return Ok(());
         }
         tracing::info!("stopping a reply that still streams before sending");
-        self.eval::<bool>("window.__keyless.click('StopButton')")?;
+        self.api().click("StopButton")?;
         let started = Instant::now();
         while started.elapsed() < STOP_WAIT && streams(&self.state()?) {
             self.next_change(POLL);
@@ -255,8 +244,7 @@ impl CdpDriver {
         let Some(pending) = pending else {
             return Ok(Reopened::Unsent);
         };
-        let last_user: Option<String> = self.eval_json("window.__keyless.lastUserText()")?;
-        let last_user = last_user.unwrap_or_default();
+        let last_user = self.api().last_user_text()?.unwrap_or_default();
         // The message itself, or its note when it went as a file (over the composer limit, or
         // refused as too long): the note names a file unique to this message.
         // The message may have gone as text, inside a fence (a page that alters messages), or
@@ -266,7 +254,7 @@ impl CdpDriver {
             || shown_as(&last_user, &attachment_note(pending)) == Shown::Same;
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long || state.rate_limited;
-        if carried && !refused && self.eval::<bool>("window.__keyless.replyFollows()")? {
+        if carried && !refused && self.api().reply_follows()? {
             // The reply on the page is the one to wait for and read.
             self.assistants_before_send = state.assistants.saturating_sub(1);
             return Ok(Reopened::Answered);
@@ -381,7 +369,7 @@ impl CdpDriver {
 
     /// Whether the page has a file input to attach a message with.
     fn has_file_input(&self) -> Result<bool, Failure> {
-        self.eval::<bool>("window.__keyless.exists('AttachmentInput')")
+        self.api().exists("AttachmentInput")
     }
 }
 
@@ -402,9 +390,7 @@ impl ChatDriver for CdpDriver {
             .selectors
             .get("NewChat")
             .is_none_or(Vec::is_empty)
-            && self
-                .eval::<bool>("window.__keyless.newChat()")
-                .unwrap_or(false);
+            && self.api().new_chat().unwrap_or(false);
         if by_control {
             // The conversation goes from the page (a new page, or the same one emptied).
             let started = Instant::now();
@@ -430,7 +416,7 @@ impl ChatDriver for CdpDriver {
     }
 
     fn chat_url(&mut self) -> Option<String> {
-        self.eval::<String>("location.href").ok()
+        self.location().ok()
     }
 
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
@@ -439,10 +425,6 @@ impl ChatDriver for CdpDriver {
     }
 
     fn find_chat(&mut self, pending: &str) -> Result<Option<String>, Failure> {
-        let message = serde_json::to_string(pending).unwrap_or_default();
-        let holds = format!(
-            "window.__keyless && window.__keyless.version === 3 ? window.__keyless.showsMessage({message}) : false"
-        );
         // The browser's other tabs on this site: the one keyless was in when it stopped.
         let origin = crate::chat::selectors::host(&self.options.url).to_string();
         let ours = self.page.target_id().clone();
@@ -460,24 +442,17 @@ impl ChatDriver for CdpDriver {
                 continue;
             }
             // The helper is not in a tab keyless did not open: the check goes as it is.
-            let probe = format!(
-                "(() => {{ const w = (t) => (t || '').match(/[\\p{{L}}\\p{{N}}]+/gu) || []; const all = w({message}); const page = w(document.body ? document.body.innerText : '').join(''); return page.includes(all.slice(0, 12).join('')) && page.includes(all.slice(-12).join('')); }})()"
-            );
-            let found = self.block(async {
-                let value = bounded(page.evaluate(probe.as_str()), "look into a tab").await?;
-                Ok(value.into_value::<bool>().unwrap_or(false))
-            })?;
-            if found {
+            if self.tab_holds(&page, pending)? {
                 return Ok(Some(url));
             }
         }
         // The site's history list, newest first: the first chat that holds the message.
         let start = self.options.url.clone();
         let _ = self.reopen_chat(&start, None)?;
-        let links: Vec<String> = self.eval_json("window.__keyless.historyLinks()")?;
+        let links = self.api().history_links()?;
         for link in links.into_iter().take(HISTORY_LOOKS) {
             let _ = self.reopen_chat(&link, None)?;
-            if self.eval::<bool>(&holds)? {
+            if self.api().shows_message(pending)? {
                 return Ok(Some(link));
             }
         }

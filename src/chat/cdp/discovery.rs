@@ -43,8 +43,7 @@ impl CdpDriver {
             .or_default();
         list.retain(|c| *c != found.css);
         list.insert(0, found.css.clone());
-        let css = serde_json::to_string(&found.css).unwrap_or_default();
-        self.eval::<bool>(&format!("window.__keyless.heal({key:?}, {css})"))?;
+        self.api().heal(key, &found.css)?;
         if found.kept {
             self.learned
                 .selectors
@@ -80,7 +79,7 @@ impl CdpDriver {
 
     /// Finds the composer by its shape; true when it was found (and healed).
     pub(super) fn discover_composer(&mut self) -> Result<bool, Failure> {
-        let css: Option<String> = self.eval_json("window.__keyless.discoverComposer()")?;
+        let css = self.api().discover_composer()?;
         match css {
             Some(css) => {
                 self.heal("Composer", Found { css, kept: true })?;
@@ -92,7 +91,7 @@ impl CdpDriver {
 
     /// Finds the send button by its shape; true when it was found (and healed).
     pub(super) fn discover_send(&mut self) -> Result<bool, Failure> {
-        let found: Option<Found> = self.eval_json("window.__keyless.discoverSend()")?;
+        let found = self.api().discover_send()?;
         match found {
             Some(found) => {
                 self.heal("SendButton", found)?;
@@ -106,14 +105,7 @@ impl CdpDriver {
     /// healed for the rest of the session. A turn no selector describes is found again by its
     /// shape in each exchange.
     pub(super) fn learn_turns(&mut self, user_discovered: bool) -> Result<(), Failure> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "PascalCase")]
-        struct Turns {
-            user_message: Option<String>,
-            assistant_message: Option<String>,
-        }
-        let turns: Option<Turns> = self.eval_json("window.__keyless.learnTurns()")?;
-        let Some(turns) = turns else {
+        let Some(turns) = self.api().learn_turns()? else {
             return Ok(());
         };
         if user_discovered && let Some(css) = turns.user_message {

@@ -33,6 +33,7 @@ mod conversation;
 mod discovery;
 mod launch;
 mod navigate;
+mod page_api;
 mod read;
 mod ready;
 mod sent;
@@ -341,65 +342,10 @@ impl CdpDriver {
         !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
     }
 
-    /// Puts the helper script into the page (again after a navigation).
-    fn install(&self) -> Result<(), Failure> {
-        let selectors =
-            serde_json::to_string(&self.options.site.selectors).unwrap_or_else(|_| "{}".into());
-        let texts = serde_json::to_string(&self.options.site.texts).unwrap_or_else(|_| "{}".into());
-        let script = format!("({PAGE_JS})({selectors}, {texts}, {DISCOVER_JS})");
-        self.eval::<String>(&script).map(|_| ())
-    }
-
-    fn eval<T: serde::de::DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
-        let page = self.page.clone();
-        let expression = expression.to_string();
-        self.block(async move {
-            let result =
-                bounded(page.evaluate(expression.as_str()), "evaluate in the page").await?;
-            result.into_value::<T>().map_err(|e| {
-                Failure::new(
-                    Code::Internal,
-                    format!(
-                        "unexpected answer from the page for `{}`: {e}",
-                        short(&expression)
-                    ),
-                )
-            })
-        })
-    }
-
-    /// Evaluates an expression whose value is a JSON-able object, through JSON.
-    fn eval_json<T: serde::de::DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
-        let json: String = self.eval(&format!("JSON.stringify({expression})"))?;
-        serde_json::from_str(&json)
-            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
-    }
-
-    /// Runs `body`, the body of an async function that returns a JSON-able value, and returns
-    /// that value.
-    fn eval_json_async<T: serde::de::DeserializeOwned>(&self, body: &str) -> Result<T, Failure> {
-        let json: String = self.eval(&format!(
-            "(async () => {{ {body} }})().then(JSON.stringify)"
-        ))?;
-        serde_json::from_str(&json)
-            .map_err(|e| Failure::new(Code::Internal, format!("page answer: {e}")))
-    }
-
     /// The page's state: one round trip while the helper is there (the usual case: it is
     /// sent again only after a navigation took it away).
     fn state(&self) -> Result<PageState, Failure> {
-        let json: Option<String> = self.eval(
-            "window.__keyless && window.__keyless.version === 3 ? JSON.stringify(window.__keyless.state()) : null",
-        )?;
-        let json = match json {
-            Some(json) => json,
-            None => {
-                self.install()?;
-                self.eval("JSON.stringify(window.__keyless.state())")?
-            }
-        };
-        serde_json::from_str(&json)
-            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
+        self.api().state()
     }
 
     /// Waits for the page's next change (its MutationObserver calls the binding), at most
@@ -412,7 +358,7 @@ impl CdpDriver {
     }
 
     fn composer(&self) -> Result<Option<String>, Failure> {
-        self.eval_json("window.__keyless.composer()")
+        self.api().composer()
     }
 
     fn offline_failure(&self) -> Option<Failure> {
@@ -423,11 +369,6 @@ impl CdpDriver {
                 format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
             )
         })
-    }
-
-    /// Evaluates an expression in the page and returns its value as JSON (benchmarks, doctor).
-    pub fn evaluate_json(&self, expression: &str) -> Result<serde_json::Value, Failure> {
-        self.eval_json(expression)
     }
 
     /// Clears the composer (stale text and chips) without sending.

@@ -205,11 +205,7 @@ impl CdpDriver {
     /// error; `None` for a success, or a document with no status (a local file, an error page
     /// of the browser's).
     pub(super) fn error_status(&self) -> Option<(u16, String)> {
-        let (status, url): (u16, String) = self
-            .eval_json(
-                "[(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0, location.href]",
-            )
-            .ok()?;
+        let (status, url) = self.shown_status().ok()?;
         (status >= FIRST_ERROR_STATUS).then_some((status, url))
     }
 }

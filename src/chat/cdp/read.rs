@@ -16,7 +16,7 @@ impl CdpDriver {
     fn copied(&self) -> Result<Option<String>, Failure> {
         let started = Instant::now();
         while started.elapsed() < COPY_WAIT {
-            let copied: Option<String> = self.eval_json("window.__keyless.copied()")?;
+            let copied = self.api().copied()?;
             if copied.is_some() {
                 return Ok(copied);
             }
@@ -30,7 +30,7 @@ impl CdpDriver {
         // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
-            let clicked: String = self.eval(&format!("window.__keyless.copy({index})"))?;
+            let clicked = self.api().copy(index)?;
             if clicked == "no-button" {
                 break;
             }
@@ -39,16 +39,13 @@ impl CdpDriver {
             };
             // What a copy control gave must agree with the rendered answer (a stale selector
             // may name a code block's copy button, or one of another turn).
-            let json = serde_json::to_string(&text).unwrap_or_default();
-            if !self.eval::<bool>(&format!("window.__keyless.agrees({json})"))? {
+            if !self.api().agrees(&text)? {
                 continue;
             }
-            if clicked == "discovered" {
-                let css: Option<String> =
-                    self.eval_json(&format!("window.__keyless.learnCopy({index})"))?;
-                if let Some(css) = css {
-                    self.heal_copy(css)?;
-                }
+            if clicked == "discovered"
+                && let Some(css) = self.api().learn_copy(index)?
+            {
+                self.heal_copy(css)?;
             }
             return Ok(Reply {
                 text,
@@ -56,14 +53,14 @@ impl CdpDriver {
                 finished_at: Instant::now(),
             });
         }
-        if let Some(text) = self.eval_json::<Option<String>>("window.__keyless.codeBlock()")? {
+        if let Some(text) = self.api().code_block()? {
             return Ok(Reply {
                 text,
                 channel: Channel::CodeBlock,
                 finished_at: Instant::now(),
             });
         }
-        let text: Option<String> = self.eval_json("window.__keyless.rebuilt()")?;
+        let text = self.api().rebuilt()?;
         Ok(Reply {
             text: text.unwrap_or_default(),
             channel: Channel::Dom,

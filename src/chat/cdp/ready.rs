@@ -17,20 +17,16 @@ impl CdpDriver {
         loop {
             // A page that navigates (as a login does) loses the helper and may fail a call in
             // the middle: only a browser that is gone ends the wait early.
-            let ready = self
-                .install()
-                .and_then(|()| self.eval::<bool>("window.__keyless.exists('Composer')"));
+            let ready = self.install().and_then(|()| self.api().exists("Composer"));
             match ready {
                 Ok(true) => {
-                    let _ = self.eval::<bool>("window.__keyless.observe()");
+                    let _ = self.api().observe();
                     return Ok(());
                 }
                 Err(failure) if !self.browser_alive() => return Err(failure),
                 _ => {}
             }
-            let state: PageState = self
-                .eval_json("window.__keyless.state()")
-                .unwrap_or_default();
+            let state: PageState = self.api().state().unwrap_or_default();
             // No selector finds the composer: look for it by its shape (never on a login wall
             // or a bot check, whose fields are not a chat's).
             let known = self
@@ -44,7 +40,7 @@ impl CdpDriver {
                 && (!known || started.elapsed() >= DISCOVERY_GRACE)
                 && self.discover_composer().unwrap_or(false)
             {
-                let _ = self.eval::<bool>("window.__keyless.observe()");
+                let _ = self.api().observe();
                 return Ok(());
             }
             let login_wait = self.options.login_wait;

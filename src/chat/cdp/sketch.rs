@@ -47,13 +47,7 @@ impl CdpDriver {
     /// cannot be had.
     pub fn save_sketch(&self, folder: &std::path::Path, why: &str) -> Option<PathBuf> {
         // A page that did not load (the browser's error page) never had the helper.
-        let sketch = match self.eval::<String>("window.__keyless.sketch()") {
-            Ok(sketch) => sketch,
-            Err(_) => {
-                self.install().ok()?;
-                self.eval::<String>("window.__keyless.sketch()").ok()?
-            }
-        };
+        let sketch = self.api().sketch().ok()?;
         let millis = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());

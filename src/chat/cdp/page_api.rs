@@ -1,0 +1,488 @@
+//! The page API: the one door between keyless and the script it puts into the chat page
+//! (`page.js`, which holds `discover.js`). Each page function has a typed wrapper here: its
+//! arguments go as a JSON array to the page's `call`, which runs the function of that name and
+//! answers with JSON (a promise's value once it settles); the answer comes back into a Rust
+//! type. No JavaScript is assembled anywhere else in keyless (the architecture test keeps it
+//! so). When a navigation took the script away, it is put back and the call made again.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::composer::{Begun, Held, Judged};
+use super::discovery::Found;
+use super::{CdpDriver, bounded, short};
+use crate::catalog::{Code, Failure};
+
+/// The page script's version: `page.js` says the same (`version: 4`), and a page holding
+/// another version's script gets this one.
+pub(super) const PAGE_VERSION: u32 = 4;
+
+/// What the page answers when its script is not there.
+const ABSENT: &str = "absent";
+
+/// The page, as keyless calls it: borrowed from the driver for one or more calls.
+pub(super) struct PageApi<'d> {
+    driver: &'d CdpDriver,
+}
+
+/// Turn counts and the send button, as a send begins.
+#[derive(Debug, Deserialize)]
+pub(super) struct BeforeSend {
+    pub users: usize,
+    pub assistants: usize,
+    /// A SendButton selector finds a button.
+    pub button: bool,
+}
+
+/// How the page shows a sent message: the word `same` when a new user turn reads as the
+/// message (white space aside), else the new turn's text.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum ShownTurn {
+    Word(String),
+    Turn { text: String },
+}
+
+/// Selectors for the turns discovery found, when the page proves them.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct LearnedTurns {
+    pub user_message: Option<String>,
+    pub assistant_message: Option<String>,
+}
+
+/// Whether the composer is clean.
+#[derive(Debug, Deserialize)]
+pub(super) struct Dirt {
+    /// It holds text.
+    pub text: bool,
+    /// Attachment chips in it.
+    pub chips: usize,
+    /// Cards (a paste the site made a file of).
+    pub cards: usize,
+}
+
+/// What `keyless doctor` sees of a page at a glance.
+#[derive(Debug, Default, Deserialize)]
+pub struct Glance {
+    pub title: String,
+    pub text: String,
+    /// A bot check's script or frame is on the page.
+    pub challenge: bool,
+}
+
+/// What one selector finds on the page.
+#[derive(Debug, Default, Deserialize)]
+pub struct Matches {
+    pub count: usize,
+    pub visible: bool,
+}
+
+/// What a copy control did: `clicked` (the selectors' one), `discovered` (one found by its
+/// shape), `no-button`.
+pub(super) type Clicked = String;
+
+impl CdpDriver {
+    /// Evaluates `expression` in the chat page and returns its value.
+    pub(super) fn eval<T: serde::de::DeserializeOwned>(
+        &self,
+        expression: &str,
+    ) -> Result<T, Failure> {
+        let page = self.page.clone();
+        let expression = expression.to_string();
+        self.block(async move {
+            let result =
+                bounded(page.evaluate(expression.as_str()), "evaluate in the page").await?;
+            result.into_value::<T>().map_err(|e| {
+                Failure::new(
+                    Code::Internal,
+                    format!(
+                        "unexpected answer from the page for `{}`: {e}",
+                        short(&expression)
+                    ),
+                )
+            })
+        })
+    }
+
+    /// Evaluates an expression whose value is a JSON-able object, through JSON.
+    fn eval_json<T: serde::de::DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
+        let json: String = self.eval(&format!("JSON.stringify({expression})"))?;
+        serde_json::from_str(&json)
+            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
+    }
+
+    /// Evaluates an expression in the page and returns its value as JSON: for the tests and
+    /// benchmarks, which read the local chat page's own globals. keyless itself calls the page
+    /// only through the typed functions here.
+    pub fn evaluate_json(&self, expression: &str) -> Result<serde_json::Value, Failure> {
+        self.eval_json(expression)
+    }
+
+    /// What `keyless doctor` looks at first: the page's title, the start of its text, and
+    /// whether a bot-check script or frame is there.
+    pub fn glance(&self) -> Result<Glance, Failure> {
+        self.eval_json(
+            "({title: document.title, text: document.body.innerText.slice(0, 5000), challenge: !!document.querySelector('script[src*=\"/challenge-platform/\"], iframe[src*=\"challenges.cloudflare.com\"]')})",
+        )
+    }
+
+    /// How many elements `css` finds, and whether one is visible (a selector that does not
+    /// parse finds none).
+    pub fn matches(&self, css: &str) -> Result<Matches, Failure> {
+        let css = serde_json::to_string(css).unwrap_or_default();
+        self.eval_json(&format!(
+            "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()"
+        ))
+    }
+
+    /// The HTTP status of the document the page shows (0 when it has none) and its address.
+    pub(super) fn shown_status(&self) -> Result<(u16, String), Failure> {
+        self.eval_json(
+            "[(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0, location.href]",
+        )
+    }
+
+    /// The page's address now.
+    pub(super) fn location(&self) -> Result<String, Failure> {
+        self.eval::<String>("location.href")
+    }
+
+    /// Whether another tab (one the page script is not in) shows `message`: see
+    /// [`tab_shows`].
+    pub(super) fn tab_holds(
+        &self,
+        tab: &chromiumoxide::Page,
+        message: &str,
+    ) -> Result<bool, Failure> {
+        let probe = tab_shows(message);
+        self.block(async {
+            let value = bounded(tab.evaluate(probe.as_str()), "look into a tab").await?;
+            Ok(value.into_value::<bool>().unwrap_or(false))
+        })
+    }
+
+    /// The page's functions, typed.
+    pub(super) fn api(&self) -> PageApi<'_> {
+        PageApi { driver: self }
+    }
+
+    /// `keyless doctor` times each reading channel on its own: clicks the reply's copy control
+    /// (`clicked`, `discovered`, or `no-button`).
+    pub fn channel_copy(&self) -> Result<String, Failure> {
+        self.api().copy(0)
+    }
+
+    /// What the copy control put on the page's clipboard (`None` yet).
+    pub fn channel_copied(&self) -> Result<Option<String>, Failure> {
+        self.api().copied()
+    }
+
+    /// The reply's only code block, when it is the whole reply.
+    pub fn channel_code_block(&self) -> Result<Option<String>, Failure> {
+        self.api().code_block()
+    }
+
+    /// The reply rebuilt from its DOM.
+    pub fn channel_dom(&self) -> Result<Option<String>, Failure> {
+        self.api().rebuilt()
+    }
+
+    /// Clicks the first element the selectors of `key` find (a scripted click), as the
+    /// benchmarks click a send button.
+    pub fn click_selector(&self, key: &str) -> Result<bool, Failure> {
+        self.api().click(key)
+    }
+
+    /// Puts the page script into the page (again after a navigation), with the site's
+    /// selectors and texts.
+    pub(super) fn install(&self) -> Result<(), Failure> {
+        let selectors =
+            serde_json::to_string(&self.options.site.selectors).unwrap_or_else(|_| "{}".into());
+        let texts = serde_json::to_string(&self.options.site.texts).unwrap_or_else(|_| "{}".into());
+        let script = format!(
+            "({})({selectors}, {texts}, {})",
+            super::PAGE_JS,
+            super::DISCOVER_JS
+        );
+        self.eval::<String>(&script).map(|_| ())
+    }
+}
+
+impl PageApi<'_> {
+    /// Calls page function `name` with `args` (a JSON array); `None` when the script is not in
+    /// the page (a navigation replaced the document).
+    fn call_present<T: DeserializeOwned>(
+        &self,
+        name: &str,
+        args: &Value,
+    ) -> Result<Option<T>, Failure> {
+        // The answer is JSON text; `absent`, which no JSON text is, says the script is not
+        // there (a bare null would come back as no value at all).
+        let expression = format!(
+            "window.__keyless && window.__keyless.version === {PAGE_VERSION} ? window.__keyless.call({}, {args}) : {ABSENT:?}",
+            json!(name)
+        );
+        let answer: String = self.driver.eval(&expression)?;
+        if answer == ABSENT {
+            return Ok(None);
+        }
+        serde_json::from_str(&answer).map(Some).map_err(|e| {
+            Failure::new(
+                Code::Internal,
+                format!("unexpected answer from the page's {name}: {e}"),
+            )
+        })
+    }
+
+    /// Calls page function `name`, putting the script back first when it is not there.
+    fn call<T: DeserializeOwned>(&self, name: &str, args: Value) -> Result<T, Failure> {
+        if let Some(answer) = self.call_present(name, &args)? {
+            return Ok(answer);
+        }
+        self.driver.install()?;
+        self.call_present(name, &args)?.ok_or_else(|| {
+            Failure::new(
+                Code::Internal,
+                format!("the page script is missing right after it was put into the page ({name})"),
+            )
+        })
+    }
+
+    // --- State and reading ---
+
+    pub fn state(&self) -> Result<super::PageState, Failure> {
+        self.call("state", json!([]))
+    }
+
+    /// Starts the page's MutationObserver, which wakes keyless on every change.
+    pub fn observe(&self) -> Result<bool, Failure> {
+        self.call("observe", json!([]))
+    }
+
+    pub fn exists(&self, key: &str) -> Result<bool, Failure> {
+        self.call("exists", json!([key]))
+    }
+
+    pub fn count(&self, key: &str) -> Result<usize, Failure> {
+        self.call("count", json!([key]))
+    }
+
+    /// The first selector of `key` that finds something.
+    pub fn which(&self, key: &str) -> Result<Option<String>, Failure> {
+        self.call("which", json!([key]))
+    }
+
+    /// Clicks the first element `key`'s selectors find (a scripted click).
+    pub fn click(&self, key: &str) -> Result<bool, Failure> {
+        self.call("click", json!([key]))
+    }
+
+    /// The centre of `key`'s element in the viewport, for a real mouse click.
+    pub fn centre(&self, key: &str) -> Result<Option<(f64, f64)>, Failure> {
+        self.call("centre", json!([key]))
+    }
+
+    /// Clicks copy control `index` of the reply (0: the selectors' one, else found by shape).
+    pub fn copy(&self, index: usize) -> Result<Clicked, Failure> {
+        self.call("copy", json!([index]))
+    }
+
+    /// What the page's clipboard calls captured last.
+    pub fn copied(&self) -> Result<Option<String>, Failure> {
+        self.call("copied", json!([]))
+    }
+
+    /// Whether `text` agrees with the rendered answer.
+    pub fn agrees(&self, text: &str) -> Result<bool, Failure> {
+        self.call("agrees", json!([text]))
+    }
+
+    /// A selector for copy control `index`, once what it copied proved right.
+    pub fn learn_copy(&self, index: usize) -> Result<Option<String>, Failure> {
+        self.call("learnCopy", json!([index]))
+    }
+
+    /// Reading channel 2: the reply's only code block, when it is the whole reply.
+    pub fn code_block(&self) -> Result<Option<String>, Failure> {
+        self.call("codeBlock", json!([]))
+    }
+
+    /// Reading channel 3: Markdown rebuilt from the reply's DOM.
+    pub fn rebuilt(&self) -> Result<Option<String>, Failure> {
+        self.call("rebuilt", json!([]))
+    }
+
+    /// A text sketch of the page's structure, for a failure's report.
+    pub fn sketch(&self) -> Result<String, Failure> {
+        self.call("sketch", json!([]))
+    }
+
+    // --- The composer ---
+
+    /// The composer's text as its editor holds it (`None`: no composer).
+    pub fn composer(&self) -> Result<Option<String>, Failure> {
+        self.call("composer", json!([]))
+    }
+
+    pub fn dirt(&self) -> Result<Dirt, Failure> {
+        let (text, chips, cards): (bool, usize, usize) = self.call("dirty", json!([]))?;
+        Ok(Dirt { text, chips, cards })
+    }
+
+    /// Removes the attachment chips but the first `keep`; how many are left.
+    pub fn remove_chips(&self, keep: usize) -> Result<usize, Failure> {
+        self.call("removeChips", json!([keep]))
+    }
+
+    pub fn remove_cards(&self) -> Result<usize, Failure> {
+        self.call("removeCards", json!([]))
+    }
+
+    pub fn cards(&self) -> Result<usize, Failure> {
+        self.call("cards", json!([]))
+    }
+
+    pub fn unmark_region(&self) -> Result<bool, Failure> {
+        self.call("unmarkRegion", json!([]))
+    }
+
+    pub fn focus_composer(&self) -> Result<bool, Failure> {
+        self.call("focusComposer", json!([]))
+    }
+
+    pub fn select_composer(&self) -> Result<bool, Failure> {
+        self.call("selectComposer", json!([]))
+    }
+
+    /// Keeps `text` in the page as the message being inserted.
+    pub fn expect(&self, text: &str) -> Result<bool, Failure> {
+        self.call("expect", json!([text]))
+    }
+
+    /// An insertion of `text` begins.
+    pub fn begin(&self, text: &str) -> Result<Begun, Failure> {
+        self.call("begin", json!([text]))
+    }
+
+    /// One insertion by a page strategy of the message's UTF-16 units `from..to`, judged in the
+    /// page (again until the editor settles for `settle_ms`, at most `limit_ms`).
+    pub fn put(
+        &self,
+        how: &str,
+        (from, to): (usize, usize),
+        (settle_ms, limit_ms): (u128, u128),
+        last: bool,
+    ) -> Result<Judged, Failure> {
+        self.call(
+            "put",
+            json!([how, from, to, settle_ms as u64, limit_ms as u64, last]),
+        )
+    }
+
+    /// Whether the composer holds exactly the message's first `units` (all of it: `None`).
+    pub fn holds(&self, units: Option<usize>) -> Result<Held, Failure> {
+        match units {
+            Some(n) => self.call("holds", json!([n])),
+            None => self.call("holds", json!([])),
+        }
+    }
+
+    // --- Sending ---
+
+    pub fn before_send(&self) -> Result<BeforeSend, Failure> {
+        self.call("beforeSend", json!([]))
+    }
+
+    /// Marks the buttons there before a send (Enter then looks for a new one).
+    pub fn mark_buttons(&self) -> Result<bool, Failure> {
+        self.call("markButtons", json!([]))
+    }
+
+    /// The exchange begins for `text` (the message kept in the page: `None`).
+    pub fn begin_exchange(&self, text: Option<&str>) -> Result<bool, Failure> {
+        self.call("beginExchange", json!([text]))
+    }
+
+    /// The exchange begins and the composer takes the focus, for Enter to send.
+    pub fn begin_and_focus(&self, text: Option<&str>) -> Result<bool, Failure> {
+        self.call("beginAndFocus", json!([text]))
+    }
+
+    /// The exchange begins and the send button gets a scripted click in the same call; the
+    /// new user turn is looked for once the click's own work is done. `(false, _)`: no button.
+    pub fn click_send(
+        &self,
+        text: Option<&str>,
+        users: usize,
+    ) -> Result<(bool, Option<ShownTurn>), Failure> {
+        self.call("clickSend", json!([text, users]))
+    }
+
+    /// How a new user turn (after `users_before`) shows the message: `Some(None)` while there is
+    /// none, `None` when the page was replaced (its script is gone with the old document).
+    pub fn sent_shown(&self, users_before: usize) -> Result<Option<Option<ShownTurn>>, Failure> {
+        self.call_present("sentShown", &json!([users_before]))
+    }
+
+    /// Whether the user turn shows the message exactly: `exact`, or what differs.
+    pub fn sent_exact(&self) -> Result<Option<String>, Failure> {
+        self.call("sentExact", json!([]))
+    }
+
+    pub fn last_user_text(&self) -> Result<Option<String>, Failure> {
+        self.call("lastUserText", json!([]))
+    }
+
+    /// Whether a reply follows the last user turn.
+    pub fn reply_follows(&self) -> Result<bool, Failure> {
+        self.call("replyFollows", json!([]))
+    }
+
+    /// Opens a new chat with the page's own control.
+    pub fn new_chat(&self) -> Result<bool, Failure> {
+        self.call("newChat", json!([]))
+    }
+
+    /// Whether the page shows `message` as a user turn; false when the script is not there.
+    pub fn shows_message(&self, message: &str) -> Result<bool, Failure> {
+        Ok(self
+            .call_present("showsMessage", &json!([message]))?
+            .unwrap_or(false))
+    }
+
+    /// The addresses of the site's history list.
+    pub fn history_links(&self) -> Result<Vec<String>, Failure> {
+        self.call("historyLinks", json!([]))
+    }
+
+    // --- Discovery ---
+
+    /// Puts `css` first among `key`'s selectors for the page's life.
+    pub fn heal(&self, key: &str, css: &str) -> Result<bool, Failure> {
+        self.call("heal", json!([key, css]))
+    }
+
+    pub fn discover_composer(&self) -> Result<Option<String>, Failure> {
+        self.call("discoverComposer", json!([]))
+    }
+
+    pub fn discover_send(&self) -> Result<Option<Found>, Failure> {
+        self.call("discoverSend", json!([]))
+    }
+
+    pub fn learn_turns(&self) -> Result<Option<LearnedTurns>, Failure> {
+        self.call("learnTurns", json!([]))
+    }
+}
+
+/// An expression for a tab the page script is not in (one keyless did not open): whether the
+/// page's text holds `message`, by the first and last twelve of its words run together (the
+/// page's own line breaks and Markdown aside).
+fn tab_shows(message: &str) -> String {
+    let message = serde_json::to_string(message).unwrap_or_default();
+    format!(
+        "(() => {{ const w = (t) => (t || '').match(/[\\p{{L}}\\p{{N}}]+/gu) || []; const all = w({message}); const page = w(document.body ? document.body.innerText : '').join(''); return page.includes(all.slice(0, 12).join('')) && page.includes(all.slice(-12).join('')); }})()"
+    )
+}
