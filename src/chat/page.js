@@ -478,10 +478,10 @@
       const users = all("UserMessage").length;
       const assistants = all("AssistantMessage").length;
       // The exchange as discovery sees it, while the selectors do not.
-      let exUser = false;
-      let exReply = false;
-      if (exchange && users <= exchange.users) exUser = !!d.findUser();
-      if (exchange && assistants <= exchange.assistants) exReply = !!d.findReply();
+      let userFound = false;
+      let replyFound = false;
+      if (exchange && users <= exchange.users) userFound = !!d.findUser();
+      if (exchange && assistants <= exchange.assistants) replyFound = !!d.findReply();
       const a = replyTurn();
       const stop = first("StopButton");
       if (visible(stop)) seen.StopButton = true;
@@ -499,15 +499,15 @@
       return {
         users,
         assistants,
-        exUser,
-        exReply,
-        streaming: visible(stop),
+        userFound,
+        replyFound,
+        stopShown: visible(stop),
         ...(() => {
           const sign = !seen.StopButton && a ? d.streaming(a) : null;
-          return { exBusy: sign === "busy", exStreaming: sign === "guess" };
+          return { busySign: sign === "busy", streamGuess: sign === "guess" };
         })(),
-        done,
-        chars: exReply ? d.answerText(a).length : text.length,
+        doneMark: done,
+        chars: replyFound ? d.answerText(a).length : text.length,
         exhausted: phrases("ChatExhausted", text + "\n" + banners),
         // A refusal shows as a banner or as a short reply of its own, never inside a long one
         // (a model may well write "too many requests" in an answer).

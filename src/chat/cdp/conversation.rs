@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::page_api::ShownTurn;
+use super::page_state::ReplyEnd;
 use super::{
     CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded,
     fence, shown_as,
@@ -21,9 +22,6 @@ const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 const POLL: Duration = Duration::from_millis(250);
 /// How long a stopped reply may take to end (the site saves what it has first).
 const STOP_WAIT: Duration = Duration::from_secs(10);
-/// How long the reply text must stay unchanged, with no stop control, to count as finished when
-/// the site shows no completion sign.
-const SETTLE: Duration = Duration::from_millis(1500);
 
 /// How a message goes into the chat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,14 +193,13 @@ impl CdpDriver {
     /// and the user gave the next task) is stopped, as a person clicks the stop control: a chat
     /// takes no message while it streams, and that reply was given up.
     fn stop_leftover_reply(&mut self) -> Result<(), Failure> {
-        let streams = |state: &super::PageState| state.streaming || state.ex_busy;
-        if !streams(&self.state()?) {
+        if !self.state()?.streams() {
             return Ok(());
         }
         tracing::info!("stopping a reply that still streams before sending");
         self.api().click("StopButton")?;
         let started = Instant::now();
-        while started.elapsed() < STOP_WAIT && streams(&self.state()?) {
+        while started.elapsed() < STOP_WAIT && self.state()?.streams() {
             self.next_change(POLL);
         }
         // Still streaming: the send that follows says what the page did.
@@ -312,7 +309,7 @@ impl CdpDriver {
                     }
                 }
             }
-            let replying = state.assistants > self.assistants_before_send || state.ex_reply;
+            let replying = state.replying(self.assistants_before_send);
             // Heard on every look, so that a watcher's clock ticks while the model thinks.
             progress(if replying { state.chars } else { 0 });
             if replying {
@@ -320,18 +317,15 @@ impl CdpDriver {
                     last_chars = state.chars;
                     last_change = Instant::now();
                 }
-                let settled = last_change.elapsed() >= SETTLE;
-                // Discovery's signs of a stream are guesses: they hold a reply open only until
-                // its text settles.
-                let streaming = state.streaming || state.ex_busy;
-                if !streaming && ((state.done && !state.ex_streaming) || settled) {
+                let end = state.reply_end(self.assistants_before_send, last_change.elapsed());
+                if end == ReplyEnd::Ended {
                     let finished_at = Instant::now();
                     let mut reply = self.read()?;
                     reply.finished_at = finished_at;
                     if crate::protocol::is_closed(&reply.text) {
-                        if state.ex_reply {
+                        if state.reply_found {
                             // The selectors missed this reply: what discovery found is proved.
-                            self.learn_turns(state.ex_user)?;
+                            self.learn_turns(state.user_found)?;
                         }
                         return Ok(reply);
                     }

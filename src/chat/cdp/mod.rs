@@ -23,7 +23,6 @@ use chromiumoxide::cdp::browser_protocol::network::{EnableParams, EventLoadingFa
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
-use serde::Deserialize;
 
 use super::selectors::Site;
 use crate::catalog::{Code, Failure};
@@ -34,6 +33,7 @@ mod discovery;
 mod launch;
 mod navigate;
 mod page_api;
+mod page_state;
 mod read;
 mod ready;
 mod sent;
@@ -179,35 +179,7 @@ pub struct CdpDriver {
 /// How long an attached file has to show its chip.
 const ATTACH_WAIT: Duration = Duration::from_secs(10);
 
-#[derive(Debug, Default, Deserialize)]
-struct PageState {
-    users: usize,
-    assistants: usize,
-    streaming: bool,
-    done: bool,
-    chars: usize,
-    exhausted: bool,
-    login: bool,
-    challenge: bool,
-    #[serde(rename = "tooLong")]
-    too_long: bool,
-    #[serde(rename = "rateLimited")]
-    rate_limited: bool,
-    /// Discovery sees the sent message in a new element the UserMessage selectors miss.
-    #[serde(default, rename = "exUser")]
-    ex_user: bool,
-    /// Discovery sees a reply growing after it that the AssistantMessage selectors miss.
-    #[serde(default, rename = "exReply")]
-    ex_reply: bool,
-    /// Discovery's sure signs of a stream (a busy state on the reply, a control that says
-    /// "stop"), for a page whose StopButton selectors never matched: as a stop button.
-    #[serde(default, rename = "exBusy")]
-    ex_busy: bool,
-    /// Discovery's guesses (a control that came with the stream, the send button saying
-    /// something else): they hold a reply open until its text settles.
-    #[serde(default, rename = "exStreaming")]
-    ex_streaming: bool,
-}
+use page_state::PageState;
 
 fn connection(reason: impl Into<String>) -> Failure {
     Failure::new(Code::BrowserConnectionFailed, reason)
