@@ -26,7 +26,7 @@ pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspac
         eprintln!("keyless {command}: {}: {}", f.code, f.reason);
         Status::Usage
     })?;
-    let claim = Claim::take(&ws.root().join(".agent").join("keyless.pid")).map_err(|pid| {
+    let claim = Claim::take(&ws.agent(crate::workspace::agent::Agent::Claim)).map_err(|pid| {
         eprintln!(
             "keyless {command}: another keyless (process {pid}) is working in {}; wait for it to finish",
             ws.root().display()

@@ -14,6 +14,7 @@ use crate::catalog::Code;
 use crate::chat::ChatDriver;
 use crate::exit::Status;
 use crate::turn;
+use crate::workspace::agent::Agent;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::session::{self, Saved};
@@ -146,8 +147,8 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
     }
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
-    options.sketches = Some(ws.root().join(".agent").join("logs"));
-    let history = ws.root().join(".agent").join("history.txt");
+    options.sketches = Some(ws.agent(Agent::Logs));
+    let history = ws.agent(Agent::History);
     let mut lines = if json {
         Lines::Plain
     } else {

@@ -13,7 +13,7 @@ use tracing_subscriber::prelude::*;
 /// Starts logging to the workspace's `.agent/logs/keyless.log`. Failing to open the log is
 /// reported once and keyless goes on without it.
 pub fn init(root: &Path) {
-    let folder = root.join(".agent").join("logs");
+    let folder = crate::workspace::agent::Agent::Logs.under(root);
     let file = std::fs::create_dir_all(&folder).and_then(|()| {
         OpenOptions::new()
             .create(true)

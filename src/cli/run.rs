@@ -29,7 +29,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
     }
     super::apply::install_ctrl_c();
     super::logging::init(ws.root());
-    options.sketches = Some(ws.root().join(".agent").join("logs"));
+    options.sketches = Some(ws.agent(crate::workspace::agent::Agent::Logs));
 
     let saved = session::saved(&ws, &options.site_name, shared.new_chat, "run");
     // Decide before the browser opens: a mistake costs nothing then.

@@ -94,7 +94,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         finished,
         running,
         running_command,
-        running_pid: crate::claim::holder(&ws.root().join(".agent").join("keyless.pid")),
+        running_pid: crate::claim::holder(&ws.agent(crate::workspace::agent::Agent::Claim)),
         undo,
         backups: backup::usage(&ws),
         sandbox: format!("{} (mode {})", containment.line(), mode.name()),

@@ -3,18 +3,13 @@
 //! result and every results message.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cap_std::fs::OpenOptions;
 use serde::Serialize;
 
-use crate::workspace::{AGENT_DIR, Workspace};
-
-const SESSION: &str = "session.json";
-const TRANSCRIPT: &str = "transcript.jsonl";
-/// The running batch's journal: a line before and after each command.
-const JOURNAL: &str = "batch.jsonl";
+use crate::workspace::Workspace;
+use crate::workspace::agent::Agent;
 
 /// The turn's state, saved before each send and before each batch is carried out. A turn that
 /// stopped half-way (crash, closed browser, Ctrl+C) leaves something [`InFlight`], and the next
@@ -161,15 +156,16 @@ impl From<InFlight> for InFlightFields {
 /// The saved session, if the workspace has one. An unreadable one is reported and set aside
 /// (renamed, never deleted), so that a new session can start.
 pub fn load_session(ws: &Workspace) -> Option<Session> {
-    let path = Path::new(AGENT_DIR).join(SESSION);
+    let path = Agent::Session.rel();
     let bytes = ws.dir().read(&path).ok()?;
     match serde_json::from_slice(&bytes) {
         Ok(session) => Some(session),
         Err(e) => {
-            let aside = Path::new(AGENT_DIR).join(format!("session.unreadable-{}.json", now_ms()));
+            let aside = Agent::named(&format!("session.unreadable-{}.json", now_ms()));
             let _ = ws.dir().rename(&path, ws.dir(), &aside);
             eprintln!(
-                "keyless: {AGENT_DIR}/{SESSION} is unreadable ({e}); it was kept as {} and a new session starts",
+                "keyless: {} is unreadable ({e}); it was kept as {} and a new session starts",
+                Agent::Session.shown(),
                 aside.display()
             );
             None
@@ -250,7 +246,7 @@ impl JournalLine {
 
 /// The journal of batch `batch`: lines of other batches (a journal left over) are ignored.
 pub fn read_journal(ws: &Workspace, batch: u64) -> Vec<JournalLine> {
-    let Ok(text) = ws.dir().read_to_string(Path::new(AGENT_DIR).join(JOURNAL)) else {
+    let Ok(text) = ws.dir().read_to_string(Agent::Journal.rel()) else {
         return Vec::new();
     };
     text.lines()
@@ -308,9 +304,12 @@ impl<'w> Recorder<'w> {
         Recorder { redactor, ..self }
     }
 
-    fn warn(&mut self, what: &str, e: impl std::fmt::Display) {
+    fn warn(&mut self, what: Agent, e: impl std::fmt::Display) {
         if !self.warned {
-            eprintln!("keyless: could not write {AGENT_DIR}/{what}: {e} (the turn goes on)");
+            eprintln!(
+                "keyless: could not write {}: {e} (the turn goes on)",
+                what.shown()
+            );
             self.warned = true;
         }
     }
@@ -322,11 +321,11 @@ impl<'w> Recorder<'w> {
             .and_then(|()| serde_json::to_vec_pretty(session).map_err(|e| e.to_string()))
             .and_then(|json| {
                 self.ws
-                    .write_atomic(&Path::new(AGENT_DIR).join(SESSION), &json, None)
+                    .write_atomic(&Agent::Session.rel(), &json, None)
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {
-            self.warn(SESSION, e);
+            self.warn(Agent::Session, e);
         }
     }
 
@@ -336,18 +335,18 @@ impl<'w> Recorder<'w> {
             .map_err(|f| f.reason)
             .and_then(|()| {
                 self.ws
-                    .write_atomic(&Path::new(AGENT_DIR).join(JOURNAL), b"", None)
+                    .write_atomic(&Agent::Journal.rel(), b"", None)
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {
-            self.warn(JOURNAL, e);
+            self.warn(Agent::Journal, e);
         }
     }
 
     /// Appends a journal line (a command starting or finished).
     pub fn journal(&mut self, line: &JournalLine) {
         let json = serde_json::to_string(line).unwrap_or_default();
-        self.append(JOURNAL, &json);
+        self.append(Agent::Journal, &json);
     }
 
     /// Appends one transcript entry: `kind` and its fields.
@@ -359,27 +358,24 @@ impl<'w> Recorder<'w> {
         if let (Some(map), serde_json::Value::Object(extra)) = (line.as_object_mut(), fields) {
             map.extend(extra);
         }
-        self.append(TRANSCRIPT, &line.to_string());
+        self.append(Agent::Transcript, &line.to_string());
     }
 
     /// Appends one line to a file of `.agent/`, in one write.
-    fn append(&mut self, name: &str, line: &str) {
+    fn append(&mut self, what: Agent, line: &str) {
         let result = crate::workspace::backup::ensure_agent_dir(self.ws)
             .map_err(|f| f.reason)
             .and_then(|()| {
                 let mut file = self
                     .ws
                     .dir()
-                    .open_with(
-                        Path::new(AGENT_DIR).join(name),
-                        OpenOptions::new().append(true).create(true),
-                    )
+                    .open_with(what.rel(), OpenOptions::new().append(true).create(true))
                     .map_err(|e| e.to_string())?;
                 file.write_all(format!("{line}\n").as_bytes())
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {
-            self.warn(name, e);
+            self.warn(what, e);
         }
     }
 }
@@ -391,12 +387,12 @@ mod tests {
     #[test]
     fn an_unreadable_session_is_set_aside_never_deleted() {
         let dir = tempfile::tempdir().unwrap();
-        let agent = dir.path().join(AGENT_DIR);
+        let agent = Agent::Folder.under(dir.path());
         std::fs::create_dir(&agent).unwrap();
-        std::fs::write(agent.join(SESSION), "{ not json").unwrap();
+        std::fs::write(Agent::Session.under(dir.path()), "{ not json").unwrap();
         let ws = Workspace::open(dir.path()).unwrap();
         assert_eq!(load_session(&ws), None);
-        assert!(!agent.join(SESSION).exists());
+        assert!(!Agent::Session.under(dir.path()).exists());
         let kept: Vec<String> = std::fs::read_dir(&agent)
             .unwrap()
             .flatten()

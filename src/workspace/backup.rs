@@ -12,10 +12,10 @@ use cap_std::fs::Permissions;
 use cap_std::fs::PermissionsExt;
 use serde::{Deserialize, Serialize};
 
-use super::{AGENT_DIR, Workspace};
+use super::Workspace;
+use super::agent::Agent;
 use crate::catalog::{Code, Failure};
 
-const BACKUPS_DIR: &str = "backups";
 pub(super) const MANIFEST: &str = "manifest.json";
 
 /// What a batch's backup is for.
@@ -87,7 +87,7 @@ pub struct Mark {
 }
 
 fn backups_root() -> PathBuf {
-    Path::new(AGENT_DIR).join(BACKUPS_DIR)
+    Agent::Backups.rel()
 }
 
 pub(super) fn folder_of(id: u64) -> PathBuf {
@@ -97,16 +97,19 @@ pub(super) fn folder_of(id: u64) -> PathBuf {
 fn io(action: &str, e: std::io::Error) -> Failure {
     Failure::new(
         Code::FileIo,
-        format!("could not {action} in {AGENT_DIR}/{BACKUPS_DIR}: {e}; nothing was changed"),
+        format!(
+            "could not {action} in {}: {e}; nothing was changed",
+            Agent::Backups.shown()
+        ),
     )
 }
 
 /// Creates `.agent/` with its own `.gitignore`, so `git add -A` never stages keyless's state.
 pub fn ensure_agent_dir(ws: &Workspace) -> Result<(), Failure> {
     let dir = ws.dir();
-    dir.create_dir_all(AGENT_DIR)
+    dir.create_dir_all(Agent::Folder.rel())
         .map_err(|e| io("create the folder", e))?;
-    let ignore = Path::new(AGENT_DIR).join(".gitignore");
+    let ignore = Agent::GitIgnore.rel();
     if !dir.exists(&ignore) {
         ws.write_atomic(&ignore, b"*\n", None)
             .map_err(|e| io("write .gitignore", e))?;
@@ -403,7 +406,7 @@ pub fn clean_after_crash(ws: &Workspace) {
     for path in paths {
         ws.clear_stale_temps(Path::new(&path));
     }
-    ws.clear_stale_temps_in(Path::new(crate::workspace::AGENT_DIR));
+    ws.clear_stale_temps_in(&Agent::Folder.rel());
 }
 
 /// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
@@ -450,7 +453,8 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
         Failure::new(
             Code::FileIo,
             format!(
-                "undo could not {what} {path}: {e}; the files restored before it stay restored, and a safety copy of everything changed is in {AGENT_DIR}/{BACKUPS_DIR}"
+                "undo could not {what} {path}: {e}; the files restored before it stay restored, and a safety copy of everything changed is in {}",
+                Agent::Backups.shown()
             ),
         )
     };

@@ -8,6 +8,7 @@
 //!
 //! Architecture Invariant: only this module (and the backups it keeps) touches workspace files.
 
+pub mod agent;
 pub mod backup;
 mod dotenv;
 pub mod eol;

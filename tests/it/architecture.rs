@@ -331,3 +331,42 @@ fn the_page_is_called_only_through_the_page_api() {
         "page.js's own check is not version {version}"
     );
 }
+
+/// One owner of `.agent/`: outside `src/workspace/`, no code builds a path into it; it asks
+/// `workspace::agent::Agent` for a place by what it is. The sandbox, a floor below, names the
+/// folder among the places it keeps read-only (and moves what a command made there aside): it
+/// is the one exception, in `src/exec/sandbox/`.
+#[test]
+fn only_the_workspace_builds_paths_into_the_agent_folder() {
+    let mut found = Vec::new();
+    for (path, text) in sources() {
+        if path.starts_with("src/workspace")
+            || path.starts_with("src/exec/sandbox")
+            || path.components().any(|c| c.as_os_str() == "tests")
+        {
+            continue;
+        }
+        for (n, line) in code_only(&text).lines().enumerate() {
+            for needle in [
+                "join(\".agent",
+                "Path::new(\".agent",
+                "join(AGENT_DIR",
+                "Path::new(AGENT_DIR",
+                "\"keyless.pid\"",
+                "\"session.json\"",
+                "\"history.txt\"",
+                "\"batch.jsonl\"",
+                "\"transcript.jsonl\"",
+            ] {
+                if line.contains(needle) {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "paths into .agent/ built outside src/workspace/:\n{}",
+        found.join("\n")
+    );
+}
