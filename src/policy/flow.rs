@@ -32,7 +32,7 @@ pub(super) fn learn(command: &SimpleCommand, known: &mut Known, cwd: &Place) {
     let Some((first, args)) = inner.split_first() else {
         return;
     };
-    match names::plain(&first.value).0.as_str() {
+    match names::plain(&first.value).0.as_ref() {
         "export" | "declare" | "typeset" | "local" | "readonly" => {
             for arg in args.iter().filter(|a| !a.value.starts_with(['-', '+'])) {
                 if let Some((name, value)) = arg.value.split_once('=') {

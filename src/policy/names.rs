@@ -10,6 +10,8 @@
 //!
 //! It never looks at the file system: a name is judged by what it can be.
 
+use std::borrow::Cow;
+
 use super::lex::Word;
 use super::paths::{self, Place, Root};
 
@@ -58,60 +60,62 @@ const WINDOWS_DIRS: &[&[&str]] = &[
 const SHELL_VARIABLES: &[&str] = &["$SHELL", "${SHELL}", "$BASH", "${BASH}", "$0", "${0}"];
 
 /// GNU tools Homebrew installs with a `g` in front (`grm` is GNU `rm`).
-const GNU_PREFIXED: &[&str] = &[
-    "rm",
-    "rmdir",
-    "shred",
-    "unlink",
-    "mv",
-    "cp",
-    "ln",
-    "chmod",
-    "chown",
-    "chgrp",
-    "dd",
-    "touch",
-    "truncate",
-    "install",
-    "mkdir",
-    "cat",
-    "ls",
-    "head",
-    "tail",
-    "sort",
-    "uniq",
-    "wc",
-    "cut",
-    "tr",
-    "date",
-    "stat",
-    "readlink",
-    "realpath",
-    "basename",
-    "dirname",
-    "seq",
-    "sleep",
-    "tee",
-    "env",
-    "nice",
-    "nohup",
-    "timeout",
-    "stdbuf",
-    "xargs",
-    "find",
-    "grep",
-    "tar",
-    "split",
-    "sha256sum",
-    "md5sum",
-    "base64",
-    "od",
-    "yes",
-    "printf",
-    "echo",
-    "test",
-    "kill",
-];
+fn gnu_prefixed(name: &str) -> bool {
+    matches!(
+        name,
+        "rm" | "rmdir"
+            | "shred"
+            | "unlink"
+            | "mv"
+            | "cp"
+            | "ln"
+            | "chmod"
+            | "chown"
+            | "chgrp"
+            | "dd"
+            | "touch"
+            | "truncate"
+            | "install"
+            | "mkdir"
+            | "cat"
+            | "ls"
+            | "head"
+            | "tail"
+            | "sort"
+            | "uniq"
+            | "wc"
+            | "cut"
+            | "tr"
+            | "date"
+            | "stat"
+            | "readlink"
+            | "realpath"
+            | "basename"
+            | "dirname"
+            | "seq"
+            | "sleep"
+            | "tee"
+            | "env"
+            | "nice"
+            | "nohup"
+            | "timeout"
+            | "stdbuf"
+            | "xargs"
+            | "find"
+            | "grep"
+            | "tar"
+            | "split"
+            | "sha256sum"
+            | "md5sum"
+            | "base64"
+            | "od"
+            | "yes"
+            | "printf"
+            | "echo"
+            | "test"
+            | "kill"
+    )
+}
 
 /// The program a word names, as seen from `cwd`. `links` are paths the line linked or copied
 /// a system program to, with that program's name.
@@ -131,7 +135,7 @@ pub(super) fn call(word: &Word, cwd: &Place, links: &[(Place, String)]) -> Call 
     if !raw.contains(['/', '\\']) {
         let (name, respelled) = plain(raw);
         return Call {
-            name,
+            name: name.into_owned(),
             how: if respelled {
                 How::Respelled
             } else {
@@ -174,12 +178,15 @@ pub(super) fn call(word: &Word, cwd: &Place, links: &[(Place, String)]) -> Call 
         _ if place.outside() => How::Outside,
         _ => How::Workspace,
     };
-    Call { name, how }
+    Call {
+        name: name.into_owned(),
+        how,
+    }
 }
 
 /// The plain name of a program (`Shutdown.EXE` → `shutdown`), and whether it was spelled
-/// otherwise.
-pub(super) fn plain(raw: &str) -> (String, bool) {
+/// otherwise. Borrowed from `raw` unless its letters had to be lowered.
+pub(super) fn plain(raw: &str) -> (Cow<'_, str>, bool) {
     let base = raw.rsplit(['/', '\\']).next().unwrap_or(raw);
     let mut name = base;
     for suffix in [".exe", ".com"] {
@@ -192,14 +199,18 @@ pub(super) fn plain(raw: &str) -> (String, bool) {
             name = &name[..cut];
         }
     }
-    let mut name = name.to_string();
-    if name.bytes().any(|b| b.is_ascii_uppercase()) {
-        name.make_ascii_lowercase();
-    }
+    let mut name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    };
     if let Some(gnu) = name.strip_prefix('g')
-        && GNU_PREFIXED.contains(&gnu)
+        && gnu_prefixed(gnu)
     {
-        name = gnu.to_string();
+        name = match name {
+            Cow::Borrowed(b) => Cow::Borrowed(&b[1..]),
+            Cow::Owned(o) => Cow::Owned(o[1..].to_string()),
+        };
     }
     let respelled = name != base;
     (name, respelled)
@@ -218,7 +229,7 @@ pub(super) fn name_of(word: &Word) -> String {
     if word.value.contains("/proc/") && word.value.ends_with("/exe") {
         return "sh".to_string();
     }
-    plain(&word.value).0
+    plain(&word.value).0.into_owned()
 }
 
 fn same_dir(known: &[&str], dir: &[String], ignore_case: bool) -> bool {

@@ -136,7 +136,7 @@ fn printed(
     };
     let raw: Vec<&str> = values(args);
     let name = super::names::plain(&first.value).0;
-    match name.as_str() {
+    match name.as_ref() {
         "echo" => {
             let words = literal(args)?;
             let (flags, rest): (Vec<&String>, Vec<&String>) = {

@@ -5,6 +5,8 @@
 //!
 //! It never looks at the file system: a glob is judged by what it could match.
 
+use std::borrow::Cow;
+
 /// Where a path starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Root {
@@ -96,7 +98,11 @@ const PLACE_VARIABLES: &[(&str, Root, &[&str])] = &[
 
 /// Normalises `raw` as seen from `cwd`.
 pub fn resolve(raw: &str, cwd: &Place) -> Place {
-    let path = raw.replace('\\', "/");
+    let path: Cow<str> = if raw.contains('\\') {
+        Cow::Owned(raw.replace('\\', "/"))
+    } else {
+        Cow::Borrowed(raw)
+    };
     let (mut place, rest): (Place, &str) = if let Some((place, rest)) = windows_namespace(&path) {
         (place, rest)
     } else if let Some((place, rest)) = place_variable(&path) {
@@ -121,7 +127,7 @@ pub fn resolve(raw: &str, cwd: &Place) -> Place {
             path.split_once('/').map_or("", |(_, r)| r),
         )
     } else {
-        (cwd.clone(), path.as_str())
+        (cwd.clone(), &*path)
     };
     for part in rest.split('/') {
         place.push(part);
@@ -131,6 +137,10 @@ pub fn resolve(raw: &str, cwd: &Place) -> Place {
 
 /// A variable or Windows name for a place at the start of `path`.
 fn place_variable(path: &str) -> Option<(Place, &str)> {
+    // Every name starts with `$` or `%`.
+    if !path.starts_with(['$', '%']) {
+        return None;
+    }
     PLACE_VARIABLES.iter().find_map(|(name, root, parts)| {
         let head = path.get(..name.len())?;
         let rest = &path[name.len()..];
@@ -247,6 +257,10 @@ fn strip_any<'a>(path: &'a str, prefixes: &[&str]) -> Option<&'a str> {
 
 /// The rest of a path that starts in a home folder.
 fn home_prefix(path: &str) -> Option<&str> {
+    // Every spelling of a home starts with `$`, `%` or `~`.
+    if !path.starts_with(['$', '%', '~']) {
+        return None;
+    }
     if let Some(rest) = strip_any(
         path,
         &[

@@ -194,18 +194,25 @@ const SECRET_ENDINGS: &[&str] = &[
 pub fn secret(place: &Place, recursive: bool) -> bool {
     let parts = &place.parts;
     let name_is_secret = |p: &str| {
-        SECRET_FILES.iter().any(|s| component_is(p, s))
+        let glob = is_glob(p);
+        SECRET_FILES
+            .iter()
+            .any(|s| p.eq_ignore_ascii_case(s) || glob && glob_matches(p, s))
             || ["id_rsa", "id_ed25519", "id_ecdsa", ".env."]
                 .iter()
-                .any(|s| p.to_ascii_lowercase().starts_with(s))
-            || p.to_ascii_lowercase().ends_with(".env")
+                .any(|s| starts_with_ignoring_case(p, s))
+            || ends_with_ignoring_case(p, ".env")
             || SECRET_ENDINGS
                 .iter()
-                .any(|e| p.len() > e.len() && p.to_ascii_lowercase().ends_with(e))
-            || is_glob(p) && glob_matches(p, "x.env")
+                .any(|e| p.len() > e.len() && ends_with_ignoring_case(p, e))
+            || glob && glob_matches(p, "x.env")
     };
     if parts.iter().any(|p| {
-        SECRET_DIRS.iter().any(|s| component_is(p, s)) || p.eq_ignore_ascii_case(".config")
+        let glob = is_glob(p);
+        SECRET_DIRS
+            .iter()
+            .any(|s| p.eq_ignore_ascii_case(s) || glob && glob_matches(p, s))
+            || p.eq_ignore_ascii_case(".config")
     }) && (place.root == Root::Home || parts.iter().any(|p| SECRET_DIRS.contains(&p.as_str())))
     {
         // `~/.config` holds gh, gcloud and other tokens.
@@ -257,6 +264,19 @@ pub fn secret(place: &Place, recursive: bool) -> bool {
             }
             _ => false,
         }
+}
+
+/// `text` starts with the ASCII `prefix`, letters in any case.
+fn starts_with_ignoring_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// `text` ends with the ASCII `suffix`, letters in any case.
+fn ends_with_ignoring_case(text: &str, suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
 /// Device paths of whole disks and partitions.

@@ -96,7 +96,7 @@ pub(super) fn command_string(name: &str, args: &[&str], ctx: &mut Ctx) -> Option
             let (opts, _) = permuted(&SU, args);
             let mut verdict = privileged(name);
             if let Some(shell) = opts.iter().find(|o| o.name == "shell")
-                && !SHELLS.contains(&names::plain(shell.value.unwrap_or("")).0.as_str())
+                && !SHELLS.contains(&names::plain(shell.value.unwrap_or("")).0.as_ref())
             {
                 verdict.raise(Verdict::new(
                     Tier::Risky,

@@ -1,6 +1,9 @@
 //! The network and the worst shapes: network programs, the files downloads write, shells
 //! wired to sockets (`nc -e`, `ncat --exec`, `socat exec:`), fork bombs.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, long_is};
 
 const NETWORK: &[&str] = &[
@@ -69,7 +72,15 @@ const NETWORK: &[&str] = &[
 const LWP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT"];
 
 pub(super) fn is_network(program: &str) -> bool {
-    LWP_METHODS.contains(&program) || NETWORK.iter().any(|n| n.eq_ignore_ascii_case(program))
+    // `NETWORK` in lower case, built once: every program on a line is asked about.
+    static LOWER: OnceLock<HashSet<String>> = OnceLock::new();
+    let lower = LOWER.get_or_init(|| NETWORK.iter().map(|n| n.to_ascii_lowercase()).collect());
+    LWP_METHODS.contains(&program)
+        || if program.bytes().any(|b| b.is_ascii_uppercase()) {
+            lower.contains(&program.to_ascii_lowercase())
+        } else {
+            lower.contains(program)
+        }
 }
 
 /// The verdict for a network program; records the files a download writes.
@@ -255,6 +266,10 @@ pub(super) fn is_remote(arg: &str) -> bool {
 
 /// Matches `name(){ name|name& };name` and its spellings.
 pub(super) fn is_fork_bomb(source: &str) -> bool {
+    // `(){` needs all three; most lines have none.
+    if !(source.contains('(') && source.contains(')') && source.contains('{')) {
+        return false;
+    }
     let compact: String = source.chars().filter(|c| !c.is_whitespace()).collect();
     let Some(open) = compact.find("(){") else {
         return false;

@@ -9,6 +9,9 @@
 //! `env --uns=PAGER`). An option the table does not know is taken for a flag; should it have
 //! taken a value, `command` tries the words after it as the command too.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use super::env;
 use super::interp::is_interpreter;
 use super::lex::Word;
@@ -88,6 +91,22 @@ const WRAPPERS: &[Spec] = &[
     spec("xargs", "nIPLdasE", &[("max-args", V, 'n'), ("replace", O, 'i'), ("max-procs", V, 'P'), ("max-lines", O, 'l'), ("delimiter", V, 'd'), ("arg-file", V, 'a'), ("max-chars", V, 's'), ("eof", O, 'e'), ("null", N, '0'), ("no-run-if-empty", N, 'r'), ("interactive", N, 'p'), ("verbose", N, 't'), ("exit", N, 'x'), ("open-tty", N, 'o'), ("process-slot-var", V, ' ')], 0),
 ];
 
+/// The wrapper named `name`, found through a table built once (a line asks for every word
+/// that may be one).
+fn spec_of(name: &str) -> Option<&'static Spec> {
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static Spec>> = OnceLock::new();
+    BY_NAME
+        .get_or_init(|| {
+            let mut map = HashMap::new();
+            for spec in WRAPPERS {
+                map.entry(spec.name).or_insert(spec);
+            }
+            map
+        })
+        .get(name)
+        .copied()
+}
+
 /// Wrappers that run the command with another user's privileges.
 const PRIVILEGED: &[&str] = &[
     "sudo", "doas", "pkexec", "runuser", "chroot", "nsenter", "setpriv",
@@ -103,7 +122,7 @@ pub(super) struct Wrapper<'a> {
 impl<'a> Wrapper<'a> {
     /// Its options, read by its spec.
     pub(super) fn options(&self) -> Vec<Opt<'a>> {
-        match WRAPPERS.iter().find(|s| s.name == self.name) {
+        match spec_of(self.name) {
             Some(spec) => spec.options.read(&values(self.args)).0,
             None => Vec::new(),
         }
@@ -115,7 +134,7 @@ pub(super) fn unwrap(mut words: &[Word]) -> (Vec<Wrapper<'_>>, &[Word]) {
     let mut wrappers = Vec::new();
     while let Some(first) = words.first() {
         let plain = names::plain(&first.value).0;
-        let Some(spec) = WRAPPERS.iter().find(|s| s.name == plain) else {
+        let Some(spec) = spec_of(&plain) else {
             break;
         };
         let args = values(&words[1..]);
