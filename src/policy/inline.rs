@@ -14,6 +14,10 @@
 //! Code that fetches from the network marks the line as fetching, so piping its output into a
 //! shell is Denied as `curl … | sh` is.
 
+use std::sync::{Mutex, OnceLock};
+
+use aho_corasick::AhoCorasick;
+
 use super::paths;
 use super::places;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
@@ -153,8 +157,27 @@ const FORK_LOOPS: &[&str] = &[
     "loop{process.fork",
 ];
 
-fn any(text: &str, words: &[&str]) -> bool {
-    words.iter().any(|w| text.contains(w))
+/// Whether `text` holds one of `words`, in one pass: each list's automaton is built once, the
+/// first time it is asked for (the lists are this file's constants, told apart by address).
+fn any(text: &str, words: &'static [&'static str]) -> bool {
+    type Automata = Mutex<Vec<(usize, Option<AhoCorasick>)>>;
+    static AUTOMATA: OnceLock<Automata> = OnceLock::new();
+    let key = words.as_ptr() as usize;
+    let automata = AUTOMATA.get_or_init(|| Mutex::new(Vec::new()));
+    let Ok(mut automata) = automata.lock() else {
+        return words.iter().any(|w| text.contains(w));
+    };
+    let at = match automata.iter().position(|(k, _)| *k == key) {
+        Some(at) => at,
+        None => {
+            automata.push((key, AhoCorasick::new(words).ok()));
+            automata.len() - 1
+        }
+    };
+    match &automata[at].1 {
+        Some(automaton) => automaton.is_match(text),
+        None => words.iter().any(|w| text.contains(w)),
+    }
 }
 
 /// The verdict for inline code given to `name`: Risky at least, Denied for the shapes above.
@@ -192,7 +215,7 @@ pub(super) fn danger(name: &str, code: &str, ctx: &mut Ctx) -> Option<Verdict> {
         ));
     }
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    if FORK_LOOPS.iter().any(|f| compact.contains(f)) {
+    if any(&compact, FORK_LOOPS) {
         return Some(Verdict::new(
             Tier::Denied,
             ReasonKind::ForkBomb,

@@ -18,6 +18,7 @@ mod git_config;
 mod inline;
 mod interp;
 pub mod lex;
+mod lookup;
 mod machine;
 mod names;
 mod options;

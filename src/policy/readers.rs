@@ -3,6 +3,9 @@
 //! write a file, run a program or read what it should not: an unknown option is treated like an
 //! unknown program). Paths it reads are checked for secret stores.
 
+use std::sync::OnceLock;
+
+use super::lookup::Names;
 use super::options::Spec;
 use super::paths;
 use super::places;
@@ -350,7 +353,16 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
             format!("{name}: changes the directory for the commands after it"),
         ));
     }
-    let (_, spec) = READERS.iter().find(|(n, _)| *n == name)?;
+    static BY_NAME: OnceLock<Names<&'static str, &'static Spec>> = OnceLock::new();
+    let spec = *BY_NAME
+        .get_or_init(|| {
+            let mut map = Names::default();
+            for (n, spec) in READERS {
+                map.entry(*n).or_insert(spec);
+            }
+            map
+        })
+        .get(name)?;
     if name == "ps" && args.iter().any(|a| !a.starts_with('-') && a.contains('e')) {
         return Some(Verdict::new(
             Tier::Risky,

@@ -1,9 +1,9 @@
 //! The network and the worst shapes: network programs, the files downloads write, shells
 //! wired to sockets (`nc -e`, `ncat --exec`, `socat exec:`), fork bombs.
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use super::lookup::NameSet;
 use super::vocab::{Ctx, ReasonKind, Tier, Verdict, basename, long_is};
 
 const NETWORK: &[&str] = &[
@@ -73,7 +73,7 @@ const LWP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT"];
 
 pub(super) fn is_network(program: &str) -> bool {
     // `NETWORK` in lower case, built once: every program on a line is asked about.
-    static LOWER: OnceLock<HashSet<String>> = OnceLock::new();
+    static LOWER: OnceLock<NameSet<String>> = OnceLock::new();
     let lower = LOWER.get_or_init(|| NETWORK.iter().map(|n| n.to_ascii_lowercase()).collect());
     LWP_METHODS.contains(&program)
         || if program.bytes().any(|b| b.is_ascii_uppercase()) {

@@ -9,12 +9,12 @@
 //! `env --uns=PAGER`). An option the table does not know is taken for a flag; should it have
 //! taken a value, `command` tries the words after it as the command too.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::env;
 use super::interp::is_interpreter;
 use super::lex::Word;
+use super::lookup::Names;
 use super::names;
 use super::options::{Getopt, Opt, Takes};
 use super::paths;
@@ -94,10 +94,10 @@ const WRAPPERS: &[Spec] = &[
 /// The wrapper named `name`, found through a table built once (a line asks for every word
 /// that may be one).
 fn spec_of(name: &str) -> Option<&'static Spec> {
-    static BY_NAME: OnceLock<HashMap<&'static str, &'static Spec>> = OnceLock::new();
+    static BY_NAME: OnceLock<Names<&'static str, &'static Spec>> = OnceLock::new();
     BY_NAME
         .get_or_init(|| {
-            let mut map = HashMap::new();
+            let mut map = Names::default();
             for spec in WRAPPERS {
                 map.entry(spec.name).or_insert(spec);
             }
