@@ -9,7 +9,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
     InsertTextParams, MouseButton,
 };
 
-use super::page_api::ShownTurn;
+use super::page_api::{Begun, Held, ShownTurn};
 use super::{
     ATTACH_WAIT, CdpDriver, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name, bounded, chunks,
     shown_as,
@@ -51,27 +51,6 @@ const UNKNOWN_EDITOR: &[&str] = &["pastePlain", "pasteHtml", "setValue", "insert
 /// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
 const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain"];
 
-/// What the page says of an insertion it carried out and judged (`PageApi::put`).
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-pub(super) struct Judged {
-    /// The strategy applies to this composer (`setValue` needs a text field).
-    applied: bool,
-    exact: bool,
-    /// The site made an attachment card or chip of it.
-    carded: bool,
-    length: i64,
-}
-
-/// What the page says as an insertion begins.
-#[derive(serde::Deserialize)]
-pub(super) struct Begun {
-    /// Attachment chips there already (they belong to this message).
-    chips: usize,
-    /// The composer's editor, when its library is known (`textarea`, `lexical`, …).
-    editor: String,
-}
-
 /// A key to press: its name and code, Windows' virtual key code, Ctrl held, and the editing
 /// command it stands for (Chrome runs it for keys it would not map itself).
 struct Press<'a> {
@@ -84,12 +63,6 @@ struct Press<'a> {
 
 /// The Ctrl modifier bit of `Input.dispatchKeyEvent`.
 const CTRL: i64 = 2;
-
-/// What the page says of the composer against the message it holds.
-#[derive(serde::Deserialize)]
-pub(super) struct Held {
-    pub exact: bool,
-}
 
 /// Why a paste failed when the site made a file of it.
 const CARDED: &str = "the site turned the pasted message into an attachment";

@@ -9,7 +9,6 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::composer::{Begun, Held, Judged};
 use super::discovery::Found;
 use super::{CdpDriver, bounded, short};
 use crate::catalog::{Code, Failure};
@@ -24,6 +23,33 @@ const ABSENT: &str = "absent";
 /// The page, as keyless calls it: borrowed from the driver for one or more calls.
 pub(super) struct PageApi<'d> {
     driver: &'d CdpDriver,
+}
+
+/// What the page says of an insertion it carried out and judged (`PageApi::put`).
+#[derive(Debug, Deserialize, Default)]
+#[serde(default)]
+pub(super) struct Judged {
+    /// The strategy applies to this composer (`setValue` needs a text field).
+    pub applied: bool,
+    pub exact: bool,
+    /// The site made an attachment card or chip of it.
+    pub carded: bool,
+    pub length: i64,
+}
+
+/// What the page says as an insertion begins.
+#[derive(Debug, Deserialize)]
+pub(super) struct Begun {
+    /// Attachment chips there already (they belong to this message).
+    pub chips: usize,
+    /// The composer's editor, when its library is known (`textarea`, `lexical`, …).
+    pub editor: String,
+}
+
+/// What the page says of the composer against the message it holds.
+#[derive(Debug, Deserialize)]
+pub(super) struct Held {
+    pub exact: bool,
 }
 
 /// Turn counts and the send button, as a send begins.
