@@ -8,6 +8,7 @@
 pub mod capture;
 pub mod sandbox;
 pub mod snapshot;
+pub mod which;
 
 use std::io::Read;
 use std::path::Path;

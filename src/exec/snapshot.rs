@@ -1,8 +1,10 @@
 //! The environment snapshot's tool list: which configured tools exist on this machine and their
 //! versions. A tool listed as Missing makes `@@runcommand` fail fast with KA_TOOL_MISSING.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
+
+pub use super::which::find_on_path;
 
 /// Tools checked when the configuration names none.
 pub use crate::config::DEFAULT_TOOLS;
@@ -16,27 +18,6 @@ pub struct Tool {
     pub name: String,
     /// `None` when the tool is Missing.
     pub version: Option<String>,
-}
-
-/// Finds an executable on PATH, as the shell would.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        path.metadata()
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    }
-    #[cfg(not(unix))]
-    {
-        path.is_file()
-    }
 }
 
 /// The configured tools that are not on PATH.

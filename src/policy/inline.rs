@@ -296,7 +296,7 @@ fn string_literals(code: &str) -> Vec<String> {
 
 /// PowerShell's `-EncodedCommand`: base64 of UTF-16LE text.
 pub(super) fn decode_encoded_command(text: &str) -> Option<String> {
-    let bytes = super::outputs::decode_base64(text)?;
+    let bytes = super::decode::decode_base64(text)?;
     let units: Vec<u16> = bytes
         .chunks(2)
         .map(|pair| u16::from_le_bytes([pair[0], *pair.get(1).unwrap_or(&0)]))

@@ -138,7 +138,7 @@ pub(super) fn interpreter(name: &str, words: &[Word], ctx: &mut Ctx) -> Option<V
     let args = values(words);
     let verdict = match name {
         _ if SHELLS.contains(&name) => shell(name, words, ctx),
-        _ if is_python(name) => python::python(name, &args, ctx),
+        _ if is_python(name) => run_python(name, &args, ctx),
         "eval" | "iex" | "invoke-expression" => {
             let text = args.join(" ");
             if words.iter().any(|w| w.dynamic) {
@@ -285,6 +285,25 @@ fn powershell(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
         verdict.raise(ctx.nested(&text, "PowerShell -Command"));
     }
     verdict
+}
+
+/// Python as CPython reads its command line (`python.rs`).
+fn run_python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
+    match python::read(args) {
+        python::Run::Inline(code) => inline::code(&format!("{name} -c"), &code.join(" "), ctx),
+        python::Run::Module(module) => python::module_verdict(name, module),
+        python::Run::Script(file) => script(name, file, ctx),
+        python::Run::Stdin => Verdict::new(
+            Tier::Risky,
+            ReasonKind::InlineCode,
+            format!("{name}: reads code from its input"),
+        ),
+        python::Run::Unknown(option) => Verdict::new(
+            Tier::Risky,
+            ReasonKind::UnknownOption,
+            format!("{name} {option}: not an option of Python's (what follows may be code)"),
+        ),
+    }
 }
 
 /// Running a script file: Execute in the workspace, Risky elsewhere; code named by a URL or a

@@ -8,6 +8,7 @@ mod builders;
 pub mod classify;
 mod command;
 mod compilers;
+mod decode;
 mod endless;
 mod env;
 mod files;

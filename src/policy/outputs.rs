@@ -8,6 +8,7 @@
 //!
 //! Paths keep the spellings the path normaliser reads (`$PWD`, `$HOME`, `~`).
 
+use super::decode::decode_base64;
 use super::lex::{SimpleCommand, Word};
 use super::vocab::{Input, Known, values};
 use super::wrappers::unwrap;
@@ -346,32 +347,6 @@ fn unescape(text: &str) -> String {
         }
     }
     out
-}
-
-pub(super) fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for b in text.bytes() {
-        let value = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            b if b.is_ascii_whitespace() => continue,
-            _ => return None,
-        };
-        bits = (bits << 6) | u32::from(value);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    Some(out)
 }
 
 fn decode_hex(text: &str) -> Option<Vec<u8>> {

@@ -5,8 +5,7 @@
 //! -c config.yaml` is a script with an option of its own. An option CPython does not have is
 //! not guessed past: the line is Risky.
 
-use super::inline;
-use super::vocab::{Ctx, ReasonKind, Tier, Verdict};
+use super::vocab::{ReasonKind, Tier, Verdict};
 
 /// CPython's one-letter flags.
 const FLAGS: &str = "bBdEhiIOPqRsSuvVx?";
@@ -93,25 +92,7 @@ pub(super) fn read<'a>(args: &[&'a str]) -> Run<'a> {
     Run::Stdin
 }
 
-pub(super) fn python(name: &str, args: &[&str], ctx: &mut Ctx) -> Verdict {
-    match read(args) {
-        Run::Inline(code) => inline::code(&format!("{name} -c"), &code.join(" "), ctx),
-        Run::Module(module) => module_verdict(name, module),
-        Run::Script(file) => super::interp::script(name, file, ctx),
-        Run::Stdin => Verdict::new(
-            Tier::Risky,
-            ReasonKind::InlineCode,
-            format!("{name}: reads code from its input"),
-        ),
-        Run::Unknown(option) => Verdict::new(
-            Tier::Risky,
-            ReasonKind::UnknownOption,
-            format!("{name} {option}: not an option of Python's (what follows may be code)"),
-        ),
-    }
-}
-
-fn module_verdict(name: &str, module: &str) -> Verdict {
+pub(super) fn module_verdict(name: &str, module: &str) -> Verdict {
     match module {
         "pip" | "ensurepip" | "venv" | "virtualenv" | "pipx" | "uv" | "poetry" => Verdict::new(
             Tier::Risky,

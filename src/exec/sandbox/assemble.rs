@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use super::enter::{Enter, Layer};
 use super::limits::{Group, Limits, Seen};
 use super::placeholder::Placeholders;
-use super::platform::WorldSupport;
 use super::proxy::Refusals;
+use super::support::WorldSupport;
 use super::world::{self, Entry, Sizes, Spec};
 use super::{PROTECTED_NAMES, SECRET_STORES, home};
 

@@ -53,6 +53,7 @@ mod probe;
 #[cfg(target_os = "linux")]
 pub mod proxy;
 pub mod seatbelt;
+mod support;
 #[cfg(target_os = "linux")]
 pub mod world;
 

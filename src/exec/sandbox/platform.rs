@@ -5,9 +5,9 @@
 //!
 //! What this module does not do: build or run a contained command (`mod.rs`, `world.rs`).
 
-use std::path::PathBuf;
-
 use serde::Serialize;
+
+pub use super::support::WorldSupport;
 
 #[cfg(target_os = "linux")]
 use super::limits::Hierarchy;
@@ -25,24 +25,6 @@ pub struct Platform {
     pub mounts_missing: Option<String>,
     /// The world bubblewrap builds (Linux), or why there is none.
     pub world: Result<WorldSupport, String>,
-}
-
-/// What the world offers on this machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WorldSupport {
-    /// The bubblewrap program.
-    pub bwrap: PathBuf,
-    /// Network namespaces kept for commands to join (the proxy's way out lives in one); else
-    /// why not: then each command gets a namespace of its own when the network is off, and the
-    /// machine's network, unfiltered, when it is on.
-    pub kept_net: Result<(), String>,
-    /// Copy-on-write layers over the build caches; else why not (the caches are then bound
-    /// writable as they are).
-    pub layers: Result<(), String>,
-    /// Cgroups with process and memory limits per command; else why not.
-    pub cgroups: Result<(), String>,
-    /// Whether keyless runs as root (the kernel exempts root from `RLIMIT_NPROC`).
-    pub root: bool,
 }
 
 impl Platform {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::assemble::{Assembly, Input, Network, Purpose};
-use super::platform::WorldSupport;
+use super::support::WorldSupport;
 
 /// The oldest bubblewrap with everything the world uses (`--disable-userns`, `--size`).
 const OLDEST: (u32, u32) = (0, 8);
@@ -100,7 +100,7 @@ fn find() -> Option<PathBuf> {
     if system.is_file() {
         return Some(system.to_path_buf());
     }
-    super::super::snapshot::find_on_path("bwrap")
+    crate::exec::which::find_on_path("bwrap")
 }
 
 /// Runs a command that writes into a workspace (and a cache, with `layers`) in a world with

@@ -1,0 +1,22 @@
+//! What the world (bubblewrap and its parts) offers on this machine, as the probe found it: a
+//! leaf that the probe, the assembly and the platform's guarantees share.
+
+use std::path::PathBuf;
+
+/// What the world offers on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorldSupport {
+    /// The bubblewrap program.
+    pub bwrap: PathBuf,
+    /// Network namespaces kept for commands to join (the proxy's way out lives in one); else
+    /// why not: then each command gets a namespace of its own when the network is off, and the
+    /// machine's network, unfiltered, when it is on.
+    pub kept_net: Result<(), String>,
+    /// Copy-on-write layers over the build caches; else why not (the caches are then bound
+    /// writable as they are).
+    pub layers: Result<(), String>,
+    /// Cgroups with process and memory limits per command; else why not.
+    pub cgroups: Result<(), String>,
+    /// Whether keyless runs as root (the kernel exempts root from `RLIMIT_NPROC`).
+    pub root: bool,
+}
