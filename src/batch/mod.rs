@@ -226,7 +226,7 @@ pub fn execute_observed(
     // Values learned stay known when a file changes or goes.
     let mut redactor = settings.redactor.clone();
 
-    for block in script.blocks.iter().filter(|b| b.index >= start.at) {
+    for block in script.blocks().iter().filter(|b| b.index >= start.at) {
         let command = &block.command;
         let kind = command.kind();
         match command {

@@ -88,10 +88,10 @@ fn render_text(parsed: &Parsed) -> String {
         Some(script) => {
             out.push_str(&format!(
                 "ok: {} command(s), control: {}\n",
-                script.blocks.len(),
+                script.blocks().len(),
                 script.control().name()
             ));
-            for block in &script.blocks {
+            for block in script.blocks() {
                 let arg = block.command.path().unwrap_or_default();
                 out.push_str(&format!(
                     "  #{} {} {}(line {})\n",

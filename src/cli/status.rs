@@ -75,7 +75,7 @@ pub fn run(shared: &Shared, json: bool) -> Status {
             InFlight::CarryingOut { reply } => {
                 crate::protocol::parse(reply, &crate::config::Limits::default())
                     .script
-                    .and_then(|script| script.blocks.into_iter().find(|b| b.index == index))
+                    .and_then(|script| script.into_blocks().into_iter().find(|b| b.index == index))
                     .map(|b| b.command.kind().name())
             }
             _ => None,

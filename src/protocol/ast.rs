@@ -303,13 +303,38 @@ impl Control {
     }
 }
 
-/// A valid reply: its blocks in order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A valid reply: its blocks in order. Only the parser makes one (its field is private and
+/// its constructor the protocol's own), so holding a `Script` means "parsed, and valid".
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Script {
-    pub blocks: Vec<Block>,
+    blocks: Vec<Block>,
 }
 
 impl Script {
+    /// The parser's way to make a script of blocks it found valid.
+    pub(in crate::protocol) fn parsed(blocks: Vec<Block>) -> Script {
+        Script { blocks }
+    }
+
+    /// The blocks, in the reply's order.
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// The blocks, taken.
+    pub fn into_blocks(self) -> Vec<Block> {
+        self.blocks
+    }
+
+    /// A run of this script's blocks (`range` of their positions): still valid, since each
+    /// block is and their order is kept. For tests that stop a batch between two commands.
+    #[cfg(test)]
+    pub(crate) fn part(&self, range: std::ops::Range<usize>) -> Script {
+        Script {
+            blocks: self.blocks[range].to_vec(),
+        }
+    }
+
     /// The reply's directive: `done` when it holds a `@@done`, else `next` (the default).
     pub fn control(&self) -> Control {
         if self

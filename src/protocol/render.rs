@@ -1,18 +1,17 @@
 //! Text keyless writes in AgentScript terms: scripts rendered back to replies, and the
 //! format-error message sent when a reply is rejected.
 
-use super::ast::{Command, OnError, Script, Section};
+use super::ast::{Command, OnError, Section};
 use super::parse::Diagnostic;
 
 /// How many problems one format-error message lists; the rest are counted.
 const MAX_LISTED_PROBLEMS: usize = 20;
 
-/// Renders a script as a reply that parses back to the same script: each payload gets a nonce
-/// when one of its lines would otherwise close it early.
-pub fn render_script(script: &Script) -> String {
+/// Renders commands as a reply that parses back to the same commands: each payload gets a
+/// nonce when one of its lines would otherwise close it early.
+pub fn render_commands(commands: &[Command]) -> String {
     let mut out = String::new();
-    for block in &script.blocks {
-        let command = &block.command;
+    for command in commands {
         out.push_str("@@");
         out.push_str(command.kind().name());
         let argument = match command {

@@ -138,7 +138,7 @@ fn replay(journal: &[JournalLine]) -> Replayed {
 fn commands(script: Option<&crate::protocol::Script>) -> Vec<&Block> {
     script
         .map(|s| {
-            s.blocks
+            s.blocks()
                 .iter()
                 .filter(|b| {
                     !matches!(

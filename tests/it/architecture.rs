@@ -370,3 +370,25 @@ fn only_the_workspace_builds_paths_into_the_agent_folder() {
         found.join("\n")
     );
 }
+
+/// A `Script` means "parsed, and valid": its field is private and only `protocol` makes one.
+#[test]
+fn only_the_parser_makes_a_script() {
+    let ast = fs::read_to_string("src/protocol/ast.rs").unwrap();
+    let definition = ast.split("pub struct Script {").nth(1).unwrap();
+    let fields = definition.split('}').next().unwrap();
+    assert!(
+        !fields.contains("pub "),
+        "Script has a public field: {fields}"
+    );
+    for (path, text) in sources() {
+        if path.starts_with("src/protocol") {
+            continue;
+        }
+        assert!(
+            !code_only(&text).contains("Script::parsed("),
+            "{} makes a Script",
+            path.display()
+        );
+    }
+}

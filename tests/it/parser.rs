@@ -41,7 +41,11 @@ fn ok(reply: &str) -> Script {
 }
 
 fn commands(reply: &str) -> Vec<Command> {
-    ok(reply).blocks.into_iter().map(|b| b.command).collect()
+    ok(reply)
+        .into_blocks()
+        .into_iter()
+        .map(|b| b.command)
+        .collect()
 }
 
 const DONE: &str = "@@done\n@@end\n@@eof\n";
@@ -53,11 +57,11 @@ const DONE: &str = "@@done\n@@end\n@@eof\n";
 fn the_specification_example_parses() {
     let reply = "@@say\n<<<MSG\nI will add the service now.\nMSG>>>\n@@end\n@@newfile src/Greeter.cs\n<<<CONTENT\nnamespace App;\n\npublic static class Greeter\n{\n    public static string Hello(string name) => $\"Hello, {name}!\";\n}\nCONTENT>>>\n@@end\n@@runcommand\n<<<CMD\ndotnet build\nCMD>>>\n@@end\n@@done\n<<<MSG\nAdded src/Greeter.cs; build passed.\nMSG>>>\n@@end\n@@eof\n";
     let script = ok(reply);
-    let lines: Vec<(usize, usize)> = script.blocks.iter().map(|b| (b.index, b.line)).collect();
+    let lines: Vec<(usize, usize)> = script.blocks().iter().map(|b| (b.index, b.line)).collect();
     assert_eq!(lines, vec![(1, 1), (2, 6), (3, 16), (4, 21)]);
     assert_eq!(script.control(), Control::Done);
     assert_eq!(
-        script.blocks[1].command,
+        script.blocks()[1].command,
         Command::NewFile {
             path: "src/Greeter.cs".into(),
             content: "namespace App;\n\npublic static class Greeter\n{\n    public static string Hello(string name) => $\"Hello, {name}!\";\n}".into(),
@@ -128,7 +132,7 @@ fn every_command_parses_with_its_payloads() {
 #[test]
 fn command_names_are_case_insensitive() {
     let script = ok("@@NewFile a.txt\n<<<CONTENT\nx\nCONTENT>>>\n@@END\n@@DONE\n@@End\n@@EOF\n");
-    assert_eq!(script.blocks.len(), 2);
+    assert_eq!(script.blocks().len(), 2);
     assert_eq!(script.control(), Control::Done);
 }
 
@@ -141,7 +145,7 @@ fn no_directive_means_next() {
 #[test]
 fn say_with_done_is_valid() {
     let script = ok("@@say\n<<<MSG\nAll set.\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n");
-    assert_eq!(script.blocks.len(), 2);
+    assert_eq!(script.blocks().len(), 2);
 }
 
 #[test]

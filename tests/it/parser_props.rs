@@ -2,8 +2,8 @@
 //! gives the same script back.
 
 use keyless::config::Limits;
-use keyless::protocol::render::render_script;
-use keyless::protocol::{Block, Command, OnError, RunOptions, Script, parse};
+use keyless::protocol::render::render_commands;
+use keyless::protocol::{Command, OnError, RunOptions, parse};
 use proptest::prelude::*;
 
 /// Lines that stress the markers: each is content when it sits inside a payload.
@@ -160,18 +160,10 @@ proptest! {
 
     #[test]
     fn rendered_scripts_parse_back_to_themselves(commands in script()) {
-        let script = Script {
-            blocks: commands
-                .iter()
-                .cloned()
-                .enumerate()
-                .map(|(i, command)| Block { index: i + 1, line: 0, command })
-                .collect(),
-        };
-        let text = render_script(&script);
+        let text = render_commands(&commands);
         let parsed = parse(&text, &Limits::default());
         prop_assert!(parsed.diagnostics.is_empty(), "{}\n{:#?}", text, parsed.diagnostics);
-        let back: Vec<Command> = parsed.script.unwrap().blocks.into_iter().map(|b| b.command).collect();
+        let back: Vec<Command> = parsed.script.unwrap().into_blocks().into_iter().map(|b| b.command).collect();
         prop_assert_eq!(back, commands);
     }
 }

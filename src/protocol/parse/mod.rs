@@ -137,7 +137,7 @@ pub fn parse(input: &str, limits: &Limits) -> Parsed {
             ),
         });
     }
-    let script = diagnostics.is_empty().then_some(Script { blocks });
+    let script = diagnostics.is_empty().then_some(Script::parsed(blocks));
     Parsed {
         headers,
         diagnostics,

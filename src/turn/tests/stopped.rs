@@ -116,9 +116,7 @@ fn stop_at(bench: &Bench, k: usize, moment: Moment) {
     let mut backup = Backup::new(&bench.ws, BatchKind::Batch, "batch 1");
     let mut host = Approving::default();
     // Commands before k ran and were journalled, as the turn journals them.
-    let before = Script {
-        blocks: script.blocks[..k - 1].to_vec(),
-    };
+    let before = script.part(0..k - 1);
     // As the turn journals them; at the made moment, the command's finish is not journalled.
     let journal = |step: Step, finished: bool| {
         if finished || matches!(step, Step::Starting { .. }) {
@@ -130,7 +128,7 @@ fn stop_at(bench: &Bench, k: usize, moment: Moment) {
                host: &mut Approving,
                journal: &mut dyn FnMut(Step)| {
         let start = Start {
-            at: script.blocks[0].index,
+            at: script.blocks()[0].index,
             ..Start::default()
         };
         batch::execute_observed(
@@ -149,9 +147,7 @@ fn stop_at(bench: &Bench, k: usize, moment: Moment) {
     }
     let files_before = files(bench.ws.root());
     let manifest_before = backup::list(&bench.ws).unwrap();
-    let only_k = Script {
-        blocks: vec![script.blocks[k - 1].clone()],
-    };
+    let only_k = script.part(k - 1..k);
     let finished = moment == Moment::Finished;
     run(&only_k, &mut backup, &mut host, &mut |s| {
         journal(s, finished)
