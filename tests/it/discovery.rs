@@ -536,3 +536,52 @@ fn a_new_chat_on_a_discovered_page_uses_its_new_chat_control() {
     assert_eq!(chat.received(), vec!["first", "second"]);
     d.close();
 }
+
+/// `keyless doctor --learn` on every page mode, one at a time, knowing no site: it finishes
+/// within a minute with its report, and what it learned serves the next run, which finds every
+/// part by the learned selectors.
+#[test]
+fn doctor_learn_on_every_page_mode_finishes_within_a_minute_and_serves_the_next_run() {
+    let mut failed = Vec::new();
+    for mode in MODES {
+        let chat = LocalChat::start(Script {
+            page: page(&[mode]),
+            ..Script::replies([WRITE, DONE])
+        })
+        .unwrap();
+        let config = tempfile::tempdir().unwrap();
+        let started = std::time::Instant::now();
+        let out = keyless_unknown(&chat, config.path(), &["doctor", "--learn"]);
+        let took = started.elapsed();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        if took >= Duration::from_secs(60) || !stdout.contains("learned: the entry for") {
+            failed.push(format!("{mode}: doctor took {took:?}\n{stdout}"));
+            continue;
+        }
+        let ws = tempfile::tempdir().unwrap();
+        let out = keyless_unknown(
+            &chat,
+            config.path(),
+            &[
+                "run",
+                "Write the note",
+                "--mode",
+                "auto",
+                "--workspace",
+                ws.path().to_str().unwrap(),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let written = std::fs::read_to_string(ws.path().join("notes/a.md")).ok();
+        if out.status.code() != Some(0)
+            || written.as_deref() != Some(WRITTEN)
+            || !stderr.contains("using the selectors keyless learned")
+            || stderr.contains("by its shape")
+        {
+            failed.push(format!(
+                "{mode}: the run after learning\n{stdout}\n{stderr}"
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n---\n"));
+}
