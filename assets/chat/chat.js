@@ -624,6 +624,25 @@
         el.removeAttribute("data-testid");
       }
     }
+    // An editable code view above the composer (config.modes "code-editor-above"), as a
+    // front-end whose code blocks are CodeMirror views with contenteditable and role=textbox:
+    // here with none of CodeMirror's class names, so only where it stands tells it apart.
+    if (mode("code-editor-above")) {
+      const pinned = document.createElement("div");
+      pinned.className = cls("pinned");
+      const view = document.createElement("div");
+      view.setAttribute("contenteditable", "true");
+      view.setAttribute("role", "textbox");
+      view.setAttribute("aria-multiline", "true");
+      view.className = cls("snippet");
+      for (const line of ["def greet(name):", "    return f\"hi {name}\"", "", "print(greet(\"you\"))"]) {
+        const div = document.createElement("div");
+        div.textContent = line || "\u200b";
+        view.appendChild(div);
+      }
+      pinned.appendChild(view);
+      thread.prepend(pinned);
+    }
     if (mode("enter-only")) sendButton.remove();
     if (mode("gemini")) sendButton.classList.add("send-button");
     // A long paste becomes a "Pasted Text" card (claude.ai's markup), whatever the editor: the

@@ -13,7 +13,29 @@
     }
     return [];
   };
-  const first = (key, root) => all(key, root)[0] || null;
+  // The composer among what its selectors find: never an editor inside a reply's code (a
+  // code view that is contenteditable with role=textbox, as CodeMirror's are) or hidden from
+  // assistive technology; the focused one, else the one lowest on the page (chats keep the
+  // composer at the bottom, and a generic selector finds a code view above it first).
+  const composerAmong = (found) => {
+    const fit = found.filter((el) => !el.closest('[aria-hidden="true"], pre, code, .cm-editor, .monaco-editor'));
+    const shown = fit.filter(visible);
+    const pool = shown.length ? shown : fit;
+    if (pool.length <= 1) return pool[0] || null;
+    const focused = pool.find((el) => el === document.activeElement || el.contains(document.activeElement));
+    if (focused) return focused;
+    return pool.reduce((a, b) => (b.getBoundingClientRect().bottom > a.getBoundingClientRect().bottom ? b : a));
+  };
+  const first = (key, root) => {
+    if (key !== "Composer" || root) return all(key, root)[0] || null;
+    for (const css of S.Composer || []) {
+      let found = [];
+      try { found = Array.from(document.querySelectorAll(css)); } catch (e) { continue; }
+      const el = composerAmong(found);
+      if (el) return el;
+    }
+    return null;
+  };
   const last = (key) => { const a = all(key); return a.length ? a[a.length - 1] : null; };
   const d = D({ visible, first });
   // Keys whose selectors matched at least once on this page: their discovered stand-ins rest.

@@ -298,6 +298,7 @@ three_ways! {
     enter_newline_three_ways: "enter-newline", "gemini";
     link_badges_three_ways: "link-badges", "chatgpt";
     doubled_thoughts_three_ways: "doubled-thoughts", "claude";
+    code_editor_above_three_ways: "code-editor-above", "mistral";
 }
 
 #[test]

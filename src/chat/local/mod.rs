@@ -157,7 +157,9 @@ pub struct PageFaults {
 /// and no done mark: the reply is `aria-busy` while it streams), `enter-newline` (Enter breaks
 /// the line and only the send button sends, as on Gemini), `link-badges` (the composer draws a
 /// URL as a widget with an icon, as ChatGPT's does), `doubled-thoughts` (Claude's "Thought
-/// process" label twice at the top of a reply and a lagging screen-reader copy of its body).
+/// process" label twice at the top of a reply and a lagging screen-reader copy of its body),
+/// `code-editor-above` (an editable code view, contenteditable with role=textbox, above the
+/// composer with no editor library's class names).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -172,6 +174,7 @@ pub const MODES: &[&str] = &[
     "enter-newline",
     "link-badges",
     "doubled-thoughts",
+    "code-editor-above",
 ];
 
 /// The scripted model.
