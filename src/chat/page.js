@@ -120,7 +120,7 @@
   };
   const api = {
     version: 4,
-    // The one door keyless calls through (Rust: `page_api.rs`): the function of this api named
+    // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
       const f = api[name];

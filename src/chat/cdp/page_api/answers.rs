@@ -1,0 +1,87 @@
+//! What the page's functions answer, as Rust types (`page.js` sends them as JSON).
+
+use serde::Deserialize;
+
+/// What the page says of an insertion it carried out and judged (`PageApi::put`).
+#[derive(Debug, Deserialize, Default)]
+#[serde(default)]
+pub(in crate::chat::cdp) struct Judged {
+    /// The strategy applies to this composer (`setValue` needs a text field).
+    pub applied: bool,
+    pub exact: bool,
+    /// The site made an attachment card or chip of it.
+    pub carded: bool,
+    pub length: i64,
+}
+
+/// What the page says as an insertion begins.
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct Begun {
+    /// Attachment chips there already (they belong to this message).
+    pub chips: usize,
+    /// The composer's editor, when its library is known (`textarea`, `lexical`, …).
+    pub editor: String,
+}
+
+/// What the page says of the composer against the message it holds.
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct Held {
+    pub exact: bool,
+}
+
+/// Turn counts and the send button, as a send begins.
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct BeforeSend {
+    pub users: usize,
+    pub assistants: usize,
+    /// A SendButton selector finds a button.
+    pub button: bool,
+}
+
+/// How the page shows a sent message: the word `same` when a new user turn reads as the
+/// message (white space aside), else the new turn's text.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(in crate::chat::cdp) enum ShownTurn {
+    Word(String),
+    Turn { text: String },
+}
+
+/// Selectors for the turns discovery found, when the page proves them.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(in crate::chat::cdp) struct LearnedTurns {
+    pub user_message: Option<String>,
+    pub assistant_message: Option<String>,
+}
+
+/// Whether the composer is clean.
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct Dirt {
+    /// It holds text.
+    pub text: bool,
+    /// Attachment chips in it.
+    pub chips: usize,
+    /// Cards (a paste the site made a file of).
+    pub cards: usize,
+}
+
+/// What `keyless doctor` sees of a page at a glance.
+#[derive(Debug, Default, Deserialize)]
+pub struct Glance {
+    pub title: String,
+    pub text: String,
+    /// A bot check's script or frame is on the page.
+    pub challenge: bool,
+}
+
+/// What one selector finds on the page.
+#[derive(Debug, Default, Deserialize)]
+pub struct Matches {
+    pub count: usize,
+    pub visible: bool,
+}
+
+/// What a copy control did: `clicked` (the selectors' one), `discovered` (one found by its
+/// shape), `no-button`.
+pub(in crate::chat::cdp) type Clicked = String;
