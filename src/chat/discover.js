@@ -84,19 +84,26 @@
   // --- The composer: the visible editable element a person would type in. ---
   const editable = (el) => el.isContentEditable || el.tagName === "TEXTAREA" ||
     (el.tagName === "INPUT" && /^(text|search)?$/.test(el.getAttribute("type") || ""));
-  const composer = () => {
-    const candidates = Array.from(document.querySelectorAll('textarea, input, [contenteditable]:not([contenteditable="false"])'))
-      .filter((el) => editable(el) && visible(el) && enabled(el) && !el.readOnly)
-      // The editing host, not a paragraph inside it; never an editor inside a reply's code.
-      .filter((el) => !(el.parentElement && el.parentElement.isContentEditable))
-      .filter((el) => !el.closest('[aria-hidden="true"], pre, code, .cm-editor, .monaco-editor'))
-      .filter((el) => { const r = el.getBoundingClientRect(); return r.width >= 120 && r.height >= 14; });
-    if (!candidates.length) return null;
-    const focused = candidates.find((el) => el === document.activeElement || el.contains(document.activeElement));
+  // The composer among candidates, found by selectors or by shape: never an editor inside a
+  // reply's code (a code view that is contenteditable with role=textbox, as CodeMirror's are)
+  // or hidden from assistive technology; a visible one before a hidden one; the focused one,
+  // else the one lowest on the page (chats keep the composer at the bottom; a search box, or a
+  // code view a generic selector finds first, sits above it).
+  const composerAmong = (found) => {
+    const fit = found.filter((el) => !el.closest('[aria-hidden="true"], pre, code, .cm-editor, .monaco-editor'));
+    const shown = fit.filter(visible);
+    const pool = shown.length ? shown : fit;
+    if (pool.length <= 1) return pool[0] || null;
+    const focused = pool.find((el) => el === document.activeElement || el.contains(document.activeElement));
     if (focused) return focused;
-    // Chats keep the composer at the bottom; a search box sits at the top.
-    return candidates.reduce((a, b) => (b.getBoundingClientRect().bottom > a.getBoundingClientRect().bottom ? b : a));
+    return pool.reduce((a, b) => (b.getBoundingClientRect().bottom > a.getBoundingClientRect().bottom ? b : a));
   };
+  const composer = () => composerAmong(
+    Array.from(document.querySelectorAll('textarea, input, [contenteditable]:not([contenteditable="false"])'))
+      .filter((el) => editable(el) && visible(el) && enabled(el) && !el.readOnly)
+      // The editing host, not a paragraph inside it.
+      .filter((el) => !(el.parentElement && el.parentElement.isContentEditable))
+      .filter((el) => { const r = el.getBoundingClientRect(); return r.width >= 120 && r.height >= 14; }));
 
   // --- The send button: beside the composer, says "send" or submits its form, or appeared
   // (or became enabled) once the composer had text. ---
@@ -501,7 +508,7 @@
 
   const isCopy = (el) => says(el, COPY_WORDS);
   return {
-    own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, markButtons, sendButton, beginExchange, findUser, findReply,
+    own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, findUser, findReply,
     streaming, done, copyControls, reasoning, unseen, answerText, agrees, learnTurns,
     exchange: () => ex,
   };

@@ -13,25 +13,14 @@
     }
     return [];
   };
-  // The composer among what its selectors find: never an editor inside a reply's code (a
-  // code view that is contenteditable with role=textbox, as CodeMirror's are) or hidden from
-  // assistive technology; the focused one, else the one lowest on the page (chats keep the
-  // composer at the bottom, and a generic selector finds a code view above it first).
-  const composerAmong = (found) => {
-    const fit = found.filter((el) => !el.closest('[aria-hidden="true"], pre, code, .cm-editor, .monaco-editor'));
-    const shown = fit.filter(visible);
-    const pool = shown.length ? shown : fit;
-    if (pool.length <= 1) return pool[0] || null;
-    const focused = pool.find((el) => el === document.activeElement || el.contains(document.activeElement));
-    if (focused) return focused;
-    return pool.reduce((a, b) => (b.getBoundingClientRect().bottom > a.getBoundingClientRect().bottom ? b : a));
-  };
+  // The composer is chosen among what its selectors find as discovery chooses among what it
+  // finds (`composerAmong` in discover.js).
   const first = (key, root) => {
     if (key !== "Composer" || root) return all(key, root)[0] || null;
     for (const css of S.Composer || []) {
       let found = [];
       try { found = Array.from(document.querySelectorAll(css)); } catch (e) { continue; }
-      const el = composerAmong(found);
+      const el = d.composerAmong(found);
       if (el) return el;
     }
     return null;

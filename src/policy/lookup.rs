@@ -37,6 +37,19 @@ pub(super) type Names<K, V> = HashMap<K, V, Build>;
 /// A set of names.
 pub(super) type NameSet<K> = HashSet<K, Build>;
 
+/// A table from each item's name to the item, the first of a name winning (as a scan of the
+/// list would find it).
+pub(super) fn by_name<T>(
+    items: &'static [T],
+    name: impl Fn(&'static T) -> &'static str,
+) -> Names<&'static str, &'static T> {
+    let mut map = Names::default();
+    for item in items {
+        map.entry(name(item)).or_insert(item);
+    }
+    map
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

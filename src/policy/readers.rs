@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use super::lookup::Names;
+use super::lookup::{self, Names};
 use super::options::Spec;
 use super::paths;
 use super::places;
@@ -353,15 +353,9 @@ pub(super) fn reader(name: &str, args: &[&str], ctx: &Ctx) -> Option<Verdict> {
             format!("{name}: changes the directory for the commands after it"),
         ));
     }
-    static BY_NAME: OnceLock<Names<&'static str, &'static Spec>> = OnceLock::new();
-    let spec = *BY_NAME
-        .get_or_init(|| {
-            let mut map = Names::default();
-            for (n, spec) in READERS {
-                map.entry(*n).or_insert(spec);
-            }
-            map
-        })
+    static BY_NAME: OnceLock<Names<&'static str, &'static (&str, Spec)>> = OnceLock::new();
+    let (_, spec) = *BY_NAME
+        .get_or_init(|| lookup::by_name(READERS, |(n, _)| n))
         .get(name)?;
     if name == "ps" && args.iter().any(|a| !a.starts_with('-') && a.contains('e')) {
         return Some(Verdict::new(

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use super::env;
 use super::interp::is_interpreter;
 use super::lex::Word;
-use super::lookup::Names;
+use super::lookup::{self, Names};
 use super::names;
 use super::options::{Getopt, Opt, Takes};
 use super::paths;
@@ -96,13 +96,7 @@ const WRAPPERS: &[Spec] = &[
 fn spec_of(name: &str) -> Option<&'static Spec> {
     static BY_NAME: OnceLock<Names<&'static str, &'static Spec>> = OnceLock::new();
     BY_NAME
-        .get_or_init(|| {
-            let mut map = Names::default();
-            for spec in WRAPPERS {
-                map.entry(spec.name).or_insert(spec);
-            }
-            map
-        })
+        .get_or_init(|| lookup::by_name(WRAPPERS, |spec| spec.name))
         .get(name)
         .copied()
 }
