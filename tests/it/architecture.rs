@@ -392,3 +392,48 @@ fn only_the_parser_makes_a_script() {
         );
     }
 }
+
+/// The chat driver is parts that own their state: `CdpDriver` holds at most five fields, each
+/// a part defined in a file of its own (or the warnings not yet taken).
+#[test]
+fn the_driver_is_a_few_parts_each_in_its_own_file() {
+    let driver = fs::read_to_string("src/chat/cdp/mod.rs").unwrap();
+    let body = driver
+        .split("pub struct CdpDriver {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}").next())
+        .unwrap();
+    let fields: Vec<(&str, &str)> = body
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.starts_with("//") && !line.is_empty())
+        .filter_map(|line| line.split_once(": "))
+        .collect();
+    assert!(
+        !fields.is_empty() && fields.len() <= 5,
+        "CdpDriver has {} fields: {fields:?}",
+        fields.len()
+    );
+    let homes = [
+        ("Tab,", "src/chat/cdp/tab.rs"),
+        ("Composer,", "src/chat/cdp/composer.rs"),
+        ("Reader,", "src/chat/cdp/read.rs"),
+        ("Discovery,", "src/chat/cdp/discovery.rs"),
+        ("Vec<Failure>,", "src/chat/cdp/mod.rs"),
+    ];
+    for (name, kind) in &fields {
+        let (part, home) = homes
+            .iter()
+            .find(|(part, _)| part == kind)
+            .unwrap_or_else(|| panic!("CdpDriver's field {name} is not one of its parts: {kind}"));
+        let part = part.trim_end_matches(',');
+        if part == "Vec<Failure>" {
+            continue;
+        }
+        let text = fs::read_to_string(home).unwrap();
+        assert!(
+            text.contains(&format!("pub(super) struct {part} {{")),
+            "{part} is not defined in {home}"
+        );
+    }
+}

@@ -2,14 +2,14 @@
 //! reopening a saved chat, and waiting for the reply on positive proof. The `ChatDriver` side of
 //! the CDP driver; the browser and page plumbing stays in `mod.rs`.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::page_api::ShownTurn;
 use super::page_state::ReplyEnd;
+use super::read::Reader;
 use super::{
-    CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, bounded,
-    fence, shown_as,
+    CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, fence,
+    shown_as,
 };
 use crate::catalog::{Code, Failure};
 use crate::chat::{ChatDriver, Reopened, Reply};
@@ -45,11 +45,12 @@ impl CdpDriver {
         let Ok(Some(shown)) = self.api().sent_exact() else {
             return;
         };
+        let composer = &mut self.composer;
         // Not the message altered, but something else in its place (a chip for a pasted
         // file): it counts as sent, and a resumed turn cannot recognise it.
         if shown == "unlike" {
-            if !self.drawn_unlike {
-                self.drawn_unlike = true;
+            if !composer.drawn_unlike {
+                composer.drawn_unlike = true;
                 self.warnings.push(Failure::new(
                     Code::SendNotConfirmed,
                     "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. A resumed turn cannot find such a message and sends it again; check the site with `keyless doctor --canary`",
@@ -58,7 +59,7 @@ impl CdpDriver {
             return;
         }
         let exact = shown == "exact";
-        self.delivery = match (self.delivery, exact) {
+        composer.delivery = match (composer.delivery, exact) {
             (Delivery::Fenced, true) => Delivery::FencedProved,
             (state, true) => state,
             (Delivery::Plain, false) => {
@@ -88,14 +89,12 @@ impl CdpDriver {
     /// How the new user turn showed the message is returned, for [`CdpDriver::judge_delivery`].
     fn send_as(&mut self, message: &str, how: SendAs) -> Result<Shown, Failure> {
         self.stop_leftover_reply()?;
-        if let Ok(mut failed) = self.failed_requests.lock() {
-            failed.clear();
-        }
-        self.last_sent = Some((message.to_string(), how));
-        self.clean_composer()?;
+        self.tab.forget_failures();
+        self.composer.last_sent = Some((message.to_string(), how));
+        self.composer.clean(&self.api())?;
         let note;
         let message = if how == SendAs::File {
-            match self.attach(message) {
+            match self.composer.attach(&self.api(), message) {
                 Ok(()) => {
                     note = attachment_note(message);
                     note.as_str()
@@ -105,7 +104,7 @@ impl CdpDriver {
                         failure.code,
                         format!("{}; the message was pasted instead", failure.reason),
                     ));
-                    self.clean_composer()?;
+                    self.composer.clean(&self.api())?;
                     message
                 }
             }
@@ -116,7 +115,7 @@ impl CdpDriver {
         // more, and a long message is about to be drawn).
         let before = self.api().before_send()?;
         let (users, button) = (before.users, before.button);
-        self.assistants_before_send = before.assistants;
+        self.reader.assistants_before_send = before.assistants;
         // No selector finds a send button (a page without one, or one that changed): Enter
         // sends, and the retry clicks the button found by its shape.
         let by_enter = !button;
@@ -128,12 +127,12 @@ impl CdpDriver {
             let inserted = if attempt == 0 {
                 !message.is_empty()
             } else {
-                self.composer()?.as_deref() != Some(message)
+                self.api().composer()?.as_deref() != Some(message)
             };
             if inserted {
                 // Only the text: an attachment chip made for this message stays.
                 if attempt > 0 {
-                    self.clear_text()?;
+                    self.composer.clear_text(&self.api())?;
                 }
                 self.insert(message)?;
             }
@@ -142,12 +141,14 @@ impl CdpDriver {
             // The exchange begins in the same call as the send where it can (one rendering
             // frame fewer to wait for).
             let clicked = if by_enter && attempt == 0 {
-                self.api().begin_and_focus(begin)?;
-                self.key("Enter", 13)?;
+                let page = self.api();
+                page.begin_and_focus(begin)?;
+                page.key("Enter", 13)?;
                 true
             } else if by_enter {
                 self.api().begin_exchange(begin)?;
-                self.discover_send()? && self.click_trusted("SendButton")?
+                self.discovery.discover_send(&self.tab)?
+                    && self.api().click_trusted("SendButton")?
             } else if attempt == 0 {
                 // A scripted click first: it needs no free view of the button. The new turn is
                 // looked for in the same call once the click's own work is done (a framework
@@ -161,16 +162,20 @@ impl CdpDriver {
             } else {
                 // The retry is a real mouse click, for handlers that ignore scripted ones.
                 self.api().begin_exchange(begin)?;
-                self.click_trusted("SendButton")? || self.api().click("SendButton")?
+                let page = self.api();
+                page.click_trusted("SendButton")? || page.click("SendButton")?
             };
             if !clicked {
-                return Err(self.selector_not_found("SendButton", ""));
+                return Err(self.discovery.selector_not_found("SendButton", ""));
             }
-            let mut shown = self.confirmed(message, users, SEND_CONFIRM)?;
-            if shown.is_none() && self.composer()?.is_some_and(|text| text.is_empty()) {
+            let page = self.api();
+            let mut shown = self
+                .composer
+                .confirmed(&page, message, users, SEND_CONFIRM)?;
+            if shown.is_none() && page.composer()?.is_some_and(|text| text.is_empty()) {
                 // The site emptied the composer: it took the message, and its turn is late,
                 // not lost.
-                shown = self.confirmed(message, users, LATE_TURN)?;
+                shown = self.composer.confirmed(&page, message, users, LATE_TURN)?;
             }
             match shown {
                 Some(shown @ (Shown::Same | Shown::Shortened)) => return Ok(shown),
@@ -179,7 +184,7 @@ impl CdpDriver {
                 Some(Shown::Different) => return Ok(Shown::Different),
                 None => {}
             }
-            if let Some(offline) = self.offline_failure() {
+            if let Some(offline) = self.tab.offline_failure() {
                 return Err(offline);
             }
         }
@@ -200,7 +205,7 @@ impl CdpDriver {
         self.api().click("StopButton")?;
         let started = Instant::now();
         while started.elapsed() < STOP_WAIT && self.state()?.streams() {
-            self.next_change(POLL);
+            self.tab.next_change(POLL);
         }
         // Still streaming: the send that follows says what the page did.
         Ok(())
@@ -208,12 +213,12 @@ impl CdpDriver {
 
     /// Opens a saved chat and finds where it stands with the pending message.
     fn reopen_chat(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
-        self.navigate(url, "reopen the chat")?;
+        self.tab.navigate(url, "reopen the chat")?;
         self.wait_ready()?;
         // Real sites draw an old conversation after the composer: wait until it shows messages
         // and stops growing, or until the site's wait says the chat is gone.
         let history_wait = Duration::from_millis(
-            self.options
+            self.discovery
                 .site
                 .history_wait_ms
                 .unwrap_or(DEFAULT_HISTORY_WAIT_MS),
@@ -253,10 +258,10 @@ impl CdpDriver {
         let refused = state.too_long || state.rate_limited;
         if carried && !refused && self.api().reply_follows()? {
             // The reply on the page is the one to wait for and read.
-            self.assistants_before_send = state.assistants.saturating_sub(1);
+            self.reader.assistants_before_send = state.assistants.saturating_sub(1);
             return Ok(Reopened::Answered);
         }
-        self.assistants_before_send = state.assistants;
+        self.reader.assistants_before_send = state.assistants;
         Ok(Reopened::Unsent)
     }
 
@@ -273,7 +278,7 @@ impl CdpDriver {
                     "stopped while waiting for the reply (Ctrl+C); run keyless again to resume the turn",
                 ));
             }
-            if let Some(offline) = self.offline_failure() {
+            if let Some(offline) = self.tab.offline_failure() {
                 return Err(offline);
             }
             let state = self.state()?;
@@ -290,7 +295,7 @@ impl CdpDriver {
                 ));
             }
             if state.too_long {
-                match self.last_sent.take() {
+                match self.composer.last_sent.take() {
                     Some((message, SendAs::Text)) if self.has_file_input()? => {
                         self.warnings.push(Failure::new(
                             Code::SendNotConfirmed,
@@ -309,7 +314,7 @@ impl CdpDriver {
                     }
                 }
             }
-            let replying = state.replying(self.assistants_before_send);
+            let replying = state.replying(self.reader.assistants_before_send);
             // Heard on every look, so that a watcher's clock ticks while the model thinks.
             progress(if replying { state.chars } else { 0 });
             if replying {
@@ -317,7 +322,8 @@ impl CdpDriver {
                     last_chars = state.chars;
                     last_change = Instant::now();
                 }
-                let end = state.reply_end(self.assistants_before_send, last_change.elapsed());
+                let end =
+                    state.reply_end(self.reader.assistants_before_send, last_change.elapsed());
                 if end == ReplyEnd::Ended {
                     let finished_at = Instant::now();
                     let mut reply = self.read()?;
@@ -325,17 +331,17 @@ impl CdpDriver {
                     if crate::protocol::is_closed(&reply.text) {
                         if state.reply_found {
                             // The selectors missed this reply: what discovery found is proved.
-                            self.learn_turns(state.user_found)?;
+                            self.discovery.learn_turns(&self.tab, state.user_found)?;
                         }
                         return Ok(reply);
                     }
                     let since = *finished_without_eof.get_or_insert_with(Instant::now);
-                    if since.elapsed() >= self.options.truncation_budget {
+                    if since.elapsed() >= self.reader.truncation_budget {
                         return Err(Failure::new(
                             Code::ReplyTruncated,
                             format!(
                                 "the reply ended without @@eof and stayed so for {}s ({} characters arrived); ask for it again in smaller pieces",
-                                self.options.truncation_budget.as_secs(),
+                                self.reader.truncation_budget.as_secs(),
                                 reply.text.chars().count()
                             ),
                         ));
@@ -344,20 +350,17 @@ impl CdpDriver {
                     finished_without_eof = None;
                 }
             }
-            if started.elapsed() >= self.options.reply_timeout {
+            if started.elapsed() >= self.reader.reply_timeout {
                 return Err(Failure::new(
                     Code::ReplyTimeout,
                     format!(
                         "no complete reply within {}s ({} characters arrived)",
-                        self.options.reply_timeout.as_secs(),
+                        self.reader.reply_timeout.as_secs(),
                         last_chars
                     ),
                 ));
             }
-            let notified = Arc::clone(&self.notified);
-            self.runtime.block_on(async move {
-                let _ = tokio::time::timeout(POLL, notified.notified()).await;
-            });
+            self.tab.next_change(POLL);
         }
     }
 
@@ -365,11 +368,20 @@ impl CdpDriver {
     fn has_file_input(&self) -> Result<bool, Failure> {
         self.api().exists("AttachmentInput")
     }
+
+    /// Reads the finished reply; a copy control found by its shape that gave it is healed.
+    fn read(&mut self) -> Result<Reply, Failure> {
+        let read = Reader::read(&self.api())?;
+        if let Some(css) = read.proved_copy {
+            self.discovery.heal_copy(&self.tab, css)?;
+        }
+        Ok(read.reply)
+    }
 }
 
 impl ChatDriver for CdpDriver {
     fn take_warnings(&mut self) -> Vec<Failure> {
-        let mut taken = std::mem::take(&mut self.findings);
+        let mut taken = self.discovery.take_findings();
         taken.append(&mut self.warnings);
         taken
     }
@@ -378,13 +390,7 @@ impl ChatDriver for CdpDriver {
         // A site keyless knows opens a new chat at its address. On a page found by discovery
         // the address given may be a conversation's own: its "new chat" control, found by its
         // shape, is surer; the address when there is none.
-        let by_control = self
-            .options
-            .site
-            .selectors
-            .get("NewChat")
-            .is_none_or(Vec::is_empty)
-            && self.api().new_chat().unwrap_or(false);
+        let by_control = !self.discovery.knows("NewChat") && self.api().new_chat().unwrap_or(false);
         if by_control {
             // The conversation goes from the page (a new page, or the same one emptied).
             let started = Instant::now();
@@ -392,25 +398,25 @@ impl ChatDriver for CdpDriver {
                 // A control that navigates takes the page's context away for a moment.
                 match self.state() {
                     Ok(state) if state.users == 0 && state.assistants == 0 => break,
-                    Err(failure) if !self.browser_alive() => return Err(failure),
+                    Err(failure) if !self.tab.alive() => return Err(failure),
                     _ => {}
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
         } else {
-            let url = self.options.url.clone();
-            self.navigate(&url, "open a new chat")?;
+            let url = self.tab.reach.url.clone();
+            self.tab.navigate(&url, "open a new chat")?;
         }
-        self.assistants_before_send = 0;
+        self.reader.assistants_before_send = 0;
         self.wait_ready()
     }
 
     fn site(&self) -> String {
-        self.options.site_name.clone()
+        self.discovery.site_name.clone()
     }
 
     fn chat_url(&mut self) -> Option<String> {
-        self.location().ok()
+        self.api().location().ok()
     }
 
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
@@ -420,28 +426,18 @@ impl ChatDriver for CdpDriver {
 
     fn find_chat(&mut self, pending: &str) -> Result<Option<String>, Failure> {
         // The browser's other tabs on this site: the one keyless was in when it stopped.
-        let origin = crate::chat::selectors::host(&self.options.url).to_string();
-        let ours = self.page.target_id().clone();
-        let browser = &self.browser;
-        let pages =
-            self.block(async { bounded(browser.pages(), "list the browser's tabs").await })?;
-        for page in pages {
-            if page.target_id() == &ours {
-                continue;
-            }
-            let url = self
-                .block(async { bounded(page.url(), "read a tab's address").await })?
-                .unwrap_or_default();
+        let origin = crate::chat::selectors::host(&self.tab.reach.url).to_string();
+        for (page, url) in self.tab.other_tabs()? {
             if crate::chat::selectors::host(&url) != origin {
                 continue;
             }
             // The helper is not in a tab keyless did not open: the check goes as it is.
-            if self.tab_holds(&page, pending)? {
+            if self.api().tab_holds(&page, pending)? {
                 return Ok(Some(url));
             }
         }
         // The site's history list, newest first: the first chat that holds the message.
-        let start = self.options.url.clone();
+        let start = self.tab.reach.url.clone();
         let _ = self.reopen_chat(&start, None)?;
         let links = self.api().history_links()?;
         for link in links.into_iter().take(HISTORY_LOOKS) {
@@ -456,7 +452,7 @@ impl ChatDriver for CdpDriver {
     fn send(&mut self, message: &str) -> Result<(), Failure> {
         // Over the site's composer limit the message goes as a file.
         let how = if self
-            .options
+            .discovery
             .site
             .composer_limit
             .is_some_and(|limit| message.chars().count() > limit)
@@ -466,7 +462,7 @@ impl ChatDriver for CdpDriver {
             SendAs::Text
         };
         let fenced;
-        let text = if how == SendAs::Text && self.delivery != Delivery::Plain {
+        let text = if how == SendAs::Text && self.composer.delivery != Delivery::Plain {
             fenced = fence(message);
             fenced.as_str()
         } else {

@@ -3,12 +3,15 @@
 //! for that key for the rest of the session, with one warning naming the key and what was
 //! found. What was found and proved is what `keyless doctor --learn` keeps.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::CdpDriver;
+use super::page_api::PageApi;
+use super::tab::Tab;
 use crate::catalog::{Code, Failure};
+use crate::chat::selectors::Site;
 
 /// A selector the page script made of a part it found by its shape.
 #[derive(Debug, Deserialize)]
@@ -25,25 +28,61 @@ pub struct Learned {
     pub selectors: BTreeMap<String, String>,
 }
 
-impl CdpDriver {
-    /// Puts `css` first for `key`, in the page and for every later page of the session, and
-    /// says so once per key.
-    pub(super) fn heal(&mut self, key: &str, found: Found) -> Result<(), Failure> {
-        let had = self
-            .options
-            .site
+/// The discovery part: the site's entry as the session uses it (selectors.json's, with what
+/// was found by shape first), what was found and proved, and the notices not yet taken.
+#[derive(Debug)]
+pub(super) struct Discovery {
+    /// The site's name, for the notices.
+    pub(super) site_name: String,
+    /// The site's entry, healed as parts are found.
+    pub(super) site: Site,
+    /// Keys discovery stood in for (each told once).
+    healed: HashSet<String>,
+    /// What discovery found and proved, for `keyless doctor --learn`.
+    learned: Learned,
+    /// The notices of parts found by their shape, not yet taken: findings, which `keyless
+    /// doctor` tells apart from problems.
+    findings: Vec<Failure>,
+    /// The failures a sketch of the page was saved for (one each), and where sketches go
+    /// (`None`: none is saved).
+    pub(super) sketched: HashSet<Code>,
+    pub(super) sketches: Option<PathBuf>,
+}
+
+impl Discovery {
+    pub(super) fn new(site_name: String, site: Site, sketches: Option<PathBuf>) -> Discovery {
+        Discovery {
+            site_name,
+            site,
+            healed: HashSet::new(),
+            learned: Learned::default(),
+            findings: Vec::new(),
+            sketched: HashSet::new(),
+            sketches,
+        }
+    }
+
+    /// The page in `tab`, called with the site's selectors as the session has them.
+    pub(super) fn api<'d>(&'d self, tab: &'d Tab) -> PageApi<'d> {
+        PageApi::new(tab, &self.site)
+    }
+
+    /// Whether selectors.json (or healing) gives `key` any selector.
+    pub(super) fn knows(&self, key: &str) -> bool {
+        self.site
             .selectors
             .get(key)
-            .is_some_and(|alternatives| !alternatives.is_empty());
-        let list = self
-            .options
-            .site
-            .selectors
-            .entry(key.to_string())
-            .or_default();
+            .is_some_and(|alternatives| !alternatives.is_empty())
+    }
+
+    /// Puts `css` first for `key`, in the page and for every later page of the session, and
+    /// says so once per key.
+    pub(super) fn heal(&mut self, tab: &Tab, key: &str, found: Found) -> Result<(), Failure> {
+        let had = self.knows(key);
+        let list = self.site.selectors.entry(key.to_string()).or_default();
         list.retain(|c| *c != found.css);
         list.insert(0, found.css.clone());
-        self.api().heal(key, &found.css)?;
+        self.api(tab).heal(key, &found.css)?;
         if found.kept {
             self.learned
                 .selectors
@@ -53,12 +92,12 @@ impl CdpDriver {
             let why = if had {
                 format!(
                     "none of selectors.json's {key} selectors for {} matched",
-                    self.options.site_name
+                    self.site_name
                 )
             } else {
                 format!(
                     "selectors.json has no {key} selector for {}",
-                    self.options.site_name
+                    self.site_name
                 )
             };
             let keep = if found.kept {
@@ -78,11 +117,11 @@ impl CdpDriver {
     }
 
     /// Finds the composer by its shape; true when it was found (and healed).
-    pub(super) fn discover_composer(&mut self) -> Result<bool, Failure> {
-        let css = self.api().discover_composer()?;
+    pub(super) fn discover_composer(&mut self, tab: &Tab) -> Result<bool, Failure> {
+        let css = self.api(tab).discover_composer()?;
         match css {
             Some(css) => {
-                self.heal("Composer", Found { css, kept: true })?;
+                self.heal(tab, "Composer", Found { css, kept: true })?;
                 Ok(true)
             }
             None => Ok(false),
@@ -90,11 +129,11 @@ impl CdpDriver {
     }
 
     /// Finds the send button by its shape; true when it was found (and healed).
-    pub(super) fn discover_send(&mut self) -> Result<bool, Failure> {
-        let found = self.api().discover_send()?;
+    pub(super) fn discover_send(&mut self, tab: &Tab) -> Result<bool, Failure> {
+        let found = self.api(tab).discover_send()?;
         match found {
             Some(found) => {
-                self.heal("SendButton", found)?;
+                self.heal(tab, "SendButton", found)?;
                 Ok(true)
             }
             None => Ok(false),
@@ -104,30 +143,25 @@ impl CdpDriver {
     /// After a reply that discovery found and that proved complete: selectors for the turns,
     /// healed for the rest of the session. A turn no selector describes is found again by its
     /// shape in each exchange.
-    pub(super) fn learn_turns(&mut self, user_discovered: bool) -> Result<(), Failure> {
-        let Some(turns) = self.api().learn_turns()? else {
+    pub(super) fn learn_turns(&mut self, tab: &Tab, user_discovered: bool) -> Result<(), Failure> {
+        let Some(turns) = self.api(tab).learn_turns()? else {
             return Ok(());
         };
         if user_discovered && let Some(css) = turns.user_message {
-            self.heal("UserMessage", Found { css, kept: true })?;
+            self.heal(tab, "UserMessage", Found { css, kept: true })?;
         }
         if let Some(css) = turns.assistant_message {
-            self.heal("AssistantMessage", Found { css, kept: true })?;
+            self.heal(tab, "AssistantMessage", Found { css, kept: true })?;
         }
         Ok(())
     }
 
     /// A copy control that proved itself; on a page with no completion sign, its showing up is
     /// the sign (a reply gets its copy control once it is finished).
-    pub(super) fn heal_copy(&mut self, css: String) -> Result<(), Failure> {
-        let no_sign = self
-            .options
-            .site
-            .selectors
-            .get("Completed")
-            .is_none_or(Vec::is_empty);
-        if no_sign {
+    pub(super) fn heal_copy(&mut self, tab: &Tab, css: String) -> Result<(), Failure> {
+        if !self.knows("Completed") {
             self.heal(
+                tab,
                 "Completed",
                 Found {
                     css: css.clone(),
@@ -135,23 +169,16 @@ impl CdpDriver {
                 },
             )?;
         }
-        self.heal("CopyButton", Found { css, kept: true })
+        self.heal(tab, "CopyButton", Found { css, kept: true })
     }
 
-    /// What discovery found and proved in this session, by key.
-    /// The notices of parts found by their shape since the last take (`take_warnings` takes
-    /// them too, before the other warnings).
-    pub fn take_findings(&mut self) -> Vec<Failure> {
+    /// The notices of parts found by their shape since the last take.
+    pub(super) fn take_findings(&mut self) -> Vec<Failure> {
         std::mem::take(&mut self.findings)
     }
 
-    pub fn learned(&self) -> &Learned {
+    /// What discovery found and proved in this session, by key.
+    pub(super) fn learned(&self) -> &Learned {
         &self.learned
-    }
-
-    /// The site's entry as the session uses it: selectors.json's, with what discovery found
-    /// first.
-    pub fn site_entry(&self) -> &crate::chat::selectors::Site {
-        &self.options.site
     }
 }

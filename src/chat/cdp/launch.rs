@@ -9,7 +9,8 @@ use chromiumoxide::handler::HandlerConfig;
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::{CDP_TIMEOUT, CdpDriver, Options, bounded, connection, spawn};
+use super::tab::Tab;
+use super::{CDP_TIMEOUT, Options, bounded, connection, spawn};
 use crate::catalog::Failure;
 use crate::claim::{Lock, Share};
 
@@ -292,9 +293,9 @@ fn running_as_root() -> bool {
 
 /// Ending: a launched browser closed or killed, an attached one left with its tab closed; a
 /// browser other keyless processes use too is left to them, with only this one's tab closed.
-impl CdpDriver {
+impl Tab {
     /// Kills a launched browser at once, as a crash would (tests and emergencies).
-    pub fn kill_browser(&mut self) {
+    pub(super) fn kill_browser(&mut self) {
         let browser = &mut self.browser;
         let process = &mut self.browser_process;
         self.runtime.block_on(async {
@@ -313,9 +314,9 @@ impl CdpDriver {
     /// Waits for this profile's turn to find, launch or close its browser (none in the user's
     /// own browser).
     fn launch_turn(&self) -> Option<Lock> {
-        match &self.options.cdp_url {
+        match &self.reach.cdp_url {
             Some(_) => None,
-            None => Some(Lock::wait(&self.options.profile.join(PROFILE_LAUNCH_LOCK))),
+            None => Some(Lock::wait(&self.reach.profile.join(PROFILE_LAUNCH_LOCK))),
         }
     }
 
@@ -329,11 +330,11 @@ impl CdpDriver {
     /// Closes the browser (one on keyless's profile that no other keyless uses), or only the
     /// tab keyless opened (in the user's own browser, attached, or in one shared with other
     /// keyless processes): the chat stays at its address for the next run.
-    pub fn close(mut self) {
+    pub(super) fn close(mut self) {
         // Deciding and closing in turn with the others: one that joins meanwhile finds the
         // browser gone and launches another, never one that is closing.
         let _turn = self.launch_turn();
-        if self.options.cdp_url.is_none() && !self.shared() {
+        if self.reach.cdp_url.is_none() && !self.shared() {
             let browser = &mut self.browser;
             let process = &mut self.browser_process;
             self.runtime.block_on(async {
@@ -356,15 +357,15 @@ impl CdpDriver {
 /// How long a browser may take to close when asked (or to answer on the way out).
 const CLOSE_WAIT: Duration = Duration::from_secs(5);
 
-impl Drop for CdpDriver {
-    /// A driver dropped without `close` (an error on the way out, a test) leaves no tab of
+impl Drop for Tab {
+    /// A tab dropped without `close` (an error on the way out, a test) leaves no tab of
     /// its own behind in a browser that stays (the user's, or one other keyless processes
     /// use). A launched browser no one else uses is killed, with whatever of it still runs in
     /// its process group (its renderers and helpers).
     fn drop(&mut self) {
         let _turn = self.launch_turn();
         let shared = self.shared();
-        let stays = self.options.cdp_url.is_some() || shared;
+        let stays = self.reach.cdp_url.is_some() || shared;
         if stays && tokio::runtime::Handle::try_current().is_err() {
             let page = self.page.clone();
             self.runtime.block_on(async {

@@ -7,22 +7,18 @@
 //! never stopped on an error: chromiumoxide's schema is older than Chromium and some events fail
 //! to decode.
 //!
-//! This file is the browser and page plumbing; `conversation.rs` sends, reopens and waits,
-//! `composer.rs` clears, inserts, attaches and reads, `launch.rs` finds and starts the browser
-//! (`spawn.rs` its process), `navigate.rs` opens an address, `ready.rs` waits for the page.
+//! The driver is four parts, each owning its state in a file of its own: the **tab**
+//! (`tab.rs`: the connection, the page, the profile's claims; `launch.rs` and `spawn.rs` start
+//! and end the browser, `navigate.rs` opens an address), the **composer** (`composer.rs`:
+//! clearing, insertion strategies and their memory, attaching, how messages reach the page),
+//! the **reader** (`read.rs`: the reading channels and their proofs), and **discovery**
+//! (`discovery.rs`: the site's entry as the session heals it, finding and learning;
+//! `sketch.rs` its reports). All of them reach the page only through `page_api/`. This file
+//! composes them; `conversation.rs` sends, reopens and waits, `ready.rs` waits for the page.
 
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-// The by-rule replacement needs URL patterns; the global switch still works in Chromium 156.
-#[allow(deprecated)]
-use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParams;
-use chromiumoxide::cdp::browser_protocol::network::{EnableParams, EventLoadingFailed};
-use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
-use chromiumoxide::{Browser, Page};
-use futures::StreamExt;
 
 use super::selectors::Site;
 use crate::catalog::{Code, Failure};
@@ -39,9 +35,15 @@ mod ready;
 mod sent;
 mod sketch;
 mod spawn;
+mod tab;
 
+use composer::Composer;
+use discovery::Discovery;
+use page_api::PageApi;
+use read::Reader;
 use sent::{Delivery, Shown, fence, shown_as};
 pub use sent::{attachment_name, attachment_note};
+use tab::{Reach, Tab};
 
 pub use composer::STRATEGIES;
 pub use discovery::Learned;
@@ -135,45 +137,20 @@ impl Options {
     }
 }
 
-/// The driver: a browser, one chat page, and the runtime that drives them.
+/// The driver: the tab it drives, the composer, the reader, discovery, and the warnings not
+/// yet taken. Each part owns its state; the driver composes them (`conversation.rs`: sending,
+/// reopening, waiting; `ready.rs`: waiting for the page to be usable).
 pub struct CdpDriver {
-    runtime: tokio::runtime::Runtime,
-    browser: Browser,
-    page: Page,
-    options: Options,
-    handler: tokio::task::JoinHandle<()>,
-    /// The browser's process, when it runs here: its end is noticed at once.
-    browser_pid: Option<i32>,
-    /// The browser's process when keyless started it (in a process group of its own): closed
-    /// or killed with the driver.
-    browser_process: Option<tokio::process::Child>,
-    /// This process's share of the profile while the driver lives: the last keyless using the
-    /// browser closes it.
-    profile_share: Option<crate::claim::Share>,
-    failed_requests: Arc<Mutex<Vec<String>>>,
-    /// The statuses of the documents the page loaded (`navigate.rs`).
-    documents: navigate::Documents,
-    notified: Arc<tokio::sync::Notify>,
-    assistants_before_send: usize,
-    /// The last message sent and how (a site that refuses it as too long gets it again as a
-    /// file, once).
-    last_sent: Option<(String, conversation::SendAs)>,
+    /// The browser, the chat page and the profile's claims (`tab.rs`).
+    tab: Tab,
+    /// Clearing, inserting, attaching, and how messages reach this page (`composer.rs`).
+    composer: Composer,
+    /// Reading a finished reply, and where the reply to wait for starts (`read.rs`).
+    reader: Reader,
+    /// The site's entry as the session heals it, and what was found by shape (`discovery.rs`).
+    discovery: Discovery,
+    /// Problems to tell the user, not yet taken (`take_warnings`).
     warnings: Vec<Failure>,
-    /// The notices of parts discovery found by their shape, not yet taken: findings, which
-    /// `keyless doctor` tells apart from problems (`take_findings`).
-    findings: Vec<Failure>,
-    /// How messages reach this page (`sent::Delivery`).
-    delivery: Delivery,
-    /// Whether a sent message was shown as something else (a chip) and said so.
-    drawn_unlike: bool,
-    /// The failures a sketch of the page was saved for (one each).
-    sketched: std::collections::HashSet<Code>,
-    /// Keys discovery stood in for (each warned about once).
-    healed: std::collections::HashSet<String>,
-    /// What discovery found and proved, for `keyless doctor --learn`.
-    learned: Learned,
-    /// The insertion strategy that last worked (tried first next time).
-    inserted_with: Option<String>,
 }
 
 /// How long an attached file has to show its chip.
@@ -201,14 +178,15 @@ impl CdpDriver {
         let mut driver = CdpDriver::launch(options)?;
         match driver.prepare_page() {
             Ok(()) => Ok((driver, None)),
-            Err(failure) if failure.code == Code::SelectorNotFound && driver.browser_alive() => {
+            Err(failure) if failure.code == Code::SelectorNotFound && driver.tab.alive() => {
                 Ok((driver, Some(failure)))
             }
             Err(failure) => Err(failure),
         }
     }
 
-    /// Opens the browser and the page, without waiting for the page to be a usable chat.
+    /// Opens the browser and the page, without waiting for the page to be a usable chat; the
+    /// options are shared out among the parts.
     fn launch(options: Options) -> Result<CdpDriver, Failure> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -221,97 +199,50 @@ impl CdpDriver {
                 )
             })?;
         let opened = runtime.block_on(open_browser(&options))?;
-        let driver = CdpDriver {
-            runtime,
-            browser: opened.browser,
-            page: opened.page,
-            options,
-            handler: opened.handler,
-            browser_pid: opened.pid,
-            browser_process: opened.child,
-            profile_share: opened.share,
-            failed_requests: Arc::new(Mutex::new(Vec::new())),
-            documents: navigate::Documents::default(),
-            notified: Arc::new(tokio::sync::Notify::new()),
-            assistants_before_send: 0,
-            last_sent: None,
+        let Options {
+            site_name,
+            site,
+            url,
+            cdp_url,
+            executable: _,
+            headless: _,
+            profile,
+            reply_timeout,
+            truncation_budget,
+            login_wait,
+            notice,
+            sketches,
+        } = options;
+        Ok(CdpDriver {
+            tab: Tab::new(
+                runtime,
+                opened,
+                Reach {
+                    url,
+                    cdp_url,
+                    profile,
+                    login_wait,
+                    notice,
+                },
+            ),
+            composer: Composer::default(),
+            reader: Reader::new(reply_timeout, truncation_budget),
+            discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
-            findings: Vec::new(),
-            sketched: std::collections::HashSet::new(),
-            delivery: Delivery::Plain,
-            drawn_unlike: false,
-            healed: std::collections::HashSet::new(),
-            learned: Learned::default(),
-            inserted_with: None,
-        };
-        Ok(driver)
+        })
     }
 
-    fn block<T>(&self, future: impl Future<Output = Result<T, Failure>>) -> Result<T, Failure> {
-        // A closed or crashed browser is known at once (its process ended, or the handler saw
-        // the connection drop), also in the middle of a call, never after a call's time limit.
-        let pid = self.browser_pid;
-        if !self.browser_alive() {
-            return Err(browser_gone());
-        }
-        self.runtime.block_on(async move {
-            tokio::select! {
-                result = future => result,
-                () = process_end(pid) => Err(browser_gone()),
-            }
-        })
+    /// The page's functions, typed, with the site's selectors as the session has them.
+    fn api(&self) -> PageApi<'_> {
+        self.discovery.api(&self.tab)
     }
 
     /// Listens for the page's notifications and its failed requests, then waits for the page.
     fn prepare_page(&mut self) -> Result<(), Failure> {
-        let page = self.page.clone();
-        let failed = Arc::clone(&self.failed_requests);
-        let notified = Arc::clone(&self.notified);
-        let documents = Arc::clone(&self.documents);
-        self.block(async move {
-            bounded(
-                page.execute(EnableParams::default()),
-                "enable network events",
-            )
-            .await?;
-            navigate::watch_documents(&page, documents).await?;
-            bounded(
-                page.execute(AddBindingParams::new("__keylessNotify")),
-                "add the page binding",
-            )
-            .await?;
-            let mut failures = bounded(
-                page.event_listener::<EventLoadingFailed>(),
-                "listen for failed requests",
-            )
-            .await?;
-            tokio::spawn(async move {
-                while let Some(event) = failures.next().await {
-                    if let Ok(mut list) = failed.lock() {
-                        list.push(event.error_text.clone());
-                    }
-                }
-            });
-            let mut calls = bounded(
-                page.event_listener::<EventBindingCalled>(),
-                "listen to the page",
-            )
-            .await?;
-            tokio::spawn(async move {
-                while calls.next().await.is_some() {
-                    notified.notify_one();
-                }
-            });
-            Ok(())
-        })?;
-        let url = self.options.url.clone();
-        self.navigate(&url, "open the chat page")?;
+        self.tab.listen()?;
+        let url = self.tab.reach.url.clone();
+        self.tab.navigate(&url, "open the chat page")?;
         self.wait_ready()
-    }
-
-    /// Whether the browser still runs and its connection still stands.
-    fn browser_alive(&self) -> bool {
-        !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
     }
 
     /// The page's state: one round trip while the helper is there (the usual case: it is
@@ -320,43 +251,79 @@ impl CdpDriver {
         self.api().state()
     }
 
-    /// Waits for the page's next change (its MutationObserver calls the binding), at most
-    /// `cap`.
-    fn next_change(&self, cap: Duration) {
-        let notified = Arc::clone(&self.notified);
-        self.runtime.block_on(async move {
-            let _ = tokio::time::timeout(cap, notified.notified()).await;
-        });
-    }
-
-    fn composer(&self) -> Result<Option<String>, Failure> {
-        self.api().composer()
-    }
-
-    fn offline_failure(&self) -> Option<Failure> {
-        let failed = self.failed_requests.lock().ok()?;
-        failed.iter().find(|e| OFFLINE_ERRORS.contains(&e.as_str())).map(|e| {
-            Failure::new(
-                Code::NetworkOffline,
-                format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
-            )
-        })
+    /// Saves a sketch of the page for a failure a changed site explains (`sketch.rs`).
+    fn sketched<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
+        self.discovery.sketched(&self.tab, result)
     }
 
     /// Clears the composer (stale text and chips) without sending.
     pub fn clear_composer(&self) -> Result<(), Failure> {
-        self.clean_composer()
+        self.composer.clean(&self.api())
     }
 
     /// Test and recovery hook: switches the page's network off or on.
     pub fn set_offline(&self, offline: bool) -> Result<(), Failure> {
-        let page = self.page.clone();
-        self.block(async move {
-            #[allow(deprecated)]
-            let params = EmulateNetworkConditionsParams::new(offline, 0.0, -1.0, -1.0);
-            bounded(page.execute(params), "emulate network conditions").await?;
-            Ok(())
-        })
+        self.tab.set_offline(offline)
+    }
+
+    /// Kills a launched browser at once, as a crash would (tests and emergencies).
+    pub fn kill_browser(&mut self) {
+        self.tab.kill_browser();
+    }
+
+    /// Closes the browser (one on keyless's profile that no other keyless uses), or only the
+    /// tab keyless opened (in the user's own browser, attached, or in one shared with other
+    /// keyless processes): the chat stays at its address for the next run.
+    pub fn close(self) {
+        self.tab.close();
+    }
+
+    /// Puts the message into the composer with the site's insertion strategies, in order,
+    /// until the composer holds exactly the message (`Composer::insert`).
+    pub fn insert(&mut self, message: &str) -> Result<(), Failure> {
+        let page = self.discovery.api(&self.tab);
+        self.composer.insert(&page, message)
+    }
+
+    /// One `Input.insertText` of `text`, unchecked: how other tools fill a composer, for the
+    /// benchmarks that compare keyless's way with theirs.
+    pub fn insert_unchecked(&self, text: &str) -> Result<(), Failure> {
+        let page = self.api();
+        page.focus_composer()?;
+        page.insert_text(text)
+    }
+
+    /// The insertion strategy that last put a message in exactly, to keep for the site.
+    pub fn inserted_with(&self) -> Option<&str> {
+        self.composer.inserted_with()
+    }
+
+    /// Puts the message into the composer with one strategy (`keyless doctor` checks each),
+    /// checked exact; a failure leaves the composer as the strategy left it.
+    pub fn insert_using(&self, strategy: &str, message: &str) -> Result<(), Failure> {
+        self.composer.insert_using(&self.api(), strategy, message)
+    }
+
+    /// The notices of parts found by their shape since the last take (`take_warnings` takes
+    /// them too, before the other warnings).
+    pub fn take_findings(&mut self) -> Vec<Failure> {
+        self.discovery.take_findings()
+    }
+
+    /// What discovery found and proved in this session, by key.
+    pub fn learned(&self) -> &Learned {
+        self.discovery.learned()
+    }
+
+    /// The site's entry as the session uses it: selectors.json's, with what discovery found
+    /// first.
+    pub fn site_entry(&self) -> &crate::chat::selectors::Site {
+        &self.discovery.site
+    }
+
+    /// Saves a sketch of the page into `folder` (`Discovery::save_sketch`).
+    pub fn save_sketch(&self, folder: &std::path::Path, why: &str) -> Option<PathBuf> {
+        self.discovery.save_sketch(&self.tab, folder, why)
     }
 }
 
@@ -365,23 +332,6 @@ fn browser_gone() -> Failure {
         "the browser closed or crashed; run keyless again to reopen it (the turn resumes where it stopped)",
     )
 }
-
-/// Ends when the process ends (never, without a process to watch). The caller has just seen
-/// it alive, so the first look is after a pause.
-async fn process_end(pid: Option<i32>) {
-    let Some(pid) = pid else {
-        return std::future::pending().await;
-    };
-    loop {
-        tokio::time::sleep(PROCESS_WATCH).await;
-        if !crate::exec::process_alive(pid) {
-            return;
-        }
-    }
-}
-
-/// How often a call in flight looks at the browser's process.
-const PROCESS_WATCH: Duration = Duration::from_millis(100);
 
 /// Runs one CDP call with the time limit.
 async fn bounded<T, E: std::fmt::Display>(

@@ -13,7 +13,9 @@ use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, Resou
 use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
 use futures::StreamExt;
 
-use super::{CDP_TIMEOUT, CdpDriver, bounded};
+use super::page_api::PageApi;
+use super::tab::Tab;
+use super::{CDP_TIMEOUT, bounded};
 use crate::catalog::{Code, Failure};
 
 /// How long an HTTP error page may take to turn out to be a chat after all (a site that draws
@@ -146,7 +148,7 @@ fn reason_phrase(status: u16) -> Option<&'static str> {
     })
 }
 
-impl CdpDriver {
+impl Tab {
     /// Opens `url` in the chat page; `what` names the step for a failure that is the
     /// browser's. A navigation the browser reports as failed, or whose server sent nothing
     /// within the CDP time limit, is `KA_PAGE_NOT_LOADED`; one that answered and is slow to
@@ -200,14 +202,14 @@ impl CdpDriver {
             .find(|(id, _)| id == loader)
             .map(|(_, status)| *status)
     }
+}
 
-    /// The HTTP status of the document the page shows and its address, when the status is an
-    /// error; `None` for a success, or a document with no status (a local file, an error page
-    /// of the browser's).
-    pub(super) fn error_status(&self) -> Option<(u16, String)> {
-        let (status, url) = self.shown_status().ok()?;
-        (status >= FIRST_ERROR_STATUS).then_some((status, url))
-    }
+/// The HTTP status of the document the page shows and its address, when the status is an
+/// error; `None` for a success, or a document with no status (a local file, an error page of
+/// the browser's).
+pub(super) fn shown_error(page: &PageApi<'_>) -> Option<(u16, String)> {
+    let (status, url) = page.shown_status().ok()?;
+    (status >= FIRST_ERROR_STATUS).then_some((status, url))
 }
 
 #[cfg(test)]

@@ -4,19 +4,46 @@
 
 use std::time::{Duration, Instant};
 
-use super::{COPY_WAIT, CdpDriver};
+use super::COPY_WAIT;
+use super::page_api::PageApi;
 use crate::catalog::Failure;
 use crate::chat::{Channel, Reply};
 
 /// How many copy controls found by their shape are tried on one reply.
 const MAX_COPY_CANDIDATES: usize = 3;
 
-impl CdpDriver {
+/// The reader part: where the reply to wait for starts, and how long a reply may take.
+#[derive(Debug)]
+pub(super) struct Reader {
+    /// How many assistant turns the page had before the message went: the reply is the next.
+    pub(super) assistants_before_send: usize,
+    /// How long a reply may take to be complete (`Options::reply_timeout`).
+    pub(super) reply_timeout: Duration,
+    /// How long a reply may stay finished without `@@eof` before it counts as cut short.
+    pub(super) truncation_budget: Duration,
+}
+
+/// A reply read, and the selector of the copy control found by its shape that gave it (proved:
+/// discovery heals it).
+pub(super) struct Read {
+    pub reply: Reply,
+    pub proved_copy: Option<String>,
+}
+
+impl Reader {
+    pub(super) fn new(reply_timeout: Duration, truncation_budget: Duration) -> Reader {
+        Reader {
+            assistants_before_send: 0,
+            reply_timeout,
+            truncation_budget,
+        }
+    }
+
     /// What the copy control put on the page's clipboard, waited for a moment.
-    fn copied(&self) -> Result<Option<String>, Failure> {
+    fn copied(page: &PageApi<'_>) -> Result<Option<String>, Failure> {
         let started = Instant::now();
         while started.elapsed() < COPY_WAIT {
-            let copied = self.api().copied()?;
+            let copied = page.copied()?;
             if copied.is_some() {
                 return Ok(copied);
             }
@@ -26,45 +53,54 @@ impl CdpDriver {
     }
 
     /// Reads the last reply: the copy button, else the only code block, else the DOM.
-    pub(super) fn read(&mut self) -> Result<Reply, Failure> {
+    pub(super) fn read(page: &PageApi<'_>) -> Result<Read, Failure> {
         // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
-            let clicked = self.api().copy(index)?;
+            let clicked = page.copy(index)?;
             if clicked == "no-button" {
                 break;
             }
-            let Some(text) = self.copied()? else {
+            let Some(text) = Reader::copied(page)? else {
                 continue;
             };
             // What a copy control gave must agree with the rendered answer (a stale selector
             // may name a code block's copy button, or one of another turn).
-            if !self.api().agrees(&text)? {
+            if !page.agrees(&text)? {
                 continue;
             }
-            if clicked == "discovered"
-                && let Some(css) = self.api().learn_copy(index)?
-            {
-                self.heal_copy(css)?;
-            }
-            return Ok(Reply {
-                text,
-                channel: Channel::CopyButton,
-                finished_at: Instant::now(),
+            let proved_copy = if clicked == "discovered" {
+                page.learn_copy(index)?
+            } else {
+                None
+            };
+            return Ok(Read {
+                reply: Reply {
+                    text,
+                    channel: Channel::CopyButton,
+                    finished_at: Instant::now(),
+                },
+                proved_copy,
             });
         }
-        if let Some(text) = self.api().code_block()? {
-            return Ok(Reply {
-                text,
-                channel: Channel::CodeBlock,
-                finished_at: Instant::now(),
+        if let Some(text) = page.code_block()? {
+            return Ok(Read {
+                reply: Reply {
+                    text,
+                    channel: Channel::CodeBlock,
+                    finished_at: Instant::now(),
+                },
+                proved_copy: None,
             });
         }
-        let text = self.api().rebuilt()?;
-        Ok(Reply {
-            text: text.unwrap_or_default(),
-            channel: Channel::Dom,
-            finished_at: Instant::now(),
+        let text = page.rebuilt()?;
+        Ok(Read {
+            reply: Reply {
+                text: text.unwrap_or_default(),
+                channel: Channel::Dom,
+                finished_at: Instant::now(),
+            },
+            proved_copy: None,
         })
     }
 }

@@ -17,33 +17,29 @@ impl CdpDriver {
         loop {
             // A page that navigates (as a login does) loses the helper and may fail a call in
             // the middle: only a browser that is gone ends the wait early.
-            let ready = self.install().and_then(|()| self.api().exists("Composer"));
+            let page = self.api();
+            let ready = page.install().and_then(|()| page.exists("Composer"));
             match ready {
                 Ok(true) => {
                     let _ = self.api().observe();
                     return Ok(());
                 }
-                Err(failure) if !self.browser_alive() => return Err(failure),
+                Err(failure) if !self.tab.alive() => return Err(failure),
                 _ => {}
             }
             let state: PageState = self.api().state().unwrap_or_default();
             // No selector finds the composer: look for it by its shape (never on a login wall
             // or a bot check, whose fields are not a chat's).
-            let known = self
-                .options
-                .site
-                .selectors
-                .get("Composer")
-                .is_some_and(|alternatives| !alternatives.is_empty());
+            let known = self.discovery.knows("Composer");
             if !state.login
                 && !state.challenge
                 && (!known || started.elapsed() >= DISCOVERY_GRACE)
-                && self.discover_composer().unwrap_or(false)
+                && self.discovery.discover_composer(&self.tab).unwrap_or(false)
             {
                 let _ = self.api().observe();
                 return Ok(());
             }
-            let login_wait = self.options.login_wait;
+            let login_wait = self.tab.reach.login_wait;
             // A login or a bot check needs the person: in a window, they get time for it.
             let blocked = if state.login {
                 Some("asks you to log in: log in")
@@ -56,11 +52,11 @@ impl CdpDriver {
                 Some(what) if !login_wait.is_zero() => {
                     if !told {
                         told = true;
-                        if let Some(notice) = self.options.notice {
+                        if let Some(notice) = self.tab.reach.notice {
                             notice(&format!(
                                 "{} {what} in the browser window keyless opened (profile {}); keyless goes on by itself once the chat shows its message box. Waiting up to {} minutes; Ctrl+C stops.",
-                                self.options.site_name,
-                                self.options.profile.display(),
+                                self.discovery.site_name,
+                                self.tab.reach.profile.display(),
                                 login_wait.as_secs().div_ceil(60)
                             ));
                         }
@@ -70,7 +66,9 @@ impl CdpDriver {
                 // Nobody can act on it (no window): say so soon.
                 Some(_) => LOGIN_GRACE,
                 // An HTTP error page is soon known not to be a chat.
-                None if self.error_status().is_some() => navigate::ERROR_STATUS_GRACE,
+                None if navigate::shown_error(&self.api()).is_some() => {
+                    navigate::ERROR_STATUS_GRACE
+                }
                 None => PAGE_READY,
             };
             if crate::cancel::requested() {
@@ -80,9 +78,11 @@ impl CdpDriver {
                 ));
             }
             if started.elapsed() > limit {
-                if let (false, false, Some((status, url))) =
-                    (state.login, state.challenge, self.error_status())
-                {
+                if let (false, false, Some((status, url))) = (
+                    state.login,
+                    state.challenge,
+                    navigate::shown_error(&self.api()),
+                ) {
                     return Err(navigate::error_status(&url, status));
                 }
                 let why = if state.login {
@@ -92,7 +92,7 @@ impl CdpDriver {
                 } else {
                     ""
                 };
-                return Err(self.selector_not_found("Composer", why));
+                return Err(self.discovery.selector_not_found("Composer", why));
             }
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -4,13 +4,18 @@
 
 use std::path::PathBuf;
 
-use super::CdpDriver;
+use super::discovery::Discovery;
+use super::tab::Tab;
 use crate::catalog::{Code, Failure};
 
-impl CdpDriver {
+impl Discovery {
     /// Saves a sketch of the page for a failure a changed site explains, once per kind, and
     /// says where it is. Other failures (offline, Ctrl+C, a closed browser) pass unchanged.
-    pub(super) fn sketched<T>(&mut self, result: Result<T, Failure>) -> Result<T, Failure> {
+    pub(super) fn sketched<T>(
+        &mut self,
+        tab: &Tab,
+        result: Result<T, Failure>,
+    ) -> Result<T, Failure> {
         let Err(mut failure) = result else {
             return result;
         };
@@ -23,15 +28,17 @@ impl CdpDriver {
                 | Code::ReplyTimeout
                 | Code::ReplyTruncated
         );
-        let Some(folder) = self.options.sketches.clone() else {
+        let Some(folder) = self.sketches.clone() else {
             return Err(failure);
         };
         if !telling || !self.sketched.insert(failure.code) {
             return Err(failure);
         }
-        if let Some(path) =
-            self.save_sketch(&folder, &format!("{}: {}", failure.code, failure.reason))
-        {
+        if let Some(path) = self.save_sketch(
+            tab,
+            &folder,
+            &format!("{}: {}", failure.code, failure.reason),
+        ) {
             let reason = failure.reason.trim_end().trim_end_matches('.');
             failure.reason = format!(
                 "{reason}. A sketch of the page (its structure, without the conversation's text) is in {}; attach it to a report if the site changed.",
@@ -45,9 +52,14 @@ impl CdpDriver {
     /// alternative matched each key, then the elements with their ids, classes and the
     /// attributes selectors use, text only as a length. `None` when the page or the folder
     /// cannot be had.
-    pub fn save_sketch(&self, folder: &std::path::Path, why: &str) -> Option<PathBuf> {
+    pub(super) fn save_sketch(
+        &self,
+        tab: &Tab,
+        folder: &std::path::Path,
+        why: &str,
+    ) -> Option<PathBuf> {
         // A page that did not load (the browser's error page) never had the helper.
-        let sketch = self.api().sketch().ok()?;
+        let sketch = self.api(tab).sketch().ok()?;
         let millis = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
@@ -55,7 +67,7 @@ impl CdpDriver {
         let header = format!(
             "keyless {}: the {} page, sketched because of {why}\n",
             env!("CARGO_PKG_VERSION"),
-            self.options.site_name,
+            self.site_name,
         );
         std::fs::create_dir_all(folder).ok()?;
         std::fs::write(&path, format!("{header}{sketch}")).ok()?;
@@ -63,13 +75,7 @@ impl CdpDriver {
     }
 
     pub(super) fn selector_not_found(&self, key: &str, why: &str) -> Failure {
-        let alternatives = self
-            .options
-            .site
-            .selectors
-            .get(key)
-            .cloned()
-            .unwrap_or_default();
+        let alternatives = self.site.selectors.get(key).cloned().unwrap_or_default();
         let tried = if alternatives.is_empty() {
             "selectors.json has no selector for it".to_string()
         } else {
@@ -82,7 +88,7 @@ impl CdpDriver {
             Code::SelectorNotFound,
             format!(
                 "the {} page has no {key} element: {tried}, and nothing on the page has its shape.{why} Run `keyless doctor` to check the selectors.",
-                self.options.site_name
+                self.site_name
             ),
         )
     }

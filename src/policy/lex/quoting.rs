@@ -39,7 +39,7 @@ impl Reader<'_> {
             }
             let literal = !expands || !body.contains(['$', '`']);
             if expands {
-                let (problems, subs) = super::read_word_subs(&body, self.depth + 1);
+                let (problems, subs) = super::expand::read_word_subs(&body, self.depth + 1);
                 self.problems.extend(problems);
                 self.heredoc_subs.extend(subs);
             }

@@ -6,6 +6,7 @@
 //! so). When a navigation took the script away, it is put back and the call made again.
 
 mod answers;
+mod input;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -13,10 +14,13 @@ use serde_json::{Value, json};
 pub(super) use answers::{
     BeforeSend, Begun, Clicked, Dirt, Glance, Held, Judged, LearnedTurns, Matches, ShownTurn,
 };
+pub(super) use input::Press;
 
 use super::discovery::Found;
+use super::tab::Tab;
 use super::{CdpDriver, bounded, short};
 use crate::catalog::{Code, Failure};
+use crate::chat::selectors::Site;
 
 /// The page script's version: `page.js` says the same (`version: 4`), and a page holding
 /// another version's script gets this one.
@@ -25,52 +29,26 @@ pub(super) const PAGE_VERSION: u32 = 4;
 /// What the page answers when its script is not there.
 const ABSENT: &str = "absent";
 
-/// The page, as keyless calls it: borrowed from the driver for one or more calls.
+/// The page, as keyless calls it: the tab it is in and the site's selectors as the session
+/// has them (discovery heals them), borrowed for one or more calls.
 pub(super) struct PageApi<'d> {
-    driver: &'d CdpDriver,
+    tab: &'d Tab,
+    site: &'d Site,
 }
 
+/// The driver's doors to the page for `keyless doctor`, the tests and the benchmarks.
 impl CdpDriver {
-    /// Evaluates `expression` in the chat page and returns its value.
-    pub(super) fn eval<T: serde::de::DeserializeOwned>(
-        &self,
-        expression: &str,
-    ) -> Result<T, Failure> {
-        let page = self.page.clone();
-        let expression = expression.to_string();
-        self.block(async move {
-            let result =
-                bounded(page.evaluate(expression.as_str()), "evaluate in the page").await?;
-            result.into_value::<T>().map_err(|e| {
-                Failure::new(
-                    Code::Internal,
-                    format!(
-                        "unexpected answer from the page for `{}`: {e}",
-                        short(&expression)
-                    ),
-                )
-            })
-        })
-    }
-
-    /// Evaluates an expression whose value is a JSON-able object, through JSON.
-    fn eval_json<T: serde::de::DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
-        let json: String = self.eval(&format!("JSON.stringify({expression})"))?;
-        serde_json::from_str(&json)
-            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
-    }
-
     /// Evaluates an expression in the page and returns its value as JSON: for the tests and
     /// benchmarks, which read the local chat page's own globals. keyless itself calls the page
     /// only through the typed functions here.
     pub fn evaluate_json(&self, expression: &str) -> Result<serde_json::Value, Failure> {
-        self.eval_json(expression)
+        self.api().eval_json(expression)
     }
 
     /// What `keyless doctor` looks at first: the page's title, the start of its text, and
     /// whether a bot-check script or frame is there.
     pub fn glance(&self) -> Result<Glance, Failure> {
-        self.eval_json(
+        self.api().eval_json(
             "({title: document.title, text: document.body.innerText.slice(0, 5000), challenge: !!document.querySelector('script[src*=\"/challenge-platform/\"], iframe[src*=\"challenges.cloudflare.com\"]')})",
         )
     }
@@ -79,40 +57,9 @@ impl CdpDriver {
     /// parse finds none).
     pub fn matches(&self, css: &str) -> Result<Matches, Failure> {
         let css = serde_json::to_string(css).unwrap_or_default();
-        self.eval_json(&format!(
+        self.api().eval_json(&format!(
             "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()"
         ))
-    }
-
-    /// The HTTP status of the document the page shows (0 when it has none) and its address.
-    pub(super) fn shown_status(&self) -> Result<(u16, String), Failure> {
-        self.eval_json(
-            "[(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0, location.href]",
-        )
-    }
-
-    /// The page's address now.
-    pub(super) fn location(&self) -> Result<String, Failure> {
-        self.eval::<String>("location.href")
-    }
-
-    /// Whether another tab (one the page script is not in) shows `message`: see
-    /// [`tab_shows`].
-    pub(super) fn tab_holds(
-        &self,
-        tab: &chromiumoxide::Page,
-        message: &str,
-    ) -> Result<bool, Failure> {
-        let probe = tab_shows(message);
-        self.block(async {
-            let value = bounded(tab.evaluate(probe.as_str()), "look into a tab").await?;
-            Ok(value.into_value::<bool>().unwrap_or(false))
-        })
-    }
-
-    /// The page's functions, typed.
-    pub(super) fn api(&self) -> PageApi<'_> {
-        PageApi { driver: self }
     }
 
     /// `keyless doctor` times each reading channel on its own: clicks the reply's copy control
@@ -141,13 +88,80 @@ impl CdpDriver {
     pub fn click_selector(&self, key: &str) -> Result<bool, Failure> {
         self.api().click(key)
     }
+}
+
+impl<'d> PageApi<'d> {
+    pub(super) fn new(tab: &'d Tab, site: &'d Site) -> PageApi<'d> {
+        PageApi { tab, site }
+    }
+
+    /// The site's entry the calls use.
+    pub(super) fn site(&self) -> &'d Site {
+        self.site
+    }
+
+    /// The tab the page is in.
+    pub(super) fn tab(&self) -> &'d Tab {
+        self.tab
+    }
+
+    /// Evaluates `expression` in the chat page and returns its value.
+    fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
+        let page = self.tab.page.clone();
+        let expression = expression.to_string();
+        self.tab.block(async move {
+            let result =
+                bounded(page.evaluate(expression.as_str()), "evaluate in the page").await?;
+            result.into_value::<T>().map_err(|e| {
+                Failure::new(
+                    Code::Internal,
+                    format!(
+                        "unexpected answer from the page for `{}`: {e}",
+                        short(&expression)
+                    ),
+                )
+            })
+        })
+    }
+
+    /// Evaluates an expression whose value is a JSON-able object, through JSON.
+    fn eval_json<T: DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
+        let json: String = self.eval(&format!("JSON.stringify({expression})"))?;
+        serde_json::from_str(&json)
+            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
+    }
+
+    /// The HTTP status of the document the page shows (0 when it has none) and its address.
+    pub(super) fn shown_status(&self) -> Result<(u16, String), Failure> {
+        self.eval_json(
+            "[(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0, location.href]",
+        )
+    }
+
+    /// The page's address now.
+    pub(super) fn location(&self) -> Result<String, Failure> {
+        self.eval::<String>("location.href")
+    }
+
+    /// Whether another tab (one the page script is not in) shows `message`: see
+    /// [`tab_shows`].
+    pub(super) fn tab_holds(
+        &self,
+        tab: &chromiumoxide::Page,
+        message: &str,
+    ) -> Result<bool, Failure> {
+        let probe = tab_shows(message);
+        self.tab.block(async {
+            let value = bounded(tab.evaluate(probe.as_str()), "look into a tab").await?;
+            Ok(value.into_value::<bool>().unwrap_or(false))
+        })
+    }
 
     /// Puts the page script into the page (again after a navigation), with the site's
     /// selectors and texts.
     pub(super) fn install(&self) -> Result<(), Failure> {
-        let selectors =
-            serde_json::to_string(&self.options.site.selectors).unwrap_or_else(|_| "{}".into());
-        let texts = serde_json::to_string(&self.options.site.texts).unwrap_or_else(|_| "{}".into());
+        let selectors = serde_json::to_string(&self.site.selectors).unwrap_or_else(|_| "{}".into());
+        let texts = serde_json::to_string(&self.site.texts).unwrap_or_else(|_| "{}".into());
         let script = format!(
             "({})({selectors}, {texts}, {})",
             super::PAGE_JS,
@@ -155,9 +169,7 @@ impl CdpDriver {
         );
         self.eval::<String>(&script).map(|_| ())
     }
-}
 
-impl PageApi<'_> {
     /// Calls page function `name` with `args` (a JSON array); `None` when the script is not in
     /// the page (a navigation replaced the document).
     fn call_present<T: DeserializeOwned>(
@@ -171,7 +183,7 @@ impl PageApi<'_> {
             "window.__keyless && window.__keyless.version === {PAGE_VERSION} ? window.__keyless.call({}, {args}) : {ABSENT:?}",
             json!(name)
         );
-        let answer: String = self.driver.eval(&expression)?;
+        let answer: String = self.eval(&expression)?;
         if answer == ABSENT {
             return Ok(None);
         }
@@ -188,7 +200,7 @@ impl PageApi<'_> {
         if let Some(answer) = self.call_present(name, &args)? {
             return Ok(answer);
         }
-        self.driver.install()?;
+        self.install()?;
         self.call_present(name, &args)?.ok_or_else(|| {
             Failure::new(
                 Code::Internal,

@@ -1,0 +1,218 @@
+//! The tab: the connection to the browser, the one chat page keyless drives in it, and the
+//! claims on the profile. It owns the runtime every CDP call runs on, knows at once when the
+//! browser is gone, hears the page's notifications and failed requests, and opens addresses
+//! (`navigate.rs`); launching and closing the browser are in `launch.rs`.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+// The by-rule replacement needs URL patterns; the global switch still works in Chromium 156.
+#[allow(deprecated)]
+use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParams;
+use chromiumoxide::cdp::browser_protocol::network::{EnableParams, EventLoadingFailed};
+use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
+use chromiumoxide::{Browser, Page};
+use futures::StreamExt;
+
+use super::launch::Opened;
+use super::{OFFLINE_ERRORS, bounded, browser_gone, navigate};
+use crate::catalog::{Code, Failure};
+
+/// The browser, the chat page in it, and what keyless hears from them.
+pub(super) struct Tab {
+    pub(super) runtime: tokio::runtime::Runtime,
+    pub(super) browser: Browser,
+    pub(super) page: Page,
+    pub(super) handler: tokio::task::JoinHandle<()>,
+    /// The browser's process, when it runs here: its end is noticed at once.
+    pub(super) browser_pid: Option<i32>,
+    /// The browser's process when keyless started it (in a process group of its own): closed
+    /// or killed with the tab.
+    pub(super) browser_process: Option<tokio::process::Child>,
+    /// This process's share of the profile while the tab lives: the last keyless using the
+    /// browser closes it.
+    pub(super) profile_share: Option<crate::claim::Share>,
+    failed_requests: Arc<Mutex<Vec<String>>>,
+    /// The statuses of the documents the page loaded (`navigate.rs`).
+    pub(super) documents: navigate::Documents,
+    notified: Arc<tokio::sync::Notify>,
+    /// Where the chat is, and how the person at the browser is reached.
+    pub(super) reach: Reach,
+}
+
+/// The chat's address and the browser's place, from the driver's options.
+pub(super) struct Reach {
+    /// The chat's address (a new chat opens there).
+    pub(super) url: String,
+    /// The DevTools endpoint keyless attached to (the user's own browser), if it did.
+    pub(super) cdp_url: Option<String>,
+    /// The browser profile folder.
+    pub(super) profile: PathBuf,
+    /// How long a login wall is waited out for the person to log in (`Options::login_wait`).
+    pub(super) login_wait: Duration,
+    /// Where notices for the person go (`Options::notice`).
+    pub(super) notice: Option<fn(&str)>,
+}
+
+impl Tab {
+    /// The tab of a browser just opened, at `url` once [`Tab::listen`] ran.
+    pub(super) fn new(runtime: tokio::runtime::Runtime, opened: Opened, reach: Reach) -> Tab {
+        Tab {
+            runtime,
+            browser: opened.browser,
+            page: opened.page,
+            handler: opened.handler,
+            browser_pid: opened.pid,
+            browser_process: opened.child,
+            profile_share: opened.share,
+            failed_requests: Arc::new(Mutex::new(Vec::new())),
+            documents: navigate::Documents::default(),
+            notified: Arc::new(tokio::sync::Notify::new()),
+            reach,
+        }
+    }
+
+    /// Runs `future` on the tab's runtime; a closed or crashed browser ends it at once.
+    pub(super) fn block<T>(
+        &self,
+        future: impl Future<Output = Result<T, Failure>>,
+    ) -> Result<T, Failure> {
+        // A closed or crashed browser is known at once (its process ended, or the handler saw
+        // the connection drop), also in the middle of a call, never after a call's time limit.
+        let pid = self.browser_pid;
+        if !self.alive() {
+            return Err(browser_gone());
+        }
+        self.runtime.block_on(async move {
+            tokio::select! {
+                result = future => result,
+                () = process_end(pid) => Err(browser_gone()),
+            }
+        })
+    }
+
+    /// Listens for the page's notifications, its failed requests and its documents' statuses.
+    pub(super) fn listen(&self) -> Result<(), Failure> {
+        let page = self.page.clone();
+        let failed = Arc::clone(&self.failed_requests);
+        let notified = Arc::clone(&self.notified);
+        let documents = Arc::clone(&self.documents);
+        self.block(async move {
+            bounded(
+                page.execute(EnableParams::default()),
+                "enable network events",
+            )
+            .await?;
+            navigate::watch_documents(&page, documents).await?;
+            bounded(
+                page.execute(AddBindingParams::new("__keylessNotify")),
+                "add the page binding",
+            )
+            .await?;
+            let mut failures = bounded(
+                page.event_listener::<EventLoadingFailed>(),
+                "listen for failed requests",
+            )
+            .await?;
+            tokio::spawn(async move {
+                while let Some(event) = failures.next().await {
+                    if let Ok(mut list) = failed.lock() {
+                        list.push(event.error_text.clone());
+                    }
+                }
+            });
+            let mut calls = bounded(
+                page.event_listener::<EventBindingCalled>(),
+                "listen to the page",
+            )
+            .await?;
+            tokio::spawn(async move {
+                while calls.next().await.is_some() {
+                    notified.notify_one();
+                }
+            });
+            Ok(())
+        })
+    }
+
+    /// Whether the browser still runs and its connection still stands.
+    pub(super) fn alive(&self) -> bool {
+        !self.handler.is_finished() && self.browser_pid.is_none_or(crate::exec::process_alive)
+    }
+
+    /// Waits for the page's next change (its MutationObserver calls the binding), at most
+    /// `cap`.
+    pub(super) fn next_change(&self, cap: Duration) {
+        let notified = Arc::clone(&self.notified);
+        self.runtime.block_on(async move {
+            let _ = tokio::time::timeout(cap, notified.notified()).await;
+        });
+    }
+
+    /// Forgets the failed requests heard so far (a new message is about to go).
+    pub(super) fn forget_failures(&self) {
+        if let Ok(mut failed) = self.failed_requests.lock() {
+            failed.clear();
+        }
+    }
+
+    /// The failure of a request since the last send that says the machine is offline.
+    pub(super) fn offline_failure(&self) -> Option<Failure> {
+        let failed = self.failed_requests.lock().ok()?;
+        failed.iter().find(|e| OFFLINE_ERRORS.contains(&e.as_str())).map(|e| {
+            Failure::new(
+                Code::NetworkOffline,
+                format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
+            )
+        })
+    }
+
+    /// Switches the page's network off or on.
+    pub(super) fn set_offline(&self, offline: bool) -> Result<(), Failure> {
+        let page = self.page.clone();
+        self.block(async move {
+            #[allow(deprecated)]
+            let params = EmulateNetworkConditionsParams::new(offline, 0.0, -1.0, -1.0);
+            bounded(page.execute(params), "emulate network conditions").await?;
+            Ok(())
+        })
+    }
+
+    /// The browser's other tabs, with their addresses.
+    pub(super) fn other_tabs(&self) -> Result<Vec<(Page, String)>, Failure> {
+        let ours = self.page.target_id().clone();
+        let browser = &self.browser;
+        let pages =
+            self.block(async { bounded(browser.pages(), "list the browser's tabs").await })?;
+        let mut others = Vec::new();
+        for page in pages {
+            if page.target_id() == &ours {
+                continue;
+            }
+            let url = self
+                .block(async { bounded(page.url(), "read a tab's address").await })?
+                .unwrap_or_default();
+            others.push((page, url));
+        }
+        Ok(others)
+    }
+}
+
+/// Ends when the process ends (never, without a process to watch). The caller has just seen
+/// it alive, so the first look is after a pause.
+async fn process_end(pid: Option<i32>) {
+    let Some(pid) = pid else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(PROCESS_WATCH).await;
+        if !crate::exec::process_alive(pid) {
+            return;
+        }
+    }
+}
+
+/// How often a call in flight looks at the browser's process.
+const PROCESS_WATCH: Duration = Duration::from_millis(100);

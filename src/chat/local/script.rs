@@ -1,0 +1,198 @@
+//! The local chat page's scripted model: the replies it hands out one per message, the faults
+//! a reply injects, and the ways the page is unlike itself (its modes), as a test or
+//! `keyless demo` sets them, or as a folder of reply files gives them.
+
+use std::path::Path;
+use std::time::Duration;
+
+/// A fault a scripted reply injects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The stream stops before `@@eof` and the page says the reply is complete.
+    Truncate,
+    /// The request is accepted and never answered.
+    NoReply,
+    /// The chat's length-limit notice instead of a reply.
+    Exhausted,
+    /// A server error instead of a reply.
+    ServerError,
+    /// The site refuses the message as too long (ChatGPT's wording, HTTP 413).
+    TooLong,
+    /// The site's message limit is reached (HTTP 429).
+    RateLimited,
+}
+
+/// One reply of the script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptedReply {
+    pub text: String,
+    pub fault: Option<Fault>,
+}
+
+/// Faults of the page itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageFaults {
+    /// Sends the page ignores before it accepts one (a lost click).
+    pub drop_sends: u32,
+    /// Text the composer already holds when the page opens, with an attachment chip.
+    pub stale_composer: Option<String>,
+    /// Attached files fail to upload.
+    pub upload_fails: bool,
+    /// The composer's editor: `None` for the page's own (it handles `beforeinput` like
+    /// Lexical and re-renders itself on every input), or one of [`EDITOR_NAMES`] from the npm
+    /// packages of [`Script::modules`]: `prosemirror` (its packages alone will do, as in
+    /// `tests/prosemirror/`), `tiptap` (Claude, Grok), `lexical`, `quill` (Gemini), `textarea`.
+    pub editor: Option<String>,
+    /// How replies are drawn: `None` for the page's own Markdown renderer, or one of
+    /// [`RENDERER_NAMES`] (markdown-it or marked with highlight.js, or code blocks in read-only
+    /// CodeMirror 6 views that draw only the lines on screen).
+    pub renderer: Option<String>,
+    /// The page asks the user to log in and shows no composer until [`LocalChat::log_in`].
+    pub login_wall: bool,
+    /// The page shows a bot check (Cloudflare's "Just a moment...") until
+    /// [`LocalChat::log_in`].
+    pub challenge: bool,
+    /// How the page draws the user's messages, as real sites differ: `None` as sent (one text
+    /// node), `"paragraphs"` a paragraph per line (Claude; no line breaks in the text),
+    /// `"shortened"` the first 300 characters and a "Show more" button, `"replaced"` a chip
+    /// standing for a pasted file (ChatGPT does this to long pastes).
+    pub user_display: Option<String>,
+    /// The send button ignores scripted clicks and answers only real mouse events.
+    pub real_clicks_only: bool,
+    /// Milliseconds between the send (the composer emptied) and the user's turn appearing.
+    pub slow_user_turn_ms: u64,
+    /// The composer takes no pasted text (the `pasteHtml` strategy fails on it).
+    pub ignore_paste: bool,
+    /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
+    /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
+    /// control on replies), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
+    /// Text" card with claude.ai's markup, and goes with the message as a file).
+    pub modes: Vec<String>,
+}
+
+/// The page's modes, for [`PageFaults::modes`]: `generated-classes` (new random class names on
+/// every load), `no-ids` (no ids or test ids), `translated` (German labels), `send-with-text`
+/// (the send button exists only while the composer holds text), `shared-slot` (one button sends
+/// and stops), `enter-only` (no send button: Enter sends), `other-containers` (a section per
+/// exchange holding two articles, no role attributes), `hover-copy` (copy controls hidden until
+/// hovered), `reasoning` (a reasoning block before the answer), `busy-signal` (no stop button
+/// and no done mark: the reply is `aria-busy` while it streams), `enter-newline` (Enter breaks
+/// the line and only the send button sends, as on Gemini), `link-badges` (the composer draws a
+/// URL as a widget with an icon, as ChatGPT's does), `doubled-thoughts` (Claude's "Thought
+/// process" label twice at the top of a reply and a lagging screen-reader copy of its body),
+/// `code-editor-above` (an editable code view, contenteditable with role=textbox, above the
+/// composer with no editor library's class names).
+pub const MODES: &[&str] = &[
+    "generated-classes",
+    "no-ids",
+    "translated",
+    "send-with-text",
+    "shared-slot",
+    "enter-only",
+    "other-containers",
+    "hover-copy",
+    "reasoning",
+    "busy-signal",
+    "enter-newline",
+    "link-badges",
+    "doubled-thoughts",
+    "code-editor-above",
+];
+
+/// The scripted model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Script {
+    pub replies: Vec<ScriptedReply>,
+    pub page: PageFaults,
+    /// Characters per streamed chunk, and the pause between chunks.
+    pub chunk_chars: usize,
+    pub chunk_delay: Duration,
+    /// A `node_modules` folder served at `/modules/` (the page's import map points there), for
+    /// an editor the page mounts from it.
+    pub modules: Option<std::path::PathBuf>,
+}
+
+impl Default for Script {
+    fn default() -> Self {
+        Script {
+            replies: Vec::new(),
+            page: PageFaults::default(),
+            chunk_chars: 400,
+            chunk_delay: Duration::from_millis(10),
+            modules: None,
+        }
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ScriptFile {
+    #[serde(default)]
+    faults: std::collections::BTreeMap<String, Fault>,
+    #[serde(default)]
+    drop_sends: u32,
+    #[serde(default)]
+    stale_composer: Option<String>,
+    #[serde(default)]
+    upload_fails: bool,
+}
+
+impl Script {
+    /// Replies in the given order, no faults.
+    pub fn replies<S: Into<String>>(texts: impl IntoIterator<Item = S>) -> Script {
+        Script {
+            replies: texts
+                .into_iter()
+                .map(|t| ScriptedReply {
+                    text: t.into(),
+                    fault: None,
+                })
+                .collect(),
+            ..Script::default()
+        }
+    }
+
+    /// A script from a folder: every `*.reply` file, in name order, is one reply; an optional
+    /// `script.json` names faults per file (`{"faults": {"02.reply": "truncate"}}`) and page
+    /// faults (`drop_sends`, `stale_composer`, `upload_fails`).
+    pub fn from_dir(dir: &Path) -> std::io::Result<Script> {
+        let meta: ScriptFile = match std::fs::read_to_string(dir.join("script.json")) {
+            Ok(text) => serde_json::from_str(&text)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?,
+            Err(_) => ScriptFile::default(),
+        };
+        let mut names: Vec<String> = std::fs::read_dir(dir)?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".reply"))
+            .collect();
+        names.sort();
+        let mut replies = Vec::new();
+        for name in names {
+            replies.push(ScriptedReply {
+                text: std::fs::read_to_string(dir.join(&name))?,
+                fault: meta.faults.get(&name).copied(),
+            });
+        }
+        Ok(Script {
+            replies,
+            page: PageFaults {
+                drop_sends: meta.drop_sends,
+                stale_composer: meta.stale_composer,
+                upload_fails: meta.upload_fails,
+                editor: None,
+                login_wall: false,
+                challenge: false,
+                user_display: None,
+                real_clicks_only: false,
+                slow_user_turn_ms: 0,
+                ignore_paste: false,
+                modes: Vec::new(),
+                renderer: None,
+            },
+            ..Script::default()
+        })
+    }
+}
