@@ -11,6 +11,8 @@ use keyless::chat::cdp::CdpDriver;
 use keyless::chat::local::{Fault, LocalChat, MODES, PageFaults, Script, ScriptedReply};
 use keyless::chat::{Channel, ChatDriver};
 
+use crate::common::local_keyless::{attached, keyless_at};
+
 /// A reply full of what Markdown rendering destroys.
 const HOSTILE: &str = "````agentscript\n@@say\n<<<MSG\n*emphasis* and _under_ and **bold** <b>html</b> & stuff\n  two leading spaces\n\ttab\ttab  \ntrailing spaces   \n\n\ntwo blank lines above\nMSG>>>\n@@end\n@@newfile src/a.md\n<<<CONTENT:x7\n# Heading\n- item\n```rust\nfn main() {}\n```\n@@end\nCONTENT>>>\nCONTENT:x7>>>\n@@end\n@@done\n@@end\n@@eof\n````\n";
 
@@ -211,28 +213,23 @@ fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
     let ws = tempfile::tempdir().unwrap();
     let files = tempfile::tempdir().unwrap();
     let selectors = selectors_file(files.path(), way, modes[0]);
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"));
-    cmd.args([
-        "run",
-        "Write the note of https://example.com/notes",
-        "--headless",
-        "--mode",
-        "auto",
-        "--url",
-    ])
-    .arg(chat.url())
-    .arg("--selectors")
-    .arg(&selectors)
-    .arg("--workspace")
-    .arg(ws.path())
-    .arg("--profile")
-    .arg(profile.join("browser"))
-    .args(["--cdp", crate::common::shared_browser::cdp_url()])
-    .env("XDG_CONFIG_HOME", profile)
-    .stdin(std::process::Stdio::null());
-    if !matches!(way, Way::Unknown) {
-        cmd.args(["--site", "local"]);
-    }
+    let site = (!matches!(way, Way::Unknown)).then_some("local");
+    let mut cmd = attached(keyless_at(
+        &chat.url(),
+        site,
+        &profile.join("browser"),
+        profile,
+        &[
+            "run",
+            "Write the note of https://example.com/notes",
+            "--mode",
+            "auto",
+        ],
+    ));
+    cmd.arg("--selectors")
+        .arg(&selectors)
+        .arg("--workspace")
+        .arg(ws.path());
     let out = cmd.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -324,19 +321,17 @@ fn keyless_unknown(
 ) -> std::process::Output {
     let selectors = config.join("no-sites.json");
     std::fs::write(&selectors, "{\"sites\": {}}").unwrap();
-    std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args(args)
-        .args(["--headless", "--url"])
-        .arg(chat.url())
-        .arg("--selectors")
-        .arg(&selectors)
-        .arg("--profile")
-        .arg(config.join("browser"))
-        .args(["--cdp", crate::common::shared_browser::cdp_url()])
-        .env("XDG_CONFIG_HOME", config)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+    attached(keyless_at(
+        &chat.url(),
+        None,
+        &config.join("browser"),
+        config,
+        args,
+    ))
+    .arg("--selectors")
+    .arg(&selectors)
+    .output()
+    .unwrap()
 }
 
 #[test]

@@ -1,29 +1,23 @@
 //! `keyless doctor` against the local chat page in headless Chromium: a healthy site passes the
 //! canary; a broken selector is reported by key and fails the exit code.
 
-use std::process::Command;
-
 use keyless::chat::local::{LocalChat, PageFaults, Script};
 use serde_json::Value;
 
+use crate::common::local_keyless::{attached, keyless_at};
+
 fn doctor(url: &str, extra: &[&str]) -> (Value, Option<i32>) {
     let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args([
-            "doctor",
-            "--json",
-            "--headless",
-            "--site",
-            "local",
-            "--url",
-            url,
-            "--profile",
-        ])
-        .arg(profile.path())
-        .args(["--cdp", crate::common::shared_browser::cdp_url()])
-        .args(extra)
-        .output()
-        .unwrap();
+    let out = attached(keyless_at(
+        url,
+        Some("local"),
+        profile.path(),
+        profile.path(),
+        &["doctor", "--json"],
+    ))
+    .args(extra)
+    .output()
+    .unwrap();
     let mut json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{e}: {}\n{}",

@@ -19,6 +19,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use crate::common::local_keyless::{attached, keyless_at};
+
 /// How long a front-end may take to start serving.
 const START: Duration = Duration::from_secs(90);
 
@@ -167,27 +169,17 @@ fn run(front: &FrontEnd, task: &str, browser: &str) -> (String, Option<i32>, tem
     // A reply that never comes ends a test in a minute, not in keyless's usual ten.
     let config = format!("{{ \"Browser\": {{ \"ReplyTimeoutSeconds\": 60{browser} }} }}");
     fs::write(ws.path().join("keyless.json"), config).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args([
-            "run",
-            task,
-            "--headless",
-            "--mode",
-            "auto",
-            "--pace",
-            "batch",
-            "--url",
-        ])
-        .arg(front.url())
-        .arg("--workspace")
-        .arg(ws.path())
-        .arg("--profile")
-        .arg(home.path().join("browser"))
-        .args(["--cdp", crate::common::shared_browser::cdp_url()])
-        .env("XDG_CONFIG_HOME", home.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = attached(keyless_at(
+        &front.url(),
+        None,
+        &home.path().join("browser"),
+        home.path(),
+        &["run", task, "--mode", "auto", "--pace", "batch"],
+    ))
+    .arg("--workspace")
+    .arg(ws.path())
+    .output()
+    .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     (text, out.status.code(), ws)
@@ -397,16 +389,16 @@ fn doctor_learns(kind: Kind) {
     let front = FrontEnd::start(kind, &[DONE.to_string()]);
     let home = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args(["doctor", "--learn", "--json", "--headless", "--url"])
-        .arg(front.url())
-        .arg("--profile")
-        .arg(home.path().join("browser"))
-        .args(["--cdp", crate::common::shared_browser::cdp_url()])
-        .env("XDG_CONFIG_HOME", home.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let profile = home.path().join("browser");
+    let out = attached(keyless_at(
+        &front.url(),
+        None,
+        &profile,
+        home.path(),
+        &["doctor", "--learn", "--json"],
+    ))
+    .output()
+    .unwrap();
     let took = started.elapsed();
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -425,25 +417,17 @@ fn doctor_learns(kind: Kind) {
     );
     assert!(report["learned"].is_object(), "{report:#}");
     let ws = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args([
-            "run",
-            "Nothing to do",
-            "--headless",
-            "--mode",
-            "auto",
-            "--url",
-        ])
-        .arg(front.url())
-        .arg("--workspace")
-        .arg(ws.path())
-        .arg("--profile")
-        .arg(home.path().join("browser"))
-        .args(["--cdp", crate::common::shared_browser::cdp_url()])
-        .env("XDG_CONFIG_HOME", home.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = attached(keyless_at(
+        &front.url(),
+        None,
+        &profile,
+        home.path(),
+        &["run", "Nothing to do", "--mode", "auto"],
+    ))
+    .arg("--workspace")
+    .arg(ws.path())
+    .output()
+    .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{text}");

@@ -5,9 +5,10 @@
 //! line, which a copy's check against the rendered answer once lost its way in.
 
 use std::fs;
-use std::process::{Command, Stdio};
 
 use keyless::chat::local::{LocalChat, PageFaults, Script};
+
+use crate::common::local_keyless::{attached, keyless_at};
 
 /// Twelve lines that differ only in a number, as tables, lists and generated data do.
 fn repeating() -> String {
@@ -38,27 +39,17 @@ fn run(site: &str, modes: &[&str], content: &str) -> (String, tempfile::TempDir,
     .unwrap();
     let ws = tempfile::tempdir().unwrap();
     let config = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
-        .args([
-            "run",
-            "Write the data",
-            "--headless",
-            "--mode",
-            "auto",
-            "--pace",
-            "batch",
-        ])
-        .args(["--site", site, "--url"])
-        .arg(chat.url())
-        .arg("--workspace")
-        .arg(ws.path())
-        .arg("--profile")
-        .arg(config.path().join("browser"))
-        .args(["--cdp", crate::common::shared_browser::cdp_url()])
-        .env("XDG_CONFIG_HOME", config.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = attached(keyless_at(
+        &chat.url(),
+        Some(site),
+        &config.path().join("browser"),
+        config.path(),
+        &["run", "Write the data", "--mode", "auto", "--pace", "batch"],
+    ))
+    .arg("--workspace")
+    .arg(ws.path())
+    .output()
+    .unwrap();
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{text}");
