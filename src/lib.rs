@@ -16,16 +16,16 @@
 )]
 
 pub mod batch;
-pub mod cancel;
+pub(crate) mod cancel;
 pub mod catalog;
 pub mod chat;
-pub mod claim;
+pub(crate) mod claim;
 pub mod cli;
 pub mod config;
 pub mod exec;
-pub mod exit;
+pub(crate) mod exit;
 pub mod git;
-pub mod glob;
+pub(crate) mod glob;
 pub mod policy;
 pub mod protocol;
 pub mod redact;

@@ -18,7 +18,7 @@ mod git;
 mod git_config;
 mod inline;
 mod interp;
-pub mod lex;
+pub(crate) mod lex;
 mod lookup;
 mod machine;
 mod names;

@@ -3,9 +3,9 @@
 //! Architecture invariant: everything in this module is pure. No I/O, no async, no clock; the
 //! same text always parses to the same result.
 
-pub mod ast;
+pub(crate) mod ast;
 pub mod parse;
-pub mod path;
+pub(crate) mod path;
 pub mod render;
 
 pub use ast::{Block, Command, CommandKind, Control, OnError, RunOptions, Script, Section};

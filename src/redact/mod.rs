@@ -61,7 +61,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod assignment;
-pub mod dotenv;
+pub(crate) mod dotenv;
 mod encode;
 mod escapes;
 mod known;

@@ -8,15 +8,15 @@
 //!
 //! Architecture Invariant: only this module (and the backups it keeps) touches workspace files.
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod backup;
 mod dotenv;
-pub mod eol;
-pub mod find;
-pub mod instructions;
-pub mod ops;
-pub mod settle;
-pub mod text;
+pub(crate) mod eol;
+pub(crate) mod find;
+pub(crate) mod instructions;
+pub(crate) mod ops;
+pub(crate) mod settle;
+pub(crate) mod text;
 
 use std::fs;
 use std::io::{self, Write};
