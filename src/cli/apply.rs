@@ -10,7 +10,6 @@ use crate::protocol::render::format_error;
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
-use super::terminal::TerminalHost;
 use super::{Shared, events};
 
 /// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
@@ -109,12 +108,7 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     }
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
-    let mut host = TerminalHost::from_config(
-        ws.root().to_path_buf(),
-        &settings,
-        &config,
-        super::sandbox_for(shared, &config, ws.root()),
-    );
+    let mut host = super::host_for(shared, &config, &settings, ws.root());
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
     // The results message is data for the model; on a person's terminal it is shown with its
     // control characters escaped, so that a command's output cannot rewrite the screen.

@@ -18,7 +18,6 @@ use crate::workspace::agent::Agent;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::session::{self, Saved};
-use super::terminal::TerminalHost;
 use super::{Out, Shared, events};
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
@@ -194,12 +193,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         }
         super::progress::print(event);
     };
-    let mut host = TerminalHost::from_config(
-        ws.root().to_path_buf(),
-        &settings,
-        &config,
-        super::sandbox_for(shared, &config, ws.root()),
-    );
+    let mut host = super::host_for(shared, &config, &settings, ws.root());
     // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
     // in the chat (0: it has not had the rules); `chat_rules` is the first message the chat
     // had, which a continuation in a new chat starts with.

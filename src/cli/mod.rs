@@ -467,6 +467,25 @@ pub(crate) fn sandbox_for(
     sandbox
 }
 
+/// The host of a subcommand's batches in `root`: the person at this terminal, and this machine
+/// running the model's commands in [`sandbox_for`] as the configuration sets it up.
+pub(crate) fn host_for(
+    shared: &Shared,
+    config: &crate::config::Config,
+    settings: &crate::batch::Settings,
+    root: &std::path::Path,
+) -> crate::batch::Joined<terminal::Terminal, crate::batch::Machine> {
+    crate::batch::Joined {
+        person: terminal::Terminal::here(),
+        runner: crate::batch::Machine::from_config(
+            root.to_path_buf(),
+            settings,
+            config,
+            sandbox_for(shared, config, root),
+        ),
+    }
+}
+
 /// The port of a DevTools address (`http://127.0.0.1:9222`, `ws://localhost:9222/devtools/…`).
 fn cdp_port(url: &str) -> Option<u16> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);

@@ -8,7 +8,6 @@ use crate::turn;
 
 use super::Shared;
 use super::session::{self, Saved};
-use super::terminal::TerminalHost;
 
 pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Status {
     let config = match super::load_config(shared, "run") {
@@ -74,12 +73,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
             return Status::Chat;
         }
     };
-    let mut host = TerminalHost::from_config(
-        ws.root().to_path_buf(),
-        &settings,
-        &config,
-        super::sandbox_for(shared, &config, ws.root()),
-    );
+    let mut host = super::host_for(shared, &config, &settings, ws.root());
     let progress = &mut |event: turn::Event| {
         if json {
             super::events::on_turn(&event);
