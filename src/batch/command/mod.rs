@@ -12,12 +12,14 @@
 //!    (you allowed it)`).
 //!
 //! Like Codex CLI's tool orchestrator, approval and the escalation out of the sandbox stand side
-//! by side, so that no other floor decides either: the person is only asked (the [`Person`]),
-//! and the command only attempted (a [`Runner`]: this [`Machine`], or a test's stand-in that
-//! starts nothing).
+//! by side, so that no other floor decides either: the person is only asked (a [`Person`]), and
+//! the command only attempted (a [`Runner`]: this [`Machine`], or a test's stand-in that starts
+//! nothing).
 //!
 //! What this module does not do: classify (the policy does), contain (the sandbox does), or
-//! talk to the person (the CLI does, through [`Person`]).
+//! talk to the person (the CLI does, through its [`Person`]).
+//!
+//! [`Person`]: super::Person
 
 mod machine;
 

@@ -1,14 +1,16 @@
 //! What a command gets, said before it runs: the [`Containment`] of a mode (which mechanism, how
 //! the protected paths are kept, every [`Guarantee`] held or missing and why), the one line a
 //! person and the model read, and the refusal of `--mode auto` where a guarantee it needs is
-//! missing. `keyless status`, the first message and `--mode auto` all go by this list.
+//! missing. `keyless status`, the first message and `--mode auto` all go by this list. All of it
+//! is a function of the configuration and of what the platform offers (probed once); the
+//! [`Sandbox`](super::Sandbox) asks it.
 //!
 //! What this module does not do: find out what the machine offers (`probe.rs`, `platform.rs`)
 //! or build a command (`mod.rs`).
 
-use super::{Guarantee, Sandbox, WorldSupport};
+use super::platform::{Guarantee, Platform, WorldSupport};
 use crate::catalog::{Code, Failure};
-use crate::config::Mode;
+use crate::config::{Mode, SandboxConfig, SandboxMode};
 
 /// How the protected paths inside the workspace are kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,239 +101,257 @@ impl Containment {
     }
 }
 
-impl Sandbox {
-    /// Whether commands get the world (else the fallback or nothing).
-    fn world(&self) -> Option<&WorldSupport> {
-        if self.is_off() {
-            return None;
-        }
-        self.platform.world.as_ref().ok()
-    }
+/// Whether the model's commands get network in `mode`: in Ask mode, unless configured.
+pub(super) fn network(config: &SandboxConfig, mode: Mode) -> bool {
+    config.network.unwrap_or(mode == Mode::Ask)
+}
 
-    /// What a command gets in `mode`.
-    pub fn containment(&self, mode: Mode) -> Containment {
-        let network = self.network(mode);
-        if self.is_off() {
-            let off = "turned off by Sandbox.Mode \"off\"";
-            return Containment {
-                mechanism: Mechanism::None,
-                network: true,
-                protection: Protection::Restored,
-                guarantees: crate::config::GUARANTEE_NAMES
-                    .iter()
-                    .map(|name| match *name {
-                        "environment" => environment(),
-                        _ => Guarantee::missing(name, *name, off),
-                    })
-                    .collect(),
-            };
-        }
-        if let Some(world) = self.world() {
-            return Containment {
-                mechanism: Mechanism::World,
-                network,
-                protection: Protection::World,
-                guarantees: self.world_guarantees(world, network),
-            };
-        }
-        self.fallback_containment(network)
-    }
+/// Whether the user turned the sandbox off.
+pub(super) fn is_off(config: &SandboxConfig) -> bool {
+    config.mode == SandboxMode::Off
+}
 
-    fn world_guarantees(&self, world: &WorldSupport, network: bool) -> Vec<Guarantee> {
-        let c = &self.config;
-        let kept = world.kept_net.as_ref().err();
-        let mut out = vec![
-            Guarantee::held(
-                "processes",
-                "own processes (nothing outlives a command, no privilege)",
+/// What a command gets in `mode` from a sandbox configured as `config` on `platform`.
+pub(super) fn of(config: &SandboxConfig, platform: &Platform, mode: Mode) -> Containment {
+    let network = network(config, mode);
+    if is_off(config) {
+        let off = "turned off by Sandbox.Mode \"off\"";
+        return Containment {
+            mechanism: Mechanism::None,
+            network: true,
+            protection: Protection::Restored,
+            guarantees: crate::config::GUARANTEE_NAMES
+                .iter()
+                .map(|name| match *name {
+                    "environment" => environment(),
+                    _ => Guarantee::missing(name, *name, off),
+                })
+                .collect(),
+        };
+    }
+    if let Ok(world) = &platform.world {
+        return Containment {
+            mechanism: Mechanism::World,
+            network,
+            protection: Protection::World,
+            guarantees: world_guarantees(config, world, network),
+        };
+    }
+    fallback(platform, network)
+}
+
+/// The guarantees of the world bubblewrap builds.
+fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> Vec<Guarantee> {
+    let kept = world.kept_net.as_ref().err();
+    let mut out = vec![
+        Guarantee::held(
+            "processes",
+            "own processes (nothing outlives a command, no privilege)",
+        ),
+        Guarantee::held(
+            "files",
+            "system folders read-only, writes only in the workspace, its /tmp and the caches",
+        ),
+        Guarantee::held("home", "home folder empty but toolchains"),
+    ];
+    out.push(match (kept, network) {
+        (Some(why), true) => Guarantee::missing(
+            "sockets",
+            "no socket or service of this machine reachable",
+            format!("the network is the machine's, so its loopback services are reachable (no kept network namespace: {why})"),
+        ),
+        _ => Guarantee::held("sockets", "no socket or service of this machine reachable"),
+    });
+    out.push(match (kept, network) {
+        (_, false) => Guarantee::held("network", "network off"),
+        (None, true) => Guarantee::held(
+            "network",
+            "network only through keyless's proxy (never this machine)",
+        ),
+        (Some(why), true) => Guarantee::missing(
+            "network",
+            "network through keyless's proxy",
+            format!("unfiltered ({why})"),
+        ),
+    });
+    out.push(match &world.layers {
+        Ok(()) => Guarantee::held("caches", "build caches copy-on-write"),
+        Err(why) => Guarantee::missing(
+            "caches",
+            "build caches copy-on-write",
+            format!("the real caches are writable and can be poisoned ({why})"),
+        ),
+    });
+    out.push(Guarantee::held(
+        "protected",
+        ".git .agent keyless.json read-only",
+    ));
+    out.push(match (&world.cgroups, world.root) {
+        (Ok(()), _) | (Err(_), false) => Guarantee::held(
+            "process-limit",
+            format!("at most {} processes", c.max_processes),
+        ),
+        (Err(why), true) => Guarantee::missing(
+            "process-limit",
+            "a process limit",
+            format!("no cgroup, and the kernel does not limit root's processes ({why})"),
+        ),
+    });
+    out.push(match &world.cgroups {
+        Ok(()) => Guarantee::held(
+            "memory-limit",
+            match c.max_memory_mib {
+                Some(mib) => format!("at most {mib} MiB of memory"),
+                None => "at most half the memory".to_string(),
+            },
+        ),
+        Err(why) => Guarantee::missing(
+            "memory-limit",
+            "a memory limit",
+            format!(
+                "no cgroup; a command is the out-of-memory killer's first choice instead ({why})"
             ),
-            Guarantee::held(
+        ),
+    });
+    out.push(Guarantee::held(
+        "tmp-limit",
+        format!("$TMPDIR private, at most {} MiB", c.tmp_mib),
+    ));
+    out.push(environment());
+    out
+}
+
+/// What the fallback gives without the world: Landlock and a mount namespace (Linux),
+/// Seatbelt (macOS), or nothing.
+fn fallback(p: &Platform, network: bool) -> Containment {
+    let no_world = p
+        .world
+        .as_ref()
+        .err()
+        .map(|w| format!("no world: {w}"))
+        .unwrap_or_default();
+    let landlock = p.landlock_abi > 0;
+    let mechanism = if cfg!(target_os = "macos") {
+        Mechanism::Seatbelt
+    } else if landlock {
+        Mechanism::Landlock(p.landlock_abi)
+    } else {
+        Mechanism::None
+    };
+    let gone = |name: &'static str, what: &str| Guarantee::missing(name, what, no_world.clone());
+    let mut out = vec![
+        gone("processes", "own processes"),
+        match landlock {
+            true => Guarantee::missing(
                 "files",
-                "system folders read-only, writes only in the workspace, its /tmp and the caches",
+                "writes only in the workspace",
+                format!(
+                    "writes are bounded by Landlock, but every file the user can read is readable ({no_world})"
+                ),
             ),
-            Guarantee::held("home", "home folder empty but toolchains"),
-        ];
-        out.push(match (kept, network) {
-            (Some(why), true) => Guarantee::missing(
-                "sockets",
-                "no socket or service of this machine reachable",
-                format!("the network is the machine's, so its loopback services are reachable (no kept network namespace: {why})"),
+            false => Guarantee::missing(
+                "files",
+                "writes only in the workspace",
+                p.landlock_missing
+                    .clone()
+                    .unwrap_or_else(|| no_world.clone()),
             ),
-            _ => Guarantee::held("sockets", "no socket or service of this machine reachable"),
-        });
-        out.push(match (kept, network) {
-            (_, false) => Guarantee::held("network", "network off"),
-            (None, true) => Guarantee::held(
-                "network",
-                "network only through keyless's proxy (never this machine)",
+        },
+        gone("home", "home folder empty but toolchains"),
+        gone("sockets", "no socket or service of this machine reachable"),
+    ];
+    out.push(if network {
+        Guarantee::missing(
+            "network",
+            "network through keyless's proxy",
+            format!("the machine's network, unfiltered ({no_world})"),
+        )
+    } else if landlock && p.landlock_abi >= 4 {
+        Guarantee::missing(
+            "network",
+            "network off",
+            format!("TCP is refused, but UDP still leaves ({no_world})"),
+        )
+    } else {
+        Guarantee::missing(
+            "network",
+            "network off",
+            format!(
+                "the network stays on: Landlock ABI {} has no TCP rules (ABI 4, Linux 6.7)",
+                p.landlock_abi
             ),
-            (Some(why), true) => Guarantee::missing(
-                "network",
-                "network through keyless's proxy",
-                format!("unfiltered ({why})"),
-            ),
-        });
-        out.push(match &world.layers {
-            Ok(()) => Guarantee::held("caches", "build caches copy-on-write"),
-            Err(why) => Guarantee::missing(
-                "caches",
-                "build caches copy-on-write",
-                format!("the real caches are writable and can be poisoned ({why})"),
-            ),
-        });
-        out.push(Guarantee::held(
+        )
+    });
+    out.push(gone("caches", "build caches copy-on-write"));
+    out.push(if p.mounts && landlock {
+        Guarantee::missing(
             "protected",
             ".git .agent keyless.json read-only",
-        ));
-        out.push(match (&world.cgroups, world.root) {
-            (Ok(()), _) | (Err(_), false) => Guarantee::held(
-                "process-limit",
-                format!("at most {} processes", c.max_processes),
-            ),
-            (Err(why), true) => Guarantee::missing(
-                "process-limit",
-                "a process limit",
-                format!("no cgroup, and the kernel does not limit root's processes ({why})"),
-            ),
-        });
-        out.push(match &world.cgroups {
-            Ok(()) => Guarantee::held(
-                "memory-limit",
-                match c.max_memory_mib {
-                    Some(mib) => format!("at most {mib} MiB of memory"),
-                    None => "at most half the memory".to_string(),
-                },
-            ),
-            Err(why) => Guarantee::missing("memory-limit", "a memory limit", format!("no cgroup; a command is the out-of-memory killer's first choice instead ({why})")),
-        });
-        out.push(Guarantee::held(
-            "tmp-limit",
-            format!("$TMPDIR private, at most {} MiB", c.tmp_mib),
-        ));
-        out.push(environment());
-        out
-    }
-
-    fn fallback_containment(&self, network: bool) -> Containment {
-        let p = &self.platform;
-        let no_world = p
-            .world
-            .as_ref()
-            .err()
-            .map(|w| format!("no world: {w}"))
-            .unwrap_or_default();
-        let landlock = p.landlock_abi > 0;
-        let mechanism = if cfg!(target_os = "macos") {
-            Mechanism::Seatbelt
-        } else if landlock {
-            Mechanism::Landlock(p.landlock_abi)
-        } else {
-            Mechanism::None
-        };
-        let gone =
-            |name: &'static str, what: &str| Guarantee::missing(name, what, no_world.clone());
-        let mut out = vec![
-            gone("processes", "own processes"),
-            match landlock {
-                true => Guarantee::missing(
-                    "files",
-                    "writes only in the workspace",
-                    format!(
-                        "writes are bounded by Landlock, but every file the user can read is readable ({no_world})"
-                    ),
-                ),
-                false => Guarantee::missing(
-                    "files",
-                    "writes only in the workspace",
-                    p.landlock_missing
-                        .clone()
-                        .unwrap_or_else(|| no_world.clone()),
-                ),
-            },
-            gone("home", "home folder empty but toolchains"),
-            gone("sockets", "no socket or service of this machine reachable"),
-        ];
-        out.push(if network {
-            Guarantee::missing(
-                "network",
-                "network through keyless's proxy",
-                format!("the machine's network, unfiltered ({no_world})"),
-            )
-        } else if landlock && p.landlock_abi >= 4 {
-            Guarantee::missing(
-                "network",
-                "network off",
-                format!("TCP is refused, but UDP still leaves ({no_world})"),
-            )
-        } else {
-            Guarantee::missing(
-                "network",
-                "network off",
-                format!(
-                    "the network stays on: Landlock ABI {} has no TCP rules (ABI 4, Linux 6.7)",
-                    p.landlock_abi
-                ),
-            )
-        });
-        out.push(gone("caches", "build caches copy-on-write"));
-        out.push(if p.mounts && landlock {
-            Guarantee::missing("protected", ".git .agent keyless.json read-only", format!("a missing one is moved to quarantine after the command, not refused ({no_world})"))
-        } else {
-            Guarantee::missing("protected", ".git .agent keyless.json read-only", format!("checked after each command and put back ({})", p.mounts_missing.as_deref().unwrap_or(&no_world)))
-        });
-        out.push(gone("process-limit", "a process limit"));
-        out.push(gone("memory-limit", "a memory limit"));
-        out.push(gone("tmp-limit", "a private, limited $TMPDIR"));
-        out.push(environment());
-        Containment {
-            mechanism,
-            network: network || !landlock || p.landlock_abi < 4,
-            protection: if p.mounts {
-                Protection::ReadOnlyMounts
-            } else {
-                Protection::Restored
-            },
-            guarantees: out,
-        }
-    }
-
-    /// Refuses Auto mode while a guarantee is missing, unless the user accepted it
-    /// (`Sandbox.AllowMissing`) or turned the sandbox off on purpose.
-    pub fn check_mode(&self, mode: Mode) -> Result<(), Failure> {
-        if mode != Mode::Auto || self.is_off() {
-            return Ok(());
-        }
-        let containment = self.containment(mode);
-        let accepted = |name: &str| {
-            self.config
-                .allow_missing
-                .iter()
-                .any(|a| a == "*" || a == name)
-        };
-        let refused: Vec<String> = containment
-            .missing()
-            .iter()
-            .filter(|g| !accepted(g.name))
-            .map(|g| format!("{} ({})", g.name, g.missing.as_deref().unwrap_or_default()))
-            .collect();
-        if refused.is_empty() {
-            return Ok(());
-        }
-        let names: Vec<String> = containment
-            .missing()
-            .iter()
-            .filter(|g| !accepted(g.name))
-            .map(|g| format!("\"{}\"", g.name))
-            .collect();
-        Err(Failure::new(
-            Code::SandboxUnavailable,
             format!(
-                "--mode auto runs every command without asking, and this machine cannot give these guarantees: {}. Use --mode ask or autosafe; or accept them in keyless.json with \"Sandbox\": {{\"AllowMissing\": [{}]}}; or set \"Sandbox\": {{\"Mode\": \"off\"}} to run unconfined on purpose.",
-                refused.join("; "),
-                names.join(", ")
+                "a missing one is moved to quarantine after the command, not refused ({no_world})"
             ),
-        ))
+        )
+    } else {
+        Guarantee::missing(
+            "protected",
+            ".git .agent keyless.json read-only",
+            format!(
+                "checked after each command and put back ({})",
+                p.mounts_missing.as_deref().unwrap_or(&no_world)
+            ),
+        )
+    });
+    out.push(gone("process-limit", "a process limit"));
+    out.push(gone("memory-limit", "a memory limit"));
+    out.push(gone("tmp-limit", "a private, limited $TMPDIR"));
+    out.push(environment());
+    Containment {
+        mechanism,
+        network: network || !landlock || p.landlock_abi < 4,
+        protection: if p.mounts {
+            Protection::ReadOnlyMounts
+        } else {
+            Protection::Restored
+        },
+        guarantees: out,
     }
+}
+
+/// Refuses Auto mode while a guarantee is missing, unless the user accepted it
+/// (`Sandbox.AllowMissing`) or turned the sandbox off on purpose.
+pub(super) fn check_mode(
+    config: &SandboxConfig,
+    platform: &Platform,
+    mode: Mode,
+) -> Result<(), Failure> {
+    if mode != Mode::Auto || is_off(config) {
+        return Ok(());
+    }
+    let containment = of(config, platform, mode);
+    let accepted = |name: &str| config.allow_missing.iter().any(|a| a == "*" || a == name);
+    let refused: Vec<String> = containment
+        .missing()
+        .iter()
+        .filter(|g| !accepted(g.name))
+        .map(|g| format!("{} ({})", g.name, g.missing.as_deref().unwrap_or_default()))
+        .collect();
+    if refused.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = containment
+        .missing()
+        .iter()
+        .filter(|g| !accepted(g.name))
+        .map(|g| format!("\"{}\"", g.name))
+        .collect();
+    Err(Failure::new(
+        Code::SandboxUnavailable,
+        format!(
+            "--mode auto runs every command without asking, and this machine cannot give these guarantees: {}. Use --mode ask or autosafe; or accept them in keyless.json with \"Sandbox\": {{\"AllowMissing\": [{}]}}; or set \"Sandbox\": {{\"Mode\": \"off\"}} to run unconfined on purpose.",
+            refused.join("; "),
+            names.join(", ")
+        ),
+    ))
 }
 
 /// The guarantee that holds everywhere: the environment filter and the redactor.
@@ -342,8 +362,7 @@ fn environment() -> Guarantee {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{SandboxConfig, SandboxMode};
-    use crate::exec::sandbox::Platform;
+    use crate::exec::sandbox::Sandbox;
 
     #[test]
     fn auto_mode_needs_a_sandbox_or_an_explicit_off() {

@@ -67,7 +67,8 @@ pub mod world;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::config::{Mode, SandboxConfig, SandboxMode};
+use crate::catalog::Failure;
+use crate::config::{Mode, SandboxConfig};
 
 pub use containment::{Containment, Mechanism, Protection};
 pub use env::{filter_env, hidden_env_names};
@@ -182,12 +183,23 @@ impl Sandbox {
 
     /// Whether the model's commands get network in `mode`.
     pub fn network(&self, mode: Mode) -> bool {
-        self.config.network.unwrap_or(mode == Mode::Ask)
+        containment::network(&self.config, mode)
     }
 
     /// Whether the user turned the sandbox off.
     pub fn is_off(&self) -> bool {
-        self.config.mode == SandboxMode::Off
+        containment::is_off(&self.config)
+    }
+
+    /// What a command gets in `mode`.
+    pub fn containment(&self, mode: Mode) -> Containment {
+        containment::of(&self.config, &self.platform, mode)
+    }
+
+    /// Refuses Auto mode while a guarantee is missing, unless the user accepted it
+    /// (`Sandbox.AllowMissing`) or turned the sandbox off on purpose.
+    pub fn check_mode(&self, mode: Mode) -> Result<(), Failure> {
+        containment::check_mode(&self.config, &self.platform, mode)
     }
 
     /// The folders a command may write besides the workspace and its temporary folder in the

@@ -15,7 +15,8 @@ use super::assemble;
 use super::guard::Guard;
 use crate::catalog::{Code, Failure};
 
-/// A command prepared by [`Sandbox::command`]: what to check once it has run.
+/// A command prepared by [`Sandbox::command`](super::Sandbox::command): what to check once it
+/// has run.
 #[derive(Debug)]
 pub struct Contained {
     pub(super) guard: Guard,
