@@ -14,7 +14,7 @@ use crate::git::{self, GitSettings};
 use crate::turn::{self, Stop, prompt};
 use crate::workspace::Workspace;
 
-use super::Shared;
+use super::args::Shared;
 use super::terminal::Terminal;
 
 /// The shared options given that the demo does not use.
