@@ -2,23 +2,24 @@
 //! each, following the specification's rules for numbering, the per-response limit, `@@done`,
 //! and what a failure does to the rest of the batch.
 //!
-//! File commands go to the [`Workspace`]; everything that needs the outside world (the user at a
-//! terminal, processes, git) goes through the [`Host`] trait, so the engine itself never prompts,
-//! spawns or touches git.
+//! File commands go to the [`Workspace`]; a `@@runcommand` goes to its orchestrator
+//! ([`command`]: policy, approval, sandbox, running); everything that needs the outside world
+//! goes through the [`Host`]: its [`Person`] (the user, whom the engine never prompts itself) and
+//! its [`Runner`] (processes and git, which the engine never starts itself).
 
+pub mod command;
 pub mod report;
 pub mod results;
 
-pub use report::{
-    CommandResult, Done, Outcome, Report, SkipReason, Skipped, command_outcome, commit_outcome,
-};
+pub use command::{Attempt, Machine, Runner};
+pub use report::{CommandResult, Done, Outcome, Report, SkipReason, Skipped};
 
 use std::path::Path;
 use std::time::Duration;
 
 use crate::catalog::{Code, Failure};
 use crate::config::{FailureMode, Limits, Mode, Pace, SandboxConfig};
-use crate::policy::{self, Approval, Lists, Tier};
+use crate::policy::{Lists, Tier};
 use crate::protocol::{Command, CommandKind, OnError, Script};
 use crate::redact::{KnownValue, Redactor};
 use crate::workspace::Workspace;
@@ -131,24 +132,66 @@ pub struct Confirmation {
     pub action: String,
     /// Why keyless asks.
     pub reason: String,
-    /// The command line's tier, for `@@runcommand`.
-    pub tier: Option<Tier>,
+    /// What the question is about, which says the answers it takes.
+    pub kind: ConfirmationKind,
 }
 
-/// The outside world as the batch sees it.
-pub trait Host {
+/// What a [`Confirmation`] asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfirmationKind {
+    /// Whether an action may happen: yes, no, or "always" (the same action for the rest of the
+    /// session). `tier` is the command line's, for `@@runcommand`.
+    Approval { tier: Option<Tier> },
+    /// Whether a command the sandbox refused may run again outside it: yes or no, each time;
+    /// never answered by an earlier "always".
+    LeaveSandbox,
+}
+
+/// The person keyless works for, as the batch sees them: the one door to the user. They are
+/// shown messages and asked; what runs, and when to ask, is decided below them.
+pub trait Person {
     /// Shows a `@@say` message to the user.
     fn say(&mut self, message: &str);
     /// Asks the user a question; `None` when nobody can answer.
     fn ask(&mut self, question: &str) -> Option<String>;
-    /// Asks the user to approve an action; `false` when declined or nobody can answer.
+    /// Asks the user to confirm; `false` when declined or nobody can answer.
     fn confirm(&mut self, confirmation: &Confirmation) -> bool;
-    /// Runs an approved `@@runcommand` line within `timeout`, contained as `mode` has it.
-    fn run_command(&mut self, cmd: &str, timeout: Duration, mode: Mode) -> Outcome;
-    /// Carries out a `@@commit`.
-    fn commit(&mut self, message: &str) -> Outcome;
-    /// The batch is over (its temporary folder can go).
-    fn batch_finished(&mut self) {}
+    /// An approved command line is about to start (a person at a terminal sees its first line).
+    fn running(&mut self, _cmd: &str) {}
+}
+
+/// The outside world as the batch sees it: the person it works for, and where its command lines
+/// and commits run. A type that is both (a test's stand-in) is a host by itself; [`Joined`]
+/// makes one of two parts.
+pub trait Host {
+    /// The person the batch works for.
+    fn person(&mut self) -> &mut dyn Person;
+    /// Where its command lines and commits run.
+    fn runner(&mut self) -> &mut dyn Runner;
+}
+
+impl<T: Person + Runner> Host for T {
+    fn person(&mut self) -> &mut dyn Person {
+        self
+    }
+    fn runner(&mut self) -> &mut dyn Runner {
+        self
+    }
+}
+
+/// A host of two parts: the CLI's is a person at a terminal and this [`Machine`].
+pub struct Joined<P, R> {
+    pub person: P,
+    pub runner: R,
+}
+
+impl<P: Person, R: Runner> Host for Joined<P, R> {
+    fn person(&mut self) -> &mut dyn Person {
+        &mut self.person
+    }
+    fn runner(&mut self) -> &mut dyn Runner {
+        &mut self.runner
+    }
 }
 
 /// What [`execute_observed`] reports as it goes.
@@ -231,7 +274,7 @@ pub fn execute_observed(
         let kind = command.kind();
         match command {
             Command::Say { msg } => {
-                host.say(msg);
+                host.person().say(msg);
                 continue;
             }
             Command::Next { .. } => continue,
@@ -307,7 +350,7 @@ pub fn execute_observed(
         on_step(Step::Finished(&result));
         report.results.push(result);
     }
-    host.batch_finished();
+    host.runner().batch_finished();
     report
 }
 
@@ -364,9 +407,9 @@ fn run_one(
             let confirmation = Confirmation {
                 action: format!("delete {path}"),
                 reason: "deleting a file needs your yes in Ask mode (a backup is kept)".to_string(),
-                tier: None,
+                kind: ConfirmationKind::Approval { tier: None },
             };
-            if settings.mode == Mode::Ask && !host.confirm(&confirmation) {
+            if settings.mode == Mode::Ask && !host.person().confirm(&confirmation) {
                 Outcome::failed(Failure::new(
                     Code::CommandDeclined,
                     format!(
@@ -383,7 +426,7 @@ fn run_one(
         },
         Command::Mkdir { path } => file(ws.make_dir(path, backup)),
         Command::MoveFile { from, to } => file(ws.move_file(from, to, backup)),
-        Command::Ask { msg } => match host.ask(msg) {
+        Command::Ask { msg } => match host.person().ask(msg) {
             Some(answer) => Outcome {
                 block: Some(("ANSWER", answer)),
                 ..Outcome::default()
@@ -399,91 +442,12 @@ fn run_one(
                 .map_or(settings.default_timeout, |s| {
                     Duration::from_secs(u64::from(s)).min(settings.max_timeout)
                 });
-            return (run_command(cmd, timeout, host, settings), options.on_error);
+            return (command::run(cmd, timeout, host, settings), options.on_error);
         }
-        Command::Commit { msg } => host.commit(msg),
+        Command::Commit { msg } => host.runner().commit(msg),
         Command::Say { .. } | Command::Done { .. } | Command::Next { .. } => Outcome::default(),
     };
     (outcome, None)
-}
-
-/// Classifies, decides, asks when the mode says so, and runs a command line.
-fn run_command(cmd: &str, timeout: Duration, host: &mut dyn Host, settings: &Settings) -> Outcome {
-    let mut verdict = policy::judge(cmd, &settings.lists);
-    let programs = policy::classify::programs(&verdict.classification);
-    if verdict.classification.tier == Tier::ReadOnly
-        && !settings.git_hazards.is_empty()
-        && programs.iter().any(|p| p == "git")
-    {
-        verdict.classification.tier = Tier::Risky;
-        verdict.classification.segments.push(policy::Segment {
-            text: cmd.trim().to_string(),
-            tier: Tier::Risky,
-            reason: format!(
-                "the repository's own git configuration sets {}, which would make git run a program",
-                settings.git_hazards.join(", ")
-            ),
-            kind: policy::ReasonKind::GitHazard,
-        });
-    }
-    let tier = verdict.classification.tier;
-    let top = verdict
-        .classification
-        .segments
-        .iter()
-        .filter(|s| s.tier == tier)
-        .map(|s| format!("{} ({})", s.reason, s.text))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let tier_detail = format!("tier: {}", tier.name());
-    let decision = verdict.approval(settings.mode);
-    let policy = Some(report::CommandPolicy { tier, decision });
-    let refused = |code: Code, reason: String| Outcome {
-        details: vec![tier_detail.clone()],
-        policy,
-        ..Outcome::failed(Failure::new(code, reason))
-    };
-    match decision {
-        Approval::Never => {
-            return refused(
-                Code::CommandDenied,
-                format!(
-                    "the command policy never runs this: {top}. Nothing was started; do not retry it in another spelling."
-                ),
-            );
-        }
-        Approval::Confirm => {
-            let confirmation = Confirmation {
-                action: format!("run: {}", cmd.trim()),
-                reason: top.clone(),
-                tier: Some(tier),
-            };
-            if !host.confirm(&confirmation) {
-                return refused(
-                    Code::CommandDeclined,
-                    format!(
-                        "the user did not approve this {} command ({top}); without a terminal nobody can approve. Nothing was started.",
-                        tier.name()
-                    ),
-                );
-            }
-        }
-        Approval::Auto => {}
-    }
-    if let Some(tool) = programs.iter().find(|p| settings.missing_tools.contains(p)) {
-        return refused(
-            Code::ToolMissing,
-            format!(
-                "{tool} is listed as Missing in the environment snapshot; the command was not started. Do not retry it: use another tool, or tell the user it is needed."
-            ),
-        );
-    }
-    let mut outcome = host.run_command(cmd, timeout, settings.mode);
-    // The specification's fields first (`exit code`, `duration`), keyless's own after them.
-    outcome.details.push(tier_detail);
-    outcome.read_only = tier == Tier::ReadOnly;
-    outcome.policy = policy;
-    outcome
 }
 
 /// How a command is named in the results: its path, or the first line of its text.

@@ -10,8 +10,8 @@ use crate::protocol::render::format_error;
 use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
-use super::terminal::TerminalHost;
-use super::{Shared, events};
+use super::args::Shared;
+use super::events;
 
 /// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
 /// the same folder at once would mix up sessions, journals and backups. The claim ends with the
@@ -46,13 +46,13 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
             return Status::Usage;
         }
     };
-    let config = match super::load_config(shared, "apply") {
+    let config = match shared.load_config("apply") {
         Ok(config) => config,
         Err(status) => return status,
     };
     let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
     if json {
-        let settings = super::batch_settings(&config, shared, &root);
+        let settings = super::setup::batch_settings(&config, shared, &root);
         events::started(events::Started {
             command: "apply",
             workspace: &root.canonicalize().unwrap_or(root.clone()),
@@ -103,18 +103,13 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         Some(path) if path.as_os_str() != "-" => format!("keyless apply {}", path.display()),
         _ => "keyless apply (standard input)".to_string(),
     };
-    let settings = super::batch_settings(&config, shared, ws.root());
-    if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "apply") {
+    let settings = super::setup::batch_settings(&config, shared, ws.root());
+    if let Err(status) = super::setup::sandbox_allows(&config, ws.root(), settings.mode, "apply") {
         return failed(status);
     }
     install_ctrl_c();
     let mut backup = Backup::new(&ws, BatchKind::Batch, label);
-    let mut host = TerminalHost::from_config(
-        ws.root().to_path_buf(),
-        &settings,
-        &config,
-        super::sandbox_for(shared, &config, ws.root()),
-    );
+    let mut host = super::setup::host_for(shared, &config, &settings, ws.root());
     let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
     // The results message is data for the model; on a person's terminal it is shown with its
     // control characters escaped, so that a command's output cannot rewrite the screen.

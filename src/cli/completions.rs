@@ -7,7 +7,7 @@ use clap::CommandFactory;
 
 use crate::exit::Status;
 
-use super::Args;
+use super::args::Args;
 
 /// Prints the completion script for `shell` on standard output.
 pub fn completions(shell: clap_complete::Shell) -> Status {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::batch::Settings;
+use crate::batch::{self, Settings};
 use crate::chat::cdp::{CdpDriver, Options};
 use crate::chat::local::{LocalChat, Script};
 use crate::config::{Mode, Pace};
@@ -14,8 +14,8 @@ use crate::git::{self, GitSettings};
 use crate::turn::{self, Stop, prompt};
 use crate::workspace::Workspace;
 
-use super::Shared;
-use super::terminal::TerminalHost;
+use super::args::Shared;
+use super::terminal::Terminal;
 
 /// The shared options given that the demo does not use.
 fn ignored_options(shared: &Shared) -> Vec<&'static str> {
@@ -142,16 +142,19 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
         turn: 1,
     };
     let sandbox = crate::exec::sandbox::Sandbox::new(&root, &Default::default());
-    let mut host = TerminalHost::new(
-        root.clone(),
-        settings.limits.max_command_output_chars,
-        GitSettings {
-            push: false,
-            ..GitSettings::default()
-        },
-        None,
-        sandbox,
-    );
+    let mut host = batch::Joined {
+        person: Terminal::here(),
+        runner: batch::Machine::new(
+            root.clone(),
+            settings.limits.max_command_output_chars,
+            GitSettings {
+                push: false,
+                ..GitSettings::default()
+            },
+            None,
+            sandbox,
+        ),
+    };
     let stop = turn::run(
         task,
         &mut driver,

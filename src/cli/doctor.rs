@@ -11,7 +11,7 @@ use crate::chat::local::CANARY_PREFIX;
 use crate::chat::selectors::{KEYS, REQUIRED};
 use crate::exit::Status;
 
-use super::Shared;
+use super::args::Shared;
 
 /// A block full of what chat pages destroy: fences, @@ lines, leading spaces, tabs, `*`, `_`, `<`.
 const CANARY: &str = "````agentscript\n@@say\n<<<MSG\n*stars* and _underscores_ and <angle> & ampersand\n    four leading spaces\n\ttab\tinside\ntrailing   \n\n\nafter two blank lines\n```\nan inner fence\n```\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n````";
@@ -138,7 +138,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
         sketch: None,
         sandbox: {
             let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
-            super::containment_here(shared, &root).0.line()
+            super::setup::containment_here(shared, &root).0.line()
         },
         discovered: Vec::new(),
         learned: None,

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::Shared;
+use super::args::Shared;
 use crate::exit::Status;
 
 /// Starts the chat driver; a failure is printed with its code, and returned.
@@ -28,7 +28,7 @@ pub(super) fn driver_options(
     shared: &Shared,
     command: &str,
 ) -> Result<crate::chat::cdp::Options, Status> {
-    let config = super::load_config(shared, command)?;
+    let config = shared.load_config(command)?;
     let fail = |f: crate::catalog::Failure| {
         eprintln!("keyless {command}: {}: {}", f.code, f.reason);
         Status::Usage

@@ -17,9 +17,9 @@ use crate::turn;
 use crate::workspace::agent::Agent;
 use crate::workspace::backup::{self, UndoReport};
 
+use super::args::Shared;
 use super::session::{self, Saved};
-use super::terminal::TerminalHost;
-use super::{Out, Shared, events};
+use super::{Out, events};
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
 Commands:
@@ -129,7 +129,7 @@ impl Lines {
 
 fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
     let out = Out::for_json(json);
-    let config = match super::load_config(shared, "interactive") {
+    let config = match shared.load_config("interactive") {
         Ok(config) => config,
         Err(status) => return status,
     };
@@ -141,8 +141,10 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         Ok(opened) => opened,
         Err(status) => return status,
     };
-    let mut settings = super::batch_settings(&config, shared, ws.root());
-    if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "interactive") {
+    let mut settings = super::setup::batch_settings(&config, shared, ws.root());
+    if let Err(status) =
+        super::setup::sandbox_allows(&config, ws.root(), settings.mode, "interactive")
+    {
         return status;
     }
     super::apply::install_ctrl_c();
@@ -194,12 +196,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         }
         super::progress::print(event);
     };
-    let mut host = TerminalHost::from_config(
-        ws.root().to_path_buf(),
-        &settings,
-        &config,
-        super::sandbox_for(shared, &config, ws.root()),
-    );
+    let mut host = super::setup::host_for(shared, &config, &settings, ws.root());
     // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
     // in the chat (0: it has not had the rules); `chat_rules` is the first message the chat
     // had, which a continuation in a new chat starts with.
@@ -275,8 +272,9 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             },
             "/mode" => {
                 let was = settings.mode;
-                choose::<super::Mode, _>(words.next(), &mut settings.mode, "/mode", out);
-                if super::sandbox_allows(&config, ws.root(), settings.mode, "interactive").is_err()
+                choose::<super::args::Mode, _>(words.next(), &mut settings.mode, "/mode", out);
+                if super::setup::sandbox_allows(&config, ws.root(), settings.mode, "interactive")
+                    .is_err()
                 {
                     settings.mode = was;
                 }
@@ -286,7 +284,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 out.line(&format!("Mode: {}.", settings.mode.name()));
             }
             "/pace" => {
-                choose::<super::Pace, _>(words.next(), &mut settings.pace, "/pace", out);
+                choose::<super::args::Pace, _>(words.next(), &mut settings.pace, "/pace", out);
                 if json {
                     events::settings(settings.mode, settings.pace);
                 }
@@ -309,7 +307,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                         ),
                     ),
                     _ => {
-                        let rules = super::first_message(
+                        let rules = super::setup::first_message(
                             shared,
                             line,
                             ws.root(),

@@ -21,8 +21,8 @@ struct Decisions {
     auto: Approval,
 }
 
-pub fn run(cmdline: &[String], json: bool, shared: &super::Shared) -> Status {
-    let config = match super::load_config(shared, "policy") {
+pub fn run(cmdline: &[String], json: bool, shared: &super::args::Shared) -> Status {
+    let config = match shared.load_config("policy") {
         Ok(config) => config,
         Err(status) => return status,
     };

@@ -2,15 +2,15 @@
 
 use crate::exit::Status;
 
-use super::Shared;
+use super::args::Shared;
 
 pub fn run(task: &str, shared: &Shared) -> Status {
-    let config = match super::load_config(shared, "prompt") {
+    let config = match shared.load_config("prompt") {
         Ok(config) => config,
         Err(status) => return status,
     };
     let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
-    let settings = super::batch_settings(&config, shared, &root);
+    let settings = super::setup::batch_settings(&config, shared, &root);
     let task = if task.trim().is_empty() {
         "(the task goes here)"
     } else {
@@ -18,7 +18,7 @@ pub fn run(task: &str, shared: &Shared) -> Status {
     };
     print!(
         "{}",
-        super::first_message(shared, task, &root, &config, &settings, "prompt")
+        super::setup::first_message(shared, task, &root, &config, &settings, "prompt")
     );
     Status::Success
 }

@@ -6,12 +6,11 @@
 use crate::exit::Status;
 use crate::turn;
 
-use super::Shared;
+use super::args::Shared;
 use super::session::{self, Saved};
-use super::terminal::TerminalHost;
 
 pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Status {
-    let config = match super::load_config(shared, "run") {
+    let config = match shared.load_config("run") {
         Ok(config) => config,
         Err(status) => return status,
     };
@@ -23,8 +22,8 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
         Ok(opened) => opened,
         Err(status) => return status,
     };
-    let settings = super::batch_settings(&config, shared, ws.root());
-    if let Err(status) = super::sandbox_allows(&config, ws.root(), settings.mode, "run") {
+    let settings = super::setup::batch_settings(&config, shared, ws.root());
+    if let Err(status) = super::setup::sandbox_allows(&config, ws.root(), settings.mode, "run") {
         return status;
     }
     super::apply::install_ctrl_c();
@@ -74,12 +73,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
             return Status::Chat;
         }
     };
-    let mut host = TerminalHost::from_config(
-        ws.root().to_path_buf(),
-        &settings,
-        &config,
-        super::sandbox_for(shared, &config, ws.root()),
-    );
+    let mut host = super::setup::host_for(shared, &config, &settings, ws.root());
     let progress = &mut |event: turn::Event| {
         if json {
             super::events::on_turn(&event);
@@ -93,7 +87,8 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
         }
         saved => {
             let task = task.unwrap_or_default();
-            let rules = super::first_message(shared, task, ws.root(), &config, &settings, "run");
+            let rules =
+                super::setup::first_message(shared, task, ws.root(), &config, &settings, "run");
             let (has_rules, next_turn) = match &saved {
                 Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
                 _ => (false, 1),

@@ -9,7 +9,7 @@ use crate::turn::record::{self, InFlight, MessageKind, Session};
 use crate::workspace::Workspace;
 use crate::workspace::backup;
 
-use super::Shared;
+use super::args::Shared;
 
 #[derive(Serialize)]
 struct Report {
@@ -46,11 +46,11 @@ pub fn run(shared: &Shared, json: bool) -> Status {
     };
     // A configuration keyless cannot read is reported as every other command reports it: the
     // settings shown must be the ones a run would use.
-    let config = match super::load_config(shared, "status") {
+    let config = match shared.load_config("status") {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let (containment, mode) = super::containment_with(shared, &config, ws.root());
+    let (containment, mode) = super::setup::containment_with(shared, &config, ws.root());
     let session = record::load_session(&ws);
     let (mut finished, mut running) = (Vec::new(), None);
     let state = match &session {

@@ -437,3 +437,54 @@ fn the_driver_is_a_few_parts_each_in_its_own_file() {
         );
     }
 }
+
+/// One place leaves the sandbox: the command orchestrator (`src/batch/command/`) is the only
+/// code outside the sandbox itself that reads what the sandbox refused a command (`Refusal`)
+/// or names running one `unconfined` (a method call or `Sandbox::unconfined(…)` alike), so that
+/// approval and the offer to leave the sandbox stay side by side and no other floor decides
+/// either.
+#[test]
+fn only_the_orchestrator_leaves_the_sandbox() {
+    const ORCHESTRATOR: &str = "src/batch/command";
+    /// Whether `code` names `word` as a whole identifier (`Refusal`, not `Refusals`).
+    fn names(code: &str, word: &str) -> bool {
+        code.match_indices(word).any(|(at, _)| {
+            let ident = |c: char| c.is_alphanumeric() || c == '_';
+            !code[..at].ends_with(ident) && !code[at + word.len()..].starts_with(ident)
+        })
+    }
+    let mut found = Vec::new();
+    let mut orchestrator_uses = BTreeSet::new();
+    for (path, text) in sources() {
+        if path.starts_with("src/exec/sandbox")
+            || path.components().any(|c| c.as_os_str() == "tests")
+        {
+            continue;
+        }
+        for (n, line) in code_only(&text).lines().enumerate() {
+            let hits: Vec<&str> = [
+                ("Refusal", names(line, "Refusal")),
+                ("unconfined", names(line, "unconfined")),
+            ]
+            .into_iter()
+            .filter_map(|(needle, hit)| hit.then_some(needle))
+            .collect();
+            if path.starts_with(ORCHESTRATOR) {
+                orchestrator_uses.extend(hits);
+            } else if !hits.is_empty() {
+                found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the sandbox's refusals read, or a command run unconfined, outside {ORCHESTRATOR}/:\n{}",
+        found.join("\n")
+    );
+    // The test must see the orchestrator doing both, or a rename would make it vacuous.
+    assert_eq!(
+        orchestrator_uses,
+        BTreeSet::from(["Refusal", "unconfined"]),
+        "{ORCHESTRATOR}/ no longer reads the refusals and leaves the sandbox"
+    );
+}

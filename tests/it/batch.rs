@@ -5,7 +5,9 @@
 
 use std::collections::VecDeque;
 
-use keyless::batch::{self, Confirmation, Done, Host, Outcome, Report, Settings, results};
+use keyless::batch::{
+    self, Attempt, Confirmation, Done, Outcome, Person, Report, Runner, Settings, results,
+};
 use keyless::catalog::{Code, Failure};
 use keyless::config::{FailureMode, Limits, Mode, Pace};
 use keyless::protocol::parse;
@@ -22,7 +24,7 @@ struct Scripted {
     ran: Vec<String>,
 }
 
-impl Host for Scripted {
+impl Person for Scripted {
     fn say(&mut self, message: &str) {
         self.said.push(message.to_string());
     }
@@ -33,20 +35,21 @@ impl Host for Scripted {
         self.asked_to_confirm.push(confirmation.action.clone());
         self.approvals.pop_front().unwrap_or(false)
     }
-    fn run_command(
-        &mut self,
-        cmd: &str,
-        _: std::time::Duration,
-        _: keyless::config::Mode,
-    ) -> Outcome {
+}
+
+impl Runner for Scripted {
+    fn contained(&mut self, cmd: &str, _: std::time::Duration, _: Mode) -> Attempt {
         self.ran.push(cmd.to_string());
         if cmd.contains("fail") {
             // The code is irrelevant to the batch rules; the real runner's codes are tested
             // with real processes.
-            Outcome::failed(Failure::new(Code::Internal, "scripted failure"))
+            Outcome::failed(Failure::new(Code::Internal, "scripted failure")).into()
         } else {
-            Outcome::default()
+            Outcome::default().into()
         }
+    }
+    fn unconfined(&mut self, cmd: &str, _: std::time::Duration) -> Outcome {
+        unreachable!("no scripted command is refused by a sandbox: {cmd}")
     }
     fn commit(&mut self, _: &str) -> Outcome {
         Outcome::default()

@@ -8,7 +8,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
 use std::process::Command as Process;
 
-use keyless::batch::{self, Confirmation, Host, Outcome, Settings};
+use keyless::batch::{self, Attempt, Confirmation, Outcome, Person, Runner, Settings};
 use keyless::catalog::Code;
 use keyless::config::{Limits, Mode};
 use keyless::protocol::parse;
@@ -19,7 +19,7 @@ use proptest::prelude::*;
 /// Answers nothing and approves everything: the approvals are not under test here.
 struct Approve;
 
-impl Host for Approve {
+impl Person for Approve {
     fn say(&mut self, _: &str) {}
     fn ask(&mut self, _: &str) -> Option<String> {
         None
@@ -27,12 +27,13 @@ impl Host for Approve {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         true
     }
-    fn run_command(
-        &mut self,
-        _: &str,
-        _: std::time::Duration,
-        _: keyless::config::Mode,
-    ) -> Outcome {
+}
+
+impl Runner for Approve {
+    fn contained(&mut self, _: &str, _: std::time::Duration, _: Mode) -> Attempt {
+        Outcome::default().into()
+    }
+    fn unconfined(&mut self, _: &str, _: std::time::Duration) -> Outcome {
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::record::{self, InFlight, JournalLine, MessageKind, Recorder, Session};
 use super::*;
-use crate::batch::{Confirmation, Outcome};
+use crate::batch::{Attempt, Confirmation, Outcome, Person, Runner};
 use crate::config::{Limits, Mode};
 
 /// A chat whose answers are written in advance: each `send` takes the next scripted send result
@@ -97,7 +97,7 @@ struct Approving {
     ran: Vec<String>,
 }
 
-impl Host for Approving {
+impl Person for Approving {
     fn say(&mut self, _: &str) {}
     fn ask(&mut self, _: &str) -> Option<String> {
         None
@@ -105,12 +105,19 @@ impl Host for Approving {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         true
     }
-    fn run_command(&mut self, cmd: &str, _: Duration, _: Mode) -> Outcome {
+}
+
+impl Runner for Approving {
+    fn contained(&mut self, cmd: &str, _: Duration, _: Mode) -> Attempt {
         self.ran.push(cmd.to_string());
         if cmd.contains("ctrl-c") {
-            return Outcome::failed(Failure::new(Code::Cancelled, "the user pressed Ctrl+C"));
+            return Outcome::failed(Failure::new(Code::Cancelled, "the user pressed Ctrl+C"))
+                .into();
         }
-        Outcome::default()
+        Outcome::default().into()
+    }
+    fn unconfined(&mut self, cmd: &str, _: Duration) -> Outcome {
+        unreachable!("no scripted command is refused by a sandbox: {cmd}")
     }
     fn commit(&mut self, _: &str) -> Outcome {
         Outcome::default()

@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use keyless::batch::{Confirmation, Host, Outcome};
+use keyless::batch::{Attempt, Confirmation, Outcome, Person, Runner};
 
 pub struct Quiet;
 
-impl Host for Quiet {
+impl Person for Quiet {
     fn say(&mut self, _: &str) {}
     fn ask(&mut self, _: &str) -> Option<String> {
         None
@@ -17,7 +17,13 @@ impl Host for Quiet {
     fn confirm(&mut self, _: &Confirmation) -> bool {
         false
     }
-    fn run_command(&mut self, _: &str, _: Duration, _: keyless::config::Mode) -> Outcome {
+}
+
+impl Runner for Quiet {
+    fn contained(&mut self, _: &str, _: Duration, _: keyless::config::Mode) -> Attempt {
+        Outcome::default().into()
+    }
+    fn unconfined(&mut self, _: &str, _: Duration) -> Outcome {
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {

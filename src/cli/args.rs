@@ -1,0 +1,297 @@
+//! Every clap definition of the command line: the subcommands, their flags and help, and the
+//! options the workspace-facing ones share (with the configuration they name). `mod.rs`
+//! dispatches them; `completions.rs` turns them into shell completions and the man page.
+
+use std::path::PathBuf;
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+
+use crate::exit::Status;
+
+/// A coding agent that drives the chat page you already pay for: no API key.
+///
+/// keyless sends your task to a chat site (ChatGPT, Claude, Gemini, …) in your own Chrome,
+/// reads the model's reply as AgentScript v1, runs it in your workspace under a risk-tier
+/// policy, and posts the results back, until the model says @@done.
+#[derive(Debug, Parser)]
+#[command(
+    name = "keyless",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Args {
+    /// Show more: every message sent and every raw reply (on standard error).
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+    /// Show less: only warnings, problems, what the model says to you (@@say, @@ask),
+    /// confirmations and the outcome.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Subcommands,
+}
+
+const RUN_EXAMPLES: &str = "Examples:
+  keyless run --site chatgpt \"Add a --verbose flag and test it\"
+  keyless run \"Now document the flag\"     the next task goes on in the same chat
+  keyless run --new-chat \"Fix issue 12\"   a new chat (the rules are sent again)
+  keyless run --resume                    finish a turn cut short by a crash or Ctrl+C
+  keyless run --url https://chat.example.com/ \"Fix it\"
+                                          a page with no entry: its parts found by their shape
+
+Exit codes: 0 done, 2 usage or configuration, 3 stopped before @@done, 4 browser or chat,
+130 interrupted (the session is kept: --resume goes on).";
+
+const INTERACTIVE_EXAMPLES: &str = "Examples:
+  keyless interactive --site claude       each line you type is a task in the same chat
+  keyless interactive --local             offline: the local page and a scripted model
+
+Inside: /new, /undo, /mode, /pace, /help, /quit (Ctrl+D). Ctrl+C stops the running command or
+the wait for a reply; the next line goes on in the same chat.";
+
+#[derive(Debug, Subcommand)]
+pub enum Subcommands {
+    /// Run one turn: send TASK, loop until @@done or a stop reason.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run {
+        /// What the model should do, in plain words. Without it, an interrupted turn resumes.
+        task: Option<String>,
+        /// Resume the turn that stopped half-way (crash, closed browser, Ctrl+C) from
+        /// .agent/session.json: its reply is read if the chat has it, nothing runs twice.
+        #[arg(long)]
+        resume: bool,
+        /// Print every event as one JSON object per line on standard output (schema:
+        /// docs/json-events.md); what people read goes to standard error.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// A REPL: each line is a turn in the same chat.
+    #[command(after_help = INTERACTIVE_EXAMPLES)]
+    Interactive {
+        /// Try it offline: the built-in local chat page and the demo's scripted model, in
+        /// headless Chromium, in a new git workspace in the temporary folder (named, and kept).
+        #[arg(long, conflicts_with_all = ["workspace", "site", "url", "cdp", "profile", "selectors", "new_chat"])]
+        local: bool,
+        /// Print every event as one JSON object per line on standard output (schema:
+        /// docs/json-events.md); the lines are read from standard input without line editing,
+        /// and what people read goes to standard error.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Open the chat page, check every selector, and round-trip a canary.
+    Doctor {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also send a hostile canary message and check each reading channel is byte-exact.
+        #[arg(long)]
+        canary: bool,
+        /// Find the page's parts that no selector finds by their shape, prove them with the
+        /// canary exchange, and keep them as learned selectors (used before discovery next
+        /// time); prints the entry, ready to contribute to selectors.json.
+        #[arg(long)]
+        learn: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Parse a reply and report every problem; exit 0 when valid, 1 when rejected.
+    ///
+    /// Reads FILE, or standard input when FILE is - or absent.
+    Check {
+        /// The reply to check (- for standard input).
+        file: Option<PathBuf>,
+        /// Print one JSON object: {ok, control, commands, errors}.
+        #[arg(long)]
+        json: bool,
+        /// The configuration whose Limits apply (default: <workspace>/keyless.json, then the
+        /// user's config folder), so that check rejects what run and apply would.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// The workspace whose keyless.json applies (default: the current folder).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Execute one reply in the workspace without a browser and print the results message.
+    Apply {
+        /// The reply to execute (- for standard input).
+        file: Option<PathBuf>,
+        /// Print every event (each command's outcome, the results message) as one JSON object
+        /// per line on standard output (schema: docs/json-events.md).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Classify a command line: tier per segment, decision per mode.
+    Policy {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// The command line, as the model would send it in <<<CMD.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        cmdline: Vec<String>,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Print the first message the model would get (rules, limits, snapshot).
+    Prompt {
+        /// The task to put at the end of the message.
+        #[arg(default_value = "")]
+        task: String,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// The whole loop, offline, against the built-in local chat page.
+    ///
+    /// A scripted model does a small task in a new git workspace in the temporary folder
+    /// (named at the start, and kept so you can look at it), in headless Chromium, with every command run automatically. Of the shared
+    /// options only --browser applies; the others are noted and have no effect.
+    Demo {
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Show where the saved turn stands, and what undo would put back; opens no browser.
+    ///
+    /// The saved session: where its turn stands and what --resume would do; whether a keyless
+    /// works here now; what undo would put back; what the backups take.
+    Status {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Restore the files the last batch changed; run again to go back one more batch.
+    Undo {
+        #[command(flatten)]
+        shared: Shared,
+    },
+    /// Print the shell completion script for SHELL on standard output.
+    ///
+    /// bash: keyless completions bash > ~/.local/share/bash-completion/completions/keyless;
+    /// zsh: keyless completions zsh > ~/.zfunc/_keyless (with ~/.zfunc on fpath); fish:
+    /// keyless completions fish > ~/.config/fish/completions/keyless.fish; PowerShell:
+    /// keyless completions powershell >> $PROFILE.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on standard output: keyless man | man -l -
+    Man {
+        /// A subcommand's own page (keyless-run, …) instead of keyless's.
+        subcommand: Option<String>,
+    },
+}
+
+/// Options every workspace-facing subcommand shares.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct Shared {
+    /// The workspace folder the model works in [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// keyless.json to use [default: <workspace>/keyless.json, then the user's config folder].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Who approves commands: ask (you confirm risky steps), autosafe, or auto.
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// How many commands one reply may carry: step (1), balanced (3), batch (the limit).
+    #[arg(long, value_enum)]
+    pub pace: Option<Pace>,
+    /// The chat site, by its name in selectors.json (chatgpt, claude, gemini, …); optional with
+    /// --url.
+    #[arg(long, value_name = "NAME")]
+    pub site: Option<String>,
+    /// The chat page to open; a page no site in selectors.json matches works by discovery
+    /// (keyless finds its parts by their shape and keeps what it proves).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A selectors.json that overrides the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub selectors: Option<PathBuf>,
+    /// Attach to a running browser's DevTools endpoint instead of launching one.
+    #[arg(long, value_name = "URL")]
+    pub cdp: Option<String>,
+    /// The Chrome/Chromium executable to launch.
+    #[arg(long, value_name = "PATH")]
+    pub browser: Option<PathBuf>,
+    /// Run the browser without a window.
+    #[arg(long)]
+    pub headless: bool,
+    /// The browser profile folder (you log in once; it is kept).
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
+    /// Start a new chat instead of resuming the saved one.
+    #[arg(long)]
+    pub new_chat: bool,
+}
+
+impl Shared {
+    /// Loads the configuration for these options' workspace; on failure prints the code and
+    /// reason (as `keyless COMMAND: …`) and returns the usage status.
+    pub fn load_config(&self, command: &str) -> Result<crate::config::Config, Status> {
+        let workspace = self.workspace.clone().unwrap_or_else(|| ".".into());
+        crate::config::file::load(self.config.as_deref(), &workspace).map_err(|f| {
+            eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+            Status::Usage
+        })
+    }
+
+    /// The browser and chat options given (`--selectors`, `--site`, …), as spelled on the
+    /// command line.
+    pub fn browser_options(&self) -> Vec<&'static str> {
+        [
+            ("--site", self.site.is_some()),
+            ("--url", self.url.is_some()),
+            ("--cdp", self.cdp.is_some()),
+            ("--browser", self.browser.is_some()),
+            ("--headless", self.headless),
+            ("--profile", self.profile.is_some()),
+            ("--new-chat", self.new_chat),
+        ]
+        .into_iter()
+        .filter_map(|(name, given)| given.then_some(name))
+        .collect()
+    }
+}
+
+/// Approval modes of the specification's risk-tier table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Ask,
+    Autosafe,
+    Auto,
+}
+
+/// Agent.Pace: how many non-say commands one response may carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Pace {
+    Step,
+    Balanced,
+    Batch,
+}
+
+impl From<Mode> for crate::config::Mode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Ask => crate::config::Mode::Ask,
+            Mode::Autosafe => crate::config::Mode::AutoSafe,
+            Mode::Auto => crate::config::Mode::Auto,
+        }
+    }
+}
+
+impl From<Pace> for crate::config::Pace {
+    fn from(pace: Pace) -> Self {
+        match pace {
+            Pace::Step => crate::config::Pace::Step,
+            Pace::Balanced => crate::config::Pace::Balanced,
+            Pace::Batch => crate::config::Pace::Batch,
+        }
+    }
+}

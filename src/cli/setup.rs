@@ -1,0 +1,186 @@
+//! Where a subcommand starts: its configuration, its batch settings (the configuration, then
+//! the flags, then what only this machine knows), the sandbox and host for the model's
+//! commands, the check that the mode can be contained here, and the first message.
+
+use super::args::Shared;
+use super::{driver, progress, terminal};
+use crate::exit::Status;
+
+/// The batch settings: the configuration, then the flags, then what only the machine knows
+/// (tools the snapshot finds Missing, the repository's git hazards).
+pub(super) fn batch_settings(
+    config: &crate::config::Config,
+    shared: &Shared,
+    root: &std::path::Path,
+) -> crate::batch::Settings {
+    let mut settings = crate::batch::Settings::from_config(config, root);
+    if let Some(pace) = shared.pace {
+        settings.pace = pace.into();
+    }
+    if let Some(mode) = shared.mode {
+        settings.mode = mode.into();
+    }
+    settings.missing_tools = crate::exec::snapshot::missing(&config.snapshot.tools);
+    settings.git_hazards = crate::git::read_only_hazards(root);
+    settings
+}
+
+/// The sandbox for the model's commands in `root`, told which of keyless's own files it must
+/// keep out of their reach: its configuration folder (the browser profile and learned
+/// selectors in it), the browser profile wherever it is (an attached browser's too, found by
+/// its debugging port), and a `--config` or `--selectors` file inside the workspace.
+fn sandbox_for(
+    shared: &Shared,
+    config: &crate::config::Config,
+    root: &std::path::Path,
+) -> crate::exec::sandbox::Sandbox {
+    let mut sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    sandbox.hide(&driver::config_folder());
+    sandbox.hide(&driver::profile(shared, config));
+    #[cfg(target_os = "linux")]
+    if let Some(port) = shared
+        .cdp
+        .as_deref()
+        .or(config.browser.cdp_url.as_deref())
+        .and_then(cdp_port)
+        && let Some(profile) = crate::exec::sandbox::listener_profile(port)
+    {
+        sandbox.hide(&profile);
+    }
+    for file in [&shared.config, &shared.selectors].into_iter().flatten() {
+        sandbox.protect(file);
+    }
+    sandbox
+}
+
+/// The host of a subcommand's batches in `root`: the person at this terminal, and this machine
+/// running the model's commands in [`sandbox_for`] as the configuration sets it up.
+pub(super) fn host_for(
+    shared: &Shared,
+    config: &crate::config::Config,
+    settings: &crate::batch::Settings,
+    root: &std::path::Path,
+) -> crate::batch::Joined<terminal::Terminal, crate::batch::Machine> {
+    crate::batch::Joined {
+        person: terminal::Terminal::here(),
+        runner: crate::batch::Machine::from_config(
+            root.to_path_buf(),
+            settings,
+            config,
+            sandbox_for(shared, config, root),
+        ),
+    }
+}
+
+/// The port of a DevTools address (`http://127.0.0.1:9222`, `ws://localhost:9222/devtools/…`).
+fn cdp_port(url: &str) -> Option<u16> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split('/').next()?;
+    authority.rsplit_once(':')?.1.parse().ok()
+}
+
+/// Refuses a mode the machine cannot contain (Auto without a sandbox); prints why.
+pub(super) fn sandbox_allows(
+    config: &crate::config::Config,
+    root: &std::path::Path,
+    mode: crate::config::Mode,
+    command: &str,
+) -> Result<(), Status> {
+    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    sandbox.check_mode(mode).map_err(|f| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    })?;
+    let containment = sandbox.containment(mode);
+    if sandbox.is_off() {
+        return Ok(());
+    }
+    let missing = containment.missing();
+    if !containment.contained() {
+        let why: Vec<&str> = missing
+            .iter()
+            .filter_map(|g| g.missing.as_deref())
+            .take(1)
+            .collect();
+        eprintln!(
+            "keyless {command}: warning: the model's commands cannot be contained here ({}); the command policy is the only guard",
+            why.join("; ")
+        );
+    } else if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|g| g.name).collect();
+        eprintln!(
+            "keyless {command}: warning: the sandbox cannot give these guarantees here: {} (`keyless status` says why)",
+            names.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// What contains the model's commands in `root`, in the mode the flags and the configuration
+/// give, for `doctor`, which only reports it: a configuration it cannot read is left to the
+/// commands that need it, and the defaults stand in.
+pub(super) fn containment_here(
+    shared: &Shared,
+    root: &std::path::Path,
+) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
+    let config = crate::config::file::load(shared.config.as_deref(), root).unwrap_or_default();
+    containment_with(shared, &config, root)
+}
+
+/// What contains the model's commands in `root` under `config`, in the mode the flags and the
+/// configuration give.
+pub(super) fn containment_with(
+    shared: &Shared,
+    config: &crate::config::Config,
+    root: &std::path::Path,
+) -> (crate::exec::sandbox::Containment, crate::config::Mode) {
+    let mode = shared.mode.map(Into::into).unwrap_or(config.agent.mode);
+    let sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    (sandbox.containment(mode), mode)
+}
+
+/// The first message for `task` in `root`: the environment snapshot (the user's scripts
+/// included; their problems are printed as warnings, and the snapshot goes on without them),
+/// the rules, the limits and the pace.
+pub(super) fn first_message(
+    shared: &Shared,
+    task: &str,
+    root: &std::path::Path,
+    config: &crate::config::Config,
+    settings: &crate::batch::Settings,
+    command: &str,
+) -> String {
+    let shell = config.commands.shell.as_deref();
+    let sandbox = sandbox_for(shared, config, root);
+    let mut snapshot =
+        crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell, Some(&sandbox));
+    snapshot.sandbox = Some(sandbox.containment(settings.mode));
+    if config.snapshot.instructions
+        && let Ok(ws) = crate::workspace::Workspace::open(root)
+    {
+        snapshot.instructions = ws.instructions(task);
+        if !snapshot.instructions.is_empty() && !progress::quiet() {
+            let names: Vec<&str> = snapshot
+                .instructions
+                .iter()
+                .map(|i| i.path.as_str())
+                .collect();
+            eprintln!(
+                "keyless {command}: the project's instructions go with the first message: {} (Snapshot.Instructions turns this off)",
+                names.join(", ")
+            );
+        }
+    }
+    for warning in snapshot.run_scripts(root, &config.snapshot.scripts, Some(&sandbox)) {
+        eprintln!(
+            "keyless {command}: {}: {} (the snapshot goes on without it)",
+            warning.code, warning.reason
+        );
+    }
+    let message =
+        crate::turn::prompt::first_message(task, &settings.limits, settings.pace, &snapshot);
+    match &settings.redactor {
+        Some(redactor) => redactor.redact(&message).text,
+        None => message,
+    }
+}
