@@ -7,8 +7,8 @@
 //! goes through the [`Host`]: its [`Person`] (the user, whom the engine never prompts itself) and
 //! its [`Runner`] (processes and git, which the engine never starts itself).
 
-pub mod command;
-pub mod report;
+pub(crate) mod command;
+pub(crate) mod report;
 pub mod results;
 
 pub use command::{Attempt, Machine, Runner};

@@ -95,22 +95,18 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         }
         status
     };
-    let (ws, _claim) = match open_workspace(shared, "apply") {
-        Ok(opened) => opened,
+    let start = match super::setup::Start::with(shared, config, "apply") {
+        Ok(start) => start,
         Err(status) => return failed(status),
     };
+    let (ws, settings) = (&start.ws, &start.settings);
     let label = match file {
         Some(path) if path.as_os_str() != "-" => format!("keyless apply {}", path.display()),
         _ => "keyless apply (standard input)".to_string(),
     };
-    let settings = super::setup::batch_settings(&config, shared, ws.root());
-    if let Err(status) = super::setup::sandbox_allows(&config, ws.root(), settings.mode, "apply") {
-        return failed(status);
-    }
-    install_ctrl_c();
-    let mut backup = Backup::new(&ws, BatchKind::Batch, label);
-    let mut host = super::setup::host_for(shared, &config, &settings, ws.root());
-    let report = batch::execute(&script, &ws, &mut backup, &mut host, &settings, (1, 1));
+    let mut backup = Backup::new(ws, BatchKind::Batch, label);
+    let mut host = start.host(shared);
+    let report = batch::execute(&script, ws, &mut backup, &mut host, settings, (1, 1));
     // The results message is data for the model; on a person's terminal it is shown with its
     // control characters escaped, so that a command's output cannot rewrite the screen.
     let message = results::render(&report);

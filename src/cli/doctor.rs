@@ -98,7 +98,11 @@ const CANARY_TRUNCATION_BUDGET: std::time::Duration = std::time::Duration::from_
 pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
     // Learning proves what it keeps in an exchange.
     let canary = canary || learn;
-    let mut options = match super::driver_options(shared, "doctor") {
+    let config = match shared.load_config("doctor") {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let mut options = match super::driver_options(shared, &config, "doctor") {
         Ok(options) => options,
         Err(status) => return status,
     };

@@ -26,9 +26,9 @@ pub(super) fn start_driver_failing(
 /// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
 pub(super) fn driver_options(
     shared: &Shared,
+    config: &crate::config::Config,
     command: &str,
 ) -> Result<crate::chat::cdp::Options, Status> {
-    let config = shared.load_config(command)?;
     let fail = |f: crate::catalog::Failure| {
         eprintln!("keyless {command}: {}: {}", f.code, f.reason);
         Status::Usage
@@ -63,7 +63,7 @@ pub(super) fn driver_options(
         site.learn_from(entry);
     }
     let headless = shared.headless || config.browser.headless;
-    let profile = profile(shared, &config);
+    let profile = profile(shared, config);
     Ok(crate::chat::cdp::Options {
         url: url.unwrap_or_else(|| site.url.clone()),
         site_name,

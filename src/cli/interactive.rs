@@ -19,6 +19,7 @@ use crate::workspace::backup::{self, UndoReport};
 
 use super::args::Shared;
 use super::session::{self, Saved};
+use super::setup::Start;
 use super::{Out, events};
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
@@ -129,27 +130,12 @@ impl Lines {
 
 fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
     let out = Out::for_json(json);
-    let config = match shared.load_config("interactive") {
-        Ok(config) => config,
+    let (mut start, options) = match Start::chat(shared, "interactive") {
+        Ok(started) => started,
         Err(status) => return status,
     };
-    let mut options = match super::driver_options(shared, "interactive") {
-        Ok(options) => options,
-        Err(status) => return status,
-    };
-    let (ws, _claim) = match super::apply::open_workspace(shared, "interactive") {
-        Ok(opened) => opened,
-        Err(status) => return status,
-    };
-    let mut settings = super::setup::batch_settings(&config, shared, ws.root());
-    if let Err(status) =
-        super::setup::sandbox_allows(&config, ws.root(), settings.mode, "interactive")
-    {
-        return status;
-    }
-    super::apply::install_ctrl_c();
-    super::logging::init(ws.root());
-    options.sketches = Some(ws.agent(Agent::Logs));
+    let mut host = start.host(shared);
+    let (config, ws, settings) = (&start.config, &start.ws, &mut start.settings);
     let history = ws.agent(Agent::History);
     let mut lines = if json {
         Lines::Plain
@@ -167,7 +153,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
     };
     if json {
         let resume = matches!(
-            session::saved(&ws, &options.site_name, shared.new_chat, "interactive"),
+            session::saved(ws, &options.site_name, shared.new_chat, "interactive"),
             Saved::Interrupted(_)
         );
         events::started(events::Started {
@@ -196,17 +182,16 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         }
         super::progress::print(event);
     };
-    let mut host = super::setup::host_for(shared, &config, &settings, ws.root());
     // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
     // in the chat (0: it has not had the rules); `chat_rules` is the first message the chat
     // had, which a continuation in a new chat starts with.
     let mut chat_rules: Option<String> = None;
-    let mut turns = match session::saved(&ws, &driver.site(), shared.new_chat, "interactive") {
+    let mut turns = match session::saved(ws, &driver.site(), shared.new_chat, "interactive") {
         Saved::Interrupted(s) => {
             session::announce_resume(&s, "interactive");
             let resumed_turn = s.turn.max(1);
             chat_rules = s.rules.clone();
-            let stop = turn::resume(s, &mut driver, &ws, &mut host, &settings, progress);
+            let stop = turn::resume(s, &mut driver, ws, &mut host, settings, progress);
             if json {
                 events::turn_ended(resumed_turn, &stop);
             }
@@ -244,7 +229,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 }
                 Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
             },
-            "/undo" => match backup::undo(&ws) {
+            "/undo" => match backup::undo(ws) {
                 Ok(UndoReport::Restored { id, actions, .. }) => {
                     if json {
                         events::undone(Some(id), &actions);
@@ -273,7 +258,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             "/mode" => {
                 let was = settings.mode;
                 choose::<super::args::Mode, _>(words.next(), &mut settings.mode, "/mode", out);
-                if super::setup::sandbox_allows(&config, ws.root(), settings.mode, "interactive")
+                if super::setup::sandbox_allows(config, ws.root(), settings.mode, "interactive")
                     .is_err()
                 {
                     settings.mode = was;
@@ -311,8 +296,8 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                             shared,
                             line,
                             ws.root(),
-                            &config,
-                            &settings,
+                            config,
+                            settings,
                             "interactive",
                         );
                         chat_rules = Some(rules.clone());
@@ -330,7 +315,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                     first,
                     turn: turns,
                 };
-                let stop = turn::run(task, &mut driver, &ws, &mut host, &settings, progress);
+                let stop = turn::run(task, &mut driver, ws, &mut host, settings, progress);
                 if json {
                     events::turn_ended(turns, &stop);
                 }

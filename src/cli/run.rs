@@ -8,29 +8,15 @@ use crate::turn;
 
 use super::args::Shared;
 use super::session::{self, Saved};
+use super::setup::Start;
 
 pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Status {
-    let config = match shared.load_config("run") {
-        Ok(config) => config,
+    let (start, options) = match Start::chat(shared, "run") {
+        Ok(started) => started,
         Err(status) => return status,
     };
-    let mut options = match super::driver_options(shared, "run") {
-        Ok(options) => options,
-        Err(status) => return status,
-    };
-    let (ws, _claim) = match super::apply::open_workspace(shared, "run") {
-        Ok(opened) => opened,
-        Err(status) => return status,
-    };
-    let settings = super::setup::batch_settings(&config, shared, ws.root());
-    if let Err(status) = super::setup::sandbox_allows(&config, ws.root(), settings.mode, "run") {
-        return status;
-    }
-    super::apply::install_ctrl_c();
-    super::logging::init(ws.root());
-    options.sketches = Some(ws.agent(crate::workspace::agent::Agent::Logs));
-
-    let saved = session::saved(&ws, &options.site_name, shared.new_chat, "run");
+    let (ws, settings) = (&start.ws, &start.settings);
+    let saved = session::saved(ws, &options.site_name, shared.new_chat, "run");
     // Decide before the browser opens: a mistake costs nothing then.
     match (&saved, task) {
         (Saved::Interrupted(s), Some(task)) if !resume && s.task.as_deref() != Some(task) => {
@@ -73,7 +59,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
             return Status::Chat;
         }
     };
-    let mut host = super::setup::host_for(shared, &config, &settings, ws.root());
+    let mut host = start.host(shared);
     let progress = &mut |event: turn::Event| {
         if json {
             super::events::on_turn(&event);
@@ -83,12 +69,11 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
     let stop = match saved {
         Saved::Interrupted(s) => {
             session::announce_resume(&s, "run");
-            turn::resume(s, &mut driver, &ws, &mut host, &settings, progress)
+            turn::resume(s, &mut driver, ws, &mut host, settings, progress)
         }
         saved => {
             let task = task.unwrap_or_default();
-            let rules =
-                super::setup::first_message(shared, task, ws.root(), &config, &settings, "run");
+            let rules = start.first_message(shared, task, "run");
             let (has_rules, next_turn) = match &saved {
                 Saved::Chat(s) => (session::open_chat(&mut driver, s, "run"), s.turn + 1),
                 _ => (false, 1),
@@ -114,7 +99,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
                 first,
                 turn: if has_rules { next_turn } else { 1 },
             };
-            turn::run(task, &mut driver, &ws, &mut host, &settings, progress)
+            turn::run(task, &mut driver, ws, &mut host, settings, progress)
         }
     };
     super::close_driver(driver);

@@ -1,10 +1,79 @@
-//! Where a subcommand starts: its configuration, its batch settings (the configuration, then
-//! the flags, then what only this machine knows), the sandbox and host for the model's
-//! commands, the check that the mode can be contained here, and the first message.
+//! Where a subcommand starts: the one start-up ([`Start`]: the configuration loaded and
+//! validated once and passed down, the workspace claimed, the batch settings, the mode checked
+//! against what this machine can contain, Ctrl+C handled; for the chat, the driver's options),
+//! the sandbox and host for the model's commands, and the first message.
 
 use super::args::Shared;
-use super::{driver, progress, terminal};
+use super::{apply, driver, logging, progress, terminal};
+use crate::claim::Claim;
+use crate::config::Config;
 use crate::exit::Status;
+use crate::workspace::Workspace;
+use crate::workspace::agent::Agent;
+
+/// What a subcommand that works in a workspace starts from, made once and in one order: every
+/// part of it below reads this configuration, never the file again.
+pub(super) struct Start {
+    /// The configuration: `keyless.json` (or `--config`) over the defaults, validated.
+    pub config: Config,
+    /// The workspace, claimed for this process while the value lives.
+    pub ws: Workspace,
+    /// The batch settings: the configuration, the flags, what only this machine knows.
+    pub settings: crate::batch::Settings,
+    _claim: Claim,
+}
+
+impl Start {
+    /// The start of `command` in the flags' workspace, from its configuration: the claim, the
+    /// settings, the mode's check and Ctrl+C. A problem is printed and its status returned.
+    pub(super) fn with(shared: &Shared, config: Config, command: &str) -> Result<Start, Status> {
+        let (ws, claim) = apply::open_workspace(shared, command)?;
+        let settings = batch_settings(&config, shared, ws.root());
+        sandbox_allows(&config, ws.root(), settings.mode, command)?;
+        apply::install_ctrl_c();
+        Ok(Start {
+            config,
+            ws,
+            settings,
+            _claim: claim,
+        })
+    }
+
+    /// The start of a command that opens the chat (`run`, `interactive`): the driver's options
+    /// come from the same configuration, before the workspace is claimed (a bad selectors file
+    /// costs nothing then); logs and page sketches go to the workspace's `.agent/logs`.
+    pub(super) fn chat(
+        shared: &Shared,
+        command: &str,
+    ) -> Result<(Start, crate::chat::cdp::Options), Status> {
+        let config = shared.load_config(command)?;
+        let mut options = driver::driver_options(shared, &config, command)?;
+        let start = Start::with(shared, config, command)?;
+        logging::init(start.ws.root());
+        options.sketches = Some(start.ws.agent(Agent::Logs));
+        Ok((start, options))
+    }
+
+    /// The host of this start's batches ([`host_for`]).
+    pub(super) fn host(
+        &self,
+        shared: &Shared,
+    ) -> crate::batch::Joined<terminal::Terminal, crate::batch::Machine> {
+        host_for(shared, &self.config, &self.settings, self.ws.root())
+    }
+
+    /// The first message for `task` in this workspace ([`first_message`]).
+    pub(super) fn first_message(&self, shared: &Shared, task: &str, command: &str) -> String {
+        first_message(
+            shared,
+            task,
+            self.ws.root(),
+            &self.config,
+            &self.settings,
+            command,
+        )
+    }
+}
 
 /// The batch settings: the configuration, then the flags, then what only the machine knows
 /// (tools the snapshot finds Missing, the repository's git hazards).

@@ -5,10 +5,10 @@
 //! Architecture Invariant: the only module that starts processes for the model (git's push
 //! aside, which `git.rs` runs the same way through [`run`]).
 
-pub mod capture;
+pub(crate) mod capture;
 pub mod sandbox;
-pub mod snapshot;
-pub mod which;
+pub(crate) mod snapshot;
+pub(crate) mod which;
 
 use std::io::Read;
 use std::path::Path;

@@ -6,9 +6,6 @@ use std::time::Duration;
 
 pub use super::which::find_on_path;
 
-/// Tools checked when the configuration names none.
-pub use crate::config::DEFAULT_TOOLS;
-
 /// How long one version probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 

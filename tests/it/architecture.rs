@@ -488,3 +488,59 @@ fn only_the_orchestrator_leaves_the_sandbox() {
         "{ORCHESTRATOR}/ no longer reads the refusals and leaves the sandbox"
     );
 }
+
+/// Narrow visibility: a module is `pub` only when something outside the library (the test
+/// binary, the benchmarks, `main`) uses it; every other module is `pub(crate)` or private.
+#[test]
+fn a_module_is_public_only_when_something_outside_the_library_uses_it() {
+    let mut outside = String::new();
+    for dir in ["tests", "benches"] {
+        let mut stack = vec![PathBuf::from(dir)];
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    outside.push_str(&fs::read_to_string(&path).unwrap());
+                }
+            }
+        }
+    }
+    outside.push_str(&fs::read_to_string("src/main.rs").unwrap());
+    let mut unused = Vec::new();
+    for (path, text) in sources() {
+        let parent = path
+            .with_extension("")
+            .strip_prefix("src")
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .filter(|c| c != "mod" && c != "lib")
+            .collect::<Vec<_>>()
+            .join("::");
+        for line in code_only(&text).lines() {
+            let Some(name) = line
+                .strip_prefix("pub mod ")
+                .and_then(|rest| rest.strip_suffix(';'))
+            else {
+                continue;
+            };
+            let parent = if parent.is_empty() {
+                "keyless".to_string()
+            } else {
+                format!("keyless::{parent}")
+            };
+            let direct = regex::Regex::new(&format!(r"{parent}::{name}\b")).unwrap();
+            let grouped = regex::Regex::new(&format!(r"{parent}::\{{[^}}]*\b{name}\b")).unwrap();
+            if !direct.is_match(&outside) && !grouped.is_match(&outside) {
+                unused.push(format!("{parent}::{name} ({})", path.display()));
+            }
+        }
+    }
+    assert!(
+        unused.is_empty(),
+        "public modules nothing outside the library uses (make them pub(crate)):\n{}",
+        unused.join("\n")
+    );
+}

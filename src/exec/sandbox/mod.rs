@@ -37,12 +37,12 @@ mod containment;
 mod enter;
 mod env;
 #[cfg(unix)]
-pub mod guard;
+pub(crate) mod guard;
 #[cfg(not(unix))]
 #[path = "guard_none.rs"]
-pub mod guard;
+pub(crate) mod guard;
 #[cfg(target_os = "linux")]
-pub mod home;
+pub(crate) mod home;
 #[cfg(target_os = "linux")]
 mod limits;
 #[cfg(target_os = "linux")]
@@ -57,12 +57,14 @@ mod platform;
 #[cfg(target_os = "linux")]
 mod probe;
 #[cfg(target_os = "linux")]
-pub mod proxy;
+pub(crate) mod proxy;
 mod refusal;
-pub mod seatbelt;
+// Rendered and unit-tested on every platform; run only on macOS.
+#[cfg(any(target_os = "macos", test))]
+mod seatbelt;
 mod support;
 #[cfg(target_os = "linux")]
-pub mod world;
+pub(crate) mod world;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
