@@ -4,39 +4,12 @@
 use std::path::Path;
 
 use crate::batch::{self, results};
-use crate::claim::Claim;
 use crate::exit::Status;
 use crate::protocol::render::format_error;
-use crate::workspace::Workspace;
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
 use super::args::Shared;
 use super::events;
-
-/// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
-/// the same folder at once would mix up sessions, journals and backups. The claim ends with the
-/// returned value.
-pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspace, Claim), Status> {
-    let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
-    let ws = Workspace::open(&path).map_err(|f| {
-        eprintln!("keyless {command}: {}", f.reason);
-        Status::Usage
-    })?;
-    backup::ensure_agent_dir(&ws).map_err(|f| {
-        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
-        Status::Usage
-    })?;
-    let claim = Claim::take(&ws.agent(crate::workspace::agent::Agent::Claim)).map_err(|pid| {
-        eprintln!(
-            "keyless {command}: another keyless (process {pid}) is working in {}; wait for it to finish",
-            ws.root().display()
-        );
-        Status::Usage
-    })?;
-    // The workspace is ours now: what a killed keyless left half-written goes.
-    backup::clean_after_crash(&ws);
-    Ok((ws, claim))
-}
 
 pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     let reply = match super::read_reply(file) {
@@ -129,45 +102,8 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     status
 }
 
-/// Ctrl+C cancels the running command (its partial output is kept); a second Ctrl+C ends
-/// keyless at once.
-pub(super) fn install_ctrl_c() {
-    let _ = ctrlc::set_handler(|| {
-        if crate::cancel::request() {
-            // Leaving at once, without unwinding: the browser's own group ends here.
-            crate::cancel::end_groups();
-            std::process::exit(130);
-        }
-    });
-    on_hangup();
-}
-
-/// The terminal closed (SIGHUP): keyless leaves, and with it the browser it launched, which runs
-/// in a process group of its own that the terminal's hangup never reaches.
-fn on_hangup() {
-    #[cfg(unix)]
-    {
-        extern "C" fn hung_up(_: libc::c_int) {
-            crate::cancel::end_groups();
-            // SAFETY: _exit is async-signal-safe and ends the process at once.
-            unsafe { libc::_exit(HANGUP_STATUS) }
-        }
-        // SAFETY: the handler does only async-signal-safe work (an atomic, killpg, _exit).
-        unsafe {
-            libc::signal(
-                libc::SIGHUP,
-                hung_up as extern "C" fn(libc::c_int) as libc::sighandler_t,
-            );
-        }
-    }
-}
-
-/// The exit status after a hangup, as a shell reports a process ended by SIGHUP (128 + 1).
-#[cfg(unix)]
-const HANGUP_STATUS: libc::c_int = 129;
-
 pub fn undo(shared: &Shared) -> Status {
-    let (ws, _claim) = match open_workspace(shared, "undo") {
+    let (ws, _claim) = match super::setup::open_workspace(shared, "undo") {
         Ok(opened) => opened,
         Err(status) => return status,
     };

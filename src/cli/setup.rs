@@ -4,12 +4,13 @@
 //! the sandbox and host for the model's commands, and the first message.
 
 use super::args::Shared;
-use super::{apply, driver, logging, progress, terminal};
+use super::{driver, logging, progress, terminal};
 use crate::claim::Claim;
 use crate::config::Config;
 use crate::exit::Status;
 use crate::workspace::Workspace;
 use crate::workspace::agent::Agent;
+use crate::workspace::backup;
 
 /// What a subcommand that works in a workspace starts from, made once and in one order: every
 /// part of it below reads this configuration, never the file again.
@@ -27,10 +28,10 @@ impl Start {
     /// The start of `command` in the flags' workspace, from its configuration: the claim, the
     /// settings, the mode's check and Ctrl+C. A problem is printed and its status returned.
     pub(super) fn with(shared: &Shared, config: Config, command: &str) -> Result<Start, Status> {
-        let (ws, claim) = apply::open_workspace(shared, command)?;
+        let (ws, claim) = open_workspace(shared, command)?;
         let settings = batch_settings(&config, shared, ws.root());
         sandbox_allows(&config, ws.root(), settings.mode, command)?;
-        apply::install_ctrl_c();
+        install_ctrl_c();
         Ok(Start {
             config,
             ws,
@@ -74,6 +75,68 @@ impl Start {
         )
     }
 }
+
+/// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
+/// the same folder at once would mix up sessions, journals and backups. The claim ends with the
+/// returned value.
+pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspace, Claim), Status> {
+    let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
+    let ws = Workspace::open(&path).map_err(|f| {
+        eprintln!("keyless {command}: {}", f.reason);
+        Status::Usage
+    })?;
+    backup::ensure_agent_dir(&ws).map_err(|f| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    })?;
+    let claim = Claim::take(&ws.agent(crate::workspace::agent::Agent::Claim)).map_err(|pid| {
+        eprintln!(
+            "keyless {command}: another keyless (process {pid}) is working in {}; wait for it to finish",
+            ws.root().display()
+        );
+        Status::Usage
+    })?;
+    // The workspace is ours now: what a killed keyless left half-written goes.
+    backup::clean_after_crash(&ws);
+    Ok((ws, claim))
+}
+
+/// Ctrl+C cancels the running command (its partial output is kept); a second Ctrl+C ends
+/// keyless at once.
+pub(super) fn install_ctrl_c() {
+    let _ = ctrlc::set_handler(|| {
+        if crate::cancel::request() {
+            // Leaving at once, without unwinding: the browser's own group ends here.
+            crate::cancel::end_groups();
+            std::process::exit(130);
+        }
+    });
+    on_hangup();
+}
+
+/// The terminal closed (SIGHUP): keyless leaves, and with it the browser it launched, which runs
+/// in a process group of its own that the terminal's hangup never reaches.
+fn on_hangup() {
+    #[cfg(unix)]
+    {
+        extern "C" fn hung_up(_: libc::c_int) {
+            crate::cancel::end_groups();
+            // SAFETY: _exit is async-signal-safe and ends the process at once.
+            unsafe { libc::_exit(HANGUP_STATUS) }
+        }
+        // SAFETY: the handler does only async-signal-safe work (an atomic, killpg, _exit).
+        unsafe {
+            libc::signal(
+                libc::SIGHUP,
+                hung_up as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// The exit status after a hangup, as a shell reports a process ended by SIGHUP (128 + 1).
+#[cfg(unix)]
+const HANGUP_STATUS: libc::c_int = 129;
 
 /// The batch settings: the configuration, then the flags, then what only the machine knows
 /// (tools the snapshot finds Missing, the repository's git hazards).

@@ -6,20 +6,10 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
-use serde::Deserialize;
-
-use super::page_api::PageApi;
+use super::page_api::{Found, PageApi};
 use super::tab::Tab;
 use crate::catalog::{Code, Failure};
 use crate::chat::selectors::Site;
-
-/// A selector the page script made of a part it found by its shape.
-#[derive(Debug, Deserialize)]
-pub(super) struct Found {
-    pub css: String,
-    /// False for a mark keyless put on the element itself: good for this page only.
-    pub kept: bool,
-}
 
 /// The selectors of the parts keyless found by their shape in a session.
 #[derive(Clone, Debug, Default)]

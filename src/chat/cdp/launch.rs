@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use chromiumoxide::Browser;
 use chromiumoxide::cdp::browser_protocol::emulation::SetFocusEmulationEnabledParams;
 use chromiumoxide::handler::HandlerConfig;
-use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::tab::Tab;
+use super::tab::{Opened, Tab};
 use super::{CDP_TIMEOUT, Options, bounded, connection, spawn};
 use crate::catalog::Failure;
 use crate::claim::{Lock, Share};
@@ -55,19 +55,6 @@ pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
     Err(connection(
         "no Chrome or Chromium was found; install one (Debian: apt-get install chromium) or set Browser.ExecutablePath",
     ))
-}
-
-/// An open browser: the connection, the chat page, the task driving the connection, and the
-/// browser's process id when it runs on this machine (launched, or found on the profile).
-pub(super) struct Opened {
-    pub browser: Browser,
-    pub page: Page,
-    pub handler: tokio::task::JoinHandle<()>,
-    pub pid: Option<i32>,
-    /// The browser's process when keyless launched it.
-    pub child: Option<tokio::process::Child>,
-    /// This process's share of the profile, for as long as its tab is open.
-    pub share: Option<Share>,
 }
 
 /// Joins the keyless processes using `profile`, each in its own tab of the one browser on it.

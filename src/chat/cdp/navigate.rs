@@ -4,57 +4,18 @@
 //! seconds; never a wait of `PAGE_READY` for a composer that cannot come, then "no Composer
 //! element".
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chromiumoxide::Page;
-use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
-use futures::StreamExt;
 
+use super::CDP_TIMEOUT;
 use super::page_api::PageApi;
 use super::tab::Tab;
-use super::{CDP_TIMEOUT, bounded};
 use crate::catalog::{Code, Failure};
 
 /// How long an HTTP error page may take to turn out to be a chat after all (a site that draws
 /// its app over an error status) before it counts as a page that did not load.
 pub(super) const ERROR_STATUS_GRACE: Duration = Duration::from_secs(2);
-
-/// The HTTP status of each document the page loaded, by its loader (the latest few): the
-/// browser's error for an error status with an empty page (`net::ERR_HTTP_RESPONSE_CODE_FAILURE`)
-/// names no status.
-pub(super) type Documents = Arc<Mutex<VecDeque<(String, u16)>>>;
-
-/// How many documents' statuses are kept (a navigation looks its own up at once).
-const DOCUMENTS_KEPT: usize = 8;
-
-/// Notes the status of every document the page loads, from the page's network events.
-pub(super) async fn watch_documents(page: &Page, documents: Documents) -> Result<(), Failure> {
-    let mut responses = bounded(
-        page.event_listener::<EventResponseReceived>(),
-        "listen for the page's documents",
-    )
-    .await?;
-    tokio::spawn(async move {
-        while let Some(event) = responses.next().await {
-            let Ok(status) = u16::try_from(event.response.status) else {
-                continue;
-            };
-            if event.r#type != ResourceType::Document {
-                continue;
-            }
-            if let Ok(mut kept) = documents.lock() {
-                kept.push_back((event.loader_id.inner().clone(), status));
-                while kept.len() > DOCUMENTS_KEPT {
-                    kept.pop_front();
-                }
-            }
-        }
-    });
-    Ok(())
-}
 
 /// How a navigation ended.
 enum Navigated {

@@ -3,6 +3,7 @@
 //! browser is gone, hears the page's notifications and failed requests, and opens addresses
 //! (`navigate.rs`); launching and closing the browser are in `launch.rs`.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -11,14 +12,16 @@ use std::time::Duration;
 // The by-rule replacement needs URL patterns; the global switch still works in Chromium 156.
 #[allow(deprecated)]
 use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParams;
-use chromiumoxide::cdp::browser_protocol::network::{EnableParams, EventLoadingFailed};
+use chromiumoxide::cdp::browser_protocol::network::{
+    EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
+};
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::launch::Opened;
-use super::{OFFLINE_ERRORS, bounded, browser_gone, navigate};
+use super::{OFFLINE_ERRORS, bounded, browser_gone};
 use crate::catalog::{Code, Failure};
+use crate::claim::Share;
 
 /// The browser, the chat page in it, and what keyless hears from them.
 pub(super) struct Tab {
@@ -36,7 +39,7 @@ pub(super) struct Tab {
     pub(super) profile_share: Option<crate::claim::Share>,
     failed_requests: Arc<Mutex<Vec<String>>>,
     /// The statuses of the documents the page loaded (`navigate.rs`).
-    pub(super) documents: navigate::Documents,
+    pub(super) documents: Documents,
     notified: Arc<tokio::sync::Notify>,
     /// Where the chat is, and how the person at the browser is reached.
     pub(super) reach: Reach,
@@ -68,7 +71,7 @@ impl Tab {
             browser_process: opened.child,
             profile_share: opened.share,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
-            documents: navigate::Documents::default(),
+            documents: Documents::default(),
             notified: Arc::new(tokio::sync::Notify::new()),
             reach,
         }
@@ -105,7 +108,7 @@ impl Tab {
                 "enable network events",
             )
             .await?;
-            navigate::watch_documents(&page, documents).await?;
+            watch_documents(&page, documents).await?;
             bounded(
                 page.execute(AddBindingParams::new("__keylessNotify")),
                 "add the page binding",
@@ -216,3 +219,50 @@ async fn process_end(pid: Option<i32>) {
 
 /// How often a call in flight looks at the browser's process.
 const PROCESS_WATCH: Duration = Duration::from_millis(100);
+
+/// An open browser: the connection, the chat page, the task driving the connection, and the
+/// browser's process id when it runs on this machine (launched, or found on the profile).
+pub(super) struct Opened {
+    pub browser: Browser,
+    pub page: Page,
+    pub handler: tokio::task::JoinHandle<()>,
+    pub pid: Option<i32>,
+    /// The browser's process when keyless launched it.
+    pub child: Option<tokio::process::Child>,
+    /// This process's share of the profile, for as long as its tab is open.
+    pub share: Option<Share>,
+}
+
+/// The HTTP status of each document the page loaded, by its loader (the latest few): the
+/// browser's error for an error status with an empty page (`net::ERR_HTTP_RESPONSE_CODE_FAILURE`)
+/// names no status.
+pub(super) type Documents = Arc<Mutex<VecDeque<(String, u16)>>>;
+
+/// How many documents' statuses are kept (a navigation looks its own up at once).
+const DOCUMENTS_KEPT: usize = 8;
+
+/// Notes the status of every document the page loads, from the page's network events.
+pub(super) async fn watch_documents(page: &Page, documents: Documents) -> Result<(), Failure> {
+    let mut responses = bounded(
+        page.event_listener::<EventResponseReceived>(),
+        "listen for the page's documents",
+    )
+    .await?;
+    tokio::spawn(async move {
+        while let Some(event) = responses.next().await {
+            let Ok(status) = u16::try_from(event.response.status) else {
+                continue;
+            };
+            if event.r#type != ResourceType::Document {
+                continue;
+            }
+            if let Ok(mut kept) = documents.lock() {
+                kept.push_back((event.loader_id.inner().clone(), status));
+                while kept.len() > DOCUMENTS_KEPT {
+                    kept.pop_front();
+                }
+            }
+        }
+    });
+    Ok(())
+}

@@ -85,3 +85,11 @@ pub struct Matches {
 /// What a copy control did: `clicked` (the selectors' one), `discovered` (one found by its
 /// shape), `no-button`.
 pub(in crate::chat::cdp) type Clicked = String;
+
+/// A selector the page script made of a part it found by its shape.
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct Found {
+    pub css: String,
+    /// False for a mark keyless put on the element itself: good for this page only.
+    pub kept: bool,
+}

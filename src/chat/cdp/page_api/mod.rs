@@ -12,11 +12,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub(super) use answers::{
-    BeforeSend, Begun, Clicked, Dirt, Glance, Held, Judged, LearnedTurns, Matches, ShownTurn,
+    BeforeSend, Begun, Clicked, Dirt, Found, Glance, Held, Judged, LearnedTurns, Matches, ShownTurn,
 };
 pub(super) use input::Press;
 
-use super::discovery::Found;
 use super::tab::Tab;
 use super::{CdpDriver, bounded, short};
 use crate::catalog::{Code, Failure};
