@@ -141,7 +141,8 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
         rules,
         turn: 1,
     };
-    let sandbox = crate::exec::sandbox::Sandbox::new(&root, &Default::default());
+    let mut sandbox = crate::exec::sandbox::Sandbox::new(&root, &Default::default());
+    sandbox.quarantine_into(ws.agent(crate::workspace::agent::Agent::Quarantine));
     let mut host = batch::Joined {
         person: Terminal::here(),
         runner: batch::Machine::new(

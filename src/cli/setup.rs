@@ -167,6 +167,7 @@ fn sandbox_for(
     root: &std::path::Path,
 ) -> crate::exec::sandbox::Sandbox {
     let mut sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    sandbox.quarantine_into(Agent::Quarantine.under(root));
     sandbox.hide(&driver::config_folder());
     sandbox.hide(&driver::profile(shared, config));
     #[cfg(target_os = "linux")]

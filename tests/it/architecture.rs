@@ -333,20 +333,26 @@ fn the_page_is_called_only_through_the_page_api() {
 }
 
 /// One owner of `.agent/`: outside `src/workspace/`, no code builds a path into it; it asks
-/// `workspace::agent::Agent` for a place by what it is. The sandbox, a floor below, names the
-/// folder among the places it keeps read-only (and moves what a command made there aside): it
-/// is the one exception, in `src/exec/sandbox/`.
+/// `workspace::agent::Agent` for a place by what it is. The sandbox, a floor below, may name the
+/// folder itself among the places it keeps read-only, and nothing in it: where it moves a name a
+/// command made is given to it from above.
 #[test]
 fn only_the_workspace_builds_paths_into_the_agent_folder() {
     let mut found = Vec::new();
     for (path, text) in sources() {
-        if path.starts_with("src/workspace")
-            || path.starts_with("src/exec/sandbox")
-            || path.components().any(|c| c.as_os_str() == "tests")
+        if path.starts_with("src/workspace") || path.components().any(|c| c.as_os_str() == "tests")
         {
             continue;
         }
+        // The sandbox may name the folder itself among the places it protects, never a path
+        // into it (a moved-aside name goes where the workspace says: `quarantine_into`).
+        let names_the_folder = path.starts_with("src/exec/sandbox");
         for (n, line) in code_only(&text).lines().enumerate() {
+            if names_the_folder
+                && (line.contains("join(\".agent\")") || line.contains("\".agent\","))
+            {
+                continue;
+            }
             for needle in [
                 "join(\".agent",
                 "Path::new(\".agent",

@@ -36,6 +36,8 @@ const NESTED_SKIP: &[&str] = &[".git", ".agent", "node_modules", "target", ".ven
 pub struct Guard {
     root: PathBuf,
     watch: Watch,
+    /// Where created protected names go (`Sandbox::quarantine_into`); `None`: beside them.
+    quarantine: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -98,11 +100,13 @@ impl Guard {
         Guard {
             root: PathBuf::new(),
             watch: Watch::Nothing,
+            quarantine: None,
         }
     }
 
-    /// Watches the protected names that do not exist yet (read-only mounts cover the rest).
-    pub fn creation(root: &Path) -> Guard {
+    /// Watches the protected names that do not exist yet (read-only mounts cover the rest);
+    /// one a command makes is moved into `quarantine` (beside it without one).
+    pub fn creation(root: &Path, quarantine: Option<PathBuf>) -> Guard {
         let absent = PROTECTED_NAMES
             .iter()
             .copied()
@@ -111,6 +115,7 @@ impl Guard {
         Guard {
             root: root.to_path_buf(),
             watch: Watch::Creation(absent),
+            quarantine,
         }
     }
 
@@ -143,6 +148,7 @@ impl Guard {
         Guard {
             root: root.to_path_buf(),
             watch: Watch::Fingerprint { roots, entries },
+            quarantine: None,
         }
     }
 
@@ -153,7 +159,7 @@ impl Guard {
             Watch::Creation(absent) => absent
                 .into_iter()
                 .filter(|n| self.root.join(n).symlink_metadata().is_ok())
-                .map(|n| quarantine(&self.root, Path::new(n)))
+                .map(|n| quarantine(&self.root, Path::new(n), self.quarantine.as_deref()))
                 .collect(),
             Watch::Fingerprint { roots, entries } => {
                 let mut done = move_back(&self.root, &roots);
@@ -356,17 +362,19 @@ fn put_back(path: &Path, was: &Entry) -> std::io::Result<()> {
     }
 }
 
-/// Moves what a command created at a protected name into `.agent/quarantine/`.
-fn quarantine(root: &Path, rel: &Path) -> String {
+/// Moves what a command created at a protected name into `folder` (the workspace's quarantine),
+/// or, without one or for the keyless folder itself, beside it under a dated name.
+fn quarantine(root: &Path, rel: &Path, folder: Option<&Path>) -> String {
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or_default();
-    let to = if rel == Path::new(".agent") {
-        root.join(format!(".agent-quarantine-{stamp}"))
-    } else {
-        root.join(".agent/quarantine")
-            .join(format!("{stamp}-{}", rel.display()))
+    let aside = || root.join(format!("{}-quarantine-{stamp}", rel.display()));
+    let to = match folder {
+        Some(folder) if !folder.starts_with(root.join(rel)) => {
+            folder.join(format!("{stamp}-{}", rel.display()))
+        }
+        _ => aside(),
     };
     let moved = to
         .parent()
@@ -483,12 +491,33 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         fs::create_dir(root.join(".agent")).unwrap();
-        let guard = Guard::creation(root);
+        let guard = Guard::creation(root, Some(root.join(".agent/quarantine")));
         fs::create_dir_all(root.join(".git/hooks")).unwrap();
         let done = guard.check();
         assert!(!root.join(".git").exists());
         assert_eq!(done.len(), 1);
         assert!(done[0].contains("moved to .agent/quarantine/"), "{done:?}");
+    }
+
+    #[test]
+    fn without_a_quarantine_folder_a_created_name_goes_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let guard = Guard::creation(root, None);
+        fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        fs::write(root.join(".git/hooks/pre-commit"), "evil").unwrap();
+        let done = guard.check();
+        assert!(!root.join(".git").exists(), "{done:?}");
+        let aside: Vec<_> = fs::read_dir(root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            aside.len() == 1 && aside[0].starts_with(".git-quarantine-"),
+            "{aside:?} {done:?}"
+        );
+        assert!(!root.join(".agent").exists(), "no keyless folder is made");
     }
 
     #[test]

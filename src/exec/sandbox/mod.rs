@@ -125,6 +125,9 @@ pub struct Sandbox {
     also_protected: Vec<PathBuf>,
     /// keyless's own places that must never be visible (the browser profile).
     also_hidden: Vec<PathBuf>,
+    /// Where a protected name a command made where there was none is moved (the workspace's
+    /// `.agent/quarantine`, given by its owner); `None`: beside it, under a dated name.
+    quarantine: Option<PathBuf>,
     #[cfg(target_os = "linux")]
     assembly: std::sync::OnceLock<assemble::Assembly>,
 }
@@ -154,9 +157,17 @@ impl Sandbox {
             tmp: None,
             also_protected: Vec::new(),
             also_hidden: Vec::new(),
+            quarantine: None,
             #[cfg(target_os = "linux")]
             assembly: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Moves a protected name a command made where there was none into `folder` (nothing is
+    /// deleted). The workspace names the folder: the sandbox, a floor below it, builds no path
+    /// into `.agent/`.
+    pub fn quarantine_into(&mut self, folder: PathBuf) {
+        self.quarantine = Some(folder);
     }
 
     /// Keeps `path` (a file of keyless's) read-only to commands when it lies in the workspace.
@@ -417,7 +428,7 @@ impl Sandbox {
         writable.extend(extra);
         let protected = self.protected_paths();
         let guard = if self.platform.mounts {
-            Guard::creation(&self.root)
+            Guard::creation(&self.root, self.quarantine.clone())
         } else {
             Guard::fingerprint(&self.root, &protected)
         };
