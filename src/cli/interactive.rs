@@ -336,7 +336,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         let _ = std::fs::create_dir_all(history.parent().unwrap_or(ws.root()));
         let _ = editor.save_history(&history);
     }
-    super::close_driver(driver);
+    super::driver::close_driver(driver);
     if json {
         events::finished("quit", None, None, Status::Success);
     }

@@ -22,7 +22,6 @@ mod status;
 mod terminal;
 
 pub use args::{Args, Mode, Pace, Shared, Subcommands};
-use driver::{close_driver, driver_options, keep_learned};
 
 use crate::exit::Status;
 

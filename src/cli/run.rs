@@ -102,7 +102,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
             turn::run(task, &mut driver, ws, &mut host, settings, progress)
         }
     };
-    super::close_driver(driver);
+    super::driver::close_driver(driver);
     let status = super::report_stop_to(&stop, "run", super::Out::for_json(json));
     if json {
         super::events::turn_finished(&stop, status);
