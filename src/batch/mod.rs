@@ -437,12 +437,10 @@ fn run_one(
             )),
         },
         Command::RunCommand { cmd, options } => {
-            let timeout = options
-                .timeout_seconds
-                .map_or(settings.default_timeout, |s| {
-                    Duration::from_secs(u64::from(s)).min(settings.max_timeout)
-                });
-            return (command::run(cmd, timeout, host, settings), options.on_error);
+            return (
+                command::run(cmd, options.timeout_seconds, host, settings),
+                options.on_error,
+            );
         }
         Command::Commit { msg } => host.runner().commit(msg),
         Command::Say { .. } | Command::Done { .. } | Command::Next { .. } => Outcome::default(),

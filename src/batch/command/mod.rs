@@ -1,5 +1,7 @@
 //! One `@@runcommand`, decided and carried out in one place, top to bottom:
 //!
+//! 0. its time limit: the `timeout=` asked for, at most the configured maximum, else the
+//!    configured default;
 //! 1. the policy's verdict on the line (Risky where the repository's git configuration would
 //!    make a read-only git command run a program);
 //! 2. the approval the mode gives it: never, after the person's yes, or at once;
@@ -69,10 +71,14 @@ impl From<Outcome> for Attempt {
 /// Decides about the command line `cmd`, asks when the mode says so, and runs it.
 pub(super) fn run(
     cmd: &str,
-    timeout: Duration,
+    asked_seconds: Option<u32>,
     host: &mut dyn Host,
     settings: &Settings,
 ) -> Outcome {
+    // 0. The time limit.
+    let timeout = asked_seconds.map_or(settings.default_timeout, |s| {
+        Duration::from_secs(u64::from(s)).min(settings.max_timeout)
+    });
     // 1. The verdict.
     let mut verdict = policy::judge(cmd, &settings.lists);
     let programs = policy::classify::programs(&verdict.classification);

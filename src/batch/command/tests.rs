@@ -16,6 +16,8 @@ struct Stand {
     asked: Vec<Confirmation>,
     /// What ran, in order: `contained: …` or `unconfined: …`.
     ran: Vec<String>,
+    /// The time limit of each attempt.
+    limits: Vec<Duration>,
 }
 
 impl Person for Stand {
@@ -30,15 +32,17 @@ impl Person for Stand {
 }
 
 impl Runner for Stand {
-    fn contained(&mut self, cmd: &str, _: Duration, _: Mode) -> Attempt {
+    fn contained(&mut self, cmd: &str, timeout: Duration, _: Mode) -> Attempt {
         self.ran.push(format!("contained: {cmd}"));
+        self.limits.push(timeout);
         Attempt {
             outcome: Outcome::default(),
             refusal: self.refusals.pop_front(),
         }
     }
-    fn unconfined(&mut self, cmd: &str, _: Duration) -> Outcome {
+    fn unconfined(&mut self, cmd: &str, timeout: Duration) -> Outcome {
         self.ran.push(format!("unconfined: {cmd}"));
+        self.limits.push(timeout);
         Outcome::default()
     }
     fn commit(&mut self, _: &str) -> Outcome {
@@ -64,7 +68,41 @@ fn code(outcome: &Outcome) -> Option<Code> {
     outcome.error.as_ref().map(|f| f.code)
 }
 
-const SECOND: Duration = Duration::from_secs(1);
+/// A `timeout=1` the reply asked for.
+const SECOND: Option<u32> = Some(1);
+
+#[test]
+fn the_time_limit_is_the_one_asked_for_at_most_the_maximum_else_the_default() {
+    let settings = Settings {
+        mode: Mode::Auto,
+        default_timeout: Duration::from_secs(300),
+        max_timeout: Duration::from_secs(1800),
+        ..Settings::default()
+    };
+    let mut stand = Stand::default();
+    for asked in [Some(5), Some(99_999), None] {
+        run("ls", asked, &mut stand, &settings);
+    }
+    assert_eq!(
+        stand.limits,
+        [5, 1800, 300].map(Duration::from_secs),
+        "{:?}",
+        stand.ran
+    );
+    // Leaving the sandbox keeps the limit.
+    let mut stand = Stand {
+        answers: VecDeque::from([true]),
+        refusals: VecDeque::from([refused()]),
+        ..Stand::default()
+    };
+    run("ls /x", Some(7), &mut stand, &in_mode(Mode::Ask));
+    assert_eq!(
+        stand.limits,
+        [7, 7].map(Duration::from_secs),
+        "{:?}",
+        stand.ran
+    );
+}
 
 #[test]
 fn a_denied_line_is_never_asked_about_nor_started() {
