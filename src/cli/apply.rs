@@ -12,7 +12,7 @@ use super::args::Shared;
 use super::events;
 
 pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
-    let reply = match super::read_reply(file) {
+    let reply = match super::reply::read_reply(file) {
         Ok(reply) => reply,
         Err(message) => {
             eprintln!("keyless apply: {message}");

@@ -36,7 +36,7 @@ pub fn run(
             return Status::Usage;
         }
     };
-    let reply = match super::read_reply(file) {
+    let reply = match super::reply::read_reply(file) {
         Ok(reply) => reply,
         Err(message) => {
             eprintln!("keyless check: {message}");

@@ -180,6 +180,6 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
             }
             Ok(Status::Success)
         }
-        other => Ok(super::report_stop(other, "demo")),
+        other => Ok(super::stop::report_stop(other, "demo")),
     }
 }

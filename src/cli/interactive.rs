@@ -18,9 +18,10 @@ use crate::workspace::agent::Agent;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::args::Shared;
+use super::events;
 use super::session::{self, Saved};
 use super::setup::Start;
-use super::{Out, events};
+use super::stop::Out;
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
 Commands:
@@ -195,7 +196,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             if json {
                 events::turn_ended(resumed_turn, &stop);
             }
-            let _ = super::report_stop_to(&stop, "interactive", out);
+            let _ = super::stop::report_stop_to(&stop, "interactive", out);
             resumed_turn
         }
         Saved::Chat(s) if session::open_chat(&mut driver, &s, "interactive") => {
@@ -326,7 +327,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                         failure.code
                     ),
                     stop => {
-                        let _ = super::report_stop_to(&stop, "interactive", out);
+                        let _ = super::stop::report_stop_to(&stop, "interactive", out);
                     }
                 }
             }

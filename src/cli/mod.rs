@@ -15,10 +15,12 @@ mod logging;
 mod policy;
 mod progress;
 mod prompt;
+mod reply;
 mod run;
 mod session;
 mod setup;
 mod status;
+mod stop;
 mod terminal;
 
 pub use args::{Args, Mode, Pace, Shared, Subcommands};
@@ -128,125 +130,5 @@ fn end_quietly_on_closed_output() {
     // SAFETY: setting a signal's disposition to the default has no preconditions.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-}
-
-/// Prints why a turn ended and returns the matching exit status.
-fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
-    report_stop_to(&stop, command, Out::Stdout)
-}
-
-/// Where a command's result for people goes: standard output, or standard error when standard
-/// output carries JSON events (`--json`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Out {
-    Stdout,
-    Stderr,
-}
-
-impl Out {
-    fn for_json(json: bool) -> Out {
-        if json { Out::Stderr } else { Out::Stdout }
-    }
-
-    fn line(self, text: &str) {
-        match self {
-            Out::Stdout => println!("{text}"),
-            Out::Stderr => eprintln!("{text}"),
-        }
-    }
-}
-
-/// Prints why a turn ended (the outcome to `out`, a failure to standard error) and returns the
-/// matching exit status.
-fn report_stop_to(stop: &crate::turn::Stop, command: &str, out: Out) -> Status {
-    use crate::turn::Stop;
-    match stop {
-        Stop::Done { message } => {
-            out.line(&format!(
-                "Done. {}",
-                message.as_deref().unwrap_or_default().trim()
-            ));
-            Status::Success
-        }
-        Stop::FormatRetries { last_reply } => {
-            out.line(&format!(
-                "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{last_reply}"
-            ));
-            Status::Stopped
-        }
-        Stop::Iterations { limit } => {
-            out.line(&format!(
-                "Stopped: {limit} replies without @@done (Limits.MaxIterationsPerTurn). Run again to go on."
-            ));
-            Status::Stopped
-        }
-        Stop::Chat(failure) => {
-            eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
-            if failure.code == crate::catalog::Code::Cancelled {
-                Status::Interrupted
-            } else {
-                Status::Chat
-            }
-        }
-    }
-}
-
-/// Reads a reply from FILE, or from standard input for `-` or no file.
-fn read_reply(file: Option<&std::path::Path>) -> Result<Reply, String> {
-    use std::io::Read;
-    let bytes = match file {
-        Some(path) if path.as_os_str() != "-" => {
-            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        }
-        _ => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            buf
-        }
-    };
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => Reply {
-            text,
-            not_utf8: None,
-        },
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let bytes = e.into_bytes();
-            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            Reply {
-                text: String::from_utf8_lossy(&bytes).into_owned(),
-                not_utf8: Some(crate::protocol::parse::Diagnostic {
-                    code: crate::catalog::Code::ParseStrayText,
-                    line: Some(line),
-                    message: format!(
-                        "line {line} holds bytes that are not UTF-8 (the first at byte {at}; shown as U+FFFD): a reply is UTF-8 text. Resend it as text."
-                    ),
-                }),
-            }
-        }
-    })
-}
-
-/// A reply read from a file or standard input.
-struct Reply {
-    /// The text; bytes that are not UTF-8 are U+FFFD here.
-    text: String,
-    /// The problem that the bytes were not all UTF-8.
-    not_utf8: Option<crate::protocol::parse::Diagnostic>,
-}
-
-impl Reply {
-    /// Parses the reply; bytes that were not UTF-8 are a problem like any other, so such a
-    /// reply never executes.
-    fn parse(&self, limits: &crate::config::Limits) -> crate::protocol::parse::Parsed {
-        let mut parsed = crate::protocol::parse(&self.text, limits);
-        if let Some(problem) = &self.not_utf8 {
-            parsed.diagnostics.insert(0, problem.clone());
-            parsed.script = None;
-        }
-        parsed
     }
 }

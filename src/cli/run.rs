@@ -103,7 +103,7 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
         }
     };
     super::driver::close_driver(driver);
-    let status = super::report_stop_to(&stop, "run", super::Out::for_json(json));
+    let status = super::stop::report_stop_to(&stop, "run", super::stop::Out::for_json(json));
     if json {
         super::events::turn_finished(&stop, status);
     }

@@ -1,0 +1,66 @@
+//! How a turn's end is told to people (the outcome on standard output, or standard error when
+//! standard output carries JSON events; a failure on standard error) and which exit status it
+//! gives.
+
+use crate::exit::Status;
+
+/// Prints why a turn ended and returns the matching exit status.
+pub(super) fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
+    report_stop_to(&stop, command, Out::Stdout)
+}
+
+/// Where a command's result for people goes: standard output, or standard error when standard
+/// output carries JSON events (`--json`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Out {
+    Stdout,
+    Stderr,
+}
+
+impl Out {
+    pub(super) fn for_json(json: bool) -> Out {
+        if json { Out::Stderr } else { Out::Stdout }
+    }
+
+    pub(super) fn line(self, text: &str) {
+        match self {
+            Out::Stdout => println!("{text}"),
+            Out::Stderr => eprintln!("{text}"),
+        }
+    }
+}
+
+/// Prints why a turn ended (the outcome to `out`, a failure to standard error) and returns the
+/// matching exit status.
+pub(super) fn report_stop_to(stop: &crate::turn::Stop, command: &str, out: Out) -> Status {
+    use crate::turn::Stop;
+    match stop {
+        Stop::Done { message } => {
+            out.line(&format!(
+                "Done. {}",
+                message.as_deref().unwrap_or_default().trim()
+            ));
+            Status::Success
+        }
+        Stop::FormatRetries { last_reply } => {
+            out.line(&format!(
+                "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{last_reply}"
+            ));
+            Status::Stopped
+        }
+        Stop::Iterations { limit } => {
+            out.line(&format!(
+                "Stopped: {limit} replies without @@done (Limits.MaxIterationsPerTurn). Run again to go on."
+            ));
+            Status::Stopped
+        }
+        Stop::Chat(failure) => {
+            eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
+            if failure.code == crate::catalog::Code::Cancelled {
+                Status::Interrupted
+            } else {
+                Status::Chat
+            }
+        }
+    }
+}
