@@ -1,7 +1,21 @@
 //! Assignments whose key names a secret (`API_KEY=…`, `"password": "…"`): finding them, and
 //! judging whether the value is a literal secret or code that merely mentions one.
 
-use super::*;
+use super::hit::{Hit, Label};
+use super::names::*;
+use super::rules::{ASSIGNMENT_REGEX, Kind, TAG_OPEN, has_digit_and_letter};
+
+/// An unquoted assigned value shorter than this is not taken for a secret: `token: Token`,
+/// `password: &str` and `key = x` are code, and real secrets are longer.
+const MIN_BARE_CHARS: usize = 8;
+
+/// A quoted assigned value shorter than this is not taken for a secret: lexers are full of
+/// `token == "fn"` and `token: "("`.
+const MIN_QUOTED_CHARS: usize = 4;
+
+/// A rejected assignment value no longer than this is searched again for an assignment nested in
+/// it (`token = f(password="…")`); longer ones are skipped, which keeps the search linear.
+const RESCAN_LIMIT: usize = 256;
 
 pub(super) fn assignment_hits(text: &str, rank: usize, hits: &mut Vec<Hit>) {
     let Some(regex) = ASSIGNMENT_REGEX.as_ref() else {

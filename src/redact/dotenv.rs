@@ -23,7 +23,7 @@ use super::is_secret_env_name;
 
 /// A value shorter than this is not taken: the redactor would not mask it anyway (`true`,
 /// `3000` and `dev` occur everywhere).
-const MIN_VALUE_CHARS: usize = super::MIN_KNOWN_CHARS;
+const MIN_VALUE_CHARS: usize = super::known::MIN_KNOWN_CHARS;
 
 /// A value under a key that names no secret must be at least this long to look generated: real
 /// keys and tokens are, and shorter mixes of letters and digits are ids and versions

@@ -5,15 +5,18 @@
 //! time linear in the text, overlapping matches included (two values may overlap in a text, and
 //! each must be masked whole). What it does not do: judge whether a value is a secret (the
 //! caller decides, and [`super::dotenv`] for `.env` files), or match values shorter than
-//! [`MIN_KNOWN_CHARS`](super::MIN_KNOWN_CHARS).
+//! [`MIN_KNOWN_CHARS`].
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use super::MIN_KNOWN_CHARS;
 use super::encode::{self, Encoding};
+
+/// Known values shorter than this are not masked: short values (`true`, `1234`) occur
+/// everywhere by chance, and masking them would garble ordinary output.
+pub(super) const MIN_KNOWN_CHARS: usize = 8;
 
 /// Where a known secret came from; its tag names it, never the value.
 #[derive(Clone, Debug, PartialEq, Eq)]

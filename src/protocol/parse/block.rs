@@ -1,6 +1,7 @@
-//! Checking one block: its header's argument, its sections, and building its command.
+//! Checking one block: its header (a known command, or the one most likely meant), its header's
+//! argument, its sections, and building its command.
 
-use super::{OpenBlock, Parser, SectionText, count_chars, quote};
+use super::{Header, OpenBlock, Parser, SectionText, count_chars, quote};
 use crate::catalog::Code;
 use crate::protocol::ast::{
     ArgumentShape, Block, Command, CommandKind, Need, OnError, RunOptions, Section,
@@ -8,8 +9,56 @@ use crate::protocol::ast::{
 use crate::protocol::path::{TrailingSlash, check_path};
 
 impl Parser<'_> {
+    pub(super) fn open_block(&mut self, name: &str, rest: &str, line: usize) -> OpenBlock {
+        let kind = CommandKind::from_name(name);
+        let mut index = 0;
+        match kind {
+            Some(kind) => {
+                index = self.headers.len() + 1;
+                self.headers.push(Header {
+                    index,
+                    kind,
+                    argument: (!rest.is_empty()).then(|| rest.to_string()),
+                    line,
+                });
+            }
+            None => {
+                let written = format!("@@{name}");
+                let suggestion = suggest(name)
+                    .map(|k| format!(" Did you mean @@{k}?"))
+                    .unwrap_or_default();
+                let names: Vec<&str> = CommandKind::ALL.iter().map(|k| k.name()).collect();
+                self.report(
+                    Code::ParseUnknownCommand,
+                    Some(line),
+                    format!(
+                        "Unknown command \"{}\".{suggestion} Known commands: {}.",
+                        written.escape_debug(),
+                        names.join(", ")
+                    ),
+                );
+            }
+        }
+        let before = self.diagnostics.len();
+        let (path, options) = match kind {
+            Some(kind) => self.check_argument(kind, rest, line),
+            None => (String::new(), RunOptions::default()),
+        };
+        OpenBlock {
+            kind,
+            index,
+            line,
+            path,
+            options,
+            header_bad: self.diagnostics.len() > before,
+            bad_marker: false,
+            sections: Vec::new(),
+            reported: false,
+        }
+    }
+
     /// Checks what follows the command name on its header line.
-    pub(super) fn check_argument(
+    fn check_argument(
         &mut self,
         kind: CommandKind,
         argument: &str,
@@ -257,4 +306,30 @@ impl Parser<'_> {
 
 fn taken_optional(next: &mut impl FnMut() -> String) -> Option<String> {
     Some(next()).filter(|m| !m.is_empty())
+}
+
+/// The command a model most likely meant by a name keyless does not know.
+fn suggest(name: &str) -> Option<CommandKind> {
+    let lower = name.to_ascii_lowercase();
+    let kind = match lower.as_str() {
+        "createfile" | "create" | "writefile" | "write" | "addfile" | "file" => {
+            CommandKind::NewFile
+        }
+        "replacefile" | "overwrite" | "overwritefile" | "update" => CommandKind::UpdateFile,
+        "edit" | "replace" | "patch" | "modify" | "modifyfile" => CommandKind::EditFile,
+        "delete" | "remove" | "rm" | "removefile" => CommandKind::DeleteFile,
+        "read" | "cat" | "open" | "view" | "viewfile" => CommandKind::ReadFile,
+        "mkdirs" | "makedir" | "createdir" | "folder" => CommandKind::Mkdir,
+        "move" | "mv" | "rename" | "renamefile" => CommandKind::MoveFile,
+        "run" | "exec" | "shell" | "bash" | "sh" | "cmd" | "command" | "execute" => {
+            CommandKind::RunCommand
+        }
+        "message" | "print" | "echo" | "tell" | "note" => CommandKind::Say,
+        "question" | "prompt" => CommandKind::Ask,
+        "gitcommit" | "git" => CommandKind::Commit,
+        "finish" | "finished" | "complete" | "stop" => CommandKind::Done,
+        "continue" => CommandKind::Next,
+        _ => return None,
+    };
+    Some(kind)
 }

@@ -1,246 +1,12 @@
-//! `keyless.json`: finding it, reading it (JSON with `//` and `/* */` comments), and checking
-//! every key against the schema so a mistake names the key, the value and what is allowed.
+//! The schema of `keyless.json`: every section and its keys, and each key's value checked and
+//! set on the [`Config`], so that a mistake names the key, the value and what is allowed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use super::{Config, FailureMode, Mode, Pace, SandboxMode};
 use crate::catalog::{Code, Failure};
-
-/// The file's name in a workspace and in the user's config folder.
-pub const FILE_NAME: &str = "keyless.json";
-
-/// Where the configuration comes from: `--config FILE`, else `<workspace>/keyless.json`, else
-/// the user's config folder (`$XDG_CONFIG_HOME/keyless/` or `~/.config/keyless/`). Only an
-/// explicit `--config` that does not exist is an error.
-pub fn locate(explicit: Option<&Path>, workspace: &Path) -> Result<Option<PathBuf>, Failure> {
-    if let Some(path) = explicit {
-        return match regular(path)? {
-            true => Ok(Some(path.to_path_buf())),
-            false => Err(Failure::new(
-                Code::ConfigInvalid,
-                format!("the configuration file {} does not exist", path.display()),
-            )),
-        };
-    }
-    let local = workspace.join(FILE_NAME);
-    // An empty keyless.json is as none: it is what the sandbox puts where there was none, so
-    // that a command cannot create one (docs/sandbox.md), and what a killed keyless may leave.
-    if regular(&local)? && local.metadata().is_ok_and(|m| m.len() > 0) {
-        return Ok(Some(local));
-    }
-    let user_dir = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")));
-    Ok(user_dir
-        .map(|d| d.join("keyless").join(FILE_NAME))
-        .filter(|p| p.is_file()))
-}
-
-/// Whether `path` is a regular file (following symlinks); `false` when nothing is there. Anything
-/// else by that name (a folder, a FIFO that would block the read, a device) is an error that
-/// says so, never silently passed over for the next place.
-fn regular(path: &Path) -> Result<bool, Failure> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => Ok(true),
-        Ok(meta) => Err(Failure::new(
-            Code::ConfigInvalid,
-            format!(
-                "{} is not a regular file (it is {}); keyless reads its configuration only from a file. Remove or rename it.",
-                path.display(),
-                if meta.is_dir() {
-                    "a folder"
-                } else {
-                    "a FIFO, a device or a socket"
-                }
-            ),
-        )),
-        Err(_) if path.symlink_metadata().is_ok() => Err(Failure::new(
-            Code::ConfigInvalid,
-            format!("{} is a symbolic link to nothing", path.display()),
-        )),
-        Err(_) => Ok(false),
-    }
-}
-
-/// Loads the configuration for a workspace (defaults when there is no file).
-pub fn load(explicit: Option<&Path>, workspace: &Path) -> Result<Config, Failure> {
-    match locate(explicit, workspace)? {
-        Some(path) => {
-            let text = std::fs::read_to_string(&path).map_err(|e| {
-                Failure::new(
-                    Code::ConfigInvalid,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-            })?;
-            let mut config = parse(&text).map_err(|f| Failure {
-                reason: format!("{}: {}", path.display(), f.reason),
-                ..f
-            })?;
-            config.source = Some(path);
-            Ok(config)
-        }
-        None => Ok(Config::default()),
-    }
-}
-
-/// Blanks out `//` and `/* */` comments (outside strings) so line and column numbers stay true.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                out.push(' ');
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                    out.push(' ');
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                out.push_str("  ");
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    out.push(if c == '\n' { '\n' } else { ' ' });
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Parses configuration text.
-pub fn parse(text: &str) -> Result<Config, Failure> {
-    // Editors on Windows save a byte-order mark; it is no content.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let text = strip_comments(text);
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::new(
-            Code::ConfigInvalid,
-            format!(
-                "not valid JSON at line {}, column {}: {e}",
-                e.line(),
-                e.column()
-            ),
-        )
-    })?;
-    if let Some((key, line)) = duplicate_key(&text) {
-        return Err(Failure::new(
-            Code::ConfigInvalid,
-            format!(
-                "the key \"{key}\" appears twice in one object (again at line {line}); JSON keeps only one of them, so keyless refuses to guess which you meant"
-            ),
-        ));
-    }
-    let root = value.as_object().ok_or_else(|| {
-        Failure::new(
-            Code::ConfigValidation,
-            "the configuration must be a JSON object of sections",
-        )
-    })?;
-    let mut config = Config::default();
-    for (section, body) in root {
-        let keys = SECTIONS
-            .iter()
-            .find(|(name, _)| name == section)
-            .map(|(_, keys)| *keys)
-            .ok_or_else(|| unknown(section, &SECTIONS.map(|(n, _)| n)))?;
-        let body = body.as_object().ok_or_else(|| {
-            validation(format!(
-                "{section} must be an object of keys, like \"{section}\": {{ … }}"
-            ))
-        })?;
-        for (key, value) in body {
-            if !keys.contains(&key.as_str()) {
-                return Err(unknown(&format!("{section}.{key}"), keys));
-            }
-            set(&mut config, section, key, value, body)?;
-        }
-    }
-    if config.commands.max_timeout_seconds < config.commands.timeout_seconds {
-        return Err(validation(format!(
-            "Commands.MaxTimeoutSeconds ({}) is below Commands.TimeoutSeconds ({}); it must be at least as long",
-            config.commands.max_timeout_seconds, config.commands.timeout_seconds
-        )));
-    }
-    Ok(config)
-}
-
-/// The first key that appears twice in the same object of valid JSON text, with the line of its
-/// second appearance.
-fn duplicate_key(text: &str) -> Option<(String, usize)> {
-    use std::collections::HashSet;
-    // One set of keys per open container; arrays get `None`.
-    let mut open: Vec<Option<HashSet<String>>> = Vec::new();
-    let mut line = 1;
-    let mut chars = text.chars().peekable();
-    let mut last_string: Option<String> = None;
-    while let Some(c) = chars.next() {
-        match c {
-            '\n' => line += 1,
-            '{' => open.push(Some(HashSet::new())),
-            '[' => open.push(None),
-            '}' | ']' => {
-                open.pop();
-            }
-            '"' => {
-                let mut s = String::new();
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => {
-                            if let Some(n) = chars.next() {
-                                s.push('\\');
-                                s.push(n);
-                            }
-                        }
-                        '"' => break,
-                        c => s.push(c),
-                    }
-                }
-                last_string = Some(s);
-                continue;
-            }
-            ':' => {
-                if let (Some(key), Some(Some(keys))) = (last_string.take(), open.last_mut())
-                    && !keys.insert(key.clone())
-                {
-                    return Some((key, line));
-                }
-            }
-            _ => {}
-        }
-        if !c.is_whitespace() {
-            last_string = None;
-        }
-    }
-    None
-}
+use crate::config::{Config, FailureMode, Mode, Pace, SandboxMode};
 
 /// Every section and its keys.
 pub const SECTIONS: [(&str, &[&str]); 8] = [
@@ -300,11 +66,11 @@ pub const SECTIONS: [(&str, &[&str]); 8] = [
     ("Secrets", &["Redact", "Allow"]),
 ];
 
-fn validation(reason: String) -> Failure {
+pub(super) fn validation(reason: String) -> Failure {
     Failure::new(Code::ConfigValidation, reason)
 }
 
-fn unknown(name: &str, known: &[&str]) -> Failure {
+pub(super) fn unknown(name: &str, known: &[&str]) -> Failure {
     let last = name.rsplit('.').next().unwrap_or(name);
     let hint = known
         .iter()
@@ -403,7 +169,7 @@ fn choice<T: Copy>(name: &str, value: &Value, options: &[(&str, T)]) -> Result<T
         })
 }
 
-fn set(
+pub(super) fn set(
     config: &mut Config,
     section: &str,
     key: &str,
@@ -549,19 +315,4 @@ fn set(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn comments_are_blanked_without_moving_positions() {
-        let text = "{ // a comment\n  \"Agent\": { /* inline */ \"Pace\": \"Step\" }, \"x\": \"// not a comment\" }";
-        let stripped = strip_comments(text);
-        assert_eq!(
-            stripped,
-            "{             \n  \"Agent\": {              \"Pace\": \"Step\" }, \"x\": \"// not a comment\" }"
-        );
-    }
 }
