@@ -233,6 +233,11 @@ impl Workspace {
 }
 
 /// Checks a path's shape and its `.git` / `.agent` segments; returns its segments.
+/// A workspace path as results and backups show it: forward slashes on every platform.
+pub(crate) fn shown(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
 fn lexical_parts(rel: &str) -> Result<Vec<&str>, Failure> {
     let checked = check_path(rel, TrailingSlash::Allowed).map_err(outside)?;
     let parts: Vec<&str> = checked.split('/').collect();

@@ -7,7 +7,7 @@ use super::manifest::{
     BatchKind, Entry, MANIFEST, Manifest, Mark, ensure_agent_dir, folder_of, io, list, sha256,
 };
 use crate::catalog::{Code, Failure};
-use crate::workspace::Workspace;
+use crate::workspace::{Workspace, shown};
 
 /// The backup of one batch being executed. Its folder is created with the first entry.
 pub struct Backup<'w> {
@@ -130,7 +130,7 @@ impl<'w> Backup<'w> {
     ) -> Result<(), Failure> {
         let backup = self.store(bytes)?;
         self.save(Entry::Modified {
-            path: display(path),
+            path: shown(path),
             backup,
             mode,
             written: Some(sha256(new)),
@@ -140,7 +140,7 @@ impl<'w> Backup<'w> {
     /// Records a file about to be created with `new`.
     pub fn created(&mut self, path: &Path, new: &[u8]) -> Result<(), Failure> {
         self.save(Entry::Created {
-            path: display(path),
+            path: shown(path),
             written: Some(sha256(new)),
         })
     }
@@ -149,7 +149,7 @@ impl<'w> Backup<'w> {
     pub fn deleted(&mut self, path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), Failure> {
         let backup = self.store(bytes)?;
         self.save(Entry::Deleted {
-            path: display(path),
+            path: shown(path),
             backup,
             mode,
         })
@@ -158,19 +158,13 @@ impl<'w> Backup<'w> {
     /// Records a move about to happen.
     pub fn moved(&mut self, from: &Path, to: &Path) -> Result<(), Failure> {
         self.save(Entry::Moved {
-            path: display(from),
-            to: display(to),
+            path: shown(from),
+            to: shown(to),
         })
     }
 
     /// Records a folder about to be created.
     pub fn dir_created(&mut self, path: &Path) -> Result<(), Failure> {
-        self.save(Entry::DirCreated {
-            path: display(path),
-        })
+        self.save(Entry::DirCreated { path: shown(path) })
     }
-}
-
-fn display(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
 }

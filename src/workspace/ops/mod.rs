@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use cap_std::fs::Permissions;
 
-use super::Workspace;
 use super::backup::{Backup, mode_of};
 use super::text::{Eol, TextFile, decode};
+use super::{Workspace, shown};
 use crate::catalog::{Code, Failure};
 
 /// What a successful file command reports.
@@ -46,10 +46,6 @@ struct Existing {
     bytes: Vec<u8>,
     text: TextFile,
     permissions: Permissions,
-}
-
-fn shown(path: &Path) -> String {
-    path.to_string_lossy().replace('\\', "/")
 }
 
 impl Workspace {
@@ -175,7 +171,7 @@ fn eol_name(eol: Eol) -> &'static str {
 /// keyless's own configuration at the workspace root: the model may read it, never change it
 /// (it holds the mode and the allow and deny lists: a model must not set its own safety
 /// switches).
-pub const CONFIG_FILE: &str = "keyless.json";
+pub const CONFIG_FILE: &str = crate::config::file::FILE_NAME;
 
 /// Refuses a change to [`CONFIG_FILE`] (`path` is resolved, so a symlink to it counts too).
 fn writable(rel: &str, path: &Path) -> Result<(), Failure> {
