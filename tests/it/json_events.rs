@@ -285,8 +285,13 @@ fn a_run_whose_chat_cannot_open_ends_with_a_finished_event() {
     assert_eq!(out.status.code(), Some(4));
     let events = read_events(&out.stdout);
     assert_eq!(events.len(), 2, "{events:?}");
-    assert_eq!(events[1]["stop"], "chat_error");
-    assert_eq!(events[1]["code"], "KA_PAGE_NOT_LOADED");
+    assert_eq!(events[1]["stop"], "chat_error", "{events:?}");
+    assert_eq!(
+        events[1]["code"],
+        "KA_PAGE_NOT_LOADED",
+        "{events:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(events[1]["exit_status"], 4);
 }
 

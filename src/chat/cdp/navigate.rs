@@ -132,8 +132,11 @@ impl Tab {
                         loader: answer.result.loader_id.map(|id| id.inner().clone()),
                     },
                 },
+                // chromiumoxide's own time limit on the request is the same wait as ours.
+                Ok(Err(chromiumoxide::error::CdpError::Timeout)) | Err(_) => {
+                    Navigated::StillLoading
+                }
                 Ok(Err(e)) => return Err(super::connection(format!("could not {what}: {e}"))),
-                Err(_) => Navigated::StillLoading,
             })
         })?;
         match navigated {
