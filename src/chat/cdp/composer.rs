@@ -430,10 +430,9 @@ impl Composer {
             // page says "same" itself when it reads as the message (whitespace aside).
             match page.sent_shown(users_before)? {
                 Some(None) => {}
-                Some(Some(ShownTurn::Word(word))) if word == "same" => {
+                Some(Some(ShownTurn::Same(_))) => {
                     return Ok(Some(Shown::Same));
                 }
-                Some(Some(ShownTurn::Word(_))) => {}
                 Some(Some(ShownTurn::Turn { text })) => {
                     return Ok(Some(shown_as(&text, message)));
                 }

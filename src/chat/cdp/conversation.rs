@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::page_api::ShownTurn;
+use super::page_api::{Drawn, ShownTurn};
 use super::page_state::ReplyEnd;
 use super::read::Reader;
 use super::{
@@ -48,7 +48,7 @@ impl CdpDriver {
         let composer = &mut self.composer;
         // Not the message altered, but something else in its place (a chip for a pasted
         // file): it counts as sent, and a resumed turn cannot recognise it.
-        if shown == "unlike" {
+        if shown == Drawn::Unlike {
             if !composer.drawn_unlike {
                 composer.drawn_unlike = true;
                 self.warnings.push(Failure::new(
@@ -58,30 +58,12 @@ impl CdpDriver {
             }
             return;
         }
-        let exact = shown == "exact";
-        composer.delivery = match (composer.delivery, exact) {
-            (Delivery::Fenced, true) => Delivery::FencedProved,
-            (state, true) => state,
-            (Delivery::Plain, false) => {
-                self.warnings.push(Failure::new(
-                    Code::MessageAltered,
-                    format!(
-                        "the chat shows the message keyless sent altered ({shown}); the model may have received it so. From now on keyless sends its messages inside a fence, which pages keep verbatim"
-                    ),
-                ));
-                Delivery::Fenced
-            }
-            (Delivery::Altered, false) => Delivery::Altered,
-            (_, false) => {
-                self.warnings.push(Failure::new(
-                    Code::MessageAltered,
-                    format!(
-                        "the chat shows the message altered ({shown}) even inside a fence: what the model reads (results, file contents it may copy into FIND) may differ from what keyless sent"
-                    ),
-                ));
-                Delivery::Altered
-            }
+        let (delivery, told) = match &shown {
+            Drawn::Altered(what) => composer.delivery.after(false, what),
+            _ => composer.delivery.after(true, ""),
         };
+        composer.delivery = delivery;
+        self.warnings.extend(told);
     }
 
     /// Sends a message as text or as a file attachment (a failed upload falls back to pasting
@@ -155,7 +137,7 @@ impl CdpDriver {
                 // finishes it in microtasks): a page that draws the turn at once is confirmed
                 // without waiting for the frame that draws it.
                 let (clicked, shown) = self.api().click_send(begin, users)?;
-                if matches!(&shown, Some(ShownTurn::Word(word)) if word == "same") {
+                if matches!(shown, Some(ShownTurn::Same(_))) {
                     return Ok(Shown::Same);
                 }
                 clicked

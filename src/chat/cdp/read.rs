@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::COPY_WAIT;
-use super::page_api::PageApi;
+use super::page_api::{Clicked, PageApi};
 use crate::catalog::Failure;
 use crate::chat::{Channel, Reply};
 
@@ -58,7 +58,7 @@ impl Reader {
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
             let clicked = page.copy(index)?;
-            if clicked == "no-button" {
+            if !clicked.pressed() {
                 break;
             }
             let Some(text) = Reader::copied(page)? else {
@@ -69,7 +69,7 @@ impl Reader {
             if !page.agrees(&text)? {
                 continue;
             }
-            let proved_copy = if clicked == "discovered" {
+            let proved_copy = if clicked == Clicked::Discovered {
                 page.learn_copy(index)?
             } else {
                 None

@@ -2,6 +2,8 @@
 //! a file (its name unique to the message), and how a user turn the site drew reads against
 //! the message sent. Sending and reopening a chat both decide with these.
 
+use crate::catalog::{Code, Failure};
+
 /// What keyless types when the message itself goes as an attachment.
 ///
 /// The file's name, and so the note, carry a short hash of the message: a reopened chat must
@@ -96,6 +98,37 @@ pub(super) enum Delivery {
     Altered,
 }
 
+impl Delivery {
+    /// How messages reach the page once a user turn showed the last one `exact`ly or not
+    /// (`shown`: what differs), and what the user is told: the first alteration turns fencing on,
+    /// an alteration even inside a fence is said once.
+    pub(super) fn after(self, exact: bool, shown: &str) -> (Delivery, Option<Failure>) {
+        match (self, exact) {
+            (Delivery::Fenced, true) => (Delivery::FencedProved, None),
+            (state, true) => (state, None),
+            (Delivery::Plain, false) => (
+                Delivery::Fenced,
+                Some(Failure::new(
+                    Code::MessageAltered,
+                    format!(
+                        "the chat shows the message keyless sent altered ({shown}); the model may have received it so. From now on keyless sends its messages inside a fence, which pages keep verbatim"
+                    ),
+                )),
+            ),
+            (Delivery::Altered, false) => (Delivery::Altered, None),
+            (_, false) => (
+                Delivery::Altered,
+                Some(Failure::new(
+                    Code::MessageAltered,
+                    format!(
+                        "the chat shows the message altered ({shown}) even inside a fence: what the model reads (results, file contents it may copy into FIND) may differ from what keyless sent"
+                    ),
+                )),
+            ),
+        }
+    }
+}
+
 /// `message` inside a fence of tildes longer than any run of tildes that starts one of its
 /// lines (so none of them closes it), as Markdown keeps a code block verbatim.
 pub(super) fn fence(message: &str) -> String {
@@ -110,13 +143,37 @@ pub(super) fn fence(message: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_alteration_fences_and_one_inside_a_fence_is_said_once() {
+        let code = |told: &Option<Failure>| told.as_ref().map(|f| f.code);
+        let (state, told) = Delivery::Plain.after(true, "exact");
+        assert_eq!((state, code(&told)), (Delivery::Plain, None));
+        let (state, told) = Delivery::Plain.after(false, "tabs became spaces");
+        assert_eq!(
+            (state, code(&told)),
+            (Delivery::Fenced, Some(Code::MessageAltered))
+        );
+        assert!(told.unwrap().reason.contains("tabs became spaces"));
+        let (state, told) = Delivery::Fenced.after(true, "exact");
+        assert_eq!((state, code(&told)), (Delivery::FencedProved, None));
+        let (state, told) = Delivery::FencedProved.after(false, "a line lost");
+        assert_eq!(
+            (state, code(&told)),
+            (Delivery::Altered, Some(Code::MessageAltered))
+        );
+        let (state, told) = Delivery::Altered.after(false, "a line lost");
+        assert_eq!((state, code(&told)), (Delivery::Altered, None));
+        let (state, told) = Delivery::Altered.after(true, "exact");
+        assert_eq!((state, code(&told)), (Delivery::Altered, None));
+    }
+
     #[test]
     fn a_fence_is_longer_than_any_tilde_run_in_the_message() {
         assert_eq!(fence("a\n\tb\n"), "~~~~\na\n\tb\n~~~~");
         assert_eq!(fence("x\n~~~~~~ y\n"), "~~~~~~~\nx\n~~~~~~ y\n~~~~~~~");
     }
-
-    use super::*;
 
     /// Resuming compares notes written by an earlier run: the name must not change between
     /// runs or versions, and differ between messages.

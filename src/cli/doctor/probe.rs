@@ -140,8 +140,8 @@ pub(super) fn round_trip(
     let click_started = std::time::Instant::now();
     let clicked = driver.channel_copy().ok();
     let click_took = click_started.elapsed();
-    let copied = match clicked.as_deref() {
-        Some("clicked" | "discovered") => {
+    let copied = match clicked {
+        Some(clicked) if clicked.pressed() => {
             let started = std::time::Instant::now();
             let mut text = None;
             while text.is_none() && started.elapsed() < std::time::Duration::from_secs(2) {

@@ -38,13 +38,33 @@ pub(in crate::chat::cdp) struct BeforeSend {
     pub button: bool,
 }
 
-/// How the page shows a sent message: the word `same` when a new user turn reads as the
-/// message (white space aside), else the new turn's text.
+/// How the page shows a sent message.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub(in crate::chat::cdp) enum ShownTurn {
-    Word(String),
+    /// A new user turn reads as the message (white space aside): the page says `same`, and the
+    /// long message need not cross back.
+    Same(SameWord),
+    /// The new turn's text, for keyless to judge.
     Turn { text: String },
+}
+
+/// The page's word for a turn that reads as the message.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(in crate::chat::cdp) enum SameWord {
+    Same,
+}
+
+/// How the user turn draws the message sent (`sentExact`).
+#[derive(Debug, PartialEq, Eq)]
+pub(in crate::chat::cdp) enum Drawn {
+    /// Exactly, as its text or as its only code block.
+    Exact,
+    /// As something other than its text (a chip for a pasted file).
+    Unlike,
+    /// Altered: what differs.
+    Altered(String),
 }
 
 /// Selectors for the turns discovery found, when the page proves them.
@@ -82,9 +102,29 @@ pub struct Matches {
     pub visible: bool,
 }
 
-/// What a copy control did: `clicked` (the selectors' one), `discovered` (one found by its
-/// shape), `no-button`.
-pub(in crate::chat::cdp) type Clicked = String;
+/// What a copy control did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Clicked {
+    /// The selectors' copy control was clicked.
+    #[serde(rename = "clicked")]
+    Known,
+    /// One found by its shape was clicked (what it copies must prove it).
+    #[serde(rename = "discovered")]
+    Discovered,
+    /// There is no copy control (none left at this index).
+    #[serde(rename = "no-button")]
+    NoButton,
+    /// The page's clipboard could not be stood in for.
+    #[serde(rename = "no-clipboard")]
+    NoClipboard,
+}
+
+impl Clicked {
+    /// Whether a control was clicked (its text may come).
+    pub fn pressed(self) -> bool {
+        matches!(self, Clicked::Known | Clicked::Discovered)
+    }
+}
 
 /// A selector the page script made of a part it found by its shape.
 #[derive(Debug, Deserialize)]

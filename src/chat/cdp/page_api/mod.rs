@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub(super) use answers::{
-    BeforeSend, Begun, Clicked, Dirt, Found, Glance, Held, Judged, LearnedTurns, Matches, ShownTurn,
+    BeforeSend, Begun, Clicked, Dirt, Drawn, Found, Glance, Held, Judged, LearnedTurns, Matches,
+    ShownTurn,
 };
 pub(super) use input::Press;
 
@@ -62,8 +63,8 @@ impl CdpDriver {
     }
 
     /// `keyless doctor` times each reading channel on its own: clicks the reply's copy control
-    /// (`clicked`, `discovered`, or `no-button`).
-    pub fn channel_copy(&self) -> Result<String, Failure> {
+    /// (the selectors' control, one found by its shape, or none).
+    pub fn channel_copy(&self) -> Result<Clicked, Failure> {
         self.api().copy(0)
     }
 
@@ -385,8 +386,13 @@ impl<'d> PageApi<'d> {
     }
 
     /// Whether the user turn shows the message exactly: `exact`, or what differs.
-    pub fn sent_exact(&self) -> Result<Option<String>, Failure> {
-        self.call("sentExact", json!([]))
+    pub fn sent_exact(&self) -> Result<Option<Drawn>, Failure> {
+        let drawn: Option<String> = self.call("sentExact", json!([]))?;
+        Ok(drawn.map(|word| match word.as_str() {
+            "exact" => Drawn::Exact,
+            "unlike" => Drawn::Unlike,
+            _ => Drawn::Altered(word),
+        }))
     }
 
     pub fn last_user_text(&self) -> Result<Option<String>, Failure> {
