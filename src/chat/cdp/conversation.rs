@@ -413,9 +413,12 @@ impl ChatDriver for CdpDriver {
             if crate::chat::selectors::host(&url) != origin {
                 continue;
             }
-            // The helper is not in a tab keyless did not open: the check goes as it is.
-            if self.api().tab_holds(&page, pending)? {
-                return Ok(Some(url));
+            // The helper is not in a tab keyless did not open: the check goes as it is. A tab
+            // that closed meanwhile holds nothing.
+            match self.api().tab_holds(&page, pending) {
+                Ok(true) => return Ok(Some(url)),
+                Err(failure) if !self.tab.alive() => return Err(failure),
+                _ => {}
             }
         }
         // The site's history list, newest first: the first chat that holds the message.

@@ -66,13 +66,19 @@ impl Discovery {
     }
 
     /// Puts `css` first for `key`, in the page and for every later page of the session, and
-    /// says so once per key.
+    /// says so once per key. A part found by its shape that one of the key's selectors already
+    /// names (a slow page drew it after the selectors' grace) goes first quietly: nothing was
+    /// healed, and nothing new is learned.
     pub(super) fn heal(&mut self, tab: &Tab, key: &str, found: Found) -> Result<(), Failure> {
         let had = self.knows(key);
         let list = self.site.selectors.entry(key.to_string()).or_default();
+        let named = list.contains(&found.css);
         list.retain(|c| *c != found.css);
         list.insert(0, found.css.clone());
         self.api(tab).heal(key, &found.css)?;
+        if named {
+            return Ok(());
+        }
         if found.kept {
             self.learned
                 .selectors

@@ -183,7 +183,8 @@ impl Tab {
         })
     }
 
-    /// The browser's other tabs, with their addresses.
+    /// The browser's other tabs, with their addresses (a tab that closed while they were listed
+    /// is left out).
     pub(super) fn other_tabs(&self) -> Result<Vec<(Page, String)>, Failure> {
         let ours = self.page.target_id().clone();
         let browser = &self.browser;
@@ -194,9 +195,15 @@ impl Tab {
             if page.target_id() == &ours {
                 continue;
             }
-            let url = self
-                .block(async { bounded(page.url(), "read a tab's address").await })?
-                .unwrap_or_default();
+            // A tab that closes meanwhile (the user's, another keyless's) is no longer there.
+            let Ok(Some(url)) =
+                self.block(async { bounded(page.url(), "read a tab's address").await })
+            else {
+                if !self.alive() {
+                    return Err(browser_gone());
+                }
+                continue;
+            };
             others.push((page, url));
         }
         Ok(others)
