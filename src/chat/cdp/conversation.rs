@@ -59,8 +59,8 @@ impl CdpDriver {
             return;
         }
         let (delivery, told) = match &shown {
-            Drawn::Altered(what) => composer.delivery.after(false, what),
-            _ => composer.delivery.after(true, ""),
+            Drawn::Altered(what) => composer.delivery.after(Some(what)),
+            _ => composer.delivery.after(None),
         };
         composer.delivery = delivery;
         self.warnings.extend(told);

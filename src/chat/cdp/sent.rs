@@ -99,14 +99,18 @@ pub(super) enum Delivery {
 }
 
 impl Delivery {
-    /// How messages reach the page once a user turn showed the last one `exact`ly or not
-    /// (`shown`: what differs), and what the user is told: the first alteration turns fencing on,
-    /// an alteration even inside a fence is said once.
-    pub(super) fn after(self, exact: bool, shown: &str) -> (Delivery, Option<Failure>) {
-        match (self, exact) {
-            (Delivery::Fenced, true) => (Delivery::FencedProved, None),
-            (state, true) => (state, None),
-            (Delivery::Plain, false) => (
+    /// How messages reach the page once a user turn showed the last one exactly (`altered`:
+    /// `None`) or altered (what differs), and what the user is told: the first alteration turns
+    /// fencing on, an alteration even inside a fence is said once.
+    pub(super) fn after(self, altered: Option<&str>) -> (Delivery, Option<Failure>) {
+        let Some(shown) = altered else {
+            return match self {
+                Delivery::Fenced => (Delivery::FencedProved, None),
+                state => (state, None),
+            };
+        };
+        match self {
+            Delivery::Plain => (
                 Delivery::Fenced,
                 Some(Failure::new(
                     Code::MessageAltered,
@@ -115,8 +119,8 @@ impl Delivery {
                     ),
                 )),
             ),
-            (Delivery::Altered, false) => (Delivery::Altered, None),
-            (_, false) => (
+            Delivery::Altered => (Delivery::Altered, None),
+            Delivery::Fenced | Delivery::FencedProved => (
                 Delivery::Altered,
                 Some(Failure::new(
                     Code::MessageAltered,
@@ -148,24 +152,24 @@ mod tests {
     #[test]
     fn the_first_alteration_fences_and_one_inside_a_fence_is_said_once() {
         let code = |told: &Option<Failure>| told.as_ref().map(|f| f.code);
-        let (state, told) = Delivery::Plain.after(true, "exact");
+        let (state, told) = Delivery::Plain.after(None);
         assert_eq!((state, code(&told)), (Delivery::Plain, None));
-        let (state, told) = Delivery::Plain.after(false, "tabs became spaces");
+        let (state, told) = Delivery::Plain.after(Some("tabs became spaces"));
         assert_eq!(
             (state, code(&told)),
             (Delivery::Fenced, Some(Code::MessageAltered))
         );
         assert!(told.unwrap().reason.contains("tabs became spaces"));
-        let (state, told) = Delivery::Fenced.after(true, "exact");
+        let (state, told) = Delivery::Fenced.after(None);
         assert_eq!((state, code(&told)), (Delivery::FencedProved, None));
-        let (state, told) = Delivery::FencedProved.after(false, "a line lost");
+        let (state, told) = Delivery::FencedProved.after(Some("a line lost"));
         assert_eq!(
             (state, code(&told)),
             (Delivery::Altered, Some(Code::MessageAltered))
         );
-        let (state, told) = Delivery::Altered.after(false, "a line lost");
+        let (state, told) = Delivery::Altered.after(Some("a line lost"));
         assert_eq!((state, code(&told)), (Delivery::Altered, None));
-        let (state, told) = Delivery::Altered.after(true, "exact");
+        let (state, told) = Delivery::Altered.after(None);
         assert_eq!((state, code(&told)), (Delivery::Altered, None));
     }
 

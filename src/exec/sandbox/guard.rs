@@ -369,12 +369,11 @@ fn quarantine(root: &Path, rel: &Path, folder: Option<&Path>) -> String {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or_default();
-    let aside = || root.join(format!("{}-quarantine-{stamp}", rel.display()));
     let to = match folder {
         Some(folder) if !folder.starts_with(root.join(rel)) => {
             folder.join(format!("{stamp}-{}", rel.display()))
         }
-        _ => aside(),
+        _ => root.join(format!("{}-quarantine-{stamp}", rel.display())),
     };
     let moved = to
         .parent()
