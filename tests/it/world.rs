@@ -196,6 +196,179 @@ fn a_command_holds_no_privilege_of_the_machine() {
     assert!(denied(&out) >= 1, "{out}");
 }
 
+/// One call of each family the seccomp filter refuses (issue 29), made from Python with this
+/// machine's numbers: (family, call, arguments, the errno expected).
+fn refused_calls() -> Vec<(&'static str, i64, Vec<i64>, i32)> {
+    let (eperm, enosys) = (libc::EPERM, libc::ENOSYS);
+    let mut calls = vec![
+        ("keyrings", libc::SYS_keyctl, vec![0, -3], eperm),
+        ("keyrings", libc::SYS_add_key, vec![0, 0, 0, 0, -3], eperm),
+        ("keyrings", libc::SYS_request_key, vec![0, 0, 0, 0], eperm),
+        ("mounts", libc::SYS_mount, vec![0, 0, 0, 0, 0], eperm),
+        ("mounts", libc::SYS_fsopen, vec![0, 0], eperm),
+        ("mounts", libc::SYS_open_tree, vec![-100, 0, 1], eperm),
+        (
+            "namespaces",
+            libc::SYS_unshare,
+            vec![libc::CLONE_NEWNS as i64],
+            eperm,
+        ),
+        (
+            "namespaces",
+            libc::SYS_unshare,
+            vec![libc::CLONE_NEWUSER as i64],
+            eperm,
+        ),
+        ("namespaces", libc::SYS_setns, vec![0, 0], eperm),
+        ("modules", libc::SYS_init_module, vec![0, 0, 0], eperm),
+        ("modules", libc::SYS_finit_module, vec![0, 0, 0], eperm),
+        ("kexec", libc::SYS_kexec_load, vec![0, 0, 0, 0], eperm),
+        ("reboot", libc::SYS_reboot, vec![0, 0, 0, 0], eperm),
+        ("bpf", libc::SYS_bpf, vec![0, 0, 0], eperm),
+        (
+            "perf",
+            libc::SYS_perf_event_open,
+            vec![0, 0, -1, -1, 0],
+            eperm,
+        ),
+        ("userfaultfd", libc::SYS_userfaultfd, vec![0], eperm),
+        ("clocks", libc::SYS_clock_settime, vec![0, 0], eperm),
+        ("clocks", libc::SYS_settimeofday, vec![0, 0], eperm),
+        ("swap", libc::SYS_swapon, vec![0, 0], eperm),
+        ("quotas", libc::SYS_acct, vec![0], eperm),
+        ("syslog", libc::SYS_syslog, vec![3, 0, 0], eperm),
+        ("handles", libc::SYS_open_by_handle_at, vec![0, 0, 0], eperm),
+        (
+            "ptrace",
+            libc::SYS_ptrace,
+            vec![libc::PTRACE_ATTACH as i64, 1],
+            eperm,
+        ),
+        ("ptrace", libc::SYS_ptrace, vec![0x4206, 1, 0, 0], eperm),
+        (
+            "process memory",
+            libc::SYS_process_vm_readv,
+            vec![1, 0, 0, 0, 0, 0],
+            eperm,
+        ),
+        ("io_uring", libc::SYS_io_uring_setup, vec![1, 0], enosys),
+        ("clone3", libc::SYS_clone3, vec![0, 0], enosys),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.push(("ports", libc::SYS_iopl, vec![3], eperm));
+    calls
+}
+
+#[test]
+fn the_kernels_knobs_keyrings_and_privileged_calls_are_out_of_reach_of_a_command() {
+    let world = World::new();
+    let calls: Vec<String> = refused_calls()
+        .iter()
+        .map(|(family, nr, args, errno)| {
+            let args: Vec<String> = args.iter().map(i64::to_string).collect();
+            format!("({family:?}, {nr}, [{}], {errno})", args.join(", "))
+        })
+        .collect();
+    let python = format!(
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.syscall.restype = ctypes.c_long\nfor family, nr, args, want in [{}]:\n    ctypes.set_errno(0)\n    got = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) for a in args])\n    err = ctypes.get_errno()\n    print('call', family, nr, 'refused' if got == -1 and err == want else 'ALLOWED got=%d errno=%d' % (got, err))\nimport threading\nt = threading.Thread(target=lambda: print('a thread still starts'))\nt.start(); t.join()\nprint('a process still starts', os.system('true') == 0)\n",
+        calls.join(", ")
+    );
+    fs::write(world.ws.join("calls.py"), python).unwrap();
+    // Each knob is written with the value it holds: harmless even where the write went through.
+    let knobs = "for k in kernel/core_pattern kernel/randomize_va_space fs/protected_symlinks fs/protected_hardlinks kernel/modprobe vm/overcommit_memory; do v=$(cat /proc/sys/$k); if printf '%s\\n' \"$v\" > /proc/sys/$k; then echo \"knob $k WRITTEN\"; else echo \"knob $k refused\"; fi; done\n[ -e /proc/sysrq-trigger ] && { echo h > /proc/sysrq-trigger && echo 'sysrq WRITTEN'; }\nfor f in /proc/kcore /proc/keys /proc/key-users /proc/kallsyms /proc/timer_list; do [ -e $f ] && echo \"$f: $(head -c 64 $f 2>/dev/null | wc -c) bytes\"; done\ncat /proc/self/status | grep -E '^Seccomp:'\n";
+    let (out, _) = world.apply_hidden("auto", &["python3 calls.py", knobs]);
+    let expected = refused_calls().len();
+    for (family, nr, _, _) in refused_calls() {
+        assert!(
+            out.contains(&format!("call {family} {nr} refused")),
+            "{family} ({nr}) was not refused:\n{out}"
+        );
+    }
+    assert_eq!(out.matches("call ").count(), expected, "{out}");
+    assert!(out.contains("a thread still starts"), "{out}");
+    assert!(out.contains("a process still starts True"), "{out}");
+    assert!(!out.contains("WRITTEN"), "{out}");
+    assert_eq!(out.matches("knob ").count(), 6, "{out}");
+    for file in ["/proc/kcore", "/proc/keys", "/proc/kallsyms"] {
+        if Path::new(file).exists() {
+            assert!(out.contains(&format!("{file}: 0 bytes")), "{file}: {out}");
+        }
+    }
+    assert!(out.contains("Seccomp:\t2"), "{out}");
+
+    // The issue's vehicle: a build script in Ask mode, which runs without a yes.
+    build_script(
+        &world.ws,
+        "    for knob in [\"kernel/core_pattern\", \"kernel/randomize_va_space\", \"fs/protected_symlinks\"] {\n        let path = format!(\"/proc/sys/{knob}\");\n        let value = std::fs::read(&path).unwrap_or_default();\n        say(&format!(\"build-knob {knob} written={}\", std::fs::write(&path, value).is_ok()));\n    }\n    say(&format!(\"build-keys={:?}\", std::fs::read_to_string(\"/proc/keys\").map(|k| k.len()).unwrap_or(0)));",
+    );
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert_eq!(out.matches("written=false").count(), 3, "{out}");
+    assert!(out.contains("build-keys=0"), "{out}");
+}
+
+#[test]
+fn every_repository_in_the_workspace_is_read_only_at_any_depth_ignored_or_pointed_to() {
+    let world = World::new();
+    let ws = &world.ws;
+    fs::write(ws.join(".gitignore"), "node_modules/\nbuild/\n").unwrap();
+    // Existing repositories where a shallow or filtered walk would not look.
+    let repos = [
+        "node_modules/dep",
+        "build/out/checkout",
+        "a/b/c/d/e/f/g/h/deep",
+        "target/vendored",
+    ];
+    for repo in repos {
+        fs::create_dir_all(ws.join(repo)).unwrap();
+        crate::sandbox::git(&ws.join(repo), &["init", "-q"]);
+    }
+    // A `.git` file whose folder is elsewhere in the workspace, under another name.
+    fs::create_dir_all(ws.join("pointer")).unwrap();
+    fs::create_dir_all(ws.join("store")).unwrap();
+    crate::sandbox::git(
+        &ws.join("pointer"),
+        &["init", "-q", "--separate-git-dir", "../store/pointer.git"],
+    );
+    assert!(ws.join("pointer/.git").is_file());
+    let configs: Vec<std::path::PathBuf> = repos
+        .iter()
+        .map(|r| ws.join(r).join(".git/config"))
+        .chain([ws.join("store/pointer.git/config")])
+        .collect();
+    let before: Vec<String> = configs
+        .iter()
+        .map(|c| fs::read_to_string(c).unwrap())
+        .collect();
+    let mut script = String::new();
+    for config in &configs {
+        script.push_str(&format!(
+            "printf '[core]\\n\\tfsmonitor = touch $VICTIM/fsmonitor-ran\\n' >> {0} && echo 'WROTE {0}'\n",
+            config.display()
+        ));
+    }
+    script.push_str("mkdir -p store/pointer.git/hooks && echo evil > store/pointer.git/hooks/post-checkout && echo 'WROTE hook'\n");
+    let out = world.attack("auto", &[&script]);
+    assert!(!out.contains("WROTE"), "{out}");
+    // The same through a build script in Ask mode.
+    let writes: Vec<String> = configs
+        .iter()
+        .map(|c| format!("    say(&format!(\"build-wrote={{}}\", std::fs::OpenOptions::new().append(true).open({:?}).is_ok()));", c.display().to_string()))
+        .collect();
+    build_script(ws, &writes.join("\n"));
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert_eq!(
+        out.matches("build-wrote=false").count(),
+        configs.len(),
+        "{out}"
+    );
+    let after: Vec<String> = configs
+        .iter()
+        .map(|c| fs::read_to_string(c).unwrap())
+        .collect();
+    assert_eq!(before, after);
+    assert!(!ws.join("store/pointer.git/hooks/post-checkout").exists());
+}
+
 #[test]
 fn the_home_folder_and_keylesss_own_files_do_not_exist_for_a_command() {
     let mut world = World::new();

@@ -59,6 +59,8 @@ pub struct Assembly {
     gitconfig: Option<tempfile::NamedTempFile>,
     sizes: Sizes,
     limits: Limits,
+    /// The parts of `/proc` covered.
+    kernel: Vec<(PathBuf, world::Knob)>,
 }
 
 /// What assembling needs from the sandbox.
@@ -147,6 +149,7 @@ impl Assembly {
                 processes: config.max_processes,
                 memory_bytes: config.max_memory_mib.unwrap_or_else(default_memory_mib) * MIB,
             },
+            kernel: world::kernel_knobs(),
         }
     }
 
@@ -244,6 +247,15 @@ impl Assembly {
             (Err(_), _, _) => unshare_net = true,
         }
         enter.nproc = Some(self.limits.processes);
+        let mut seccomp_fds = Vec::new();
+        if support.seccomp.is_ok() {
+            let programs = super::seccomp::programs().map_err(io::Error::other)?;
+            let slots = super::enter::seccomp_slots(programs.len());
+            for (program, slot) in programs.iter().zip(slots) {
+                enter.seccomp.push((super::enter::readable(program)?, slot));
+                seccomp_fds.push(slot);
+            }
+        }
         let spec = Spec {
             workspace: self.root.clone(),
             home: self.home.clone(),
@@ -255,6 +267,8 @@ impl Assembly {
             files,
             sizes: self.sizes,
             unshare_net,
+            kernel: self.kernel.clone(),
+            seccomp_fds,
         };
         let mut command = Command::new(&support.bwrap);
         command.args(world::args(&spec, program, args));

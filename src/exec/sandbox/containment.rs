@@ -148,6 +148,16 @@ fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> V
             "processes",
             "own processes (nothing outlives a command, no privilege)",
         ),
+        match &world.seccomp {
+            Ok(()) => Guarantee::held("kernel", KERNEL),
+            Err(why) => Guarantee::missing(
+                "kernel",
+                KERNEL,
+                format!(
+                    "the kernel's settings are read-only, but no system call is filtered ({why})"
+                ),
+            ),
+        },
         Guarantee::held(
             "files",
             "system folders read-only, writes only in the workspace, its /tmp and the caches",
@@ -241,6 +251,7 @@ fn fallback(p: &Platform, network: bool) -> Containment {
     let gone = |name: &'static str, what: &str| Guarantee::missing(name, what, no_world.clone());
     let mut out = vec![
         gone("processes", "own processes"),
+        gone("kernel", KERNEL),
         match landlock {
             true => Guarantee::missing(
                 "files",
@@ -354,6 +365,9 @@ pub(super) fn check_mode(
     ))
 }
 
+/// What the `kernel` guarantee says.
+const KERNEL: &str = "the kernel's settings out of reach (/proc/sys read-only; keyrings, mounts, bpf, modules refused)";
+
 /// The guarantee that holds everywhere: the environment filter and the redactor.
 fn environment() -> Guarantee {
     Guarantee::held("environment", "secret environment variables withheld")
@@ -418,6 +432,7 @@ mod tests {
                 kept_net,
                 layers,
                 cgroups: Ok(()),
+                seccomp: Ok(()),
                 root: true,
             }),
             ..Platform::none("unused")

@@ -11,7 +11,10 @@
 //!    this workspace above), so that bubblewrap binds the layer, and what a command writes to a
 //!    cache never reaches the files a build outside keyless trusts;
 //! 4. a process limit for the command's user namespace (not for root, whom the kernel does not
-//!    limit; root's commands are limited by their cgroup).
+//!    limit; root's commands are limited by their cgroup);
+//! 5. a fresh, empty session keyring, so the login session's keys are not the command's (the
+//!    seccomp filter refuses the keyring calls anyway, `seccomp.rs`);
+//! 6. the seccomp programs at the file descriptors bubblewrap was told to load them from.
 //!
 //! Nothing here mounts what the command sees otherwise; bubblewrap builds that (`world.rs`).
 
@@ -78,6 +81,9 @@ pub struct Enter {
     pub layers: Vec<Layer>,
     /// `RLIMIT_NPROC` in the command's own user namespace (not root).
     pub nproc: Option<u64>,
+    /// The seccomp programs, each readable from a pipe, and the descriptor bubblewrap reads it
+    /// from (`--add-seccomp-fd`).
+    pub seccomp: Vec<(OwnedFd, RawFd)>,
     own_user: Option<IdMaps>,
 }
 
@@ -182,6 +188,22 @@ impl Enter {
                     }
                 }
             }
+            // A new, empty session keyring (a kernel without keyrings has none to leave).
+            libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                std::ptr::null::<libc::c_char>(),
+            );
+            for (program, at) in &self.seccomp {
+                let handed = if program.as_raw_fd() == *at {
+                    libc::fcntl(*at, libc::F_SETFD, 0) == 0
+                } else {
+                    libc::dup2(program.as_raw_fd(), *at) == *at
+                };
+                if !handed {
+                    return Err(failed("handing the seccomp filter to bubblewrap"));
+                }
+            }
             if let Some(limit) = self.nproc {
                 let limit = libc::rlimit {
                     rlim_cur: limit,
@@ -194,6 +216,42 @@ impl Enter {
         }
         Ok(())
     }
+}
+
+/// `keyctl`'s request to join a new anonymous session keyring.
+const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+
+/// A pipe holding `bytes` (a seccomp program, far below a pipe's buffer), its write end closed:
+/// bubblewrap reads it to its end once. Both ends close on exec; the child hands the read end
+/// on at a descriptor of its choice (`dup2` clears close-on-exec there).
+pub fn readable(bytes: &[u8]) -> io::Result<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let mut ends = [0; 2];
+    // SAFETY: a two-int buffer for pipe2.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 returned two new descriptors that nothing else owns.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    let mut write = std::fs::File::from(write);
+    std::io::Write::write_all(&mut write, bytes)?;
+    Ok(read)
+}
+
+/// The descriptors the seccomp programs are handed on at: the highest the process may open
+/// (under its soft limit), where nothing of keyless's that the child still needs can be.
+pub fn seccomp_slots(count: usize) -> Vec<RawFd> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a live rlimit buffer.
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur.min(1024) as RawFd
+    } else {
+        256
+    };
+    (1..=count as RawFd).map(|i| soft - i).collect()
 }
 
 /// # Safety

@@ -59,6 +59,9 @@ mod probe;
 #[cfg(target_os = "linux")]
 pub(crate) mod proxy;
 mod refusal;
+mod repos;
+#[cfg(target_os = "linux")]
+pub(crate) mod seccomp;
 // Rendered and unit-tested on every platform; run only on macOS.
 #[cfg(any(target_os = "macos", test))]
 mod seatbelt;
@@ -128,6 +131,8 @@ pub struct Sandbox {
     /// Where a protected name a command made where there was none is moved (the workspace's
     /// `.agent/quarantine`, given by its owner); `None`: beside it, under a dated name.
     quarantine: Option<PathBuf>,
+    /// Every repository in the workspace, found once per batch (`repos.rs`).
+    repositories: std::sync::Mutex<Option<repos::Repositories>>,
     #[cfg(target_os = "linux")]
     assembly: std::sync::OnceLock<assemble::Assembly>,
 }
@@ -158,6 +163,7 @@ impl Sandbox {
             also_protected: Vec::new(),
             also_hidden: Vec::new(),
             quarantine: None,
+            repositories: std::sync::Mutex::new(None),
             #[cfg(target_os = "linux")]
             assembly: std::sync::OnceLock::new(),
         }
@@ -259,15 +265,39 @@ impl Sandbox {
         paths
     }
 
-    /// The protected paths inside the workspace that exist now: `.git` (nested ones too),
-    /// `.agent`, `keyless.json`, and keyless's own files there.
+    /// The protected paths inside the workspace that exist now: every repository at any depth
+    /// (a `.git` folder or file, and what a `.git` file points to where a command could write
+    /// it), `.agent`, `keyless.json`, and keyless's own files there. The repositories are found
+    /// once per batch.
     pub fn protected_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = PROTECTED_NAMES
             .iter()
             .map(|n| self.root.join(n))
             .filter(|p| p.symlink_metadata().is_ok())
             .collect();
-        guard::nested_git(&self.root, &mut paths);
+        let writable = |p: &Path| {
+            p.starts_with(&self.root) || self.config.writable_paths.iter().any(|w| p.starts_with(w))
+        };
+        if let Ok(mut found) = self.repositories.lock() {
+            let found = found.get_or_insert_with(|| {
+                let found = repos::find(&self.root);
+                if found.cut_short {
+                    tracing::warn!(
+                        "the workspace has more than {} entries: repositories past them are not protected",
+                        repos::MAX_ENTRIES
+                    );
+                }
+                found
+            });
+            paths.extend(
+                found
+                    .paths
+                    .iter()
+                    .filter(|p| writable(p) && !paths.contains(p))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+        }
         paths.extend(
             self.also_protected
                 .iter()
@@ -293,9 +323,13 @@ impl Sandbox {
             .unwrap_or_default())
     }
 
-    /// Ends the batch: its temporary folder goes with everything in it.
+    /// Ends the batch: its temporary folder goes with everything in it, and the repositories
+    /// are looked for again before the next one (a command may have made one).
     pub fn batch_finished(&mut self) {
         self.tmp = None;
+        if let Ok(mut found) = self.repositories.lock() {
+            *found = None;
+        }
     }
 
     /// The command that runs `program args…` outside the sandbox (a person allowed it), still

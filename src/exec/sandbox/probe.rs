@@ -44,6 +44,7 @@ pub fn world() -> Result<WorldSupport, String> {
         kept_net: super::nets::kept().map(|_| ()),
         layers: Ok(()),
         cgroups: super::limits::Hierarchy::find().map(|_| ()),
+        seccomp: super::seccomp::programs().map(|_| ()),
         root,
     };
     let dir = tempfile::Builder::new()
@@ -55,6 +56,7 @@ pub fn world() -> Result<WorldSupport, String> {
         kept_net: Err("probe".into()),
         layers: Err("probe".into()),
         cgroups: Err("probe".into()),
+        seccomp: Err("probe".into()),
         ..support.clone()
     };
     try_world(&bare, dir.path(), false)
@@ -63,6 +65,7 @@ pub fn world() -> Result<WorldSupport, String> {
         let only_net = WorldSupport {
             layers: Err("probe".into()),
             cgroups: Err("probe".into()),
+            seccomp: Err("probe".into()),
             ..support.clone()
         };
         if let Err(e) = try_world(&only_net, dir.path(), false) {
@@ -75,15 +78,28 @@ pub fn world() -> Result<WorldSupport, String> {
         let only_cgroups = WorldSupport {
             layers: Err("probe".into()),
             kept_net: Err("probe".into()),
+            seccomp: Err("probe".into()),
             ..support.clone()
         };
         if let Err(e) = try_world(&only_cgroups, dir.path(), false) {
             support.cgroups = Err(format!("a command could not join its cgroup: {e}"));
         }
     }
+    if support.seccomp.is_ok() {
+        let only_seccomp = WorldSupport {
+            layers: Err("probe".into()),
+            kept_net: Err("probe".into()),
+            cgroups: Err("probe".into()),
+            ..support.clone()
+        };
+        if let Err(e) = try_world(&only_seccomp, dir.path(), false) {
+            support.seccomp = Err(format!("bubblewrap could not load the seccomp filter: {e}"));
+        }
+    }
     let only_layers = WorldSupport {
         kept_net: Err("probe".into()),
         cgroups: Err("probe".into()),
+        seccomp: Err("probe".into()),
         ..support.clone()
     };
     if let Err(e) = try_world(&only_layers, dir.path(), true) {

@@ -17,6 +17,8 @@ pub struct WorldSupport {
     pub layers: Result<(), String>,
     /// Cgroups with process and memory limits per command; else why not.
     pub cgroups: Result<(), String>,
+    /// The seccomp filter (`seccomp.rs`) loaded by bubblewrap; else why not.
+    pub seccomp: Result<(), String>,
     /// Whether keyless runs as root (the kernel exempts root from `RLIMIT_NPROC`).
     pub root: bool,
 }

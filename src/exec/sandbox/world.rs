@@ -46,6 +46,51 @@ pub const SYSTEM_SECRETS: &[&str] = &[
     "/etc/keyless",
 ];
 
+/// The parts of `/proc` that write to the kernel (or read what only the machine's root should):
+/// read-only in the world, whoever runs keyless. A command's uid may be the machine's uid 0 (as
+/// root, bubblewrap maps keyless's own id), and a file's owner may write it whatever the
+/// capabilities: `/proc/sys` (`kernel.core_pattern`, ASLR, the link protections) must not be
+/// writable by owner.
+pub const KERNEL_READ_ONLY: &[&str] = &[
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+    "/proc/acpi",
+    "/proc/scsi",
+    "/proc/asound",
+    "/proc/driver",
+    "/proc/tty",
+    "/proc/pressure",
+];
+
+/// Files of `/proc` that show the machine's keys, memory or timing: read as empty.
+pub const KERNEL_HIDDEN: &[&str] = &[
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/key-users",
+    "/proc/kallsyms",
+    "/proc/kmsg",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/latency_stats",
+    "/proc/config.gz",
+    "/proc/vmallocinfo",
+    "/proc/slabinfo",
+    "/proc/pagetypeinfo",
+    "/proc/kpagecount",
+    "/proc/kpageflags",
+    "/proc/kpagecgroup",
+];
+
+/// How a part of `/proc` is covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Knob {
+    ReadOnly,
+    Hidden,
+}
+
 /// How big the private writable tmpfs folders may grow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sizes {
@@ -87,6 +132,10 @@ pub struct Spec {
     /// Whether bubblewrap makes the command's network namespace (else the command already
     /// joined one keyless keeps).
     pub unshare_net: bool,
+    /// The parts of `/proc` covered, those that exist on this machine ([`kernel_knobs`]).
+    pub kernel: Vec<(PathBuf, Knob)>,
+    /// The descriptors bubblewrap loads seccomp programs from.
+    pub seccomp_fds: Vec<i32>,
 }
 
 /// What a mount step does, in the order steps at the same depth must come.
@@ -122,6 +171,10 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     .collect();
     if spec.unshare_net {
         out.push("--unshare-net".into());
+    }
+    for fd in &spec.seccomp_fds {
+        out.push("--add-seccomp-fd".into());
+        out.push(fd.to_string().into());
     }
     let mut steps: Vec<(PathBuf, Step)> = Vec::new();
     for (path, entry) in &spec.system {
@@ -167,7 +220,7 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     for (dest, step) in steps {
         // /proc and /dev come once the system folders are in place and before anything deeper.
         if !special_done && dest.components().count() > 2 {
-            special(&mut out);
+            special(&mut out, &spec.kernel);
             special_done = true;
         }
         let dest = OsString::from(dest);
@@ -210,7 +263,7 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
         }
     }
     if !special_done {
-        special(&mut out);
+        special(&mut out, &spec.kernel);
     }
     for item in ["--remount-ro", "/", "--chdir"] {
         out.push(item.into());
@@ -222,12 +275,23 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     out
 }
 
-/// `/proc`, `/dev` (read-only but for its devices and `/dev/shm`, mounted later), and the empty
-/// `/var` and `/run`.
-fn special(out: &mut Vec<OsString>) {
+/// `/proc` with the kernel's knobs read-only and its secrets hidden, `/dev` (read-only but for
+/// its devices and `/dev/shm`, mounted later), and the empty `/var` and `/run`.
+fn special(out: &mut Vec<OsString>, kernel: &[(PathBuf, Knob)]) {
+    out.push("--proc".into());
+    out.push("/proc".into());
+    for (path, knob) in kernel {
+        let source = match knob {
+            Knob::ReadOnly => path.as_os_str(),
+            Knob::Hidden => "/dev/null".as_ref(),
+        };
+        out.extend([
+            "--ro-bind".into(),
+            source.to_os_string(),
+            path.clone().into(),
+        ]);
+    }
     for item in [
-        "--proc",
-        "/proc",
         "--dev",
         "/dev",
         "--remount-ro",
@@ -239,6 +303,23 @@ fn special(out: &mut Vec<OsString>) {
     ] {
         out.push(item.into());
     }
+}
+
+/// The parts of `/proc` to cover that exist on this machine (the command's `/proc` is the
+/// same kernel's, so it has the same ones; binding one that does not exist would fail).
+pub fn kernel_knobs() -> Vec<(PathBuf, Knob)> {
+    let present = |path: &&&str| Path::new(path).symlink_metadata().is_ok();
+    KERNEL_READ_ONLY
+        .iter()
+        .filter(present)
+        .map(|p| (PathBuf::from(p), Knob::ReadOnly))
+        .chain(
+            KERNEL_HIDDEN
+                .iter()
+                .filter(present)
+                .map(|p| (PathBuf::from(p), Knob::Hidden)),
+        )
+        .collect()
 }
 
 /// The system folders as they are on this machine.
@@ -316,6 +397,11 @@ mod tests {
                 shm: 256,
             },
             unshare_net: false,
+            kernel: vec![
+                ("/proc/sys".into(), Knob::ReadOnly),
+                ("/proc/keys".into(), Knob::Hidden),
+            ],
+            seccomp_fds: vec![1022, 1021],
         }
     }
 
@@ -359,6 +445,11 @@ mod tests {
         at("--size 1024 --tmpfs /tmp");
         at("--size 256 --tmpfs /dev/shm");
         assert!(at("--dev /dev --remount-ro /dev") < at("--tmpfs /dev/shm"));
+        // The kernel's knobs, once /proc is there; the filters loaded last, by bubblewrap.
+        assert!(at("--proc /proc") < at("--ro-bind /proc/sys /proc/sys"));
+        assert!(at("--ro-bind /proc/sys /proc/sys") < at("--dev /dev"));
+        at("--ro-bind /dev/null /proc/keys");
+        at("--add-seccomp-fd 1022 --add-seccomp-fd 1021");
         at("--ro-bind /run/k/gitconfig /home/u/.gitconfig");
         assert!(
             out.ends_with("--remount-ro / --chdir /home/u/proj -- sh -c make test"),
