@@ -369,6 +369,124 @@ fn every_repository_in_the_workspace_is_read_only_at_any_depth_ignored_or_pointe
     assert!(!ws.join("store/pointer.git/hooks/post-checkout").exists());
 }
 
+/// Secrets of issue 29's fourth point: in tool homes moved by the environment, and in values
+/// whose names say nothing.
+const TOOL_SECRETS: &[&str] = &[
+    "cio-TOKEN-4411x",
+    "cio-CFG-5522x",
+    "gr-PASS-6633x",
+    "rubygems_0123456789abcdef0123456789abcdef0123456789abcd",
+    "mvn-PASS-7744x",
+    "Zq9Lw2Nv8Kt4Hs6Pd1Fx3Bm7Jc5Gy0Rq",
+    "hunter2-pw-8855",
+    "Tr0ub4dor-9966",
+];
+
+#[test]
+fn credentials_in_tool_homes_wherever_they_are_and_secret_values_never_reach_a_command() {
+    let mut world = World::new();
+    let dir = world._dir.path().to_path_buf();
+    // A cargo home outside the home folder (as the official Rust image has it), a Gradle home
+    // named by its variable, a Maven repository named in settings.xml, pip's cache where
+    // XDG_CACHE_HOME puts it, RubyGems' credentials in the home folder's cache.
+    let cargo = dir.join("usr-local-cargo");
+    let crate_dir = cargo.join("registry/src/index.crates.io-0000000000000000/victim-1.0.0");
+    let gradle = dir.join("gradle-home");
+    let xdg = dir.join("xdg-cache");
+    let m2 = dir.join("m2-repo");
+    for folder in [
+        &crate_dir,
+        &gradle,
+        &xdg.join("pip/http"),
+        &m2.join("org"),
+        &world.home.join(".gem"),
+        &world.home.join(".m2"),
+    ] {
+        fs::create_dir_all(folder).unwrap();
+    }
+    fs::write(crate_dir.join("build.rs"), "fn main() {}\n").unwrap();
+    fs::write(
+        cargo.join("credentials.toml"),
+        "[registry]\ntoken = \"cio-TOKEN-4411x\"\n",
+    )
+    .unwrap();
+    fs::write(
+        cargo.join("config.toml"),
+        "[registry]\ntoken = \"cio-CFG-5522x\"\n[net]\nretry = 7\n",
+    )
+    .unwrap();
+    fs::write(
+        gradle.join("gradle.properties"),
+        "org.gradle.caching=true\nsigningPassword=gr-PASS-6633x\n",
+    )
+    .unwrap();
+    fs::write(
+        world.home.join(".gem/credentials"),
+        ":rubygems_api_key: rubygems_0123456789abcdef0123456789abcdef0123456789abcd\n",
+    )
+    .unwrap();
+    fs::write(
+        world.home.join(".m2/settings.xml"),
+        format!("<settings><localRepository>{}</localRepository><servers><server><id>c</id><password>mvn-PASS-7744x</password></server></servers></settings>\n", m2.display()),
+    )
+    .unwrap();
+    fs::write(xdg.join("pip/http/entry"), "cached wheel\n").unwrap();
+    fs::write(m2.join("org/artifact.jar"), "jar\n").unwrap();
+    for (name, value) in [
+        ("CARGO_HOME", cargo.display().to_string()),
+        ("GRADLE_USER_HOME", gradle.display().to_string()),
+        ("XDG_CACHE_HOME", xdg.display().to_string()),
+        ("BW_SESSION", "Zq9Lw2Nv8Kt4Hs6Pd1Fx3Bm7Jc5Gy0Rq".to_string()),
+        (
+            "MAIN_DB",
+            "postgres://app:hunter2-pw-8855@db.example.com/app".to_string(),
+        ),
+        (
+            "CONN",
+            "Server=db;User Id=sa;Password=Tr0ub4dor-9966;".to_string(),
+        ),
+    ] {
+        world.env.push((name.into(), value));
+    }
+    let script = format!(
+        "cat {cargo}/credentials.toml {cargo}/config.toml {gradle}/gradle.properties ~/.gem/credentials ~/.m2/settings.xml 2>&1 | rev\nenv | rev\necho POISON > {crate_dir}/build.rs && echo cache-written\necho POISON > {xdg}/pip/http/entry && echo pip-written\necho POISON > {m2}/org/artifact.jar && echo m2-written\ngrep -c retry {cargo}/config.toml\n",
+        cargo = cargo.display(),
+        gradle = gradle.display(),
+        crate_dir = crate_dir.display(),
+        xdg = xdg.display(),
+        m2 = m2.display(),
+    );
+    let out = world.attack("auto", &[&script]);
+    for secret in TOOL_SECRETS {
+        assert!(
+            !out.contains(secret) && !out.contains(&reversed(secret)),
+            "{secret} reached the command: {out}"
+        );
+    }
+    // The writes went to keyless's layers, not to the caches a later build trusts.
+    assert!(
+        out.contains("cache-written") && out.contains("pip-written") && out.contains("m2-written"),
+        "{out}"
+    );
+    assert_eq!(
+        fs::read_to_string(crate_dir.join("build.rs")).unwrap(),
+        "fn main() {}\n"
+    );
+    assert_eq!(
+        fs::read_to_string(xdg.join("pip/http/entry")).unwrap(),
+        "cached wheel\n"
+    );
+    assert_eq!(
+        fs::read_to_string(m2.join("org/artifact.jar")).unwrap(),
+        "jar\n"
+    );
+    // A settings file a build needs is there, without its secret.
+    assert!(
+        out.contains("\n1\n"),
+        "config.toml kept its settings: {out}"
+    );
+}
+
 #[test]
 fn the_home_folder_and_keylesss_own_files_do_not_exist_for_a_command() {
     let mut world = World::new();

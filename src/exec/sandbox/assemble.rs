@@ -57,6 +57,9 @@ pub struct Assembly {
     state: Option<PathBuf>,
     /// The home folder's `.gitconfig` as a command may see it.
     gitconfig: Option<tempfile::NamedTempFile>,
+    /// Settings files of the tools' homes as a command may see them, without their secret
+    /// values (`credentials.rs`): (the filtered copy, where it is shown).
+    filtered: Vec<(tempfile::NamedTempFile, PathBuf)>,
     sizes: Sizes,
     limits: Limits,
     /// The parts of `/proc` covered.
@@ -119,6 +122,24 @@ impl Assembly {
         };
         secrets.extend(input.config.hidden_paths.iter().cloned());
         secrets.extend(input.hidden.iter().cloned());
+        // The credential files of every tool home a command sees, wherever it lives.
+        let mut filtered = Vec::new();
+        let homes = readable
+            .iter()
+            .chain(&writable)
+            .chain(layered.iter().map(|(cache, _)| cache))
+            .chain(&unlayered);
+        for home in homes {
+            for (path, treatment) in super::credentials::under(home) {
+                match treatment {
+                    super::credentials::Treatment::Filter => match filtered_copy(&path) {
+                        Some(copy) => filtered.push((copy, path)),
+                        None => secrets.push(path),
+                    },
+                    super::credentials::Treatment::Mask => secrets.push(path),
+                }
+            }
+        }
         let gitconfig = input.home.and_then(|home| {
             let text = std::fs::read_to_string(home.join(".gitconfig")).ok()?;
             let mut file = tempfile::Builder::new()
@@ -140,6 +161,7 @@ impl Assembly {
             secrets,
             state,
             gitconfig,
+            filtered,
             sizes: Sizes {
                 tmp: config.tmp_mib * MIB,
                 home: HOME_BYTES,
@@ -198,6 +220,9 @@ impl Assembly {
         let mut files = Vec::new();
         if let (Some(home), Some(file)) = (&self.home, &self.gitconfig) {
             files.push((file.path().to_path_buf(), home.join(".gitconfig")));
+        }
+        for (copy, shown_at) in &self.filtered {
+            files.push((copy.path().to_path_buf(), shown_at.clone()));
         }
         let mut roots: Vec<&Path> = self.system.iter().map(|(p, _)| p.as_path()).collect();
         roots.extend(readable.iter().map(PathBuf::as_path));
@@ -310,6 +335,22 @@ impl Assembly {
             },
         ))
     }
+}
+
+/// A copy of the settings file at `path` without its secret values, or `None` when it cannot
+/// be made (then the file is masked instead).
+fn filtered_copy(path: &Path) -> Option<tempfile::NamedTempFile> {
+    let meta = path.metadata().ok()?;
+    if !meta.is_file() || meta.len() > super::credentials::MAX_FILTERED {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut file = tempfile::Builder::new()
+        .prefix("keyless-settings-")
+        .tempfile()
+        .ok()?;
+    std::io::Write::write_all(&mut file, super::credentials::filtered(&text).as_bytes()).ok()?;
+    Some(file)
 }
 
 /// One MiB.

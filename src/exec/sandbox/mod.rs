@@ -34,6 +34,8 @@
 mod assemble;
 mod containment;
 #[cfg(target_os = "linux")]
+mod credentials;
+#[cfg(target_os = "linux")]
 mod enter;
 mod env;
 #[cfg(unix)]
