@@ -168,6 +168,7 @@ pub struct SandboxConfig {
 /// reports them and `Sandbox.AllowMissing` names them.
 pub const GUARANTEE_NAMES: &[&str] = &[
     "processes",
+    "privilege",
     "kernel",
     "files",
     "home",

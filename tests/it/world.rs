@@ -487,6 +487,117 @@ fn credentials_in_tool_homes_wherever_they_are_and_secret_values_never_reach_a_c
     );
 }
 
+/// The machine's ids of the processes outside whose command line holds `marker`: (real,
+/// effective, saved, file system) uids of each.
+fn host_uids_of(marker: &str) -> Vec<Vec<u32>> {
+    host_processes_with(marker)
+        .into_iter()
+        .filter_map(|pid| {
+            let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+            Some(
+                line.split_whitespace()
+                    .skip(1)
+                    .map(|u| u.parse().unwrap())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Runs `keyless apply` with `world`'s reply in the background while `script` (which waits for
+/// `stop-uid` in the workspace) runs, and returns the machine's uids of its processes.
+fn uids_while_running(world: &World, simulate: Option<&str>) -> (Vec<Vec<u32>>, String) {
+    fs::write(
+        world.ws.join("uidcheck.sh"),
+        "echo mine > made-by-command.txt\nwhile [ ! -e stop-uid ]; do sleep 0.05; done\nid -u\n",
+    )
+    .unwrap();
+    let mut world_env = world.env.clone();
+    if let Some(parts) = simulate {
+        world_env.push(("KEYLESS_SANDBOX_SIMULATE".into(), parts.into()));
+    }
+    let ws = world.ws.clone();
+    let home = world.home.clone();
+    let runner = std::thread::spawn(move || {
+        let reply = ws.parent().unwrap().join("uid.reply");
+        fs::write(&reply, "@@runcommand on_error=continue\n<<<CMD\nsh uidcheck.sh\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n").unwrap();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"));
+        command
+            .arg("apply")
+            .arg(&reply)
+            .arg("--workspace")
+            .arg(&ws)
+            .args(["--mode", "auto", "--pace", "batch"])
+            .env("HOME", &home);
+        for (k, v) in world_env {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    });
+    let started = Instant::now();
+    let mut uids = Vec::new();
+    while started.elapsed() < Duration::from_secs(30) {
+        uids = host_uids_of("uidcheck.sh");
+        if !uids.is_empty() && world.ws.join("made-by-command.txt").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fs::write(world.ws.join("stop-uid"), "").unwrap();
+    let out = runner.join().unwrap();
+    (uids, out)
+}
+
+#[test]
+fn a_command_never_has_the_machines_root_whoever_runs_keyless() {
+    let mut world = World::new();
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(crate::sandbox::ACCEPT_ALL),
+    )
+    .unwrap();
+    world.env.clear();
+    // SAFETY: geteuid cannot fail.
+    let keyless_is_root = unsafe { libc::geteuid() } == 0;
+    let (uids, out) = uids_while_running(&world, None);
+    assert!(!uids.is_empty(), "the command was never seen: {out}");
+    for ids in &uids {
+        assert!(
+            ids.iter().all(|&id| id != 0),
+            "a command ran as the machine's root: {ids:?}\n{out}"
+        );
+    }
+    // Inside, it still looks like root, and what it made is the workspace owner's, as before.
+    if keyless_is_root {
+        assert!(out.contains("\n0\n"), "{out}");
+    }
+    let owner = |p: &Path| std::os::unix::fs::MetadataExt::uid(&fs::metadata(p).unwrap());
+    assert_eq!(
+        owner(&world.ws.join("made-by-command.txt")),
+        owner(&world.ws)
+    );
+    if keyless_is_root {
+        // Where the machine cannot (simulated), the guarantee is said to be missing, in words.
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+            .args(["status", "--workspace"])
+            .arg(&world.ws)
+            .env("HOME", &world.home)
+            .env("KEYLESS_SANDBOX_SIMULATE", "no-remap")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&status.stdout).into_owned();
+        assert!(text.contains("privilege: keyless runs as root"), "{text}");
+        fs::remove_file(world.ws.join("stop-uid")).unwrap();
+        let (uids, out) = uids_while_running(&world, Some("no-remap"));
+        assert!(
+            uids.iter().all(|ids| ids.iter().all(|&id| id == 0)),
+            "{uids:?} {out}"
+        );
+    }
+}
+
 #[test]
 fn the_home_folder_and_keylesss_own_files_do_not_exist_for_a_command() {
     let mut world = World::new();

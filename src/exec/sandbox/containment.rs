@@ -148,6 +148,17 @@ fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> V
             "processes",
             "own processes (nothing outlives a command, no privilege)",
         ),
+        match (&world.remap, world.root) {
+            (_, false) => Guarantee::held("privilege", PRIVILEGE),
+            (Ok(()), true) => Guarantee::held("privilege", PRIVILEGE),
+            (Err(why), true) => Guarantee::missing(
+                "privilege",
+                PRIVILEGE,
+                format!(
+                    "keyless runs as root, and a command's uid is the machine's uid 0 (with no capability, the kernel's settings read-only): {why}"
+                ),
+            ),
+        },
         match &world.seccomp {
             Ok(()) => Guarantee::held("kernel", KERNEL),
             Err(why) => Guarantee::missing(
@@ -251,6 +262,7 @@ fn fallback(p: &Platform, network: bool) -> Containment {
     let gone = |name: &'static str, what: &str| Guarantee::missing(name, what, no_world.clone());
     let mut out = vec![
         gone("processes", "own processes"),
+        gone("privilege", PRIVILEGE),
         gone("kernel", KERNEL),
         match landlock {
             true => Guarantee::missing(
@@ -365,6 +377,9 @@ pub(super) fn check_mode(
     ))
 }
 
+/// What the `privilege` guarantee says.
+const PRIVILEGE: &str = "never the machine's root (an unprivileged id, also when keyless is root)";
+
 /// What the `kernel` guarantee says.
 const KERNEL: &str = "the kernel's settings out of reach (/proc/sys read-only; keyrings, mounts, bpf, modules refused)";
 
@@ -433,6 +448,7 @@ mod tests {
                 layers,
                 cgroups: Ok(()),
                 seccomp: Ok(()),
+                remap: Ok(()),
                 root: true,
             }),
             ..Platform::none("unused")

@@ -61,6 +61,8 @@ mod probe;
 #[cfg(target_os = "linux")]
 pub(crate) mod proxy;
 mod refusal;
+#[cfg(target_os = "linux")]
+mod remap;
 mod repos;
 #[cfg(target_os = "linux")]
 pub(crate) mod seccomp;
@@ -212,8 +214,21 @@ impl Sandbox {
         containment::is_off(&self.config)
     }
 
-    /// What a command gets in `mode`.
+    /// What a command gets in `mode`, in this workspace: what the machine offers, less what
+    /// this workspace's own folders cannot take (a file system without idmapped mounts).
     pub fn containment(&self, mode: Mode) -> Containment {
+        #[cfg(target_os = "linux")]
+        if let Ok(world) = &self.platform.world
+            && world.remap.is_ok()
+            && !self.is_off()
+            && let Some(why) = self.assembly(world).remap_missing()
+        {
+            let mut platform = self.platform.clone();
+            if let Ok(world) = &mut platform.world {
+                world.remap = Err(why.to_string());
+            }
+            return containment::of(&self.config, &platform, mode);
+        }
         containment::of(&self.config, &self.platform, mode)
     }
 
@@ -419,17 +434,7 @@ impl Sandbox {
         program: &str,
         args: &[&str],
     ) -> std::io::Result<(Command, Contained)> {
-        let assembly = self.assembly.get_or_init(|| {
-            let env = |name: &str| std::env::var(name).ok();
-            assemble::Assembly::new(assemble::Input {
-                root: &self.root,
-                home: self.home.as_deref(),
-                config: &self.config,
-                hidden: &self.also_hidden,
-                env: &env,
-                state_base: None,
-            })
-        });
+        let assembly = self.assembly(world);
         let protected = self.protected_paths();
         let (purpose, network) = match what {
             Use::Model { network: true } => (assemble::Purpose::Model, assemble::Network::On),
@@ -448,6 +453,23 @@ impl Sandbox {
                 after: Some(after),
             },
         ))
+    }
+
+    /// What this sandbox found once for building commands in the world.
+    #[cfg(target_os = "linux")]
+    fn assembly(&self, world: &WorldSupport) -> &assemble::Assembly {
+        self.assembly.get_or_init(|| {
+            let env = |name: &str| std::env::var(name).ok();
+            assemble::Assembly::new(assemble::Input {
+                root: &self.root,
+                home: self.home.as_deref(),
+                config: &self.config,
+                hidden: &self.also_hidden,
+                env: &env,
+                state_base: None,
+                remap: world.remap.clone(),
+            })
+        })
     }
 
     /// The fallback: Landlock and a mount namespace (Linux), Seatbelt (macOS), or nothing.

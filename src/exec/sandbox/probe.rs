@@ -45,6 +45,11 @@ pub fn world() -> Result<WorldSupport, String> {
         layers: Ok(()),
         cgroups: super::limits::Hierarchy::find().map(|_| ()),
         seccomp: super::seccomp::programs().map(|_| ()),
+        remap: if root {
+            super::remap::idmap().map(|_| ())
+        } else {
+            Err("keyless is not root: commands run as its own user".into())
+        },
         root,
     };
     let dir = tempfile::Builder::new()
@@ -57,6 +62,7 @@ pub fn world() -> Result<WorldSupport, String> {
         layers: Err("probe".into()),
         cgroups: Err("probe".into()),
         seccomp: Err("probe".into()),
+        remap: Err("probe".into()),
         ..support.clone()
     };
     try_world(&bare, dir.path(), false, None)
@@ -90,6 +96,7 @@ pub fn world() -> Result<WorldSupport, String> {
             layers: Err("probe".into()),
             kept_net: Err("probe".into()),
             cgroups: Err("probe".into()),
+            remap: Err("probe".into()),
             ..support.clone()
         };
         if let Err(e) = try_world(&only_seccomp, dir.path(), false, None) {
@@ -100,6 +107,7 @@ pub fn world() -> Result<WorldSupport, String> {
         kept_net: Err("probe".into()),
         cgroups: Err("probe".into()),
         seccomp: Err("probe".into()),
+        remap: Err("probe".into()),
         ..support.clone()
     };
     // The layers are tried where the real ones will live (keyless's cache folder), whose file
@@ -114,6 +122,23 @@ pub fn world() -> Result<WorldSupport, String> {
         support.layers = Err(format!(
             "a copy-on-write layer over a cache could not be mounted: {e}"
         ));
+    }
+    if support.remap.is_ok() {
+        // With the layers, as commands use them: a cache's lower layer is idmapped too.
+        let remapped = WorldSupport {
+            kept_net: Err("probe".into()),
+            cgroups: Err("probe".into()),
+            seccomp: Err("probe".into()),
+            ..support.clone()
+        };
+        if let Err(e) =
+            try_world(&remapped, dir.path(), false, None).and_then(|()| match support.layers {
+                Ok(()) => try_world(&remapped, dir.path(), true, None),
+                Err(_) => Ok(()),
+            })
+        {
+            support.remap = Err(format!("a command could not run unprivileged: {e}"));
+        }
     }
     Ok(support)
 }
@@ -162,6 +187,7 @@ fn try_world(
         config: &config,
         hidden: &[],
         env: &|name: &str| (name == "PATH").then(|| "/usr/bin:/bin".to_string()),
+        remap: support.remap.clone(),
         state_base: Some(
             &state_base
                 .map(Path::to_path_buf)

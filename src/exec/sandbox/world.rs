@@ -136,6 +136,30 @@ pub struct Spec {
     pub kernel: Vec<(PathBuf, Knob)>,
     /// The descriptors bubblewrap loads seccomp programs from.
     pub seccomp_fds: Vec<i32>,
+    /// Where bubblewrap finds what it binds when it runs unprivileged (`remap.rs`): (a real
+    /// path, its place in the stage). A bind's source under a real path is taken from its
+    /// place; the command then looks like uid 0 inside its user namespace.
+    pub staged: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Spec {
+    /// Where bubblewrap takes `path` from: its staged place when it lies in a staged path.
+    fn source(&self, path: &Path) -> PathBuf {
+        self.staged
+            .iter()
+            .filter(|(real, _)| path.starts_with(real))
+            .max_by_key(|(real, _)| real.components().count())
+            .and_then(|(real, place)| {
+                path.strip_prefix(real).ok().map(|rest| {
+                    if rest.as_os_str().is_empty() {
+                        place.clone()
+                    } else {
+                        place.join(rest)
+                    }
+                })
+            })
+            .unwrap_or_else(|| path.to_path_buf())
+    }
 }
 
 /// What a mount step does, in the order steps at the same depth must come.
@@ -145,7 +169,7 @@ enum Step {
     Tmpfs(u64),
     ReadOnly(PathBuf),
     Writable(PathBuf),
-    Protect,
+    Protect(PathBuf),
     MaskDir,
     MaskFile,
 }
@@ -172,6 +196,11 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     if spec.unshare_net {
         out.push("--unshare-net".into());
     }
+    if !spec.staged.is_empty() {
+        for item in ["--uid", "0", "--gid", "0"] {
+            out.push(item.into());
+        }
+    }
     for fd in &spec.seccomp_fds {
         out.push("--add-seccomp-fd".into());
         out.push(fd.to_string().into());
@@ -194,16 +223,16 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
         steps.push((home.clone(), Step::Tmpfs(spec.sizes.home)));
     }
     for path in &spec.readable {
-        steps.push((path.clone(), Step::ReadOnly(path.clone())));
+        steps.push((path.clone(), Step::ReadOnly(spec.source(path))));
     }
     for (source, dest) in &spec.files {
-        steps.push((dest.clone(), Step::ReadOnly(source.clone())));
+        steps.push((dest.clone(), Step::ReadOnly(spec.source(source))));
     }
     for path in spec.writable.iter().chain([&spec.workspace]) {
-        steps.push((path.clone(), Step::Writable(path.clone())));
+        steps.push((path.clone(), Step::Writable(spec.source(path))));
     }
     for path in &spec.protected {
-        steps.push((path.clone(), Step::Protect));
+        steps.push((path.clone(), Step::Protect(spec.source(path))));
     }
     for (path, dir) in &spec.masked {
         steps.push((
@@ -244,7 +273,9 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
             Step::Writable(source) => {
                 push(&mut out, &["--bind".as_ref(), source.as_os_str(), &dest])
             }
-            Step::Protect => push(&mut out, &["--ro-bind".as_ref(), &dest, &dest]),
+            Step::Protect(source) => {
+                push(&mut out, &["--ro-bind".as_ref(), source.as_os_str(), &dest])
+            }
             Step::MaskDir => push(
                 &mut out,
                 &[
@@ -402,6 +433,7 @@ mod tests {
                 ("/proc/keys".into(), Knob::Hidden),
             ],
             seccomp_fds: vec![1022, 1021],
+            staged: Vec::new(),
         }
     }
 
@@ -455,6 +487,29 @@ mod tests {
             out.ends_with("--remount-ro / --chdir /home/u/proj -- sh -c make test"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn an_unprivileged_bubblewrap_binds_from_the_stage_and_shows_uid_0_inside() {
+        let mut spec = spec();
+        spec.staged = vec![
+            ("/home/u/proj".into(), "/tmp/stage/0".into()),
+            ("/home/u/.rustup".into(), "/tmp/stage/1".into()),
+            ("/run/k/gitconfig".into(), "/tmp/stage/2".into()),
+        ];
+        let out = text(&args(&spec, "true", &[]));
+        for needle in [
+            "--uid 0 --gid 0",
+            "--bind /tmp/stage/0 /home/u/proj",
+            "--ro-bind /tmp/stage/0/.git /home/u/proj/.git",
+            "--ro-bind /tmp/stage/1 /home/u/.rustup",
+            "--ro-bind /tmp/stage/2 /home/u/.gitconfig",
+            // What is not staged is bound from where it is.
+            "--bind /home/u/.cargo /home/u/.cargo",
+            "--ro-bind /etc /etc",
+        ] {
+            assert!(out.contains(needle), "{needle}: {out}");
+        }
     }
 
     #[test]
