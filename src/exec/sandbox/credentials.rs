@@ -103,24 +103,24 @@ pub fn filtered(text: &str) -> String {
     });
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
-        let key = line
-            .trim_start()
-            .split(['=', ':'])
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .trim_matches('"');
-        let assigns =
-            line.contains('=') || line.trim_end().contains(": ") || line.trim_end().ends_with(':');
-        if assigns && !key.is_empty() && !key.contains('<') && secret_key(key) {
-            // The setting's name stays, so a tool reading it finds it empty, not malformed.
-            let cut = line.find(['=', ':']).map(|i| i + 1).unwrap_or(line.len());
-            out.push_str(&line[..cut]);
-            if line.ends_with('\n') {
-                out.push('\n');
+        // `key = value` (the first `=`), else YAML's `key: value` (the first `:`).
+        let at = line.find('=').or_else(|| {
+            let body = line.trim_end();
+            body.find(": ")
+                .or_else(|| body.ends_with(':').then(|| body.len() - 1))
+        });
+        let key = at
+            .map(|i| line[..i].trim().trim_matches('"'))
+            .unwrap_or_default();
+        match at {
+            Some(i) if !key.is_empty() && !key.contains('<') && secret_key(key) => {
+                // The setting's name stays, so a tool reading it finds it empty, not malformed.
+                out.push_str(&line[..=i]);
+                if line.ends_with('\n') {
+                    out.push('\n');
+                }
             }
-        } else {
-            out.push_str(line);
+            _ => out.push_str(line),
         }
     }
     out
@@ -166,7 +166,7 @@ fn xml_elements() -> &'static Regex {
 fn xml_attributes() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r#"(?i)key\s*=\s*"(?P<key>[^"]*)"(?P<head>\s+value\s*=\s*)"[^"]*""#)
+        Regex::new(r#"(?i)(?P<head>key\s*=\s*"(?P<key>[^"]*)"\s+value\s*=\s*)"[^"]*""#)
             .unwrap_or_else(|_| unreachable!("a fixed pattern"))
     })
 }
@@ -176,7 +176,7 @@ fn xml_attributes() -> &'static Regex {
 fn json_members() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r#""(?P<key>[^"\n]{1,64})"(?P<head>\s*:\s*)"(?:[^"\\\n]|\\.)*""#)
+        Regex::new(r#"(?P<head>"(?P<key>[^"\n]{1,64})"\s*:\s*)"(?:[^"\\\n]|\\.)*""#)
             .unwrap_or_else(|_| unreachable!("a fixed pattern"))
     })
 }

@@ -86,6 +86,9 @@ use guard::Guard;
 pub use owner::listener_profile;
 pub use platform::{Guarantee, Platform, WorldSupport};
 pub use refusal::{Contained, Refusal};
+/// The compiled seccomp programs (for the benchmark's figures).
+#[cfg(target_os = "linux")]
+pub use seccomp::programs as seccomp_programs;
 
 /// The secret stores masked wherever the sandbox shows them, relative to the home folder (in the
 /// world the home folder is empty anyway; these matter where a cache or the workspace holds one,
