@@ -102,8 +102,7 @@ impl Settings {
 /// passed. Variables whose name or value is not UTF-8 are left out (no text keyless sends can
 /// hold them whole).
 pub fn secret_env_values(sandbox: &SandboxConfig) -> Vec<KnownValue> {
-    let withheld =
-        crate::exec::sandbox::hidden_env_names(std::env::vars_os().map(|(name, _)| name), sandbox);
+    let withheld = crate::exec::sandbox::hidden_env_names(std::env::vars_os(), sandbox);
     std::env::vars_os()
         .filter_map(|(name, value)| {
             let secret = name.to_str().is_some_and(crate::redact::is_secret_env_name)

@@ -168,6 +168,8 @@ pub struct SandboxConfig {
 /// reports them and `Sandbox.AllowMissing` names them.
 pub const GUARANTEE_NAMES: &[&str] = &[
     "processes",
+    "privilege",
+    "kernel",
     "files",
     "home",
     "sockets",

@@ -196,6 +196,408 @@ fn a_command_holds_no_privilege_of_the_machine() {
     assert!(denied(&out) >= 1, "{out}");
 }
 
+/// One call of each family the seccomp filter refuses (issue 29), made from Python with this
+/// machine's numbers: (family, call, arguments, the errno expected).
+fn refused_calls() -> Vec<(&'static str, i64, Vec<i64>, i32)> {
+    let (eperm, enosys) = (libc::EPERM, libc::ENOSYS);
+    let mut calls = vec![
+        ("keyrings", libc::SYS_keyctl, vec![0, -3], eperm),
+        ("keyrings", libc::SYS_add_key, vec![0, 0, 0, 0, -3], eperm),
+        ("keyrings", libc::SYS_request_key, vec![0, 0, 0, 0], eperm),
+        ("mounts", libc::SYS_mount, vec![0, 0, 0, 0, 0], eperm),
+        ("mounts", libc::SYS_fsopen, vec![0, 0], eperm),
+        ("mounts", libc::SYS_open_tree, vec![-100, 0, 1], eperm),
+        (
+            "namespaces",
+            libc::SYS_unshare,
+            vec![libc::CLONE_NEWNS as i64],
+            eperm,
+        ),
+        (
+            "namespaces",
+            libc::SYS_unshare,
+            vec![libc::CLONE_NEWUSER as i64],
+            eperm,
+        ),
+        ("namespaces", libc::SYS_setns, vec![0, 0], eperm),
+        ("modules", libc::SYS_init_module, vec![0, 0, 0], eperm),
+        ("modules", libc::SYS_finit_module, vec![0, 0, 0], eperm),
+        ("kexec", libc::SYS_kexec_load, vec![0, 0, 0, 0], eperm),
+        ("reboot", libc::SYS_reboot, vec![0, 0, 0, 0], eperm),
+        ("bpf", libc::SYS_bpf, vec![0, 0, 0], eperm),
+        (
+            "perf",
+            libc::SYS_perf_event_open,
+            vec![0, 0, -1, -1, 0],
+            eperm,
+        ),
+        ("userfaultfd", libc::SYS_userfaultfd, vec![0], eperm),
+        ("clocks", libc::SYS_clock_settime, vec![0, 0], eperm),
+        ("clocks", libc::SYS_settimeofday, vec![0, 0], eperm),
+        ("swap", libc::SYS_swapon, vec![0, 0], eperm),
+        ("quotas", libc::SYS_acct, vec![0], eperm),
+        ("syslog", libc::SYS_syslog, vec![3, 0, 0], eperm),
+        ("handles", libc::SYS_open_by_handle_at, vec![0, 0, 0], eperm),
+        (
+            "ptrace",
+            libc::SYS_ptrace,
+            vec![libc::PTRACE_ATTACH as i64, 1],
+            eperm,
+        ),
+        ("ptrace", libc::SYS_ptrace, vec![0x4206, 1, 0, 0], eperm),
+        (
+            "process memory",
+            libc::SYS_process_vm_readv,
+            vec![1, 0, 0, 0, 0, 0],
+            eperm,
+        ),
+        ("io_uring", libc::SYS_io_uring_setup, vec![1, 0], enosys),
+        ("clone3", libc::SYS_clone3, vec![0, 0], enosys),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.push(("ports", libc::SYS_iopl, vec![3], eperm));
+    calls
+}
+
+#[test]
+fn the_kernels_knobs_keyrings_and_privileged_calls_are_out_of_reach_of_a_command() {
+    let world = World::new();
+    let calls: Vec<String> = refused_calls()
+        .iter()
+        .map(|(family, nr, args, errno)| {
+            let args: Vec<String> = args.iter().map(i64::to_string).collect();
+            format!("({family:?}, {nr}, [{}], {errno})", args.join(", "))
+        })
+        .collect();
+    let python = format!(
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.syscall.restype = ctypes.c_long\nfor family, nr, args, want in [{}]:\n    ctypes.set_errno(0)\n    got = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) for a in args])\n    err = ctypes.get_errno()\n    print('call', family, nr, 'refused' if got == -1 and err == want else 'ALLOWED got=%d errno=%d' % (got, err))\nimport threading\nt = threading.Thread(target=lambda: print('a thread still starts'))\nt.start(); t.join()\nprint('a process still starts', os.system('true') == 0)\n",
+        calls.join(", ")
+    );
+    fs::write(world.ws.join("calls.py"), python).unwrap();
+    // Each knob is written with the value it holds: harmless even where the write went through.
+    let knobs = "for k in kernel/core_pattern kernel/randomize_va_space fs/protected_symlinks fs/protected_hardlinks kernel/modprobe vm/overcommit_memory; do v=$(cat /proc/sys/$k); if printf '%s\\n' \"$v\" > /proc/sys/$k; then echo \"knob $k WRITTEN\"; else echo \"knob $k refused\"; fi; done\n[ -e /proc/sysrq-trigger ] && { echo h > /proc/sysrq-trigger && echo 'sysrq WRITTEN'; }\nfor f in /proc/kcore /proc/keys /proc/key-users /proc/kallsyms /proc/timer_list; do [ -e $f ] && echo \"$f: $(head -c 64 $f 2>/dev/null | wc -c) bytes\"; done\ncat /proc/self/status | grep -E '^Seccomp:'\n";
+    let (out, _) = world.apply_hidden("auto", &["python3 calls.py", knobs]);
+    let expected = refused_calls().len();
+    for (family, nr, _, _) in refused_calls() {
+        assert!(
+            out.contains(&format!("call {family} {nr} refused")),
+            "{family} ({nr}) was not refused:\n{out}"
+        );
+    }
+    assert_eq!(out.matches("call ").count(), expected, "{out}");
+    assert!(out.contains("a thread still starts"), "{out}");
+    assert!(out.contains("a process still starts True"), "{out}");
+    assert!(!out.contains("WRITTEN"), "{out}");
+    assert_eq!(out.matches("knob ").count(), 6, "{out}");
+    for file in ["/proc/kcore", "/proc/keys", "/proc/kallsyms"] {
+        if Path::new(file).exists() {
+            assert!(out.contains(&format!("{file}: 0 bytes")), "{file}: {out}");
+        }
+    }
+    assert!(out.contains("Seccomp:\t2"), "{out}");
+
+    // The issue's vehicle: a build script in Ask mode, which runs without a yes.
+    build_script(
+        &world.ws,
+        "    for knob in [\"kernel/core_pattern\", \"kernel/randomize_va_space\", \"fs/protected_symlinks\"] {\n        let path = format!(\"/proc/sys/{knob}\");\n        let value = std::fs::read(&path).unwrap_or_default();\n        say(&format!(\"build-knob {knob} written={}\", std::fs::write(&path, value).is_ok()));\n    }\n    say(&format!(\"build-keys={:?}\", std::fs::read_to_string(\"/proc/keys\").map(|k| k.len()).unwrap_or(0)));",
+    );
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert_eq!(out.matches("written=false").count(), 3, "{out}");
+    assert!(out.contains("build-keys=0"), "{out}");
+}
+
+#[test]
+fn every_repository_in_the_workspace_is_read_only_at_any_depth_ignored_or_pointed_to() {
+    let world = World::new();
+    let ws = &world.ws;
+    fs::write(ws.join(".gitignore"), "node_modules/\nbuild/\n").unwrap();
+    // Existing repositories where a shallow or filtered walk would not look.
+    let repos = [
+        "node_modules/dep",
+        "build/out/checkout",
+        "a/b/c/d/e/f/g/h/deep",
+        "target/vendored",
+    ];
+    for repo in repos {
+        fs::create_dir_all(ws.join(repo)).unwrap();
+        crate::sandbox::git(&ws.join(repo), &["init", "-q"]);
+    }
+    // A `.git` file whose folder is elsewhere in the workspace, under another name.
+    fs::create_dir_all(ws.join("pointer")).unwrap();
+    fs::create_dir_all(ws.join("store")).unwrap();
+    crate::sandbox::git(
+        &ws.join("pointer"),
+        &["init", "-q", "--separate-git-dir", "../store/pointer.git"],
+    );
+    assert!(ws.join("pointer/.git").is_file());
+    let configs: Vec<std::path::PathBuf> = repos
+        .iter()
+        .map(|r| ws.join(r).join(".git/config"))
+        .chain([ws.join("store/pointer.git/config")])
+        .collect();
+    let before: Vec<String> = configs
+        .iter()
+        .map(|c| fs::read_to_string(c).unwrap())
+        .collect();
+    let mut script = String::new();
+    for config in &configs {
+        script.push_str(&format!(
+            "printf '[core]\\n\\tfsmonitor = touch $VICTIM/fsmonitor-ran\\n' >> {0} && echo 'WROTE {0}'\n",
+            config.display()
+        ));
+    }
+    script.push_str("mkdir -p store/pointer.git/hooks && echo evil > store/pointer.git/hooks/post-checkout && echo 'WROTE hook'\n");
+    let out = world.attack("auto", &[&script]);
+    assert!(!out.contains("WROTE"), "{out}");
+    // The same through a build script in Ask mode.
+    let writes: Vec<String> = configs
+        .iter()
+        .map(|c| format!("    say(&format!(\"build-wrote={{}}\", std::fs::OpenOptions::new().append(true).open({:?}).is_ok()));", c.display().to_string()))
+        .collect();
+    build_script(ws, &writes.join("\n"));
+    let out = world.attack_as_written("ask", &["cargo build --offline"]);
+    assert_eq!(
+        out.matches("build-wrote=false").count(),
+        configs.len(),
+        "{out}"
+    );
+    let after: Vec<String> = configs
+        .iter()
+        .map(|c| fs::read_to_string(c).unwrap())
+        .collect();
+    assert_eq!(before, after);
+    assert!(!ws.join("store/pointer.git/hooks/post-checkout").exists());
+}
+
+/// Secrets of issue 29's fourth point: in tool homes moved by the environment, and in values
+/// whose names say nothing.
+const TOOL_SECRETS: &[&str] = &[
+    "cio-TOKEN-4411x",
+    "cio-CFG-5522x",
+    "gr-PASS-6633x",
+    "rubygems_0123456789abcdef0123456789abcdef0123456789abcd",
+    "mvn-PASS-7744x",
+    "Zq9Lw2Nv8Kt4Hs6Pd1Fx3Bm7Jc5Gy0Rq",
+    "hunter2-pw-8855",
+    "Tr0ub4dor-9966",
+];
+
+#[test]
+fn credentials_in_tool_homes_wherever_they_are_and_secret_values_never_reach_a_command() {
+    let mut world = World::new();
+    let dir = world._dir.path().to_path_buf();
+    // A cargo home outside the home folder (as the official Rust image has it), a Gradle home
+    // named by its variable, a Maven repository named in settings.xml, pip's cache where
+    // XDG_CACHE_HOME puts it, RubyGems' credentials in the home folder's cache.
+    let cargo = dir.join("usr-local-cargo");
+    let crate_dir = cargo.join("registry/src/index.crates.io-0000000000000000/victim-1.0.0");
+    let gradle = dir.join("gradle-home");
+    let xdg = dir.join("xdg-cache");
+    let m2 = dir.join("m2-repo");
+    for folder in [
+        &crate_dir,
+        &gradle,
+        &xdg.join("pip/http"),
+        &m2.join("org"),
+        &world.home.join(".gem"),
+        &world.home.join(".m2"),
+    ] {
+        fs::create_dir_all(folder).unwrap();
+    }
+    fs::write(crate_dir.join("build.rs"), "fn main() {}\n").unwrap();
+    fs::write(
+        cargo.join("credentials.toml"),
+        "[registry]\ntoken = \"cio-TOKEN-4411x\"\n",
+    )
+    .unwrap();
+    fs::write(
+        cargo.join("config.toml"),
+        "[registry]\ntoken = \"cio-CFG-5522x\"\n[net]\nretry = 7\n",
+    )
+    .unwrap();
+    fs::write(
+        gradle.join("gradle.properties"),
+        "org.gradle.caching=true\nsigningPassword=gr-PASS-6633x\n",
+    )
+    .unwrap();
+    fs::write(
+        world.home.join(".gem/credentials"),
+        ":rubygems_api_key: rubygems_0123456789abcdef0123456789abcdef0123456789abcd\n",
+    )
+    .unwrap();
+    fs::write(
+        world.home.join(".m2/settings.xml"),
+        format!("<settings><localRepository>{}</localRepository><servers><server><id>c</id><password>mvn-PASS-7744x</password></server></servers></settings>\n", m2.display()),
+    )
+    .unwrap();
+    fs::write(xdg.join("pip/http/entry"), "cached wheel\n").unwrap();
+    fs::write(m2.join("org/artifact.jar"), "jar\n").unwrap();
+    for (name, value) in [
+        ("CARGO_HOME", cargo.display().to_string()),
+        ("GRADLE_USER_HOME", gradle.display().to_string()),
+        ("XDG_CACHE_HOME", xdg.display().to_string()),
+        ("BW_SESSION", "Zq9Lw2Nv8Kt4Hs6Pd1Fx3Bm7Jc5Gy0Rq".to_string()),
+        (
+            "MAIN_DB",
+            "postgres://app:hunter2-pw-8855@db.example.com/app".to_string(),
+        ),
+        (
+            "CONN",
+            "Server=db;User Id=sa;Password=Tr0ub4dor-9966;".to_string(),
+        ),
+    ] {
+        world.env.push((name.into(), value));
+    }
+    let script = format!(
+        "cat {cargo}/credentials.toml {cargo}/config.toml {gradle}/gradle.properties ~/.gem/credentials ~/.m2/settings.xml 2>&1 | rev\nenv | rev\necho POISON > {crate_dir}/build.rs && echo cache-written\necho POISON > {xdg}/pip/http/entry && echo pip-written\necho POISON > {m2}/org/artifact.jar && echo m2-written\ngrep -c retry {cargo}/config.toml\n",
+        cargo = cargo.display(),
+        gradle = gradle.display(),
+        crate_dir = crate_dir.display(),
+        xdg = xdg.display(),
+        m2 = m2.display(),
+    );
+    let out = world.attack("auto", &[&script]);
+    for secret in TOOL_SECRETS {
+        assert!(
+            !out.contains(secret) && !out.contains(&reversed(secret)),
+            "{secret} reached the command: {out}"
+        );
+    }
+    // The writes went to keyless's layers, not to the caches a later build trusts.
+    assert!(
+        out.contains("cache-written") && out.contains("pip-written") && out.contains("m2-written"),
+        "{out}"
+    );
+    assert_eq!(
+        fs::read_to_string(crate_dir.join("build.rs")).unwrap(),
+        "fn main() {}\n"
+    );
+    assert_eq!(
+        fs::read_to_string(xdg.join("pip/http/entry")).unwrap(),
+        "cached wheel\n"
+    );
+    assert_eq!(
+        fs::read_to_string(m2.join("org/artifact.jar")).unwrap(),
+        "jar\n"
+    );
+    // A settings file a build needs is there, without its secret.
+    assert!(
+        out.contains("\n1\n"),
+        "config.toml kept its settings: {out}"
+    );
+}
+
+/// The machine's ids of the processes outside whose command line holds `marker`: (real,
+/// effective, saved, file system) uids of each.
+fn host_uids_of(marker: &str) -> Vec<Vec<u32>> {
+    host_processes_with(marker)
+        .into_iter()
+        .filter_map(|pid| {
+            let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+            Some(
+                line.split_whitespace()
+                    .skip(1)
+                    .map(|u| u.parse().unwrap())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Runs `keyless apply` with `world`'s reply in the background while `script` (which waits for
+/// `stop-uid` in the workspace) runs, and returns the machine's uids of its processes.
+fn uids_while_running(world: &World, simulate: Option<&str>) -> (Vec<Vec<u32>>, String) {
+    fs::write(
+        world.ws.join("uidcheck.sh"),
+        "echo mine > made-by-command.txt\nwhile [ ! -e stop-uid ]; do sleep 0.05; done\nid -u\n",
+    )
+    .unwrap();
+    let mut world_env = world.env.clone();
+    if let Some(parts) = simulate {
+        world_env.push(("KEYLESS_SANDBOX_SIMULATE".into(), parts.into()));
+    }
+    let ws = world.ws.clone();
+    let home = world.home.clone();
+    let runner = std::thread::spawn(move || {
+        let reply = ws.parent().unwrap().join("uid.reply");
+        fs::write(&reply, "@@runcommand on_error=continue\n<<<CMD\nsh uidcheck.sh\nCMD>>>\n@@end\n@@next\n@@end\n@@eof\n").unwrap();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"));
+        command
+            .arg("apply")
+            .arg(&reply)
+            .arg("--workspace")
+            .arg(&ws)
+            .args(["--mode", "auto", "--pace", "batch"])
+            .env("HOME", &home);
+        for (k, v) in world_env {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    });
+    let started = Instant::now();
+    let mut uids = Vec::new();
+    while started.elapsed() < Duration::from_secs(30) {
+        uids = host_uids_of("uidcheck.sh");
+        if !uids.is_empty() && world.ws.join("made-by-command.txt").exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    fs::write(world.ws.join("stop-uid"), "").unwrap();
+    let out = runner.join().unwrap();
+    (uids, out)
+}
+
+#[test]
+fn a_command_never_has_the_machines_root_whoever_runs_keyless() {
+    let mut world = World::new();
+    fs::write(
+        world.ws.join("keyless.json"),
+        config(crate::sandbox::ACCEPT_ALL),
+    )
+    .unwrap();
+    world.env.clear();
+    // SAFETY: geteuid cannot fail.
+    let keyless_is_root = unsafe { libc::geteuid() } == 0;
+    let (uids, out) = uids_while_running(&world, None);
+    assert!(!uids.is_empty(), "the command was never seen: {out}");
+    for ids in &uids {
+        assert!(
+            ids.iter().all(|&id| id != 0),
+            "a command ran as the machine's root: {ids:?}\n{out}"
+        );
+    }
+    // Inside, it still looks like root, and what it made is the workspace owner's, as before.
+    if keyless_is_root {
+        assert!(out.contains("\n0\n"), "{out}");
+    }
+    let owner = |p: &Path| std::os::unix::fs::MetadataExt::uid(&fs::metadata(p).unwrap());
+    assert_eq!(
+        owner(&world.ws.join("made-by-command.txt")),
+        owner(&world.ws)
+    );
+    if keyless_is_root {
+        // Where the machine cannot (simulated), the guarantee is said to be missing, in words.
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+            .args(["status", "--workspace"])
+            .arg(&world.ws)
+            .env("HOME", &world.home)
+            .env("KEYLESS_SANDBOX_SIMULATE", "no-remap")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&status.stdout).into_owned();
+        assert!(text.contains("privilege: keyless runs as root"), "{text}");
+        fs::remove_file(world.ws.join("stop-uid")).unwrap();
+        let (uids, out) = uids_while_running(&world, Some("no-remap"));
+        assert!(
+            uids.iter().all(|ids| ids.iter().all(|&id| id == 0)),
+            "{uids:?} {out}"
+        );
+    }
+}
+
 #[test]
 fn the_home_folder_and_keylesss_own_files_do_not_exist_for_a_command() {
     let mut world = World::new();

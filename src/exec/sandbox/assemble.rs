@@ -57,8 +57,16 @@ pub struct Assembly {
     state: Option<PathBuf>,
     /// The home folder's `.gitconfig` as a command may see it.
     gitconfig: Option<tempfile::NamedTempFile>,
+    /// Settings files of the tools' homes as a command may see them, without their secret
+    /// values (`credentials.rs`): (the filtered copy, where it is shown).
+    filtered: Vec<(tempfile::NamedTempFile, PathBuf)>,
     sizes: Sizes,
     limits: Limits,
+    /// The parts of `/proc` covered.
+    kernel: Vec<(PathBuf, world::Knob)>,
+    /// Where keyless is root: the folder bubblewrap binds from when commands run unprivileged
+    /// (`remap.rs`), or why they cannot in this workspace.
+    remap: Result<tempfile::TempDir, String>,
 }
 
 /// What assembling needs from the sandbox.
@@ -71,6 +79,9 @@ pub struct Input<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// Where keyless's state for workspaces lives, when not in the user's cache folder.
     pub state_base: Option<&'a Path>,
+    /// Whether commands may run unprivileged through idmapped mounts (keyless is root and the
+    /// probe found it works); else why not.
+    pub remap: Result<(), String>,
 }
 
 impl Assembly {
@@ -113,6 +124,24 @@ impl Assembly {
         }
         let mut secrets = super::secret_places(input.home, input.config);
         secrets.extend(input.hidden.iter().cloned());
+        // The credential files of every tool home a command sees, wherever it lives.
+        let mut filtered = Vec::new();
+        let homes = readable
+            .iter()
+            .chain(&writable)
+            .chain(layered.iter().map(|(cache, _)| cache))
+            .chain(&unlayered);
+        for home in homes {
+            for (path, treatment) in super::credentials::under(home) {
+                match treatment {
+                    super::credentials::Treatment::Filter => match filtered_copy(&path) {
+                        Some(copy) => filtered.push((copy, path)),
+                        None => secrets.push(path),
+                    },
+                    super::credentials::Treatment::Mask => secrets.push(path),
+                }
+            }
+        }
         let gitconfig = input.home.and_then(|home| {
             let text = std::fs::read_to_string(home.join(".gitconfig")).ok()?;
             let mut file = tempfile::Builder::new()
@@ -121,6 +150,21 @@ impl Assembly {
                 .ok()?;
             std::io::Write::write_all(&mut file, home::safe_gitconfig(&text).as_bytes()).ok()?;
             Some(file)
+        });
+        // Everything a command is shown from outside the system's folders must take an idmap.
+        let remap = input.remap.clone().and_then(|()| {
+            let mut sources: Vec<&Path> = vec![input.root];
+            sources.extend(readable.iter().map(PathBuf::as_path));
+            sources.extend(writable.iter().map(PathBuf::as_path));
+            sources.extend(unlayered.iter().map(PathBuf::as_path));
+            sources.extend(layered.iter().map(|(cache, _)| cache.as_path()));
+            sources.extend(gitconfig.iter().map(|f| f.path()));
+            sources.extend(filtered.iter().map(|(copy, _)| copy.path()));
+            super::remap::check(&sources)?;
+            tempfile::Builder::new()
+                .prefix("keyless-stage-")
+                .tempdir()
+                .map_err(|e| format!("no folder to stage the world in: {e}"))
         });
         let config = input.config;
         Assembly {
@@ -134,6 +178,7 @@ impl Assembly {
             secrets,
             state,
             gitconfig,
+            filtered,
             sizes: Sizes {
                 tmp: config.tmp_mib * MIB,
                 home: HOME_BYTES,
@@ -143,7 +188,15 @@ impl Assembly {
                 processes: config.max_processes,
                 memory_bytes: config.max_memory_mib.unwrap_or_else(default_memory_mib) * MIB,
             },
+            kernel: world::kernel_knobs(),
+            remap,
         }
+    }
+
+    /// Why commands in this workspace cannot run unprivileged although keyless is root and the
+    /// machine allows it (a file system without idmapped mounts), or `None`.
+    pub fn remap_missing(&self) -> Option<&str> {
+        self.remap.as_ref().err().map(String::as_str)
     }
 
     /// The command that runs `program args…` contained, and what to do once it has run.
@@ -165,6 +218,7 @@ impl Assembly {
         let mut protected: Vec<PathBuf> = protected.to_vec();
         protected.extend(placeholders.paths().iter().cloned());
         let layers = purpose == Purpose::Model && support.layers.is_ok();
+        let remapped = support.remap.is_ok() && self.remap.is_ok();
         let mut readable = self.readable.clone();
         readable.extend(self.unlayered.iter().cloned());
         let mut writable = self.writable.clone();
@@ -180,9 +234,23 @@ impl Assembly {
                 }
                 continue;
             }
+            // An unprivileged command's layer is its own: what root's commands wrote there
+            // would not be the command's to change.
+            let folder = if remapped {
+                folder.join("unprivileged")
+            } else {
+                folder.clone()
+            };
             let (upper, work) = (folder.join("upper"), folder.join("work"));
             std::fs::create_dir_all(&upper)?;
             std::fs::create_dir_all(&work)?;
+            if remapped {
+                std::os::unix::fs::chown(
+                    &upper,
+                    Some(super::remap::COMMAND_ID),
+                    Some(super::remap::COMMAND_ID),
+                )?;
+            }
             enter
                 .layers
                 .push(Layer::new(cache, &upper, &work, !support.root)?);
@@ -191,6 +259,9 @@ impl Assembly {
         let mut files = Vec::new();
         if let (Some(home), Some(file)) = (&self.home, &self.gitconfig) {
             files.push((file.path().to_path_buf(), home.join(".gitconfig")));
+        }
+        for (copy, shown_at) in &self.filtered {
+            files.push((copy.path().to_path_buf(), shown_at.clone()));
         }
         let mut roots: Vec<&Path> = self.system.iter().map(|(p, _)| p.as_path()).collect();
         roots.extend(readable.iter().map(PathBuf::as_path));
@@ -239,7 +310,50 @@ impl Assembly {
             (Err(_), Network::On, Purpose::Model) => {}
             (Err(_), _, _) => unshare_net = true,
         }
-        enter.nproc = Some(self.limits.processes);
+        // Root's commands are limited by their cgroup (which says when the limit was met): an
+        // unprivileged id's process limit would count every command at once, and meet it
+        // unseen. Without a cgroup, the limit is all there is.
+        enter.nproc = (!support.root || group.is_none()).then_some(self.limits.processes);
+        let mut staged = Vec::new();
+        if let (true, Ok(stage)) = (remapped, &self.remap) {
+            let layered: Vec<&PathBuf> = enter.layers.iter().map(|l| &l.cache).collect();
+            let mut prepared = Vec::new();
+            let sources = std::iter::once(&self.root)
+                .chain(&readable)
+                .chain(&writable)
+                .chain(files.iter().map(|(source, _)| source));
+            for (i, source) in sources.enumerate() {
+                let place = stage.path().join(i.to_string());
+                let file = source.symlink_metadata().is_ok_and(|m| !m.is_dir());
+                prepared.push(super::enter::Staged {
+                    source: cstring(source)?,
+                    place: cstring(&place)?,
+                    file,
+                    idmap: !layered.contains(&source),
+                });
+                staged.push((source.clone(), place));
+            }
+            enter.remap = Some(super::enter::Remap {
+                attr: super::remap::MountAttr {
+                    attr_set: super::remap::MOUNT_ATTR_IDMAP,
+                    attr_clr: 0,
+                    propagation: 0,
+                    userns_fd: super::remap::idmap().map_err(io::Error::other)? as u64,
+                },
+                stage: cstring(stage.path())?,
+                staged: prepared,
+                id: super::remap::COMMAND_ID,
+            });
+        }
+        let mut seccomp_fds = Vec::new();
+        if support.seccomp.is_ok() {
+            let programs = super::seccomp::programs().map_err(io::Error::other)?;
+            let slots = super::enter::seccomp_slots(programs.len());
+            for (program, slot) in programs.iter().zip(slots) {
+                enter.seccomp.push((super::enter::readable(program)?, slot));
+                seccomp_fds.push(slot);
+            }
+        }
         let spec = Spec {
             workspace: self.root.clone(),
             home: self.home.clone(),
@@ -251,6 +365,9 @@ impl Assembly {
             files,
             sizes: self.sizes,
             unshare_net,
+            kernel: self.kernel.clone(),
+            seccomp_fds,
+            staged,
         };
         let mut command = Command::new(&support.bwrap);
         command.args(world::args(&spec, program, args));
@@ -292,6 +409,27 @@ impl Assembly {
             },
         ))
     }
+}
+
+/// A copy of the settings file at `path` without its secret values, or `None` when it cannot
+/// be made (then the file is masked instead).
+fn filtered_copy(path: &Path) -> Option<tempfile::NamedTempFile> {
+    let meta = path.metadata().ok()?;
+    if !meta.is_file() || meta.len() > super::credentials::MAX_FILTERED {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut file = tempfile::Builder::new()
+        .prefix("keyless-settings-")
+        .tempfile()
+        .ok()?;
+    std::io::Write::write_all(&mut file, super::credentials::filtered(&text).as_bytes()).ok()?;
+    Some(file)
+}
+
+fn cstring(path: &Path) -> io::Result<std::ffi::CString> {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)
 }
 
 /// One MiB.

@@ -148,6 +148,27 @@ fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> V
             "processes",
             "own processes (nothing outlives a command, no privilege)",
         ),
+        match (&world.remap, world.root) {
+            (_, false) => Guarantee::held("privilege", PRIVILEGE),
+            (Ok(()), true) => Guarantee::held("privilege", PRIVILEGE),
+            (Err(why), true) => Guarantee::missing(
+                "privilege",
+                PRIVILEGE,
+                format!(
+                    "keyless runs as root, and a command's uid is the machine's uid 0 (with no capability, the kernel's settings read-only): {why}"
+                ),
+            ),
+        },
+        match &world.seccomp {
+            Ok(()) => Guarantee::held("kernel", KERNEL),
+            Err(why) => Guarantee::missing(
+                "kernel",
+                KERNEL,
+                format!(
+                    "the kernel's settings are read-only, but no system call is filtered ({why})"
+                ),
+            ),
+        },
         Guarantee::held(
             "files",
             "system folders read-only, writes only in the workspace, its /tmp and the caches",
@@ -241,6 +262,8 @@ fn fallback(p: &Platform, network: bool) -> Containment {
     let gone = |name: &'static str, what: &str| Guarantee::missing(name, what, no_world.clone());
     let mut out = vec![
         gone("processes", "own processes"),
+        gone("privilege", PRIVILEGE),
+        gone("kernel", KERNEL),
         match landlock {
             true => Guarantee::missing(
                 "files",
@@ -354,6 +377,12 @@ pub(super) fn check_mode(
     ))
 }
 
+/// What the `privilege` guarantee says.
+const PRIVILEGE: &str = "never the machine's root (an unprivileged id, also when keyless is root)";
+
+/// What the `kernel` guarantee says.
+const KERNEL: &str = "the kernel's settings out of reach (/proc/sys read-only; keyrings, mounts, bpf, modules refused)";
+
 /// The guarantee that holds everywhere: the environment filter and the redactor.
 fn environment() -> Guarantee {
     Guarantee::held("environment", "secret environment variables withheld")
@@ -418,6 +447,8 @@ mod tests {
                 kept_net,
                 layers,
                 cgroups: Ok(()),
+                seccomp: Ok(()),
+                remap: Ok(()),
                 root: true,
             }),
             ..Platform::none("unused")

@@ -11,7 +11,15 @@
 //!    this workspace above), so that bubblewrap binds the layer, and what a command writes to a
 //!    cache never reaches the files a build outside keyless trusts;
 //! 4. a process limit for the command's user namespace (not for root, whom the kernel does not
-//!    limit; root's commands are limited by their cgroup).
+//!    limit; root's commands are limited by their cgroup);
+//! 5. where keyless is root and the command runs unprivileged (`remap.rs`): each cache's lower
+//!    layer idmapped before its copy-on-write layer goes over it, every folder and file
+//!    bubblewrap binds staged under a folder anyone may enter (idmapped, so what root owns is
+//!    the command's), and then the command's id taken, so bubblewrap and everything after it run
+//!    as [`super::remap::COMMAND_ID`];
+//! 6. a fresh, empty session keyring, so the login session's keys are not the command's (the
+//!    seccomp filter refuses the keyring calls anyway, `seccomp.rs`);
+//! 7. the seccomp programs at the file descriptors bubblewrap was told to load them from.
 //!
 //! Nothing here mounts what the command sees otherwise; bubblewrap builds that (`world.rs`).
 
@@ -25,8 +33,33 @@ use std::sync::Arc;
 /// One copy-on-write layer over a cache, prepared.
 #[derive(Debug)]
 pub struct Layer {
+    /// The cache it covers.
+    pub cache: std::path::PathBuf,
     target: CString,
     options: CString,
+}
+
+/// Running the command unprivileged where keyless is root, prepared (`remap.rs`).
+#[derive(Debug)]
+pub struct Remap {
+    /// The idmapping's user namespace.
+    pub attr: super::remap::MountAttr,
+    /// The folder bubblewrap binds from, covered by a small tmpfs in the child.
+    pub stage: CString,
+    /// What is staged: (the real path, its place in the stage, whether it is a file, whether
+    /// it is idmapped).
+    pub staged: Vec<Staged>,
+    /// The id the command runs as.
+    pub id: libc::uid_t,
+}
+
+/// One folder or file staged for bubblewrap.
+#[derive(Debug)]
+pub struct Staged {
+    pub source: CString,
+    pub place: CString,
+    pub file: bool,
+    pub idmap: bool,
 }
 
 impl Layer {
@@ -53,6 +86,7 @@ impl Layer {
             options.push_str(",userxattr");
         }
         Ok(Layer {
+            cache: cache.to_path_buf(),
             target: CString::new(cache.as_os_str().as_bytes()).map_err(io::Error::other)?,
             options: CString::new(options).map_err(io::Error::other)?,
         })
@@ -78,6 +112,11 @@ pub struct Enter {
     pub layers: Vec<Layer>,
     /// `RLIMIT_NPROC` in the command's own user namespace (not root).
     pub nproc: Option<u64>,
+    /// The seccomp programs, each readable from a pipe, and the descriptor bubblewrap reads it
+    /// from (`--add-seccomp-fd`).
+    pub seccomp: Vec<(OwnedFd, RawFd)>,
+    /// Running unprivileged where keyless is root.
+    pub remap: Option<Remap>,
     own_user: Option<IdMaps>,
 }
 
@@ -94,7 +133,8 @@ impl Enter {
                 gid_map: CString::new(format!("{gid} {gid} 1\n")).map_err(io::Error::other)?,
             });
         }
-        if uid == 0 {
+        // The kernel does not limit root's processes; the command's own id it does.
+        if uid == 0 && self.remap.is_none() {
             self.nproc = None;
         }
         Ok(Arc::new(self))
@@ -155,7 +195,7 @@ impl Enter {
                     }
                 }
             }
-            if !self.layers.is_empty() {
+            if !self.layers.is_empty() || self.remap.is_some() {
                 if libc::unshare(libc::CLONE_NEWNS) != 0 {
                     return Err(failed("making a mount namespace for the cache layers"));
                 }
@@ -170,6 +210,18 @@ impl Enter {
                     return Err(failed("making the mounts private"));
                 }
                 for layer in &self.layers {
+                    // The cache as the command's id owns it, below its layer.
+                    if let Some(remap) = &self.remap {
+                        let Ok(copy) = super::remap::idmapped_copy(&layer.target, &remap.attr)
+                        else {
+                            return Err(failed("idmapping a cache"));
+                        };
+                        let moved = move_onto(copy, &layer.target);
+                        libc::close(copy);
+                        if !moved {
+                            return Err(failed("idmapping a cache"));
+                        }
+                    }
                     if libc::mount(
                         c"overlay".as_ptr(),
                         layer.target.as_ptr(),
@@ -180,6 +232,32 @@ impl Enter {
                     {
                         return Err(failed("mounting a cache's copy-on-write layer"));
                     }
+                }
+            }
+            if let Some(remap) = &self.remap {
+                remap.stage()?;
+                let id = remap.id;
+                if libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setresgid(id, id, id) != 0
+                    || libc::setresuid(id, id, id) != 0
+                {
+                    return Err(failed("taking the command's unprivileged id"));
+                }
+            }
+            // A new, empty session keyring (a kernel without keyrings has none to leave).
+            libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                std::ptr::null::<libc::c_char>(),
+            );
+            for (program, at) in &self.seccomp {
+                let handed = if program.as_raw_fd() == *at {
+                    libc::fcntl(*at, libc::F_SETFD, 0) == 0
+                } else {
+                    libc::dup2(program.as_raw_fd(), *at) == *at
+                };
+                if !handed {
+                    return Err(failed("handing the seccomp filter to bubblewrap"));
                 }
             }
             if let Some(limit) = self.nproc {
@@ -194,6 +272,124 @@ impl Enter {
         }
         Ok(())
     }
+}
+
+impl Remap {
+    /// Stages every source under the stage folder (a tmpfs of the child's own): a copy of its
+    /// mount tree, idmapped where asked, attached at its place.
+    ///
+    /// # Safety
+    /// In the forked child, in a private mount namespace: system calls only.
+    unsafe fn stage(&self) -> io::Result<()> {
+        let failed = || io::Error::last_os_error();
+        // SAFETY (whole function): NUL-terminated strings owned by `self`.
+        unsafe {
+            if libc::mount(
+                c"tmpfs".as_ptr(),
+                self.stage.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=0755,size=1m".as_ptr().cast(),
+            ) != 0
+            {
+                return Err(failed());
+            }
+            for staged in &self.staged {
+                let made = if staged.file {
+                    let fd = libc::open(
+                        staged.place.as_ptr(),
+                        libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                        0o644,
+                    );
+                    fd >= 0 && libc::close(fd) == 0
+                } else {
+                    libc::mkdir(staged.place.as_ptr(), 0o755) == 0
+                };
+                if !made {
+                    return Err(failed());
+                }
+                let copy = if staged.idmap {
+                    match super::remap::idmapped_copy(&staged.source, &self.attr) {
+                        Ok(fd) => fd,
+                        Err(()) => return Err(failed()),
+                    }
+                } else {
+                    let fd = libc::syscall(
+                        libc::SYS_open_tree,
+                        libc::AT_FDCWD,
+                        staged.source.as_ptr(),
+                        super::remap::OPEN_TREE_CLONE
+                            | libc::AT_RECURSIVE as libc::c_uint
+                            | libc::O_CLOEXEC as libc::c_uint,
+                    ) as RawFd;
+                    if fd < 0 {
+                        return Err(failed());
+                    }
+                    fd
+                };
+                let moved = move_onto(copy, &staged.place);
+                libc::close(copy);
+                if !moved {
+                    return Err(failed());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Attaches the detached mount `fd` at `target`.
+///
+/// # Safety
+/// System calls only.
+unsafe fn move_onto(fd: RawFd, target: &CString) -> bool {
+    // SAFETY: a descriptor and a NUL-terminated path.
+    unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            fd,
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            super::remap::MOVE_MOUNT_F_EMPTY_PATH,
+        ) == 0
+    }
+}
+
+/// `keyctl`'s request to join a new anonymous session keyring.
+const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+
+/// A pipe holding `bytes` (a seccomp program, far below a pipe's buffer), its write end closed:
+/// bubblewrap reads it to its end once. Both ends close on exec; the child hands the read end
+/// on at a descriptor of its choice (`dup2` clears close-on-exec there).
+pub fn readable(bytes: &[u8]) -> io::Result<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    let mut ends = [0; 2];
+    // SAFETY: a two-int buffer for pipe2.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 returned two new descriptors that nothing else owns.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    let mut write = std::fs::File::from(write);
+    std::io::Write::write_all(&mut write, bytes)?;
+    Ok(read)
+}
+
+/// The descriptors the seccomp programs are handed on at: the highest the process may open
+/// (under its soft limit), where nothing of keyless's that the child still needs can be.
+pub fn seccomp_slots(count: usize) -> Vec<RawFd> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a live rlimit buffer.
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        limit.rlim_cur.min(1024) as RawFd
+    } else {
+        256
+    };
+    (1..=count as RawFd).map(|i| soft - i).collect()
 }
 
 /// # Safety

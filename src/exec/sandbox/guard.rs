@@ -25,11 +25,9 @@ const MAX_COPIED_TOTAL: u64 = 64 * 1024 * 1024;
 /// and keyless's backups are many and large (a small repository's are all kept).
 const COPIED_LAST: &[&str] = &[".git/objects", ".agent/backups", ".agent/logs"];
 const MAX_COPIED_LAST: u64 = 16 * 1024 * 1024;
-/// Where nested repositories are looked for: this deep, this many entries at most, and not
-/// inside these folders (dependencies and build output).
+/// Where a moved protected folder is looked for: this deep, this many entries at most.
 const NESTED_DEPTH: usize = 6;
 const NESTED_ENTRIES: usize = 20_000;
-const NESTED_SKIP: &[&str] = &[".git", ".agent", "node_modules", "target", ".venv", "venv"];
 
 /// What the guard watches for one command.
 #[derive(Debug)]
@@ -389,35 +387,6 @@ fn quarantine(root: &Path, rel: &Path, folder: Option<&Path>) -> String {
     }
 }
 
-/// Adds the nested `.git` entries under `root` (a repository inside the workspace) to `out`.
-pub fn nested_git(root: &Path, out: &mut Vec<PathBuf>) {
-    let mut seen = 0;
-    let mut stack = vec![(root.to_path_buf(), 0)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(children) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for child in children.flatten() {
-            seen += 1;
-            if seen > NESTED_ENTRIES {
-                return;
-            }
-            let name = child.file_name();
-            let Ok(kind) = child.file_type() else {
-                continue;
-            };
-            if name == ".git" && dir != root {
-                out.push(child.path());
-            } else if kind.is_dir()
-                && depth + 1 < NESTED_DEPTH
-                && !NESTED_SKIP.iter().any(|s| name == *s)
-            {
-                stack.push((child.path(), depth + 1));
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,17 +486,5 @@ mod tests {
             "{aside:?} {done:?}"
         );
         assert!(!root.join(".agent").exists(), "no keyless folder is made");
-    }
-
-    #[test]
-    fn nested_repositories_are_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        fs::create_dir_all(root.join("vendor/lib/.git")).unwrap();
-        fs::create_dir_all(root.join("node_modules/x/.git")).unwrap();
-        fs::create_dir_all(root.join(".git")).unwrap();
-        let mut found = Vec::new();
-        nested_git(root, &mut found);
-        assert_eq!(found, vec![root.join("vendor/lib/.git")]);
     }
 }

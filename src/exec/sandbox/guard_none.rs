@@ -24,6 +24,3 @@ impl Guard {
         Vec::new()
     }
 }
-
-/// No nested repository is looked for.
-pub fn nested_git(_: &Path, _: &mut Vec<PathBuf>) {}

@@ -69,19 +69,57 @@ pub const TOOLCHAIN_ENV: &[&str] = &[
     "DOTNET_ROOT",
 ];
 
-/// Environment variables naming a build cache wherever it lives.
+/// Environment variables naming a build cache (or a tool home holding one) wherever it lives;
+/// each may be a list of folders (`GOPATH`, `CONDA_PKGS_DIRS`).
 pub const CACHE_ENV: &[&str] = &[
     "CARGO_HOME",
     "GOPATH",
     "GOMODCACHE",
     "GOCACHE",
     "npm_config_cache",
+    "NPM_CONFIG_CACHE",
     "PIP_CACHE_DIR",
     "UV_CACHE_DIR",
     "GRADLE_USER_HOME",
     "YARN_CACHE_FOLDER",
+    "YARN_GLOBAL_FOLDER",
     "DENO_DIR",
     "NUGET_PACKAGES",
+    "GEM_HOME",
+    "GEM_SPEC_CACHE",
+    "BUNDLE_PATH",
+    "BUNDLE_USER_HOME",
+    "COMPOSER_HOME",
+    "COMPOSER_CACHE_DIR",
+    "PNPM_HOME",
+    "npm_config_store_dir",
+    "BUN_INSTALL_CACHE_DIR",
+    "CONDA_PKGS_DIRS",
+    "PUB_CACHE",
+    "COURSIER_CACHE",
+    "IVY_HOME",
+    "SBT_GLOBAL_BASE",
+    "STACK_ROOT",
+    "CABAL_DIR",
+    "ELM_HOME",
+    "MIX_HOME",
+    "HEX_HOME",
+];
+
+/// Where a tool's own settings name its cache: (the settings file under the home folder, the
+/// setting). `.npmrc`'s `cache=`, pip's `cache-dir`, Maven's `<localRepository>`, yarn's
+/// `cacheFolder`, …
+pub const CACHE_SETTINGS: &[(&str, &str)] = &[
+    (".npmrc", "cache"),
+    (".npmrc", "store-dir"),
+    (".config/pip/pip.conf", "cache-dir"),
+    (".pip/pip.conf", "cache-dir"),
+    (".m2/settings.xml", "localRepository"),
+    (".yarnrc.yml", "cacheFolder"),
+    (".yarnrc.yml", "globalFolder"),
+    (".yarnrc", "cache-folder"),
+    (".condarc", "pkgs_dirs"),
+    (".gradle/gradle.properties", "gradle.user.home"),
 ];
 
 /// What a command sees of the home folder and the toolchains.
@@ -103,21 +141,56 @@ pub fn allowed(
     env: &dyn Fn(&str) -> Option<String>,
     exists: &dyn Fn(&Path) -> bool,
 ) -> Allowed {
+    allowed_with(home, env, exists, &|path: &Path| {
+        std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file() && m.len() <= MAX_SETTINGS)
+            .and_then(|_| std::fs::read_to_string(path).ok())
+    })
+}
+
+/// The largest settings file read for where a cache is.
+const MAX_SETTINGS: u64 = 256 * 1024;
+
+/// [`allowed`], with the settings files read by `read`.
+pub fn allowed_with(
+    home: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+    exists: &dyn Fn(&Path) -> bool,
+    read: &dyn Fn(&Path) -> Option<String>,
+) -> Allowed {
     let mut caches: Vec<PathBuf> = Vec::new();
     let mut readable: Vec<PathBuf> = Vec::new();
     let from_env = |names: &[&str]| -> Vec<PathBuf> {
         names
             .iter()
             .filter_map(|n| env(n))
-            .map(PathBuf::from)
+            .flat_map(|value| std::env::split_paths(&value).collect::<Vec<_>>())
             .filter(|p| p.is_absolute())
             .collect()
     };
     caches.extend(from_env(CACHE_ENV));
     readable.extend(from_env(TOOLCHAIN_ENV));
+    // The caches that follow `XDG_CACHE_HOME` when it moves them out of `~/.cache`.
+    if let Some(xdg) = env("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
+        caches.extend(
+            CACHES
+                .iter()
+                .filter_map(|c| c.strip_prefix(".cache/"))
+                .map(|c| xdg.join(c)),
+        );
+    }
     if let Some(home) = home {
         caches.extend(CACHES.iter().map(|c| home.join(c)));
         readable.extend(TOOLCHAINS.iter().map(|t| home.join(t)));
+        for (file, setting) in CACHE_SETTINGS {
+            if let Some(text) = read(&home.join(file)) {
+                caches.extend(setting_paths(&text, setting, home));
+            }
+        }
     }
     if let Some(path) = env("PATH") {
         for dir in std::env::split_paths(&path) {
@@ -138,6 +211,52 @@ pub fn allowed(
     Allowed { readable, caches }
 }
 
+/// The folders `text` (a settings file) names for `setting`: `key = value`, `key: value`,
+/// `<key>value</key>`, and a YAML list under `key:`; `~/` is the home folder.
+fn setting_paths(text: &str, setting: &str, home: &Path) -> Vec<PathBuf> {
+    let mut values = Vec::new();
+    let mut in_list = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if in_list {
+            match trimmed.strip_prefix("- ") {
+                Some(item) => {
+                    values.push(item.trim().to_string());
+                    continue;
+                }
+                None => in_list = false,
+            }
+        }
+        let open = format!("<{setting}>");
+        if let Some(rest) = trimmed.split_once(&open).map(|(_, r)| r) {
+            if let Some((value, _)) = rest.split_once('<') {
+                values.push(value.trim().to_string());
+            }
+            continue;
+        }
+        let Some(rest) = trimmed.strip_prefix(setting) else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if let Some(value) = rest.strip_prefix('=').or_else(|| rest.strip_prefix(':')) {
+            let value = value.trim();
+            if value.is_empty() {
+                in_list = true;
+            } else {
+                values.push(value.to_string());
+            }
+        }
+    }
+    values
+        .into_iter()
+        .map(|v| v.trim_matches(['"', '\'']).to_string())
+        .filter_map(|v| match v.strip_prefix("~/") {
+            Some(rest) => Some(home.join(rest)),
+            None => Some(PathBuf::from(v)).filter(|p| p.is_absolute()),
+        })
+        .collect()
+}
+
 /// The paths of `paths` not inside another of them, each once, in a stable order.
 fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
     paths.sort();
@@ -154,6 +273,49 @@ fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caches_are_found_where_the_tools_look_for_them() {
+        let home = Path::new("/home/u");
+        let env = |name: &str| match name {
+            "CARGO_HOME" => Some("/usr/local/cargo".into()),
+            "GOPATH" => Some("/srv/go:/opt/gopath".into()),
+            "XDG_CACHE_HOME" => Some("/var/cache/u".into()),
+            "GEM_HOME" => Some("/opt/gems".into()),
+            _ => None,
+        };
+        let read = |path: &Path| match path.to_str()? {
+            "/home/u/.npmrc" => Some("registry=https://r.example/\ncache=/data/npm-cache\n".into()),
+            "/home/u/.config/pip/pip.conf" => Some("[global]\ncache-dir = ~/pipc\n".into()),
+            "/home/u/.m2/settings.xml" => Some(
+                "<settings>\n  <localRepository>/data/m2</localRepository>\n</settings>\n".into(),
+            ),
+            "/home/u/.condarc" => {
+                Some("pkgs_dirs:\n  - /data/conda\n  - ~/conda2\nchannels: []\n".into())
+            }
+            _ => None,
+        };
+        let allowed = allowed_with(Some(home), &env, &|_: &Path| true, &read);
+        for cache in [
+            "/usr/local/cargo",
+            "/srv/go",
+            "/opt/gopath",
+            "/var/cache/u/pip",
+            "/var/cache/u/go-build",
+            "/opt/gems",
+            "/data/npm-cache",
+            "/home/u/pipc",
+            "/data/m2",
+            "/data/conda",
+            "/home/u/conda2",
+        ] {
+            assert!(
+                allowed.caches.contains(&PathBuf::from(cache)),
+                "{cache}: {:?}",
+                allowed.caches
+            );
+        }
+    }
 
     #[test]
     fn the_home_folder_shows_only_toolchains_and_caches_that_exist() {

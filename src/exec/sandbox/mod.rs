@@ -34,6 +34,8 @@
 mod assemble;
 mod containment;
 #[cfg(target_os = "linux")]
+mod credentials;
+#[cfg(target_os = "linux")]
 mod enter;
 mod env;
 #[cfg(unix)]
@@ -59,6 +61,11 @@ mod probe;
 #[cfg(target_os = "linux")]
 pub(crate) mod proxy;
 mod refusal;
+#[cfg(target_os = "linux")]
+mod remap;
+mod repos;
+#[cfg(target_os = "linux")]
+pub(crate) mod seccomp;
 // Rendered and unit-tested on every platform; run only on macOS.
 #[cfg(any(target_os = "macos", test))]
 mod seatbelt;
@@ -147,6 +154,8 @@ pub struct Sandbox {
     /// Where a protected name a command made where there was none is moved (the workspace's
     /// `.agent/quarantine`, given by its owner); `None`: beside it, under a dated name.
     quarantine: Option<PathBuf>,
+    /// Every repository in the workspace, found once per batch (`repos.rs`).
+    repositories: std::sync::Mutex<Option<repos::Repositories>>,
     #[cfg(target_os = "linux")]
     assembly: std::sync::OnceLock<assemble::Assembly>,
 }
@@ -175,6 +184,7 @@ impl Sandbox {
             also_protected: Vec::new(),
             also_hidden: Vec::new(),
             quarantine: None,
+            repositories: std::sync::Mutex::new(None),
             #[cfg(target_os = "linux")]
             assembly: std::sync::OnceLock::new(),
         }
@@ -221,8 +231,21 @@ impl Sandbox {
         containment::is_off(&self.config)
     }
 
-    /// What a command gets in `mode`.
+    /// What a command gets in `mode`, in this workspace: what the machine offers, less what
+    /// this workspace's own folders cannot take (a file system without idmapped mounts).
     pub fn containment(&self, mode: Mode) -> Containment {
+        #[cfg(target_os = "linux")]
+        if let Ok(world) = &self.platform.world
+            && world.remap.is_ok()
+            && !self.is_off()
+            && let Some(why) = self.assembly(world).remap_missing()
+        {
+            let mut platform = self.platform.clone();
+            if let Ok(world) = &mut platform.world {
+                world.remap = Err(why.to_string());
+            }
+            return containment::of(&self.config, &platform, mode);
+        }
         containment::of(&self.config, &self.platform, mode)
     }
 
@@ -272,15 +295,39 @@ impl Sandbox {
         paths
     }
 
-    /// The protected paths inside the workspace that exist now: `.git` (nested ones too),
-    /// `.agent`, `keyless.json`, and keyless's own files there.
+    /// The protected paths inside the workspace that exist now: every repository at any depth
+    /// (a `.git` folder or file, and what a `.git` file points to where a command could write
+    /// it), `.agent`, `keyless.json`, and keyless's own files there. The repositories are found
+    /// once per batch.
     pub fn protected_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = PROTECTED_NAMES
             .iter()
             .map(|n| self.root.join(n))
             .filter(|p| p.symlink_metadata().is_ok())
             .collect();
-        guard::nested_git(&self.root, &mut paths);
+        let writable = |p: &Path| {
+            p.starts_with(&self.root) || self.config.writable_paths.iter().any(|w| p.starts_with(w))
+        };
+        if let Ok(mut found) = self.repositories.lock() {
+            let found = found.get_or_insert_with(|| {
+                let found = repos::find(&self.root);
+                if found.cut_short {
+                    tracing::warn!(
+                        "the workspace has more than {} entries: repositories past them are not protected",
+                        repos::MAX_ENTRIES
+                    );
+                }
+                found
+            });
+            paths.extend(
+                found
+                    .paths
+                    .iter()
+                    .filter(|p| writable(p) && !paths.contains(p))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+        }
         paths.extend(
             self.also_protected
                 .iter()
@@ -306,9 +353,13 @@ impl Sandbox {
             .unwrap_or_default())
     }
 
-    /// Ends the batch: its temporary folder goes with everything in it.
+    /// Ends the batch: its temporary folder goes with everything in it, and the repositories
+    /// are looked for again before the next one (a command may have made one).
     pub fn batch_finished(&mut self) {
         self.tmp = None;
+        if let Ok(mut found) = self.repositories.lock() {
+            *found = None;
+        }
     }
 
     /// The command that runs `program args…` outside the sandbox (a person allowed it), still
@@ -396,17 +447,7 @@ impl Sandbox {
         program: &str,
         args: &[&str],
     ) -> std::io::Result<(Command, Contained)> {
-        let assembly = self.assembly.get_or_init(|| {
-            let env = |name: &str| std::env::var(name).ok();
-            assemble::Assembly::new(assemble::Input {
-                root: &self.root,
-                home: self.home.as_deref(),
-                config: &self.config,
-                hidden: &self.also_hidden,
-                env: &env,
-                state_base: None,
-            })
-        });
+        let assembly = self.assembly(world);
         let protected = self.protected_paths();
         let (purpose, network) = match what {
             Use::Model { network: true } => (assemble::Purpose::Model, assemble::Network::On),
@@ -425,6 +466,23 @@ impl Sandbox {
                 after: Some(after),
             },
         ))
+    }
+
+    /// What this sandbox found once for building commands in the world.
+    #[cfg(target_os = "linux")]
+    fn assembly(&self, world: &WorldSupport) -> &assemble::Assembly {
+        self.assembly.get_or_init(|| {
+            let env = |name: &str| std::env::var(name).ok();
+            assemble::Assembly::new(assemble::Input {
+                root: &self.root,
+                home: self.home.as_deref(),
+                config: &self.config,
+                hidden: &self.also_hidden,
+                env: &env,
+                state_base: None,
+                remap: world.remap.clone(),
+            })
+        })
     }
 
     /// The fallback: Landlock and a mount namespace (Linux), Seatbelt (macOS), or nothing.

@@ -30,7 +30,7 @@ pub struct Platform {
 impl Platform {
     /// Looks at what this machine offers, once per process. `KEYLESS_SANDBOX_SIMULATE`
     /// (comma-separated: `no-landlock`, `no-mounts`, `no-bwrap`, `no-kept-net`, `no-layers`,
-    /// `no-cgroups`) pretends a part is missing: for tests of the fallbacks on a machine that
+    /// `no-cgroups`, `no-remap`, `no-seccomp`) pretends a part is missing: for tests of the fallbacks on a machine that
     /// has everything. It can only take protection away, so a command cannot use it to get out.
     pub fn detect() -> Platform {
         static FOUND: std::sync::OnceLock<Platform> = std::sync::OnceLock::new();
@@ -70,6 +70,12 @@ impl Platform {
             }
             if pretend("no-cgroups") {
                 w.cgroups = Err(simulated());
+            }
+            if pretend("no-remap") {
+                w.remap = Err(simulated());
+            }
+            if pretend("no-seccomp") {
+                w.seccomp = Err(simulated());
             }
             w
         });

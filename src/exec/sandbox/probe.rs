@@ -44,6 +44,12 @@ pub fn world() -> Result<WorldSupport, String> {
         kept_net: super::nets::kept().map(|_| ()),
         layers: Ok(()),
         cgroups: super::limits::Hierarchy::find().map(|_| ()),
+        seccomp: super::seccomp::programs().map(|_| ()),
+        remap: if root {
+            super::remap::idmap().map(|_| ())
+        } else {
+            Err("keyless is not root: commands run as its own user".into())
+        },
         root,
     };
     let dir = tempfile::Builder::new()
@@ -55,17 +61,20 @@ pub fn world() -> Result<WorldSupport, String> {
         kept_net: Err("probe".into()),
         layers: Err("probe".into()),
         cgroups: Err("probe".into()),
+        seccomp: Err("probe".into()),
+        remap: Err("probe".into()),
         ..support.clone()
     };
-    try_world(&bare, dir.path(), false)
+    try_world(&bare, dir.path(), false, None)
         .map_err(|e| format!("bubblewrap could not build a world: {e}"))?;
     if support.kept_net.is_ok() {
         let only_net = WorldSupport {
             layers: Err("probe".into()),
             cgroups: Err("probe".into()),
+            seccomp: Err("probe".into()),
             ..support.clone()
         };
-        if let Err(e) = try_world(&only_net, dir.path(), false) {
+        if let Err(e) = try_world(&only_net, dir.path(), false, None) {
             support.kept_net = Err(format!(
                 "a command could not join the kept network namespace: {e}"
             ));
@@ -75,23 +84,75 @@ pub fn world() -> Result<WorldSupport, String> {
         let only_cgroups = WorldSupport {
             layers: Err("probe".into()),
             kept_net: Err("probe".into()),
+            seccomp: Err("probe".into()),
             ..support.clone()
         };
-        if let Err(e) = try_world(&only_cgroups, dir.path(), false) {
+        if let Err(e) = try_world(&only_cgroups, dir.path(), false, None) {
             support.cgroups = Err(format!("a command could not join its cgroup: {e}"));
+        }
+    }
+    if support.seccomp.is_ok() {
+        let only_seccomp = WorldSupport {
+            layers: Err("probe".into()),
+            kept_net: Err("probe".into()),
+            cgroups: Err("probe".into()),
+            remap: Err("probe".into()),
+            ..support.clone()
+        };
+        if let Err(e) = try_world(&only_seccomp, dir.path(), false, None) {
+            support.seccomp = Err(format!("bubblewrap could not load the seccomp filter: {e}"));
         }
     }
     let only_layers = WorldSupport {
         kept_net: Err("probe".into()),
         cgroups: Err("probe".into()),
+        seccomp: Err("probe".into()),
+        remap: Err("probe".into()),
         ..support.clone()
     };
-    if let Err(e) = try_world(&only_layers, dir.path(), true) {
+    // The layers are tried where the real ones will live (keyless's cache folder), whose file
+    // system may take no overlay's upper layer (an overlay root in a container) although the
+    // temporary folder's does: what is said must hold for the caches themselves.
+    let layers_base = layers_base();
+    let result = try_world(&only_layers, dir.path(), true, layers_base.as_deref());
+    if let Some(base) = &layers_base {
+        let _ = std::fs::remove_dir_all(base);
+    }
+    if let Err(e) = result {
         support.layers = Err(format!(
             "a copy-on-write layer over a cache could not be mounted: {e}"
         ));
     }
+    if support.remap.is_ok() {
+        // With the layers, as commands use them: a cache's lower layer is idmapped too.
+        let remapped = WorldSupport {
+            kept_net: Err("probe".into()),
+            cgroups: Err("probe".into()),
+            seccomp: Err("probe".into()),
+            ..support.clone()
+        };
+        if let Err(e) =
+            try_world(&remapped, dir.path(), false, None).and_then(|()| match support.layers {
+                Ok(()) => try_world(&remapped, dir.path(), true, None),
+                Err(_) => Ok(()),
+            })
+        {
+            support.remap = Err(format!("a command could not run unprivileged: {e}"));
+        }
+    }
     Ok(support)
+}
+
+/// A folder of this probe's own beside the real layers' (`$XDG_CACHE_HOME/keyless`, else
+/// `~/.cache/keyless`), when there is such a place.
+fn layers_base() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let real = super::assemble::state_dir(None, home.as_deref(), Path::new("/"))?;
+    // …/keyless/sandbox/<hash>: the probe's folder goes beside `sandbox`.
+    let keyless = real.parent()?.parent()?;
+    let base = keyless.join(format!("probe-{}", std::process::id()));
+    std::fs::create_dir_all(&base).ok()?;
+    Some(base)
 }
 
 /// bubblewrap: the system's copy, else the first on `PATH`.
@@ -105,7 +166,13 @@ fn find() -> Option<PathBuf> {
 
 /// Runs a command that writes into a workspace (and a cache, with `layers`) in a world with
 /// `support`, and checks what it did: the workspace written, the cache's own files unchanged.
-fn try_world(support: &WorldSupport, dir: &Path, layers: bool) -> Result<(), String> {
+/// keyless's state (the layers) goes in `state_base`, else in `dir`.
+fn try_world(
+    support: &WorldSupport,
+    dir: &Path,
+    layers: bool,
+    state_base: Option<&Path>,
+) -> Result<(), String> {
     let root = dir.join(if layers { "ws-layers" } else { "ws" });
     let home = dir.join(if layers { "home-layers" } else { "home" });
     let cache = home.join(".npm");
@@ -120,7 +187,12 @@ fn try_world(support: &WorldSupport, dir: &Path, layers: bool) -> Result<(), Str
         config: &config,
         hidden: &[],
         env: &|name: &str| (name == "PATH").then(|| "/usr/bin:/bin".to_string()),
-        state_base: Some(&dir.join(if layers { "state-layers" } else { "state" })),
+        remap: support.remap.clone(),
+        state_base: Some(
+            &state_base
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| dir.join(if layers { "state-layers" } else { "state" })),
+        ),
     });
     let line = format!(
         "echo ok > probe.txt{}",

@@ -17,6 +17,12 @@ pub struct WorldSupport {
     pub layers: Result<(), String>,
     /// Cgroups with process and memory limits per command; else why not.
     pub cgroups: Result<(), String>,
+    /// The seccomp filter (`seccomp.rs`) loaded by bubblewrap; else why not.
+    pub seccomp: Result<(), String>,
+    /// Where keyless is root: commands run as an unprivileged id through idmapped mounts
+    /// (`remap.rs`); else why not (then a command's uid is the machine's uid 0, in a user
+    /// namespace with no capability).
+    pub remap: Result<(), String>,
     /// Whether keyless runs as root (the kernel exempts root from `RLIMIT_NPROC`).
     pub root: bool,
 }

@@ -46,6 +46,51 @@ pub const SYSTEM_SECRETS: &[&str] = &[
     "/etc/keyless",
 ];
 
+/// The parts of `/proc` that write to the kernel (or read what only the machine's root should):
+/// read-only in the world, whoever runs keyless. A command's uid may be the machine's uid 0 (as
+/// root, bubblewrap maps keyless's own id), and a file's owner may write it whatever the
+/// capabilities: `/proc/sys` (`kernel.core_pattern`, ASLR, the link protections) must not be
+/// writable by owner.
+pub const KERNEL_READ_ONLY: &[&str] = &[
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/irq",
+    "/proc/bus",
+    "/proc/fs",
+    "/proc/acpi",
+    "/proc/scsi",
+    "/proc/asound",
+    "/proc/driver",
+    "/proc/tty",
+    "/proc/pressure",
+];
+
+/// Files of `/proc` that show the machine's keys, memory or timing: read as empty.
+pub const KERNEL_HIDDEN: &[&str] = &[
+    "/proc/kcore",
+    "/proc/keys",
+    "/proc/key-users",
+    "/proc/kallsyms",
+    "/proc/kmsg",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/latency_stats",
+    "/proc/config.gz",
+    "/proc/vmallocinfo",
+    "/proc/slabinfo",
+    "/proc/pagetypeinfo",
+    "/proc/kpagecount",
+    "/proc/kpageflags",
+    "/proc/kpagecgroup",
+];
+
+/// How a part of `/proc` is covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Knob {
+    ReadOnly,
+    Hidden,
+}
+
 /// How big the private writable tmpfs folders may grow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sizes {
@@ -87,6 +132,34 @@ pub struct Spec {
     /// Whether bubblewrap makes the command's network namespace (else the command already
     /// joined one keyless keeps).
     pub unshare_net: bool,
+    /// The parts of `/proc` covered, those that exist on this machine ([`kernel_knobs`]).
+    pub kernel: Vec<(PathBuf, Knob)>,
+    /// The descriptors bubblewrap loads seccomp programs from.
+    pub seccomp_fds: Vec<i32>,
+    /// Where bubblewrap finds what it binds when it runs unprivileged (`remap.rs`): (a real
+    /// path, its place in the stage). A bind's source under a real path is taken from its
+    /// place; the command then looks like uid 0 inside its user namespace.
+    pub staged: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Spec {
+    /// Where bubblewrap takes `path` from: its staged place when it lies in a staged path.
+    fn source(&self, path: &Path) -> PathBuf {
+        self.staged
+            .iter()
+            .filter(|(real, _)| path.starts_with(real))
+            .max_by_key(|(real, _)| real.components().count())
+            .and_then(|(real, place)| {
+                path.strip_prefix(real).ok().map(|rest| {
+                    if rest.as_os_str().is_empty() {
+                        place.clone()
+                    } else {
+                        place.join(rest)
+                    }
+                })
+            })
+            .unwrap_or_else(|| path.to_path_buf())
+    }
 }
 
 /// What a mount step does, in the order steps at the same depth must come.
@@ -96,7 +169,7 @@ enum Step {
     Tmpfs(u64),
     ReadOnly(PathBuf),
     Writable(PathBuf),
-    Protect,
+    Protect(PathBuf),
     MaskDir,
     MaskFile,
 }
@@ -123,6 +196,15 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     if spec.unshare_net {
         out.push("--unshare-net".into());
     }
+    if !spec.staged.is_empty() {
+        for item in ["--uid", "0", "--gid", "0"] {
+            out.push(item.into());
+        }
+    }
+    for fd in &spec.seccomp_fds {
+        out.push("--add-seccomp-fd".into());
+        out.push(fd.to_string().into());
+    }
     let mut steps: Vec<(PathBuf, Step)> = Vec::new();
     for (path, entry) in &spec.system {
         steps.push((
@@ -141,16 +223,16 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
         steps.push((home.clone(), Step::Tmpfs(spec.sizes.home)));
     }
     for path in &spec.readable {
-        steps.push((path.clone(), Step::ReadOnly(path.clone())));
+        steps.push((path.clone(), Step::ReadOnly(spec.source(path))));
     }
     for (source, dest) in &spec.files {
-        steps.push((dest.clone(), Step::ReadOnly(source.clone())));
+        steps.push((dest.clone(), Step::ReadOnly(spec.source(source))));
     }
     for path in spec.writable.iter().chain([&spec.workspace]) {
-        steps.push((path.clone(), Step::Writable(path.clone())));
+        steps.push((path.clone(), Step::Writable(spec.source(path))));
     }
     for path in &spec.protected {
-        steps.push((path.clone(), Step::Protect));
+        steps.push((path.clone(), Step::Protect(spec.source(path))));
     }
     for (path, dir) in &spec.masked {
         steps.push((
@@ -167,7 +249,7 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     for (dest, step) in steps {
         // /proc and /dev come once the system folders are in place and before anything deeper.
         if !special_done && dest.components().count() > 2 {
-            special(&mut out);
+            special(&mut out, &spec.kernel);
             special_done = true;
         }
         let dest = OsString::from(dest);
@@ -191,7 +273,9 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
             Step::Writable(source) => {
                 push(&mut out, &["--bind".as_ref(), source.as_os_str(), &dest])
             }
-            Step::Protect => push(&mut out, &["--ro-bind".as_ref(), &dest, &dest]),
+            Step::Protect(source) => {
+                push(&mut out, &["--ro-bind".as_ref(), source.as_os_str(), &dest])
+            }
             Step::MaskDir => push(
                 &mut out,
                 &[
@@ -210,7 +294,7 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
         }
     }
     if !special_done {
-        special(&mut out);
+        special(&mut out, &spec.kernel);
     }
     for item in ["--remount-ro", "/", "--chdir"] {
         out.push(item.into());
@@ -222,12 +306,23 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     out
 }
 
-/// `/proc`, `/dev` (read-only but for its devices and `/dev/shm`, mounted later), and the empty
-/// `/var` and `/run`.
-fn special(out: &mut Vec<OsString>) {
+/// `/proc` with the kernel's knobs read-only and its secrets hidden, `/dev` (read-only but for
+/// its devices and `/dev/shm`, mounted later), and the empty `/var` and `/run`.
+fn special(out: &mut Vec<OsString>, kernel: &[(PathBuf, Knob)]) {
+    out.push("--proc".into());
+    out.push("/proc".into());
+    for (path, knob) in kernel {
+        let source = match knob {
+            Knob::ReadOnly => path.as_os_str(),
+            Knob::Hidden => "/dev/null".as_ref(),
+        };
+        out.extend([
+            "--ro-bind".into(),
+            source.to_os_string(),
+            path.clone().into(),
+        ]);
+    }
     for item in [
-        "--proc",
-        "/proc",
         "--dev",
         "/dev",
         "--remount-ro",
@@ -239,6 +334,23 @@ fn special(out: &mut Vec<OsString>) {
     ] {
         out.push(item.into());
     }
+}
+
+/// The parts of `/proc` to cover that exist on this machine (the command's `/proc` is the
+/// same kernel's, so it has the same ones; binding one that does not exist would fail).
+pub fn kernel_knobs() -> Vec<(PathBuf, Knob)> {
+    let present = |path: &&&str| Path::new(path).symlink_metadata().is_ok();
+    KERNEL_READ_ONLY
+        .iter()
+        .filter(present)
+        .map(|p| (PathBuf::from(p), Knob::ReadOnly))
+        .chain(
+            KERNEL_HIDDEN
+                .iter()
+                .filter(present)
+                .map(|p| (PathBuf::from(p), Knob::Hidden)),
+        )
+        .collect()
 }
 
 /// The system folders as they are on this machine.
@@ -316,6 +428,12 @@ mod tests {
                 shm: 256,
             },
             unshare_net: false,
+            kernel: vec![
+                ("/proc/sys".into(), Knob::ReadOnly),
+                ("/proc/keys".into(), Knob::Hidden),
+            ],
+            seccomp_fds: vec![1022, 1021],
+            staged: Vec::new(),
         }
     }
 
@@ -359,11 +477,39 @@ mod tests {
         at("--size 1024 --tmpfs /tmp");
         at("--size 256 --tmpfs /dev/shm");
         assert!(at("--dev /dev --remount-ro /dev") < at("--tmpfs /dev/shm"));
+        // The kernel's knobs, once /proc is there; the filters loaded last, by bubblewrap.
+        assert!(at("--proc /proc") < at("--ro-bind /proc/sys /proc/sys"));
+        assert!(at("--ro-bind /proc/sys /proc/sys") < at("--dev /dev"));
+        at("--ro-bind /dev/null /proc/keys");
+        at("--add-seccomp-fd 1022 --add-seccomp-fd 1021");
         at("--ro-bind /run/k/gitconfig /home/u/.gitconfig");
         assert!(
             out.ends_with("--remount-ro / --chdir /home/u/proj -- sh -c make test"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn an_unprivileged_bubblewrap_binds_from_the_stage_and_shows_uid_0_inside() {
+        let mut spec = spec();
+        spec.staged = vec![
+            ("/home/u/proj".into(), "/tmp/stage/0".into()),
+            ("/home/u/.rustup".into(), "/tmp/stage/1".into()),
+            ("/run/k/gitconfig".into(), "/tmp/stage/2".into()),
+        ];
+        let out = text(&args(&spec, "true", &[]));
+        for needle in [
+            "--uid 0 --gid 0",
+            "--bind /tmp/stage/0 /home/u/proj",
+            "--ro-bind /tmp/stage/0/.git /home/u/proj/.git",
+            "--ro-bind /tmp/stage/1 /home/u/.rustup",
+            "--ro-bind /tmp/stage/2 /home/u/.gitconfig",
+            // What is not staged is bound from where it is.
+            "--bind /home/u/.cargo /home/u/.cargo",
+            "--ro-bind /etc /etc",
+        ] {
+            assert!(out.contains(needle), "{needle}: {out}");
+        }
     }
 
     #[test]

@@ -1,0 +1,243 @@
+//! The credential files of the package ecosystems and tools, found wherever their homes are: a
+//! command sees the build caches and toolchains (`home.rs`), and those homes hold publishing
+//! credentials beside the caches (`credentials.toml` in a cargo home that may be
+//! `/usr/local/cargo`, Maven's `settings.xml` servers, Gradle's `gradle.properties`, RubyGems'
+//! `credentials`, …). Each is either **masked** (a file that holds nothing a build needs reads
+//! as empty) or **filtered** (a settings file a build needs, shown without its secret values:
+//! registry mirrors stay, tokens and passwords go).
+//!
+//! The list is by file name relative to a tool's home, looked for in every home the world shows,
+//! so a home moved by an environment variable (`CARGO_HOME`, `GRADLE_USER_HOME`, `GEM_HOME`,
+//! `COMPOSER_HOME`, …) is covered as the default one is. `docs/sandbox.md` lists it.
+//!
+//! What this module does not do: mount anything (`world.rs` binds what it says), or redact what
+//! a command prints (the redactor does, as the second line).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What is done to a credential file a command could see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Treatment {
+    /// Read as empty.
+    Mask,
+    /// Shown without the values of its secret settings.
+    Filter,
+}
+
+/// Credential files by their place in a tool's home.
+pub const FILES: &[(&str, Treatment)] = &[
+    // cargo: registry tokens, and a config.toml that may carry `[registry] token`.
+    ("credentials", Treatment::Mask),
+    ("credentials.toml", Treatment::Mask),
+    ("config.toml", Treatment::Filter),
+    ("config", Treatment::Filter),
+    // Maven: servers' passwords; the master password.
+    ("settings.xml", Treatment::Filter),
+    ("settings-security.xml", Treatment::Mask),
+    // Gradle: publishing and signing passwords beside the build's own properties.
+    ("gradle.properties", Treatment::Filter),
+    ("init.d", Treatment::Mask),
+    // RubyGems and Bundler.
+    ("credentials.yaml", Treatment::Mask),
+    ("config.yml", Treatment::Filter),
+    // npm, yarn, pnpm, bun.
+    (".npmrc", Treatment::Filter),
+    ("npmrc", Treatment::Filter),
+    (".yarnrc.yml", Treatment::Filter),
+    (".yarnrc", Treatment::Filter),
+    ("rc", Treatment::Filter),
+    ("bunfig.toml", Treatment::Filter),
+    // Python.
+    (".pypirc", Treatment::Mask),
+    ("pip.conf", Treatment::Filter),
+    ("pip.ini", Treatment::Filter),
+    // Composer, NuGet, Docker, Helm, Terraform, Conda.
+    ("auth.json", Treatment::Mask),
+    ("NuGet/NuGet.Config", Treatment::Filter),
+    ("NuGet.Config", Treatment::Filter),
+    ("config.json", Treatment::Filter),
+    ("credentials.tfrc.json", Treatment::Mask),
+    ("repositories.yaml", Treatment::Filter),
+    (".condarc", Treatment::Filter),
+    // Any tool: the generic stores.
+    (".netrc", Treatment::Mask),
+    ("_netrc", Treatment::Mask),
+    (".git-credentials", Treatment::Mask),
+    (".pgpass", Treatment::Mask),
+];
+
+/// The credential files under `home` (a tool's home or cache the world shows) that exist.
+pub fn under(home: &Path) -> Vec<(PathBuf, Treatment)> {
+    FILES
+        .iter()
+        .map(|(name, treatment)| (home.join(name), *treatment))
+        .filter(|(path, _)| path.symlink_metadata().is_ok())
+        .collect()
+}
+
+/// The most a filtered file may hold; a bigger one is masked (no settings file is this big).
+pub const MAX_FILTERED: u64 = 1024 * 1024;
+
+/// `text` without the values of its secret settings, in the file's own format: XML elements
+/// and attributes (`<password>…</password>`, `<add key="…Password" value="…"/>`), JSON
+/// members (`"auth": "…"`), and key–value lines (`token = "…"`, `_authToken=…`, `password:`).
+pub fn filtered(text: &str) -> String {
+    let text = url_passwords().replace_all(text, "$head$at");
+    let text = xml_elements().replace_all(&text, "$open$close");
+    let text = xml_attributes().replace_all(&text, |c: &regex::Captures| {
+        if secret_key(&c["key"]) {
+            format!("{}\"\"", &c["head"])
+        } else {
+            c[0].to_string()
+        }
+    });
+    let text = json_members().replace_all(&text, |c: &regex::Captures| {
+        if secret_key(&c["key"]) {
+            format!("{}\"\"", &c["head"])
+        } else {
+            c[0].to_string()
+        }
+    });
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let key = line
+            .trim_start()
+            .split(['=', ':'])
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .trim_matches('"');
+        let assigns =
+            line.contains('=') || line.trim_end().contains(": ") || line.trim_end().ends_with(':');
+        if assigns && !key.is_empty() && !key.contains('<') && secret_key(key) {
+            // The setting's name stays, so a tool reading it finds it empty, not malformed.
+            let cut = line.find(['=', ':']).map(|i| i + 1).unwrap_or(line.len());
+            out.push_str(&line[..cut]);
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Whether a setting's name marks its value as a credential.
+fn secret_key(key: &str) -> bool {
+    // `//registry.npmjs.org/:_authToken` is keyed by the part after the last colon or slash.
+    let last = key.rsplit([':', '/', '.']).next().unwrap_or(key);
+    let plain = |k: &str| {
+        let k = k.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        crate::redact::is_secret_env_name(k)
+            || [
+                "auth", "_auth", "token", "password", "pass", "passwd", "secret", "apikey", "key",
+            ]
+            .iter()
+            .any(|w| k.eq_ignore_ascii_case(w.trim_start_matches('_')))
+    };
+    plain(key) || plain(last)
+}
+
+/// The password in `scheme://user:password@host`.
+fn url_passwords() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?P<head>://[^/\s:@]+:)[^@\s/]+(?P<at>@)")
+            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    })
+}
+
+/// `<password>…</password>` and its kin: the text between goes.
+fn xml_elements() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)(?P<open><(?P<tag>password|passphrase|privateKey|secret|token|apiKey|clientSecret)>)[^<]*(?P<close></(?:password|passphrase|privateKey|secret|token|apiKey|clientSecret)>)",
+        )
+        .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    })
+}
+
+/// `key="ClearTextPassword" value="…"` (NuGet, .NET): the value goes when the key is secret.
+fn xml_attributes() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#"(?i)key\s*=\s*"(?P<key>[^"]*)"(?P<head>\s+value\s*=\s*)"[^"]*""#)
+            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    })
+}
+
+/// `"auth": "…"` in JSON (Docker's `config.json`, Composer's): the value goes when the key is
+/// secret.
+fn json_members() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r#""(?P<key>[^"\n]{1,64})"(?P<head>\s*:\s*)"(?:[^"\\\n]|\\.)*""#)
+            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_keep_what_builds_need_and_lose_every_secret_value() {
+        let cases = [
+            (
+                "[registry]\ntoken = \"cio-SECRET1\"\n[source.crates-io]\nreplace-with = \"mirror\"\n",
+                "[registry]\ntoken =\n[source.crates-io]\nreplace-with = \"mirror\"\n",
+            ),
+            (
+                "registry=https://npm.example.com/\n//npm.example.com/:_authToken=npm-SECRET2\n_auth=dXNlcjpTRUNSRVQz\nalways-auth=true\n",
+                "registry=https://npm.example.com/\n//npm.example.com/:_authToken=\n_auth=\nalways-auth=true\n",
+            ),
+            (
+                "<settings><mirrors><mirror><url>https://m.example.com</url></mirror></mirrors><servers><server><id>c</id><username>me</username><password>mvn-SECRET4</password></server></servers></settings>\n",
+                "<settings><mirrors><mirror><url>https://m.example.com</url></mirror></mirrors><servers><server><id>c</id><username>me</username><password></password></server></servers></settings>\n",
+            ),
+            (
+                "org.gradle.jvmargs=-Xmx2g\nsigning.password=gr-SECRET5\nossrhPassword=gr-SECRET6\nmavenCentralToken: gr-SECRET7\n",
+                "org.gradle.jvmargs=-Xmx2g\nsigning.password=\nossrhPassword=\nmavenCentralToken:\n",
+            ),
+            (
+                "<add key=\"Source\" value=\"https://nuget.example.com\" />\n<add key=\"ClearTextPassword\" value=\"nu-SECRET8\" />\n",
+                "<add key=\"Source\" value=\"https://nuget.example.com\" />\n<add key=\"ClearTextPassword\" value=\"\" />\n",
+            ),
+            (
+                "{\"auths\": {\"r.example.com\": {\"auth\": \"ZG9jazpTRUNSRVQ5\"}}, \"credsStore\": \"desktop\"}\n",
+                "{\"auths\": {\"r.example.com\": {\"auth\": \"\"}}, \"credsStore\": \"desktop\"}\n",
+            ),
+            (
+                "[global]\nindex-url = https://me:py-SECRET11@pypi.example.com/simple\npassword = py-SECRET10\n",
+                "[global]\nindex-url = https://me:@pypi.example.com/simple\npassword =\n",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(filtered(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_moved_home_has_its_credentials_found() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("credentials.toml"),
+            "[registry]\ntoken='x'\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("config.toml"), "[build]\n").unwrap();
+        let found = under(dir.path());
+        assert_eq!(
+            found,
+            [
+                (dir.path().join("credentials.toml"), Treatment::Mask),
+                (dir.path().join("config.toml"), Treatment::Filter),
+            ]
+        );
+    }
+}
