@@ -1,5 +1,7 @@
 //! Executor speed (issue 3): editfile on a 50 MB file, and a batch of 100 small newfiles.
-//! Everything is real: files on disk, backups, atomic writes with fsync.
+//! Everything is real: files on disk, backups, atomic writes with fsync. And the one resolver's
+//! cost per file command (issue 29): a path five folders deep walked without following a link,
+//! beside what the check it replaced cost (`canonicalize`), and a whole `@@readfile` through it.
 //! Run: `cargo bench --bench executor`.
 
 use std::fs;
@@ -9,8 +11,8 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use keyless::batch::{self, Settings};
 use keyless::config::{Limits, Mode, Pace};
 use keyless::protocol::parse;
-use keyless::workspace::Workspace;
 use keyless::workspace::backup::{Backup, BatchKind};
+use keyless::workspace::{Reach, Workspace};
 
 #[path = "../tests/it/common/quiet_host.rs"]
 mod quiet_host;
@@ -91,5 +93,35 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The resolver on a path five folders deep in a repository, the way every file command opens
+/// its path.
+fn resolver(c: &mut Criterion) {
+    let mut group = c.benchmark_group("resolver");
+    group.measurement_time(Duration::from_secs(3));
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join(".git/objects")).unwrap();
+    fs::create_dir_all(dir.path().join("src/a/b/c/d")).unwrap();
+    let text = "fn f() -> u32 { 42 }\n".repeat(200);
+    fs::write(dir.path().join("src/a/b/c/d/file.rs"), &text).unwrap();
+    let rel = "src/a/b/c/d/file.rs";
+    let ws = Workspace::open(dir.path()).unwrap();
+    group.bench_function("walk_5_deep", |b| {
+        b.iter(|| ws.place(rel, Reach::Model).unwrap())
+    });
+    // What the resolver before it did for an existing path: one look, then the whole path
+    // resolved by the kernel, links followed (and then checked by name).
+    let full = ws.root().join(rel);
+    group.bench_function("canonicalize_5_deep", |b| {
+        b.iter(|| {
+            fs::symlink_metadata(&full).unwrap();
+            fs::canonicalize(&full).unwrap()
+        })
+    });
+    group.bench_function("readfile_4KB_5_deep", |b| {
+        b.iter(|| ws.read_file(rel, 100_000).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, resolver);
 criterion_main!(benches);

@@ -91,7 +91,7 @@ catalog! {
     LimitFileContentChars = "KA_LIMIT_FILE_CONTENT_CHARS", Limits, "one payload exceeds MaxFileContentChars";
     Timeout = "KA_TIMEOUT", Limits, "process exceeded its timeout";
 
-    PathOutside = "KA_PATH_OUTSIDE", Workspace, "resolved path escapes the workspace, or is inside .git/.agent";
+    PathOutside = "KA_PATH_OUTSIDE", Workspace, "the path escapes the workspace, goes through a symbolic link, or is protected (.git, .agent, keyless's configuration) or hidden";
     FileNotFound = "KA_FILE_NOT_FOUND", Workspace, "target file does not exist";
     FileAlreadyExists = "KA_FILE_ALREADY_EXISTS", Workspace, "newfile target exists";
     FindNotUnique = "KA_FIND_NOT_UNIQUE", Workspace, "editfile FIND matched a number of times other than one";

@@ -102,31 +102,50 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     status
 }
 
-pub fn undo(shared: &Shared) -> Status {
-    let (ws, _claim) = match super::setup::open_workspace(shared, "undo") {
+pub fn undo(shared: &Shared, json: bool) -> Status {
+    let config = match shared.load_config("undo") {
+        Ok(config) => config,
+        Err(status) => return status,
+    };
+    let (ws, _claim) = match super::setup::open_workspace(shared, &config, "undo") {
         Ok(opened) => opened,
         Err(status) => return status,
     };
-    match backup::undo(&ws) {
+    let report = backup::undo(&ws);
+    let next = backup::list(&ws)
+        .ok()
+        .and_then(|all| backup::next_undo(&all).map(|m| (m.id, m.label.clone())));
+    let status = match &report {
+        Ok(UndoReport::Restored { refused, .. }) if !refused.is_empty() => Status::Stopped,
+        Ok(_) => Status::Success,
+        Err(_) => Status::Stopped,
+    };
+    if json {
+        println!("{}", undo_json(&report, next.as_ref(), status));
+        return status;
+    }
+    match report {
         Ok(UndoReport::Nothing) => {
             println!("Nothing to undo: no batch has changed files in this workspace.");
-            Status::Success
         }
         Ok(UndoReport::AllUndone { count }) => {
             println!("Nothing to undo: all {count} batch(es) saved in this workspace are undone.");
-            Status::Success
         }
         Ok(UndoReport::Restored {
             id,
             label,
             actions,
+            refused,
             safety_copy,
         }) => {
             println!("Undid batch {id} ({label}):");
             for action in &actions {
                 println!("  {action}");
             }
-            if actions.is_empty() {
+            for not in &refused {
+                println!("  not put back: {}", not.reason());
+            }
+            if actions.is_empty() && refused.is_empty() {
                 println!("  (nothing left to restore)");
             }
             if let Some(copy) = safety_copy {
@@ -134,21 +153,73 @@ pub fn undo(shared: &Shared) -> Status {
                     "The files as they were before this undo are kept in .agent/backups/b{copy:06}."
                 );
             }
-            if let Some(next) = backup::list(&ws)
-                .ok()
-                .as_deref()
-                .and_then(backup::next_undo)
-            {
-                println!(
-                    "`keyless undo` again puts back batch {} ({}) too.",
-                    next.id, next.label
+            if !refused.is_empty() {
+                eprintln!(
+                    "keyless undo: {} change(s) were left as they are: keyless puts files back only where no link, protected or hidden path is on the way",
+                    refused.len()
                 );
             }
-            Status::Success
+            if let Some((next, label)) = next {
+                println!("`keyless undo` again puts back batch {next} ({label}) too.");
+            }
         }
         Err(failure) => {
             eprintln!("keyless undo: {}: {}", failure.code, failure.reason);
-            Status::Stopped
         }
     }
+    status
+}
+
+/// `keyless undo --json`: what was put back, what was left as it is and why, the exit status.
+fn undo_json(
+    report: &Result<UndoReport, crate::catalog::Failure>,
+    next: Option<&(u64, String)>,
+    status: Status,
+) -> serde_json::Value {
+    let mut value = serde_json::json!({
+        "batch": null,
+        "label": null,
+        "actions": [],
+        "refused": [],
+        "safety_copy": null,
+        "next": next.map(|(id, _)| id),
+        "code": null,
+        "reason": null,
+        "exit_status": status.code(),
+    });
+    match report {
+        Ok(UndoReport::Restored {
+            id,
+            label,
+            actions,
+            refused,
+            safety_copy,
+        }) => {
+            value["batch"] = serde_json::json!(id);
+            value["label"] = serde_json::json!(label);
+            value["actions"] = serde_json::json!(actions);
+            value["refused"] = refused_json(refused);
+            value["safety_copy"] = serde_json::json!(safety_copy);
+        }
+        Ok(_) => {}
+        Err(failure) => {
+            value["code"] = serde_json::json!(failure.code.code());
+            value["reason"] = serde_json::json!(failure.reason);
+        }
+    }
+    value
+}
+
+/// The changes undo left as they are, as JSON: the path, why, where the old bytes are kept.
+pub(super) fn refused_json(refused: &[backup::NotRestored]) -> serde_json::Value {
+    refused
+        .iter()
+        .map(|not| {
+            serde_json::json!({
+                "path": not.path,
+                "reason": not.reason(),
+                "kept": not.kept,
+            })
+        })
+        .collect()
 }

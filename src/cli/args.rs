@@ -167,7 +167,13 @@ pub enum Subcommands {
         shared: Shared,
     },
     /// Restore the files the last batch changed; run again to go back one more batch.
+    ///
+    /// A file whose path a command has since made a link, or that is protected or hidden, is
+    /// left as it is and named with the reason (exit status 3); the rest is put back.
     Undo {
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         shared: Shared,
     },

@@ -244,9 +244,21 @@ pub fn settings(mode: crate::config::Mode, pace: crate::config::Pace) {
     );
 }
 
-/// `interactive`: `/undo` put a batch back (`batch` null: nothing to undo).
-pub fn undone(batch: Option<u64>, actions: &[String]) {
-    emit("undone", json!({ "batch": batch, "actions": actions }));
+/// `interactive`: `/undo` put a batch back (`batch` null: nothing to undo), and what it left as
+/// it is (`refused`: a path the resolver refused, with why).
+pub fn undone(
+    batch: Option<u64>,
+    actions: &[String],
+    refused: &[crate::workspace::backup::NotRestored],
+) {
+    emit(
+        "undone",
+        json!({
+            "batch": batch,
+            "actions": actions,
+            "refused": super::apply::refused_json(refused),
+        }),
+    );
 }
 
 /// The last event of `run`: why the turn ended and the exit status.

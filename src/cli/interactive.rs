@@ -231,18 +231,26 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
             },
             "/undo" => match backup::undo(ws) {
-                Ok(UndoReport::Restored { id, actions, .. }) => {
+                Ok(UndoReport::Restored {
+                    id,
+                    actions,
+                    refused,
+                    ..
+                }) => {
                     if json {
-                        events::undone(Some(id), &actions);
+                        events::undone(Some(id), &actions, &refused);
                     }
                     out.line(&format!("Undid batch {id}:"));
                     for action in actions {
                         out.line(&format!("  {action}"));
                     }
+                    for not in &refused {
+                        out.line(&format!("  not put back: {}", not.reason()));
+                    }
                 }
                 Ok(UndoReport::AllUndone { count }) => {
                     if json {
-                        events::undone(None, &[]);
+                        events::undone(None, &[], &[]);
                     }
                     out.line(&format!(
                         "Nothing to undo: all {count} batch(es) are undone."
@@ -250,7 +258,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 }
                 Ok(UndoReport::Nothing) => {
                     if json {
-                        events::undone(None, &[]);
+                        events::undone(None, &[], &[]);
                     }
                     out.line("Nothing to undo.")
                 }

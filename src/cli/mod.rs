@@ -55,7 +55,7 @@ pub fn run(args: Args) -> Status {
         Subcommands::Apply { shared, .. } => Some(("apply", shared)),
         Subcommands::Policy { shared, .. } => Some(("policy", shared)),
         Subcommands::Prompt { shared, .. } => Some(("prompt", shared)),
-        Subcommands::Undo { shared } => Some(("undo", shared)),
+        Subcommands::Undo { shared, .. } => Some(("undo", shared)),
         Subcommands::Status { shared, .. } => Some(("status", shared)),
         _ => None,
     };
@@ -115,7 +115,7 @@ pub fn run(args: Args) -> Status {
         } => policy::run(&cmdline, json, &shared),
         Subcommands::Prompt { task, shared } => prompt::run(&task, &shared),
         Subcommands::Demo { shared } => demo::run(&shared),
-        Subcommands::Undo { shared } => apply::undo(&shared),
+        Subcommands::Undo { json, shared } => apply::undo(&shared, json),
         Subcommands::Status { json, shared } => status::run(&shared, json),
         Subcommands::Completions { shell } => completions::completions(shell),
         Subcommands::Man { subcommand } => completions::man(subcommand.as_deref()),

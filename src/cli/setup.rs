@@ -3,8 +3,11 @@
 //! against what this machine can contain, Ctrl+C handled; for the chat, the driver's options),
 //! the sandbox and host for the model's commands, and the first message.
 
+use std::path::{Path, PathBuf};
+
 use super::args::Shared;
 use super::{driver, logging, progress, terminal};
+use crate::catalog::Failure;
 use crate::claim::Claim;
 use crate::config::Config;
 use crate::exit::Status;
@@ -28,7 +31,7 @@ impl Start {
     /// The start of `command` in the flags' workspace, from its configuration: the claim, the
     /// settings, the mode's check and Ctrl+C. A problem is printed and its status returned.
     pub(super) fn with(shared: &Shared, config: Config, command: &str) -> Result<Start, Status> {
-        let (ws, claim) = open_workspace(shared, command)?;
+        let (ws, claim) = open_workspace(shared, &config, command)?;
         let settings = batch_settings(&config, shared, ws.root());
         sandbox_allows(&config, ws.root(), settings.mode, command)?;
         install_ctrl_c();
@@ -78,10 +81,14 @@ impl Start {
 
 /// Opens the workspace and claims its `.agent/` for this process: a second keyless working in
 /// the same folder at once would mix up sessions, journals and backups. The claim ends with the
-/// returned value.
-pub(super) fn open_workspace(shared: &Shared, command: &str) -> Result<(Workspace, Claim), Status> {
+/// returned value. keyless's own places in it ([`own_places`]) are out of the model's reach.
+pub(super) fn open_workspace(
+    shared: &Shared,
+    config: &Config,
+    command: &str,
+) -> Result<(Workspace, Claim), Status> {
     let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
-    let ws = Workspace::open(&path).map_err(|f| {
+    let ws = guarded(shared, config, &path).map_err(|f| {
         eprintln!("keyless {command}: {}", f.reason);
         Status::Usage
     })?;
@@ -157,19 +164,21 @@ pub(super) fn batch_settings(
     settings
 }
 
-/// The sandbox for the model's commands in `root`, told which of keyless's own files it must
-/// keep out of their reach: its configuration folder (the browser profile and learned
-/// selectors in it), the browser profile wherever it is (an attached browser's too, found by
-/// its debugging port), and a `--config` or `--selectors` file inside the workspace.
-fn sandbox_for(
-    shared: &Shared,
-    config: &crate::config::Config,
-    root: &std::path::Path,
-) -> crate::exec::sandbox::Sandbox {
-    let mut sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
-    sandbox.quarantine_into(Agent::Quarantine.under(root));
-    sandbox.hide(&driver::config_folder());
-    sandbox.hide(&driver::profile(shared, config));
+/// keyless's own places, wherever they are: what its hands and the model's commands must both
+/// keep out of.
+struct OwnPlaces {
+    /// The configuration files keyless reads: `--config` (or the `keyless.json` it found) and
+    /// `--selectors`. Read-only to commands; neither read nor written by file commands.
+    config: Vec<PathBuf>,
+    /// What no command sees and no file command reaches: keyless's configuration folder (the
+    /// browser profile and learned selectors in it), the browser profile wherever it is (an
+    /// attached browser's too, found by its debugging port).
+    hidden: Vec<PathBuf>,
+}
+
+/// keyless's own places under these flags and this configuration.
+fn own_places(shared: &Shared, config: &Config) -> OwnPlaces {
+    let mut hidden = vec![driver::config_folder(), driver::profile(shared, config)];
     #[cfg(target_os = "linux")]
     if let Some(port) = shared
         .cdp
@@ -178,9 +187,43 @@ fn sandbox_for(
         .and_then(cdp_port)
         && let Some(profile) = crate::exec::sandbox::listener_profile(port)
     {
-        sandbox.hide(&profile);
+        hidden.push(profile);
     }
-    for file in [&shared.config, &shared.selectors].into_iter().flatten() {
+    let config_files = [&shared.config, &shared.selectors, &config.source]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    OwnPlaces {
+        config: config_files,
+        hidden,
+    }
+}
+
+/// The workspace at `path`, with keyless's own places and every path hidden from commands (the
+/// secret stores, `Sandbox.HiddenPaths`) out of the model's reach wherever they lie in it.
+pub(super) fn guarded(shared: &Shared, config: &Config, path: &Path) -> Result<Workspace, Failure> {
+    let mut ws = Workspace::open(path)?;
+    let own = own_places(shared, config);
+    let mut hidden = own.hidden;
+    hidden.extend(crate::exec::sandbox::secret_places(
+        crate::exec::sandbox::home_folder().as_deref(),
+        &config.sandbox,
+    ));
+    ws.keep_out(&own.config, &hidden);
+    Ok(ws)
+}
+
+/// The sandbox for the model's commands in `root`, told which of keyless's own places it must
+/// keep out of their reach ([`own_places`]).
+fn sandbox_for(shared: &Shared, config: &Config, root: &Path) -> crate::exec::sandbox::Sandbox {
+    let mut sandbox = crate::exec::sandbox::Sandbox::new(root, &config.sandbox);
+    sandbox.quarantine_into(Agent::Quarantine.under(root));
+    let own = own_places(shared, config);
+    for place in &own.hidden {
+        sandbox.hide(place);
+    }
+    for file in &own.config {
         sandbox.protect(file);
     }
     sandbox
@@ -288,8 +331,12 @@ pub(super) fn first_message(
     let mut snapshot =
         crate::turn::prompt::Snapshot::take(root, &config.snapshot.tools, shell, Some(&sandbox));
     snapshot.sandbox = Some(sandbox.containment(settings.mode));
+    let ws = guarded(shared, config, root).ok();
+    if let Some(ws) = &ws {
+        snapshot.listing = crate::turn::prompt::listing(ws);
+    }
     if config.snapshot.instructions
-        && let Ok(ws) = crate::workspace::Workspace::open(root)
+        && let Some(ws) = &ws
     {
         snapshot.instructions = ws.instructions(task);
         if !snapshot.instructions.is_empty() && !progress::quiet() {

@@ -11,6 +11,29 @@ use crate::workspace::instructions::{Cut, Instructions};
 /// Entries of the workspace listing shown to the model.
 const MAX_LISTING: usize = 60;
 
+/// The names at the workspace's root the model is shown, a folder with a `/` after it (a link
+/// is shown as a name, never followed), without `.git`, `.agent` and what is hidden from it.
+pub fn listing(ws: &crate::workspace::Workspace) -> Vec<String> {
+    let mut listing: Vec<String> = ws
+        .root_entries()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(name, meta)| {
+            let name = name.to_string_lossy().into_owned();
+            let kept = name != ".git" && name != ".agent" && !ws.hides(&name);
+            kept.then(|| {
+                if meta.is_dir() {
+                    format!("{name}/")
+                } else {
+                    name
+                }
+            })
+        })
+        .collect();
+    listing.sort();
+    listing
+}
+
 /// What the model is told about the machine.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
@@ -43,23 +66,9 @@ impl Snapshot {
         shell: Option<&str>,
         sandbox: Option<&crate::exec::sandbox::Sandbox>,
     ) -> Snapshot {
-        let mut listing: Vec<String> = std::fs::read_dir(root)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .map(|e| {
-                        let name = e.file_name().to_string_lossy().into_owned();
-                        if e.path().is_dir() {
-                            format!("{name}/")
-                        } else {
-                            name
-                        }
-                    })
-                    .filter(|n| n != ".git/" && n != ".agent/")
-                    .collect()
-            })
+        let listing = crate::workspace::Workspace::open(root)
+            .map(|ws| listing(&ws))
             .unwrap_or_default();
-        listing.sort();
         let git_status = crate::git::status_summary(root);
         Snapshot {
             os: format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),

@@ -2,10 +2,8 @@
 //! loses nothing) and a JSONL transcript of every message sent, every raw reply, every parse
 //! result and every results message.
 
-use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use cap_std::fs::OpenOptions;
 use serde::Serialize;
 
 use crate::workspace::Workspace;
@@ -157,12 +155,12 @@ impl From<InFlight> for InFlightFields {
 /// (renamed, never deleted), so that a new session can start.
 pub fn load_session(ws: &Workspace) -> Option<Session> {
     let path = Agent::Session.rel();
-    let bytes = ws.dir().read(&path).ok()?;
+    let bytes = ws.read_own(&path).ok()?;
     match serde_json::from_slice(&bytes) {
         Ok(session) => Some(session),
         Err(e) => {
             let aside = Agent::named(&format!("session.unreadable-{}.json", now_ms()));
-            let _ = ws.dir().rename(&path, ws.dir(), &aside);
+            let _ = ws.rename_own(&path, &aside);
             eprintln!(
                 "keyless: {} is unreadable ({e}); it was kept as {} and a new session starts",
                 Agent::Session.shown(),
@@ -246,7 +244,10 @@ impl JournalLine {
 
 /// The journal of batch `batch`: lines of other batches (a journal left over) are ignored.
 pub fn read_journal(ws: &Workspace, batch: u64) -> Vec<JournalLine> {
-    let Ok(text) = ws.dir().read_to_string(Agent::Journal.rel()) else {
+    let Ok(text) = ws
+        .read_own(&Agent::Journal.rel())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+    else {
         return Vec::new();
     };
     text.lines()
@@ -321,7 +322,7 @@ impl<'w> Recorder<'w> {
             .and_then(|()| serde_json::to_vec_pretty(session).map_err(|e| e.to_string()))
             .and_then(|json| {
                 self.ws
-                    .write_atomic(&Agent::Session.rel(), &json, None)
+                    .write_own(&Agent::Session.rel(), &json)
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {
@@ -335,7 +336,7 @@ impl<'w> Recorder<'w> {
             .map_err(|f| f.reason)
             .and_then(|()| {
                 self.ws
-                    .write_atomic(&Agent::Journal.rel(), b"", None)
+                    .write_own(&Agent::Journal.rel(), b"")
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {
@@ -366,12 +367,8 @@ impl<'w> Recorder<'w> {
         let result = crate::workspace::backup::ensure_agent_dir(self.ws)
             .map_err(|f| f.reason)
             .and_then(|()| {
-                let mut file = self
-                    .ws
-                    .dir()
-                    .open_with(what.rel(), OpenOptions::new().append(true).create(true))
-                    .map_err(|e| e.to_string())?;
-                file.write_all(format!("{line}\n").as_bytes())
+                self.ws
+                    .append_own(&what.rel(), format!("{line}\n").as_bytes())
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {

@@ -2,16 +2,15 @@
 //! values, masked wherever they appear in what keyless sends.
 //!
 //! Which files and which values is [`crate::redact::dotenv`]'s (pure) decision; this only reads,
-//! through the workspace's directory handle. What it does not do: look in subfolders, follow a
-//! link out of the workspace (a `.env` linked from elsewhere is not read), or read anything but
+//! through the workspace's one resolver ([`Reach::Redactor`]: a hidden `.env` is read too, its
+//! values may be in git's history). What it does not do: look in subfolders, follow a link (a
+//! `.env` a command made a link to `~/.ssh` or another file is not read), or read anything but
 //! regular files (a `.env` folder is a Python virtual environment).
-
-use std::io::Read;
 
 use crate::redact::KnownValue;
 use crate::redact::dotenv::{is_dotenv_file, secret_values};
 
-use super::Workspace;
+use super::{Reach, Workspace};
 
 /// A `.env`-style file is read up to this size: real ones hold a few kilobytes, and a large file
 /// that happens to be named `*.env` is data, which would be read again before every command's
@@ -22,12 +21,12 @@ impl Workspace {
     /// The secrets of the `.env`-style files at the workspace root, in file-name order, each
     /// tagged with its file and key. A file that cannot be read is skipped.
     pub fn dotenv_secrets(&self) -> Vec<KnownValue> {
-        let Ok(entries) = self.dir().entries() else {
+        let Ok(entries) = self.root_entries() else {
             return Vec::new();
         };
         let mut names: Vec<String> = entries
-            .flatten()
-            .filter_map(|entry| entry.file_name().into_string().ok())
+            .into_iter()
+            .filter_map(|(name, _)| name.into_string().ok())
             .filter(|name| is_dotenv_file(name))
             .collect();
         names.sort_unstable();
@@ -45,18 +44,11 @@ impl Workspace {
         known
     }
 
-    /// The text of the root file `name` when it is a regular file (links inside the workspace
-    /// followed), up to [`MAX_DOTENV_BYTES`].
+    /// The text of the root file `name` when it is a regular file (never through a link), up
+    /// to [`MAX_DOTENV_BYTES`].
     fn read_dotenv(&self, name: &str) -> Option<String> {
-        let meta = self.dir().metadata(name).ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        self.dir()
-            .open(name)
-            .and_then(|file| file.take(MAX_DOTENV_BYTES).read_to_end(&mut bytes))
-            .ok()?;
+        let place = self.place(name, Reach::Redactor).ok()?;
+        let (bytes, _) = place.read(Some(MAX_DOTENV_BYTES)).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 }

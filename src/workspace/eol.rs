@@ -1,10 +1,9 @@
 //! The line ending a new file gets: `.editorconfig` (end_of_line) for that path, else
 //! `.gitattributes` (eol=…), else the dominant ending of sibling files, else the platform's.
 
-use std::fs;
-use std::io::Read;
 use std::path::Path;
 
+use super::Place;
 use super::text::{Eol, count_endings};
 
 /// Sibling files sampled for their line endings.
@@ -32,8 +31,9 @@ impl EolSource {
     }
 }
 
-/// Chooses the line ending for a new file at `rel` (workspace-relative, already resolved).
-pub fn new_file_eol(root: &Path, rel: &Path) -> (Eol, EolSource) {
+/// Chooses the line ending for a new file at `place` (walked by the resolver).
+pub fn new_file_eol(root: &Path, place: &Place) -> (Eol, EolSource) {
+    let rel = place.rel();
     let full = root.join(rel);
     if let Ok(props) = ec4rs::properties_of(&full) {
         match props.get::<ec4rs::property::EndOfLine>() {
@@ -50,40 +50,18 @@ pub fn new_file_eol(root: &Path, rel: &Path) -> (Eol, EolSource) {
         };
         return (eol, EolSource::GitAttributes);
     }
-    if let Some(eol) = full.parent().and_then(|dir| sibling_eol(dir, &full)) {
+    if let Some(eol) = sibling_eol(place) {
         return (eol, EolSource::Siblings);
     }
     (Eol::platform(), EolSource::Platform)
 }
 
-/// The dominant ending over a sample of the folder's other text files.
-fn sibling_eol(dir: &Path, except: &Path) -> Option<Eol> {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p != except)
-        .collect();
-    entries.sort();
+/// The dominant ending over a sample of the folder's other text files (read through the
+/// folder the resolver walked to, no link followed).
+fn sibling_eol(place: &Place) -> Option<Eol> {
     let (mut crlf, mut lf) = (0, 0);
-    for path in entries.iter().take(MAX_SIBLINGS) {
-        // symlink_metadata: a link is not followed out of the workspace.
-        let Ok(meta) = fs::symlink_metadata(path) else {
-            continue;
-        };
-        if !meta.is_file() {
-            continue;
-        }
-        let mut sample = Vec::new();
-        let Ok(file) = fs::File::open(path) else {
-            continue;
-        };
-        if file
-            .take(SIBLING_SAMPLE_BYTES)
-            .read_to_end(&mut sample)
-            .is_err()
-            || sample.contains(&0)
-        {
+    for sample in place.sample_siblings(MAX_SIBLINGS, SIBLING_SAMPLE_BYTES) {
+        if sample.contains(&0) {
             continue;
         }
         let text = String::from_utf8_lossy(&sample);

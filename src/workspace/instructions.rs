@@ -5,15 +5,14 @@
 //! way to a file or folder the task names, the nearer one taking precedence for what is under it.
 //! `docs/instructions.md` says why these and no others.
 //!
-//! Read through the workspace's handle like any file the model reads: a link that leads outside
-//! the workspace, into `.git` or the root `.agent`, is not followed. All of them together are
+//! Read through the workspace's one resolver like any file the model reads: a link on the way is
+//! not followed (an `AGENTS.md` a command made a link to `/etc/shadow` or `~/.ssh` is not read
+//! into the chat), nor is anything protected or hidden. All of them together are
 //! bounded ([`MAX_INSTRUCTIONS_CHARS`]); a file cut short, or left out, says how to read it.
 //! The message they go into is redacted like everything sent.
 
-use std::io::Read;
-
-use super::Workspace;
 use super::text::normalize;
+use super::{Reach, Workspace};
 
 /// The file the convention names, in any folder.
 pub const AGENTS_MD: &str = "AGENTS.md";
@@ -79,18 +78,8 @@ impl Workspace {
 
     /// A file's text and size, if it is a readable UTF-8 file inside the workspace.
     fn read_instructions(&self, rel: &str) -> Option<(String, String, u64)> {
-        let resolved = self.resolve(rel).ok()?;
-        let metadata = self.dir().metadata(&resolved).ok()?;
-        if !metadata.is_file() {
-            return None;
-        }
-        let mut bytes = Vec::new();
-        self.dir()
-            .open(&resolved)
-            .ok()?
-            .take(MAX_READ_BYTES)
-            .read_to_end(&mut bytes)
-            .ok()?;
+        let place = self.place(rel, Reach::Model).ok()?;
+        let (bytes, metadata) = place.read(Some(MAX_READ_BYTES)).ok()?;
         // A read cut in the middle of a character keeps the characters before it.
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
@@ -119,14 +108,15 @@ impl Workspace {
             if word.is_empty() || word.contains("://") || !word.contains(['/', '.']) {
                 continue;
             }
-            let Ok(resolved) = self.resolve(word.trim_end_matches('/')) else {
+            let Ok(place) = self.place(word.trim_end_matches('/'), Reach::Model) else {
                 continue;
             };
-            let Ok(metadata) = self.dir().metadata(&resolved) else {
+            let Some(metadata) = place.entry() else {
                 continue;
             };
+            let resolved = place.rel();
             let folder = if metadata.is_dir() {
-                resolved.as_path()
+                resolved
             } else {
                 match resolved.parent() {
                     Some(parent) => parent,

@@ -1,12 +1,14 @@
 //! The workspace: the one folder the model may read and write, through paths it cannot escape.
 //!
-//! Every path the model gives is resolved here before use: lexically (no `.git` segment, no
-//! root `.agent`), then against the file system (symlinks followed, the result must stay inside
-//! and out of `.git`/`.agent`). All file operations then go through a `cap_std::fs::Dir` for the
-//! workspace root, which refuses any path that would leave it at the moment of the call, so a
-//! symlink swapped in after the check (a race) cannot lead outside either.
+//! Every path keyless opens in it, for the model or for itself, goes through the one resolver
+//! (`resolve.rs`): walked one name at a time from the workspace's `cap_std::fs::Dir`, no link
+//! followed anywhere on the way, `.git`, `.agent`, keyless's configuration files and the hidden
+//! paths refused; what it found is then used through the handle of the folder that holds it
+//! (`place.rs`, on the system calls of `nofollow.rs`), so a link a command swapped in after a
+//! check cannot be followed either: the check and the use are one walk.
 //!
-//! Architecture Invariant: only this module (and the backups it keeps) touches workspace files.
+//! Architecture Invariant: only this module (and the backups it keeps) touches workspace files,
+//! and in it only the resolver touches the directory handle.
 
 pub(crate) mod agent;
 pub mod backup;
@@ -14,31 +16,34 @@ mod dotenv;
 pub(crate) mod eol;
 pub(crate) mod find;
 pub(crate) mod instructions;
+mod nofollow;
 pub(crate) mod ops;
+mod place;
+mod resolve;
 pub(crate) mod settle;
 pub(crate) mod text;
 
-use std::fs;
-use std::io::{self, Write};
+use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions, Permissions};
+use cap_std::fs::{Dir, Metadata};
 
 use crate::catalog::{Code, Failure};
-use crate::protocol::path::{TrailingSlash, check_path};
+pub use place::{NotOpened, Place, Replace};
+pub use resolve::{OffLimits, Reach, Refused};
 
 /// keyless's own folder at the workspace root: sessions, backups, transcripts.
 pub const AGENT_DIR: &str = ".agent";
 
-/// Distinguishes temporary files written by one process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 /// An open workspace folder.
 pub struct Workspace {
     root: PathBuf,
+    /// The workspace's handle: only the resolver opens anything through it.
     dir: Dir,
+    /// What keyless keeps out of the model's reach here besides the names every workspace has.
+    off_limits: OffLimits,
 }
 
 impl Workspace {
@@ -62,7 +67,11 @@ impl Workspace {
                 format!("cannot open the workspace {}: {e}", root.display()),
             )
         })?;
-        Ok(Workspace { root, dir })
+        Ok(Workspace {
+            root,
+            dir,
+            off_limits: OffLimits::default(),
+        })
     }
 
     /// The workspace's canonical absolute path.
@@ -70,238 +79,142 @@ impl Workspace {
         &self.root
     }
 
-    pub(crate) fn dir(&self) -> &Dir {
-        &self.dir
+    /// Keeps keyless's configuration files and the paths hidden from commands out of the
+    /// model's reach too, wherever they lie in the workspace ([`OffLimits::new`]).
+    pub fn keep_out(&mut self, config: &[PathBuf], hidden: &[PathBuf]) {
+        self.off_limits = OffLimits::new(&self.root, config, hidden);
     }
 
-    /// Resolves a model-given path to a workspace-relative path with every symlink followed.
-    pub fn resolve(&self, rel: &str) -> Result<PathBuf, Failure> {
-        let parts = lexical_parts(rel)?;
-        // The deepest part of the path that exists decides where the rest would land.
-        for k in (0..=parts.len()).rev() {
-            let probe = self.root.join(parts[..k].join("/"));
-            match fs::symlink_metadata(&probe) {
-                Ok(_) => {
-                    let canonical = fs::canonicalize(&probe).map_err(|_| {
-                        outside(format!(
-                            "{rel} goes through a symbolic link whose target does not exist; keyless does not write through such links"
-                        ))
-                    })?;
-                    let inside = canonical.strip_prefix(&self.root).map_err(|_| {
-                        outside(format!(
-                            "{rel} resolves to {} through a symbolic link, outside the workspace",
-                            canonical.display()
-                        ))
-                    })?;
-                    let mut resolved = inside.to_path_buf();
-                    resolved.extend(&parts[k..]);
-                    let segments: Vec<String> = resolved
-                        .components()
-                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                        .collect();
-                    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-                    if let Some(why) = forbidden(&segments) {
-                        return Err(outside(format!(
-                            "{rel} resolves to {} through a symbolic link, which {why}",
-                            resolved.display()
-                        )));
-                    }
-                    return Ok(resolved);
-                }
-                Err(_) if k > 0 => continue,
-                Err(e) => {
-                    return Err(Failure::new(
-                        Code::FileIo,
-                        format!("cannot read the workspace folder: {e}"),
-                    ));
-                }
-            }
-        }
-        unreachable_root()
+    /// A place of keyless's own state (`.agent/…`), walked like any other: no link in it.
+    fn own(&self, rel: &Path) -> io::Result<Place> {
+        self.place(&shown(rel), Reach::Own)
+            .map_err(|f| io::Error::new(io::ErrorKind::PermissionDenied, f.reason))
     }
 
-    /// Resolves the folder holding `rel`, leaving its last segment as written: for commands that
-    /// act on a directory entry itself (delete, move) rather than on what a link points to.
-    pub fn resolve_entry(&self, rel: &str) -> Result<PathBuf, Failure> {
-        let parts = lexical_parts(rel)?;
-        let (last, parents) = parts
-            .split_last()
-            .ok_or_else(|| outside(format!("{rel} names no file")))?;
-        let mut resolved = if parents.is_empty() {
-            PathBuf::new()
-        } else {
-            self.resolve(&parents.join("/"))?
-        };
-        resolved.push(last);
-        Ok(resolved)
+    /// The bytes of a file of keyless's own state.
+    pub(crate) fn read_own(&self, rel: &Path) -> io::Result<Vec<u8>> {
+        self.own(rel)?
+            .read(None)
+            .map(|(bytes, _)| bytes)
+            .map_err(|e| match e {
+                NotOpened::Io(e) => e,
+                NotOpened::Missing => io::Error::from(io::ErrorKind::NotFound),
+                other => io::Error::other(format!("{other:?}")),
+            })
     }
 
-    /// Rechecks a path after an operation failed: an escape (for example a symlink swapped in
-    /// after the first check) is reported as such, anything else as an I/O failure.
-    pub(crate) fn io_failure(&self, rel: &str, action: &str, error: io::Error) -> Failure {
-        match self.resolve(rel) {
-            Err(f) if f.code == Code::PathOutside => f,
-            _ => Failure::new(Code::FileIo, format!("could not {action} {rel}: {error}")),
+    /// Writes a file of keyless's own state atomically, its missing folders made.
+    pub(crate) fn write_own(&self, rel: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut place = self.own(rel)?;
+        place
+            .make_missing(|_| Ok(()))
+            .map_err(|f| io::Error::other(f.reason))?;
+        place.write_atomic(bytes, None)
+    }
+
+    /// Appends to a file of keyless's own state (made if missing; its folder must exist).
+    pub(crate) fn append_own(&self, rel: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.own(rel)?.append(bytes)
+    }
+
+    /// Makes a folder of keyless's own state and the folders on its way.
+    pub(crate) fn make_own_dir(&self, rel: &Path) -> io::Result<()> {
+        let mut place = self.own(rel)?;
+        place
+            .make_missing(|_| Ok(()))
+            .map_err(|f| io::Error::other(f.reason))?;
+        match place.entry() {
+            Some(meta) if meta.is_dir() => Ok(()),
+            Some(_) => Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+            None => match place.create_dir() {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(e),
+                _ => Ok(()),
+            },
         }
     }
 
-    /// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, given
-    /// `permissions`, then renamed over the target. Readers see the old or the new file, never a
-    /// mix, even if keyless is killed half-way.
-    pub fn write_atomic(
-        &self,
-        path: &Path,
-        bytes: &[u8],
-        permissions: Option<Permissions>,
-    ) -> io::Result<()> {
-        let name = path
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
-        let temp = path.with_file_name(format!(
-            ".{}.keyless-{}-{}.tmp",
-            name.to_string_lossy(),
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        self.clear_stale_temps(path);
-        let result = (|| {
-            let mut file = self
-                .dir
-                .open_with(&temp, OpenOptions::new().write(true).create_new(true))?;
-            file.write_all(bytes)?;
-            if let Some(permissions) = permissions {
-                file.set_permissions(permissions)?;
-            }
-            file.sync_all()?;
-            drop(file);
-            self.dir.rename(&temp, &self.dir, path)
-        })();
-        if result.is_err() {
-            let _ = self.dir.remove_file(&temp);
-        }
-        result
-    }
-}
-
-impl Workspace {
-    /// Removes temporary files that an earlier, killed keyless left beside `path` (their
-    /// process is gone). Only keyless's own `.NAME.keyless-PID-N.tmp` files are touched.
-    pub(crate) fn clear_stale_temps(&self, path: &Path) {
-        let Some(name) = path.file_name() else {
-            return;
-        };
-        let folder = path.parent().unwrap_or(Path::new(""));
-        self.clear_temps(folder, Some(&name.to_string_lossy()));
+    /// Renames a file of keyless's own state (replacing what is at `to`).
+    pub(crate) fn rename_own(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.own(from)?.move_to(&self.own(to)?, Replace::Allowed)
     }
 
-    /// The same for every file in `folder`.
-    pub(crate) fn clear_stale_temps_in(&self, folder: &Path) {
-        self.clear_temps(folder, None);
+    /// Whether something is at a place of keyless's own state.
+    pub(crate) fn own_exists(&self, rel: &Path) -> bool {
+        self.own(rel).is_ok_and(|p| p.entry().is_some())
     }
 
-    fn clear_temps(&self, folder: &Path, name: Option<&str>) {
-        let folder = if folder.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            folder
-        };
-        let Ok(entries) = self.dir.read_dir(folder) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let file = entry.file_name();
-            let Some(rest) = file.to_str().and_then(|f| match name {
-                Some(name) => f.strip_prefix(&format!(".{name}.keyless-")),
-                None => f
-                    .strip_prefix('.')
-                    .and_then(|r| r.split_once(".keyless-"))
-                    .map(|(_, r)| r),
-            }) else {
-                continue;
-            };
-            let Some(pid) = rest.strip_suffix(".tmp").and_then(|r| r.split('-').next()) else {
-                continue;
-            };
-            if pid
-                .parse::<i32>()
-                .is_ok_and(|pid| !crate::exec::process_alive(pid))
-            {
-                let _ = self.dir.remove_file(folder.join(&file));
-            }
+    /// The names in a folder of keyless's own state, with what each is (links never followed).
+    pub(crate) fn own_entries(&self, rel: &Path) -> io::Result<Vec<(OsString, Metadata)>> {
+        self.own(rel)?.entries()
+    }
+
+    /// Removes keyless's own stale temporary files in a folder of its state.
+    pub(crate) fn clear_own_temps(&self, rel: &Path) {
+        if let Ok(place) = self.own(rel) {
+            place.clear_stale_temps_inside();
         }
     }
 }
 
-/// Checks a path's shape and its `.git` / `.agent` segments; returns its segments.
 /// A workspace path as results and backups show it: forward slashes on every platform.
 pub(crate) fn shown(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
-}
-
-fn lexical_parts(rel: &str) -> Result<Vec<&str>, Failure> {
-    let checked = check_path(rel, TrailingSlash::Allowed).map_err(outside)?;
-    let parts: Vec<&str> = checked.split('/').collect();
-    if let Some(why) = forbidden(&parts) {
-        return Err(outside(format!("{rel} {why}")));
-    }
-    Ok(parts)
-}
-
-/// Why a workspace-relative path is off limits, if it is.
-fn forbidden(segments: &[&str]) -> Option<&'static str> {
-    if segments.iter().any(|s| s.eq_ignore_ascii_case(".git")) {
-        return Some(
-            "is inside .git, which keyless never lets the model read or write (use @@commit for git)",
-        );
-    }
-    if segments
-        .first()
-        .is_some_and(|s| s.eq_ignore_ascii_case(AGENT_DIR))
-    {
-        return Some(
-            "is inside .agent, keyless's own state, which the model may not read or write",
-        );
-    }
-    None
 }
 
 fn outside(reason: String) -> Failure {
     Failure::new(Code::PathOutside, reason)
 }
 
-fn unreachable_root() -> Result<PathBuf, Failure> {
-    Err(Failure::new(
-        Code::Internal,
-        "the workspace root could not be examined",
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::os::unix::fs::symlink;
 
-    /// A folder swapped for a symlink after the path was checked (a race) still cannot lead a
-    /// write outside: the directory handle refuses it, and the recheck names the escape.
+    /// A folder swapped for a link after the path was walked (a race) cannot lead a write
+    /// anywhere: the write goes through the handle of the folder that was walked, never by name
+    /// again, and a new walk refuses the link.
     #[test]
-    fn a_symlink_swapped_in_after_the_check_cannot_lead_outside() {
+    fn a_link_swapped_in_after_the_walk_cannot_lead_a_write_anywhere() {
         let outside = tempfile::tempdir().unwrap();
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join("sub")).unwrap();
         let ws = Workspace::open(dir.path()).unwrap();
-        let resolved = ws.resolve("sub/file.txt").unwrap();
-        assert_eq!(resolved, Path::new("sub/file.txt"));
+        let place = ws.place("sub/file.txt", Reach::Model).unwrap();
 
-        fs::remove_dir(dir.path().join("sub")).unwrap();
+        fs::rename(dir.path().join("sub"), dir.path().join("sub.old")).unwrap();
         symlink(outside.path(), dir.path().join("sub")).unwrap();
 
-        let error = ws.write_atomic(&resolved, b"escaped", None).unwrap_err();
+        place.write_atomic(b"written", None).unwrap();
         assert_eq!(
             fs::read_dir(outside.path()).unwrap().count(),
             0,
             "nothing written outside"
         );
-        let failure = ws.io_failure("sub/file.txt", "write", error);
-        assert_eq!(failure.code, Code::PathOutside, "{failure:?}");
+        assert_eq!(
+            fs::read(dir.path().join("sub.old/file.txt")).unwrap(),
+            b"written",
+            "the walked folder got it"
+        );
+        let again = ws.place("sub/file.txt", Reach::Model).unwrap_err();
+        assert_eq!(again.code, Code::PathOutside, "{again:?}");
+        assert!(again.reason.contains("sub is a symbolic link"), "{again:?}");
+    }
+
+    /// The same for a file swapped for a link between the walk and the open: the open does not
+    /// follow it, and says it is a link.
+    #[test]
+    fn a_file_swapped_for_a_link_after_the_walk_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "mine\n").unwrap();
+        fs::write(dir.path().join("secret"), "secret\n").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let place = ws.place("a.txt", Reach::Model).unwrap();
+        fs::remove_file(dir.path().join("a.txt")).unwrap();
+        symlink("secret", dir.path().join("a.txt")).unwrap();
+        match place.read(None) {
+            Err(NotOpened::Refused(Refused::Link { at })) => assert_eq!(at, "a.txt"),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Whether a command keyless was stopped in had made its change: each change is recorded in the
 //! batch's backup before it is made, and made atomically, so the workspace shows which.
 
-use super::Workspace;
 use super::backup::{Entry, MANIFEST, Manifest, Mark, folder_of, sha256};
+use super::{Reach, Workspace};
 
 /// Whether the changes a command recorded after a [`Mark`] were made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,8 +21,7 @@ pub enum Settled {
 /// are harmless, and making them again is a no-op).
 pub fn settled(ws: &Workspace, mark: Mark) -> Settled {
     let folder = folder_of(mark.id);
-    let dir = ws.dir();
-    let manifest = match dir.read(folder.join(MANIFEST)) {
+    let manifest = match ws.read_own(&folder.join(MANIFEST)) {
         Ok(bytes) => match serde_json::from_slice::<Manifest>(&bytes) {
             Ok(manifest) => manifest,
             Err(e) => return Settled::Unknown(format!("its backup record is damaged ({e})")),
@@ -42,12 +41,12 @@ pub fn settled(ws: &Workspace, mark: Mark) -> Settled {
             n => Settled::Unknown(format!("it recorded {n} changes, where one was expected")),
         };
     };
-    let bytes = |path: &str| {
-        let meta = dir.symlink_metadata(path).ok()?;
-        meta.is_file().then(|| dir.read(path).ok()).flatten()
-    };
-    let saved = |backup: &str| dir.read(folder.join(backup)).ok();
-    let present = |path: &str| dir.symlink_metadata(path).is_ok();
+    // Looked at through the resolver: a path it refuses now (a link a command made) is present,
+    // and holds neither the old bytes nor the new ones.
+    let place = |path: &str| ws.place(path, Reach::Model);
+    let bytes = |path: &str| place(path).ok()?.read(None).ok().map(|(bytes, _)| bytes);
+    let saved = |backup: &str| ws.read_own(&folder.join(backup)).ok();
+    let present = |path: &str| place(path).map_or(true, |p| p.entry().is_some());
     match change {
         Entry::Modified {
             path,

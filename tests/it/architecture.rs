@@ -377,6 +377,42 @@ fn only_the_workspace_builds_paths_into_the_agent_folder() {
     );
 }
 
+/// Only the resolver touches the workspace's directory handle (`src/workspace/resolve.rs`, the
+/// place it walked to in `place.rs`, their system calls in `nofollow.rs`, the handle opened in
+/// `mod.rs`): no other code names a `cap_std` directory or file, so every path keyless opens in
+/// the workspace is walked without following a link, and refused when protected or hidden.
+#[test]
+fn only_the_resolver_opens_workspace_files() {
+    const RESOLVER: &[&str] = &[
+        "src/workspace/mod.rs",
+        "src/workspace/resolve.rs",
+        "src/workspace/place.rs",
+        "src/workspace/nofollow.rs",
+    ];
+    let mut found = Vec::new();
+    for (path, text) in sources() {
+        let file = path.display().to_string();
+        if RESOLVER.contains(&file.as_str()) {
+            continue;
+        }
+        let code = code_only(&text);
+        for needle in [
+            "cap_std::fs::Dir",
+            "cap_std::fs::File",
+            "cap_std::fs::OpenOptions",
+            "cap_std::ambient_authority",
+            "fs::{Dir",
+            ".dir()",
+            "self.dir.",
+        ] {
+            if code.contains(needle) {
+                found.push(format!("{file} uses {needle}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 /// A `Script` means "parsed, and valid": its field is private and only `protocol` makes one.
 #[test]
 fn only_the_parser_makes_a_script() {

@@ -25,6 +25,7 @@ mod errors;
 mod exec;
 mod frontends;
 mod git;
+mod hands;
 mod instructions;
 mod interactive;
 mod json_events;

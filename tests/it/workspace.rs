@@ -157,17 +157,71 @@ fn git_and_agent_folders_are_off_limits_in_any_case() {
     assert_eq!(tree(dir.path()), before);
 }
 
+/// A link inside the workspace is refused like one that leads out: anywhere on the way, the
+/// last name included, for reading, writing, deleting and both ends of a move. A command may have
+/// made it, and where it leads can change between a check and a use.
 #[test]
-fn symlinks_inside_the_workspace_are_followed() {
+fn links_inside_the_workspace_are_refused_too() {
     let dir = tempfile::tempdir().unwrap();
     fs::create_dir(dir.path().join("real")).unwrap();
+    fs::write(dir.path().join("real/a.txt"), "a\n").unwrap();
     symlink("real", dir.path().join("alias")).unwrap();
+    symlink("real/a.txt", dir.path().join("a-link.txt")).unwrap();
+    fs::write(dir.path().join("b.txt"), "b\n").unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
-    assert_eq!(
-        apply(&ws, &(newfile("alias/f.txt", "hi") + NEXT)),
-        vec![None]
+    let before = tree(dir.path());
+    let reply = newfile("alias/f.txt", "hi")
+        + "@@readfile alias/a.txt\n@@end\n"
+        + "@@readfile a-link.txt\n@@end\n"
+        + "@@updatefile a-link.txt\n<<<CONTENT\nx\nCONTENT>>>\n@@end\n"
+        + "@@editfile alias/a.txt\n<<<FIND\na\nFIND>>>\n<<<REPLACE\nz\nREPLACE>>>\n@@end\n"
+        + "@@deletefile a-link.txt\n@@end\n"
+        + "@@mkdir alias/sub\n@@end\n"
+        + "@@movefile a-link.txt\n<<<TO\nmoved.txt\nTO>>>\n@@end\n"
+        + "@@movefile b.txt\n<<<TO\nalias/b.txt\nTO>>>\n@@end\n"
+        + NEXT;
+    assert_eq!(apply(&ws, &reply), vec![Some(Code::PathOutside); 9]);
+    assert_eq!(tree(dir.path()), before, "nothing changed");
+    assert!(
+        fs::symlink_metadata(dir.path().join("a-link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
     );
-    assert_eq!(fs::read(dir.path().join("real/f.txt")).unwrap(), b"hi\n");
+}
+
+/// A backup folder swapped for a link (as with the sandbox off, where a command reaches
+/// `.agent/`) fails the backup, and so the change; it never redirects the copy. `.agent` itself
+/// a link is refused the same way.
+#[test]
+fn a_backup_folder_swapped_for_a_link_cannot_redirect_a_backup_write() {
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+    fs::write(dir.path().join("b.txt"), "b\n").unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let mut backup = Backup::new(&ws, BatchKind::Batch, "test");
+    ws.update_file("a.txt", "a2", &mut backup).unwrap();
+    let files = dir.path().join(".agent/backups/b000001/files");
+    fs::rename(&files, dir.path().join("files.old")).unwrap();
+    symlink(outside.path(), &files).unwrap();
+    let failure = ws.update_file("b.txt", "b2", &mut backup).unwrap_err();
+    assert_eq!(failure.code, Code::FileIo, "{failure:?}");
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    assert_eq!(
+        fs::read(dir.path().join("b.txt")).unwrap(),
+        b"b\n",
+        "no change without its backup"
+    );
+
+    fs::remove_dir_all(dir.path().join(".agent")).unwrap();
+    symlink(outside.path(), dir.path().join(".agent")).unwrap();
+    let failure = backup::ensure_agent_dir(&ws).unwrap_err();
+    assert_eq!(failure.code, Code::FileIo, "{failure:?}");
+    let mut again = Backup::new(&ws, BatchKind::Batch, "test");
+    assert!(ws.update_file("b.txt", "b3", &mut again).is_err());
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+    assert_eq!(fs::read(dir.path().join("b.txt")).unwrap(), b"b\n");
 }
 
 #[test]
@@ -394,11 +448,16 @@ proptest! {
     }
 }
 
+/// keyless's configuration, at the root or in a folder below (a nested workspace's), under a
+/// link's name too, is neither read nor changed by file commands: it holds the mode and the
+/// allow and deny lists, and a model must not set its own safety switches.
 #[test]
-fn the_model_reads_keyless_json_but_never_changes_it() {
+fn keyless_json_is_neither_read_nor_changed_by_file_commands() {
     let dir = tempfile::tempdir().unwrap();
     let config = "{ \"Agent\": { \"Mode\": \"Ask\" } }\n";
     fs::write(dir.path().join("keyless.json"), config).unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    fs::write(dir.path().join("sub/keyless.json"), config).unwrap();
     symlink("keyless.json", dir.path().join("settings.json")).unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     let before = tree(dir.path());
@@ -409,12 +468,14 @@ fn the_model_reads_keyless_json_but_never_changes_it() {
         @@deletefile keyless.json\n@@end\n\
         @@movefile keyless.json\n<<<TO\nold.json\nTO>>>\n@@end\n\
         @@newfile draft.json\n<<<CONTENT\n{}\nCONTENT>>>\n@@end\n\
-        @@movefile draft.json\n<<<TO\nkeyless.json\nTO>>>\n@@end\n@@eof\n";
+        @@movefile draft.json\n<<<TO\nkeyless.json\nTO>>>\n@@end\n\
+        @@readfile sub/keyless.json\n@@end\n\
+        @@updatefile sub/KEYLESS.JSON\n<<<CONTENT\n{}\nCONTENT>>>\n@@end\n@@eof\n";
     let outside = Some(Code::PathOutside);
     assert_eq!(
         apply(&ws, reply),
         vec![
-            None, outside, outside, outside, outside, outside, None, outside
+            outside, outside, outside, outside, outside, outside, None, outside, outside, outside
         ]
     );
     let mut after = tree(dir.path());

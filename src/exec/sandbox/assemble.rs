@@ -19,7 +19,7 @@ use super::placeholder::Placeholders;
 use super::proxy::Refusals;
 use super::support::WorldSupport;
 use super::world::{self, Entry, Sizes, Spec};
-use super::{PROTECTED_NAMES, SECRET_STORES, home};
+use super::{PROTECTED_NAMES, home};
 
 /// Why a command is contained: the model's, or one of keyless's own runs in the workspace (the
 /// snapshot's tool versions, the user's snapshot scripts), which gets no network and sees the
@@ -122,11 +122,7 @@ impl Assembly {
                 _ => unlayered.push(cache),
             }
         }
-        let mut secrets: Vec<PathBuf> = match input.home {
-            Some(home) => SECRET_STORES.iter().map(|s| home.join(s)).collect(),
-            None => Vec::new(),
-        };
-        secrets.extend(input.config.hidden_paths.iter().cloned());
+        let mut secrets = super::secret_places(input.home, input.config);
         secrets.extend(input.hidden.iter().cloned());
         // The credential files of every tool home a command sees, wherever it lives.
         let mut filtered = Vec::new();

@@ -117,6 +117,25 @@ pub const SECRET_STORES: &[&str] = &[
     ".config/chromium",
 ];
 
+/// The home folder whose secret stores are hidden: `$HOME`, when it is an absolute path.
+pub fn home_folder() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute())
+}
+
+/// The places hidden from every command wherever they are (also inside the workspace): the
+/// secret stores of `home` and `Sandbox.HiddenPaths`. keyless's own (its browser profile) are
+/// added to a sandbox with [`Sandbox::hide`].
+pub fn secret_places(home: Option<&Path>, config: &SandboxConfig) -> Vec<PathBuf> {
+    let mut places: Vec<PathBuf> = match home {
+        Some(home) => SECRET_STORES.iter().map(|s| home.join(s)).collect(),
+        None => Vec::new(),
+    };
+    places.extend(config.hidden_paths.iter().cloned());
+    places
+}
+
 /// Names inside the workspace the model's commands may read but never change.
 pub const PROTECTED_NAMES: &[&str] = &[".git", ".agent", "keyless.json"];
 
@@ -153,9 +172,7 @@ impl Sandbox {
     /// The sandbox with a platform already detected.
     pub fn with_platform(root: &Path, config: &SandboxConfig, platform: Platform) -> Sandbox {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .filter(|h| h.is_absolute());
+        let home = home_folder();
         // Placeholders a killed keyless left in this workspace go before anything reads it.
         #[cfg(target_os = "linux")]
         if let Some(state) = assemble::state_dir(None, home.as_deref(), &root) {
@@ -271,11 +288,7 @@ impl Sandbox {
     /// The secret stores masked inside the fallback's sandbox: those that exist, and that hold
     /// neither the workspace nor one of `writable` (what [`Sandbox::writable_paths`] gave).
     pub fn hidden_paths(&self, writable: &[PathBuf]) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = match &self.home {
-            Some(home) => SECRET_STORES.iter().map(|s| home.join(s)).collect(),
-            None => Vec::new(),
-        };
-        paths.extend(self.config.hidden_paths.iter().cloned());
+        let mut paths = secret_places(self.home.as_deref(), &self.config);
         paths.extend(self.also_hidden.iter().cloned());
         paths.retain(|p| {
             p.symlink_metadata().is_ok()

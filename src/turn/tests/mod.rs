@@ -194,7 +194,7 @@ impl Bench {
     }
 
     fn file(&self, path: &str) -> Option<String> {
-        self.ws.dir().read_to_string(path).ok()
+        std::fs::read_to_string(self.ws.root().join(path)).ok()
     }
 }
 

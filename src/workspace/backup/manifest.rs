@@ -93,12 +93,11 @@ pub(super) fn io(action: &str, e: std::io::Error) -> Failure {
 
 /// Creates `.agent/` with its own `.gitignore`, so `git add -A` never stages keyless's state.
 pub fn ensure_agent_dir(ws: &Workspace) -> Result<(), Failure> {
-    let dir = ws.dir();
-    dir.create_dir_all(Agent::Folder.rel())
+    ws.make_own_dir(&Agent::Folder.rel())
         .map_err(|e| io("create the folder", e))?;
     let ignore = Agent::GitIgnore.rel();
-    if !dir.exists(&ignore) {
-        ws.write_atomic(&ignore, b"*\n", None)
+    if !ws.own_exists(&ignore) {
+        ws.write_own(&ignore, b"*\n")
             .map_err(|e| io("write .gitignore", e))?;
     }
     Ok(())
@@ -119,14 +118,12 @@ pub fn mode_of(_: &Permissions) -> Option<u32> {
 /// Every saved batch, oldest first.
 pub fn list(ws: &Workspace) -> Result<Vec<Manifest>, Failure> {
     let root = backups_root();
-    let dir = ws.dir();
-    if !dir.exists(&root) {
+    if !ws.own_exists(&root) {
         return Ok(Vec::new());
     }
     let mut manifests = Vec::new();
-    for entry in dir.read_dir(&root).map_err(|e| io("list backups", e))? {
-        let entry = entry.map_err(|e| io("list backups", e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+    for (name, _) in ws.own_entries(&root).map_err(|e| io("list backups", e))? {
+        let name = name.to_string_lossy().into_owned();
         if name
             .strip_prefix('b')
             .and_then(|n| n.parse::<u64>().ok())
@@ -135,7 +132,9 @@ pub fn list(ws: &Workspace) -> Result<Vec<Manifest>, Failure> {
             continue;
         }
         let path = root.join(&name).join(MANIFEST);
-        let Ok(bytes) = dir.read(&path) else { continue };
+        let Ok(bytes) = ws.read_own(&path) else {
+            continue;
+        };
         match serde_json::from_slice::<Manifest>(&bytes) {
             Ok(manifest) => manifests.push(manifest),
             Err(e) => {

@@ -14,48 +14,47 @@ mod undo;
 
 use std::path::Path;
 
-use crate::workspace::Workspace;
 use crate::workspace::agent::Agent;
+use crate::workspace::{Reach, Workspace};
 use manifest::backups_root;
 pub use manifest::{BatchKind, Entry, Manifest, Mark, ensure_agent_dir, list, mode_of};
 pub(in crate::workspace) use manifest::{MANIFEST, folder_of, sha256};
 pub use record::Backup;
-pub use undo::{UndoReport, next_undo, undo};
+pub use undo::{NotRestored, UndoReport, next_undo, undo};
 
 /// How many batch folders `.agent/backups/` holds and their size in bytes. keyless deletes
 /// none of them; `keyless status` shows this so the user knows what they take.
 pub fn usage(ws: &Workspace) -> (usize, u64) {
-    let dir = ws.dir();
     let size = |path: &Path| -> u64 {
         let mut total = 0;
         let mut folders = vec![path.to_path_buf()];
         while let Some(folder) = folders.pop() {
-            for entry in dir.read_dir(&folder).into_iter().flatten().flatten() {
-                let path = folder.join(entry.file_name());
-                match dir.symlink_metadata(&path) {
-                    Ok(meta) if meta.is_dir() => folders.push(path),
-                    Ok(meta) => total += meta.len(),
-                    Err(_) => {}
+            for (name, meta) in ws.own_entries(&folder).into_iter().flatten() {
+                if meta.is_dir() {
+                    folders.push(folder.join(name));
+                } else {
+                    total += meta.len();
                 }
             }
         }
         total
     };
     let root = backups_root();
-    let Ok(entries) = dir.read_dir(&root) else {
+    let Ok(entries) = ws.own_entries(&root) else {
         return (0, 0);
     };
     entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .fold((0, 0), |(n, bytes), e| {
-            (n + 1, bytes + size(&root.join(e.file_name())))
+        .into_iter()
+        .filter(|(_, meta)| meta.is_dir())
+        .fold((0, 0), |(n, bytes), (name, _)| {
+            (n + 1, bytes + size(&root.join(name)))
         })
 }
 
 /// Removes the temporary files a killed keyless left half-written: beside each file the newest
 /// batch changed (its backup records every change before it is made) and in `.agent/`. Called
 /// when a keyless takes the workspace, so nothing lingers until the next write of the same file.
+/// Each place is walked like any other: a name a command made a link is passed over.
 pub fn clean_after_crash(ws: &Workspace) {
     let newest = list(ws).ok().and_then(|m| m.into_iter().last());
     let paths = newest
@@ -69,7 +68,9 @@ pub fn clean_after_crash(ws: &Workspace) {
             Entry::Moved { path, to } => vec![path, to],
         });
     for path in paths {
-        ws.clear_stale_temps(Path::new(&path));
+        if let Ok(place) = ws.place(&path, Reach::Model) {
+            place.clear_stale_temps();
+        }
     }
-    ws.clear_stale_temps_in(&Agent::Folder.rel());
+    ws.clear_own_temps(&Agent::Folder.rel());
 }

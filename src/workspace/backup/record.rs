@@ -40,8 +40,7 @@ impl<'w> Backup<'w> {
     pub fn reopen(ws: &'w Workspace, mark: Mark, label: impl Into<String>) -> Backup<'w> {
         let folder = folder_of(mark.id);
         let saved = ws
-            .dir()
-            .read(folder.join(MANIFEST))
+            .read_own(&folder.join(MANIFEST))
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok());
         match saved {
@@ -92,8 +91,7 @@ impl<'w> Backup<'w> {
         };
         let folder = folder_of(next);
         self.ws
-            .dir()
-            .create_dir_all(folder.join("files"))
+            .make_own_dir(&folder.join("files"))
             .map_err(|e| io("create a backup folder", e))?;
         self.manifest.id = next;
         self.folder = Some(folder.clone());
@@ -106,7 +104,7 @@ impl<'w> Backup<'w> {
         let json = serde_json::to_vec_pretty(&self.manifest)
             .map_err(|e| Failure::new(Code::Internal, format!("backup record: {e}")))?;
         self.ws
-            .write_atomic(&folder.join(MANIFEST), &json, None)
+            .write_own(&folder.join(MANIFEST), &json)
             .map_err(|e| io("save the backup record", e))
     }
 
@@ -115,7 +113,7 @@ impl<'w> Backup<'w> {
         let folder = self.folder()?;
         let name = format!("files/{:04}", self.manifest.entries.len() + 1);
         self.ws
-            .write_atomic(&folder.join(&name), bytes, None)
+            .write_own(&folder.join(&name), bytes)
             .map_err(|e| io("save a backup copy", e))?;
         Ok(name)
     }

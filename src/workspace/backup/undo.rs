@@ -1,7 +1,8 @@
 //! `keyless undo`: the newest batch not undone yet put back, after a safety copy of everything
-//! it is about to change.
-
-use std::path::Path;
+//! it is about to change. Every path is put back through the workspace's one resolver, for the
+//! model's reach: a folder a command replaced by a link since, `.git`, `.agent`, a configuration
+//! file or a hidden path is never written, removed or read; each such change is left as it is and
+//! said ([`NotRestored`]), and the rest is put back.
 
 use cap_std::fs::Permissions;
 #[cfg(unix)]
@@ -10,8 +11,9 @@ use cap_std::fs::PermissionsExt;
 use super::manifest::{BatchKind, Entry, MANIFEST, Manifest, folder_of, io, list, mode_of};
 use super::record::Backup;
 use crate::catalog::{Code, Failure};
-use crate::workspace::Workspace;
 use crate::workspace::agent::Agent;
+use crate::workspace::resolve::Stop;
+use crate::workspace::{NotOpened, Place, Reach, Refused, Replace, Workspace, shown};
 
 #[cfg(unix)]
 fn permissions_of(mode: Option<u32>) -> Option<Permissions> {
@@ -35,8 +37,32 @@ pub enum UndoReport {
         id: u64,
         label: String,
         actions: Vec<String>,
+        /// The changes left as they are: the resolver refused their path.
+        refused: Vec<NotRestored>,
         safety_copy: Option<u64>,
     },
+}
+
+/// A change undo left as it is, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotRestored {
+    /// The workspace path the backup recorded.
+    pub path: String,
+    /// Why the resolver refused it.
+    pub refused: Refused,
+    /// Where its old bytes are kept, when the backup has them (workspace-relative).
+    pub kept: Option<String>,
+}
+
+impl NotRestored {
+    /// The refusal in words, and where the old bytes are.
+    pub fn reason(&self) -> String {
+        let why = self.refused.reason(&self.path);
+        match &self.kept {
+            Some(kept) => format!("{why}; its old bytes are kept in {kept}"),
+            None => why,
+        }
+    }
 }
 
 /// The batch `keyless undo` puts back: the newest batch not undone yet. Batches already undone
@@ -47,6 +73,20 @@ pub fn next_undo(manifests: &[Manifest]) -> Option<&Manifest> {
         .iter()
         .rev()
         .find(|m| m.kind == BatchKind::Batch && !m.undone)
+}
+
+/// What is at a place now, for the safety copy: a regular file's bytes and mode, or nothing.
+enum Now {
+    File(Vec<u8>, Option<u32>),
+    Other,
+}
+
+fn now_at(place: &Place) -> Result<Now, Refused> {
+    match place.read(None) {
+        Ok((bytes, meta)) => Ok(Now::File(bytes, mode_of(&meta.permissions()))),
+        Err(NotOpened::Refused(refused)) => Err(refused),
+        Err(_) => Ok(Now::Other),
+    }
 }
 
 /// Restores the workspace to its state before the newest batch not undone yet.
@@ -65,21 +105,14 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
     };
     let mut target = target.clone();
     let folder = folder_of(target.id);
-    let dir = ws.dir();
     let mut safety = Backup::new(
         ws,
         BatchKind::Undo,
         format!("safety copy before undoing batch {}", target.id),
     );
     let mut actions = Vec::new();
-    let current = |path: &Path| -> Option<(Vec<u8>, Option<u32>)> {
-        let meta = dir.symlink_metadata(path).ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        Some((dir.read(path).ok()?, mode_of(&meta.permissions())))
-    };
-    let fail = |what: &str, path: &str, e: std::io::Error| {
+    let mut refused = Vec::new();
+    let fail = |what: &str, path: &str, e: &dyn std::fmt::Display| {
         Failure::new(
             Code::FileIo,
             format!(
@@ -88,68 +121,126 @@ pub fn undo(ws: &Workspace) -> Result<UndoReport, Failure> {
             ),
         )
     };
+    // A path the resolver refuses is left as it is and said; the walk failing to read the
+    // workspace stops the undo.
+    let walk = |path: &str| -> Result<Result<Place, Refused>, Failure> {
+        match ws.walk(path, Reach::Model) {
+            Ok(place) => Ok(Ok(place)),
+            Err(Stop::Refused(why)) => Ok(Err(why)),
+            Err(Stop::Io(e)) => Err(fail("reach", path, &e)),
+        }
+    };
     for entry in target.entries.iter().rev() {
+        let kept = |backup: &str| Some(shown(&folder.join(backup)));
         match entry {
             Entry::Modified {
                 path, backup, mode, ..
             }
             | Entry::Deleted { path, backup, mode } => {
-                let p = Path::new(path);
-                let old = dir
-                    .read(folder.join(backup))
-                    .map_err(|e| fail("read the backup of", path, e))?;
-                match current(p) {
-                    Some((bytes, cur_mode)) => safety.modified(p, &bytes, cur_mode, &old)?,
-                    None => safety.created(p, &old)?,
-                }
-                if let Some(parent) = p.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    dir.create_dir_all(parent)
-                        .map_err(|e| fail("recreate the folder of", path, e))?;
-                }
-                ws.write_atomic(p, &old, permissions_of(*mode))
-                    .map_err(|e| fail("restore", path, e))?;
+                let old = ws
+                    .read_own(&folder.join(backup))
+                    .map_err(|e| fail("read the backup of", path, &e))?;
+                let mut place = match walk(path)?.and_then(|p| now_at(&p).map(|now| (p, now))) {
+                    Ok((place, now)) => {
+                        match now {
+                            Now::File(bytes, cur_mode) => {
+                                safety.modified(place.rel(), &bytes, cur_mode, &old)?
+                            }
+                            Now::Other => safety.created(place.rel(), &old)?,
+                        }
+                        place
+                    }
+                    Err(why) => {
+                        refused.push(NotRestored {
+                            path: path.clone(),
+                            refused: why,
+                            kept: kept(backup),
+                        });
+                        continue;
+                    }
+                };
+                place
+                    .make_missing(|_| Ok(()))
+                    .map_err(|f| fail("recreate the folder of", path, &f.reason))?;
+                place
+                    .write_atomic(&old, permissions_of(*mode))
+                    .map_err(|e| fail("restore", path, &place.failure("write", e).reason))?;
                 actions.push(format!("restored {path}"));
             }
             Entry::Created { path, .. } => {
-                let p = Path::new(path);
-                if let Some((bytes, mode)) = current(p) {
-                    safety.deleted(p, &bytes, mode)?;
-                    dir.remove_file(p).map_err(|e| fail("remove", path, e))?;
-                    actions.push(format!("removed {path} (it was new; a copy is kept)"));
+                match walk(path)?.and_then(|p| now_at(&p).map(|now| (p, now))) {
+                    Ok((place, Now::File(bytes, mode))) => {
+                        safety.deleted(place.rel(), &bytes, mode)?;
+                        place.remove_file().map_err(|e| fail("remove", path, &e))?;
+                        actions.push(format!("removed {path} (it was new; a copy is kept)"));
+                    }
+                    Ok((_, Now::Other)) => {}
+                    Err(why) => refused.push(NotRestored {
+                        path: path.clone(),
+                        refused: why,
+                        kept: None,
+                    }),
                 }
             }
             Entry::Moved { path, to } => {
-                let (from, to_path) = (Path::new(path), Path::new(to));
-                if let Some((moving, _)) = current(to_path) {
-                    if let Some((bytes, mode)) = current(from) {
-                        safety.modified(from, &bytes, mode, &moving)?;
+                let from = walk(path)?.and_then(|p| now_at(&p).map(|now| (p, now)));
+                let back = walk(to)?.and_then(|p| now_at(&p).map(|now| (p, now)));
+                let ((mut from, from_now), (back, back_now)) = match (from, back) {
+                    (Ok(from), Ok(back)) => (from, back),
+                    (Err(why), _) => {
+                        refused.push(NotRestored {
+                            path: path.clone(),
+                            refused: why,
+                            kept: None,
+                        });
+                        continue;
                     }
-                    safety.moved(to_path, from)?;
-                    if let Some(parent) = from.parent().filter(|p| !p.as_os_str().is_empty()) {
-                        dir.create_dir_all(parent)
-                            .map_err(|e| fail("recreate the folder of", path, e))?;
+                    (_, Err(why)) => {
+                        refused.push(NotRestored {
+                            path: to.clone(),
+                            refused: why,
+                            kept: None,
+                        });
+                        continue;
                     }
-                    dir.rename(to_path, dir, from)
-                        .map_err(|e| fail("move back", to, e))?;
-                    actions.push(format!("moved {to} back to {path}"));
+                };
+                let Now::File(moving, _) = back_now else {
+                    continue;
+                };
+                if let Now::File(bytes, mode) = from_now {
+                    safety.modified(from.rel(), &bytes, mode, &moving)?;
                 }
+                safety.moved(back.rel(), from.rel())?;
+                from.make_missing(|_| Ok(()))
+                    .map_err(|f| fail("recreate the folder of", path, &f.reason))?;
+                back.move_to(&from, Replace::Allowed)
+                    .map_err(|e| fail("move back", to, &back.failure("move", e).reason))?;
+                actions.push(format!("moved {to} back to {path}"));
             }
-            Entry::DirCreated { path } => {
-                if dir.remove_dir(path).is_ok() {
-                    actions.push(format!("removed the empty folder {path}"));
+            Entry::DirCreated { path } => match walk(path)? {
+                Ok(place) => {
+                    if place.remove_dir().is_ok() {
+                        actions.push(format!("removed the empty folder {path}"));
+                    }
                 }
-            }
+                Err(why) => refused.push(NotRestored {
+                    path: path.clone(),
+                    refused: why,
+                    kept: None,
+                }),
+            },
         }
     }
     target.undone = true;
     let json = serde_json::to_vec_pretty(&target)
         .map_err(|e| Failure::new(Code::Internal, format!("backup record: {e}")))?;
-    ws.write_atomic(&folder.join(MANIFEST), &json, None)
+    ws.write_own(&folder.join(MANIFEST), &json)
         .map_err(|e| io("mark the batch undone", e))?;
     Ok(UndoReport::Restored {
         id: target.id,
         label: target.label,
         actions,
+        refused,
         safety_copy: safety.id(),
     })
 }

@@ -1,15 +1,15 @@
 //! The file commands that change the workspace: newfile, updatefile, editfile (only the bytes
 //! that differ rewritten), deletefile, mkdir and movefile.
 
-use super::{FileOutcome, eol_name, regular, shown, writable};
+use super::{FileOutcome, eol_name, not_opened};
 use crate::catalog::{Code, Failure};
-use crate::workspace::Workspace;
 use crate::workspace::backup::{Backup, mode_of};
 use crate::workspace::eol::{EolSource, new_file_eol};
 use crate::workspace::find::{explain_miss, find_all};
 use crate::workspace::text::{
     Eol, dominant, file_body, line_of, normalize, original_offsets, verified_line, with_eol,
 };
+use crate::workspace::{Reach, Replace, Workspace, shown};
 
 impl Workspace {
     /// `@@newfile`: creates the file; fails if it exists.
@@ -19,9 +19,8 @@ impl Workspace {
         content: &str,
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
-        let path = self.resolve(rel)?;
-        writable(rel, &path)?;
-        if let Ok(meta) = self.dir().symlink_metadata(&path) {
+        let mut place = self.place(rel, Reach::Model)?;
+        if let Some(meta) = place.entry() {
             let what = if meta.is_dir() { "a folder" } else { "a file" };
             return Err(Failure::new(
                 Code::FileAlreadyExists,
@@ -30,13 +29,20 @@ impl Workspace {
                 ),
             ));
         }
-        let (eol, source) = new_file_eol(self.root(), &path);
-        self.make_parents(rel, &path, backup)?;
+        let (eol, source) = new_file_eol(self.root(), &place);
+        place.make_missing(|dir| backup.dir_created(dir))?;
         let bytes = file_body(content, eol).into_bytes();
-        backup.created(&path, &bytes)?;
-        self.write_atomic(&path, &bytes, None)
-            .map_err(|e| self.io_failure(rel, "write", e))?;
-        let mut outcome = FileOutcome::verified(verified_line(&shown(&path), &bytes));
+        backup.created(place.rel(), &bytes)?;
+        place.write_new(&bytes).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Failure::new(
+                Code::FileAlreadyExists,
+                format!(
+                    "{rel} was made by something else while it was written; nothing was replaced"
+                ),
+            ),
+            _ => place.failure("write", e),
+        })?;
+        let mut outcome = FileOutcome::verified(verified_line(&shown(place.rel()), &bytes));
         if eol == Eol::CrLf || source != EolSource::Platform {
             outcome.details.push(format!(
                 "eol: {} (from {})",
@@ -55,11 +61,10 @@ impl Workspace {
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
         let old = self.existing(rel)?;
-        writable(rel, &old.path)?;
         let eol =
-            dominant(&old.text.text).unwrap_or_else(|| new_file_eol(self.root(), &old.path).0);
-        let bytes = self.rewrite(rel, &old, file_body(content, eol), backup)?;
-        let mut outcome = FileOutcome::verified(verified_line(&shown(&old.path), &bytes));
+            dominant(&old.text.text).unwrap_or_else(|| new_file_eol(self.root(), &old.place).0);
+        let bytes = self.rewrite(&old, file_body(content, eol), backup)?;
+        let mut outcome = FileOutcome::verified(verified_line(&shown(old.place.rel()), &bytes));
         if bytes == old.bytes {
             outcome
                 .details
@@ -78,7 +83,6 @@ impl Workspace {
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
         let old = self.existing(rel)?;
-        writable(rel, &old.path)?;
         let original = &old.text.text;
         let norm = normalize(original);
         let matches = find_all(&norm, find);
@@ -95,15 +99,15 @@ impl Workspace {
         let (from, to) = (start + prefix, start + find.len() - suffix);
         let middle = &replace[prefix..replace.len() - suffix];
         let offsets = original_offsets(original, &[from, to]);
-        let eol = dominant(original).unwrap_or_else(|| new_file_eol(self.root(), &old.path).0);
+        let eol = dominant(original).unwrap_or_else(|| new_file_eol(self.root(), &old.place).0);
         let mut text = String::with_capacity(original.len() + middle.len() * 2);
         text.push_str(&original[..offsets[0]]);
         text.push_str(&with_eol(middle, eol));
         text.push_str(&original[offsets[1]..]);
-        let bytes = self.rewrite(rel, &old, text, backup)?;
+        let bytes = self.rewrite(&old, text, backup)?;
         let first = line_of(&norm, start);
         let last = first + find.matches('\n').count();
-        let mut outcome = FileOutcome::verified(verified_line(&shown(&old.path), &bytes));
+        let mut outcome = FileOutcome::verified(verified_line(&shown(old.place.rel()), &bytes));
         outcome.details.push(if find == replace {
             "unchanged: FIND and REPLACE are the same".to_string()
         } else {
@@ -120,35 +124,24 @@ impl Workspace {
 
     /// `@@deletefile`: backs the file up, then removes it.
     pub fn delete_file(&self, rel: &str, backup: &mut Backup) -> Result<FileOutcome, Failure> {
-        let path = self.resolve_entry(rel)?;
-        writable(rel, &path)?;
-        let meta = self.dir().symlink_metadata(&path).map_err(|_| {
-            Failure::new(
-                Code::FileNotFound,
-                format!("{rel} does not exist; nothing was deleted"),
-            )
-        })?;
-        if meta.is_dir() {
+        let place = self.place(rel, Reach::Model)?;
+        if place.entry().is_some_and(|meta| meta.is_dir()) {
             return Err(Failure::new(
                 Code::FileIo,
                 format!("{rel} is a folder; @@deletefile removes one file at a time"),
             ));
         }
-        if meta.file_type().is_symlink() {
-            return Err(Failure::new(
-                Code::FileIo,
-                format!("{rel} is a symbolic link; keyless does not delete links"),
-            ));
-        }
-        regular(rel, &meta)?;
-        let bytes = self
-            .dir()
-            .read(&path)
-            .map_err(|e| self.io_failure(rel, "read", e))?;
-        backup.deleted(&path, &bytes, mode_of(&meta.permissions()))?;
-        self.dir()
-            .remove_file(&path)
-            .map_err(|e| self.io_failure(rel, "delete", e))?;
+        let (bytes, meta) = place.read(None).map_err(|e| match e {
+            crate::workspace::NotOpened::Missing => Failure::new(
+                Code::FileNotFound,
+                format!("{rel} does not exist; nothing was deleted"),
+            ),
+            other => not_opened(rel, other),
+        })?;
+        backup.deleted(place.rel(), &bytes, mode_of(&meta.permissions()))?;
+        place
+            .remove_file()
+            .map_err(|e| place.failure("delete", e))?;
         Ok(FileOutcome {
             details: vec![format!("deleted: {} bytes, backed up", bytes.len())],
             ..FileOutcome::default()
@@ -157,18 +150,21 @@ impl Workspace {
 
     /// `@@mkdir`: creates the folder and its parents; succeeds if it exists.
     pub fn make_dir(&self, rel: &str, backup: &mut Backup) -> Result<FileOutcome, Failure> {
-        let path = self.resolve(rel)?;
-        writable(rel, &path)?;
-        match self.dir().metadata(&path) {
-            Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
+        let mut place = self.place(rel, Reach::Model)?;
+        match place.entry() {
+            Some(meta) if meta.is_dir() => {}
+            Some(_) => {
                 return Err(Failure::new(
                     Code::FileAlreadyExists,
                     format!("{rel} already exists as a file"),
                 ));
             }
-            Err(_) => {
-                self.make_parents(rel, &path.join("x"), backup)?;
+            None => {
+                place.make_missing(|dir| backup.dir_created(dir))?;
+                backup.dir_created(place.rel())?;
+                place
+                    .create_dir()
+                    .map_err(|e| place.failure("create the folder", e))?;
             }
         }
         Ok(FileOutcome::verified("verified: dir exists".to_string()))
@@ -181,40 +177,49 @@ impl Workspace {
         to: &str,
         backup: &mut Backup,
     ) -> Result<FileOutcome, Failure> {
-        let from = self.resolve_entry(rel)?;
-        let dest = self.resolve(to)?;
-        writable(rel, &from)?;
-        writable(to, &dest)?;
-        let meta = self.dir().symlink_metadata(&from).map_err(|_| {
-            Failure::new(
-                Code::FileNotFound,
-                format!("{rel} does not exist; nothing was moved"),
-            )
-        })?;
-        if !meta.is_file() {
-            return Err(Failure::new(
-                Code::FileIo,
-                format!("{rel} is not a regular file; @@movefile moves files"),
-            ));
+        let from = self.place(rel, Reach::Model)?;
+        let mut dest = self.place(to, Reach::Model)?;
+        match from.entry() {
+            None => {
+                return Err(Failure::new(
+                    Code::FileNotFound,
+                    format!("{rel} does not exist; nothing was moved"),
+                ));
+            }
+            Some(meta) if !meta.is_file() => {
+                return Err(Failure::new(
+                    Code::FileIo,
+                    format!("{rel} is not a regular file; @@movefile moves files"),
+                ));
+            }
+            Some(_) => {}
         }
-        if self.dir().symlink_metadata(&dest).is_ok() {
-            return Err(Failure::new(
+        let exists = || {
+            Failure::new(
                 Code::FileAlreadyExists,
                 format!(
                     "{to} already exists; @@movefile never overwrites (delete it first, or choose another name)"
                 ),
-            ));
+            )
+        };
+        if dest.entry().is_some() {
+            return Err(exists());
         }
-        self.make_parents(to, &dest, backup)?;
-        backup.moved(&from, &dest)?;
-        self.dir()
-            .rename(&from, self.dir(), &dest)
-            .map_err(|e| self.io_failure(rel, "move", e))?;
-        let bytes = self
-            .dir()
-            .read(&dest)
-            .map_err(|e| self.io_failure(to, "read", e))?;
-        Ok(FileOutcome::verified(verified_line(&shown(&dest), &bytes)))
+        dest.make_missing(|dir| backup.dir_created(dir))?;
+        backup.moved(from.rel(), dest.rel())?;
+        from.move_to(&dest, Replace::Never)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => exists(),
+                _ => from.failure("move", e),
+            })?;
+        let (bytes, _) = self
+            .place(to, Reach::Model)?
+            .read(None)
+            .map_err(|e| not_opened(to, e))?;
+        Ok(FileOutcome::verified(verified_line(
+            &shown(dest.rel()),
+            &bytes,
+        )))
     }
 }
 

@@ -1,23 +1,24 @@
 //! The file commands: newfile, updatefile, editfile, deletefile, readfile, mkdir, movefile.
 //!
-//! Each resolves its path inside the workspace first, backs up what it is about to change, then
-//! writes atomically. A failure touches nothing and says what was found and how to fix it.
+//! Each resolves its path through the workspace's one resolver first (no link, nothing
+//! protected or hidden: `resolve.rs`), backs up what it is about to change, then writes
+//! atomically through the handle of the folder the resolver walked to. A failure touches nothing
+//! and says what was found and how to fix it.
 //!
 //! This file holds what the commands share: what one reports, an existing file read and
-//! rewritten, missing parent folders made, and the refusals (not a regular file, keyless's own
-//! configuration). The commands that change the workspace are in `change.rs`, `@@readfile` in
-//! `read.rs`.
+//! rewritten, missing parent folders made, and why a file could not be opened. The commands that
+//! change the workspace are in `change.rs`, `@@readfile` in `read.rs`.
 
 mod change;
 mod read;
 
-use std::path::{Path, PathBuf};
+use std::io::Read;
 
 use cap_std::fs::Permissions;
 
 use super::backup::{Backup, mode_of};
 use super::text::{Eol, TextFile, decode};
-use super::{Workspace, shown};
+use super::{NotOpened, Place, Reach, Workspace};
 use crate::catalog::{Code, Failure};
 
 /// What a successful file command reports.
@@ -42,7 +43,7 @@ impl FileOutcome {
 
 /// An existing regular file, read and decoded.
 struct Existing {
-    path: PathBuf,
+    place: Place,
     bytes: Vec<u8>,
     text: TextFile,
     permissions: Permissions,
@@ -51,51 +52,13 @@ struct Existing {
 impl Workspace {
     /// Reads an existing text file at a model path.
     fn existing(&self, rel: &str) -> Result<Existing, Failure> {
-        let path = self.resolve(rel)?;
-        let meta = match self.dir().metadata(&path) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Failure::new(
-                    Code::FileNotFound,
-                    format!("{rel} does not exist; create it with @@newfile"),
-                ));
-            }
-            Err(e) => return Err(self.io_failure(rel, "read", e)),
-        };
-        if meta.is_dir() {
-            return Err(Failure::new(
-                Code::FileNotFound,
-                format!("{rel} is a folder, not a file"),
-            ));
-        }
-        regular(rel, &meta)?;
-        if meta.len() > MAX_WHOLE_FILE {
-            return Err(Failure::new(
-                Code::FileIo,
-                format!(
-                    "{rel} holds {} bytes; keyless edits files of at most {MAX_WHOLE_FILE} bytes. Change it with a command instead.",
-                    meta.len()
-                ),
-            ));
-        }
-        let bytes = self
-            .dir()
-            .read(&path)
-            .map_err(|e| self.io_failure(rel, "read", e))?;
-        let text = decode(bytes.clone())
-            .map_err(|why| Failure::new(Code::FileIo, format!("{rel} {why}")))?;
-        Ok(Existing {
-            path,
-            bytes,
-            text,
-            permissions: meta.permissions(),
-        })
+        let place = self.place(rel, Reach::Model)?;
+        existing_at(place, rel)
     }
 
     /// Rewrites an existing file with new text, backing up the old bytes first.
     fn rewrite(
         &self,
-        rel: &str,
         old: &Existing,
         text: String,
         backup: &mut Backup,
@@ -106,59 +69,64 @@ impl Workspace {
         }
         .to_bytes();
         if new != old.bytes {
-            backup.modified(&old.path, &old.bytes, mode_of(&old.permissions), &new)?;
-            self.write_atomic(&old.path, &new, Some(old.permissions.clone()))
-                .map_err(|e| self.io_failure(rel, "write", e))?;
+            backup.modified(old.place.rel(), &old.bytes, mode_of(&old.permissions), &new)?;
+            old.place
+                .write_atomic(&new, Some(old.permissions.clone()))
+                .map_err(|e| old.place.failure("write", e))?;
         }
         Ok(new)
     }
+}
 
-    /// Creates missing parent folders of `path`, recording each for undo.
-    fn make_parents(&self, rel: &str, path: &Path, backup: &mut Backup) -> Result<(), Failure> {
-        let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
-            return Ok(());
-        };
-        let mut missing = Vec::new();
-        for ancestor in parent.ancestors().filter(|p| !p.as_os_str().is_empty()) {
-            match self.dir().symlink_metadata(ancestor) {
-                Ok(meta) if meta.is_dir() => break,
-                Ok(_) => {
-                    return Err(Failure::new(
-                        Code::FileAlreadyExists,
-                        format!(
-                            "{rel} cannot be created: {} is a file, not a folder",
-                            shown(ancestor)
-                        ),
-                    ));
-                }
-                Err(_) => missing.push(ancestor.to_path_buf()),
-            }
-        }
-        for dir in missing.iter().rev() {
-            backup.dir_created(dir)?;
-            self.dir()
-                .create_dir(dir)
-                .map_err(|e| self.io_failure(rel, "create the folder for", e))?;
-        }
-        Ok(())
+/// The existing text file at `place` (the model's path `rel`), opened without following a link
+/// and read whole.
+fn existing_at(place: Place, rel: &str) -> Result<Existing, Failure> {
+    let (file, meta) = place.open_regular().map_err(|e| not_opened(rel, e))?;
+    if meta.len() > MAX_WHOLE_FILE {
+        return Err(Failure::new(
+            Code::FileIo,
+            format!(
+                "{rel} holds {} bytes; keyless edits files of at most {MAX_WHOLE_FILE} bytes. Change it with a command instead.",
+                meta.len()
+            ),
+        ));
     }
+    let mut bytes = Vec::new();
+    file.take(MAX_WHOLE_FILE)
+        .read_to_end(&mut bytes)
+        .map_err(|e| place.failure("read", e))?;
+    let text =
+        decode(bytes.clone()).map_err(|why| Failure::new(Code::FileIo, format!("{rel} {why}")))?;
+    Ok(Existing {
+        place,
+        bytes,
+        text,
+        permissions: meta.permissions(),
+    })
 }
 
 /// Files larger than this are never read whole (edited, replaced, deleted with a backup).
 const MAX_WHOLE_FILE: u64 = 512 * 1024 * 1024;
 
-/// Refuses anything but a regular file, before it is opened: opening a FIFO waits for a writer
-/// for ever, and a device can be read for ever.
-fn regular(rel: &str, meta: &cap_std::fs::Metadata) -> Result<(), Failure> {
-    if meta.is_file() {
-        return Ok(());
-    }
-    Err(Failure::new(
-        Code::FileIo,
-        format!(
-            "{rel} is not a regular file (a FIFO, a device or a socket); keyless reads and changes only regular files"
+/// Why the file at a model path could not be opened, for the model.
+fn not_opened(rel: &str, why: NotOpened) -> Failure {
+    match why {
+        NotOpened::Missing => Failure::new(
+            Code::FileNotFound,
+            format!("{rel} does not exist; create it with @@newfile"),
         ),
-    ))
+        NotOpened::Folder => {
+            Failure::new(Code::FileNotFound, format!("{rel} is a folder, not a file"))
+        }
+        NotOpened::NotRegular => Failure::new(
+            Code::FileIo,
+            format!(
+                "{rel} is not a regular file (a FIFO, a device or a socket); keyless reads and changes only regular files"
+            ),
+        ),
+        NotOpened::Refused(refused) => refused.failure(rel),
+        NotOpened::Io(e) => Failure::new(Code::FileIo, format!("could not read {rel}: {e}")),
+    }
 }
 
 fn eol_name(eol: Eol) -> &'static str {
@@ -166,25 +134,4 @@ fn eol_name(eol: Eol) -> &'static str {
         Eol::Lf => "lf",
         Eol::CrLf => "crlf",
     }
-}
-
-/// keyless's own configuration at the workspace root: the model may read it, never change it
-/// (it holds the mode and the allow and deny lists: a model must not set its own safety
-/// switches).
-pub const CONFIG_FILE: &str = crate::config::file::FILE_NAME;
-
-/// Refuses a change to [`CONFIG_FILE`] (`path` is resolved, so a symlink to it counts too).
-fn writable(rel: &str, path: &Path) -> Result<(), Failure> {
-    let is_config = path
-        .to_str()
-        .is_some_and(|p| p.eq_ignore_ascii_case(CONFIG_FILE));
-    if is_config {
-        return Err(Failure::new(
-            Code::PathOutside,
-            format!(
-                "{rel} is keyless's own configuration (its mode, allow and deny lists): the model may read it but never change it; ask the user to edit it"
-            ),
-        ));
-    }
-    Ok(())
 }

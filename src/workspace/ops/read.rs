@@ -1,20 +1,24 @@
 //! `@@readfile`: a file's text as a CONTENT section would write it, whole or, past the result's
 //! limit, in whole lines; a file too large to read whole read only as far as its result can show.
 
-use super::{FileOutcome, eol_name, regular};
+use super::{FileOutcome, eol_name, existing_at, not_opened};
 use crate::catalog::{Code, Failure};
-use crate::workspace::Workspace;
 use crate::workspace::text::{count_lines, dominant, normalize, short_sha};
+use crate::workspace::{Place, Reach, Workspace};
 
 impl Workspace {
     /// `@@readfile`: the file's text, LF-normalised and without its final line break, so it
     /// reads back exactly as a CONTENT section would write it. Past `max_chars`, whole lines up
     /// to the limit are shown and the result says how to read the rest.
     pub fn read_file(&self, rel: &str, max_chars: usize) -> Result<FileOutcome, Failure> {
-        if let Some(outcome) = self.read_large(rel, max_chars)? {
-            return Ok(outcome);
+        let place = self.place(rel, Reach::Model)?;
+        let large = place
+            .entry()
+            .is_some_and(|meta| meta.is_file() && meta.len() > READ_WHOLE_LIMIT);
+        if large {
+            return read_large(&place, rel, max_chars);
         }
-        let old = self.existing(rel)?;
+        let old = existing_at(place, rel)?;
         let norm = normalize(&old.text.text);
         let total_lines = count_lines(&norm);
         let body = norm.strip_suffix('\n').unwrap_or(&norm);
@@ -59,68 +63,56 @@ impl Workspace {
         outcome.block = Some(("CONTENT", shown_text));
         Ok(outcome)
     }
+}
 
-    /// `@@readfile` of a file too large to read whole (a log, a sparse file): only as many
-    /// bytes as `max_chars` characters can take are read, and whole lines of them shown.
-    /// `None` when the file is small enough for the ordinary path.
-    fn read_large(&self, rel: &str, max_chars: usize) -> Result<Option<FileOutcome>, Failure> {
-        use std::io::Read;
-        let path = self.resolve(rel)?;
-        let Ok(meta) = self.dir().metadata(&path) else {
-            return Ok(None); // the ordinary path reports it
-        };
-        if meta.is_dir() {
-            return Ok(None);
+/// `@@readfile` of a file too large to read whole (a log, a sparse file): only as many bytes as
+/// `max_chars` characters can take are read, and whole lines of them shown.
+fn read_large(place: &Place, rel: &str, max_chars: usize) -> Result<FileOutcome, Failure> {
+    use std::io::Read;
+    // A character is at most 4 bytes in UTF-8.
+    let budget = (max_chars as u64).saturating_mul(4).saturating_add(4);
+    let (file, meta) = place.open_regular().map_err(|e| not_opened(rel, e))?;
+    let mut bytes = Vec::new();
+    file.take(budget)
+        .read_to_end(&mut bytes)
+        .map_err(|e| place.failure("read", e))?;
+    let valid = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        // Cut inside a character at the end of the budget: keep the whole ones.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
         }
-        regular(rel, &meta)?;
-        if meta.len() <= READ_WHOLE_LIMIT {
-            return Ok(None);
+        Err(_) => {
+            return Err(Failure::new(
+                Code::FileIo,
+                format!("{rel} is not UTF-8 text (binary, or another encoding)"),
+            ));
         }
-        // A character is at most 4 bytes in UTF-8.
-        let budget = (max_chars as u64).saturating_mul(4).saturating_add(4);
-        let mut bytes = Vec::new();
-        self.dir()
-            .open(&path)
-            .and_then(|f| f.take(budget).read_to_end(&mut bytes))
-            .map_err(|e| self.io_failure(rel, "read", e))?;
-        let valid = match std::str::from_utf8(&bytes) {
-            Ok(text) => text,
-            // Cut inside a character at the end of the budget: keep the whole ones.
-            Err(e) if e.error_len().is_none() => {
-                std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
-            }
-            Err(_) => {
-                return Err(Failure::new(
-                    Code::FileIo,
-                    format!("{rel} is not UTF-8 text (binary, or another encoding)"),
-                ));
-            }
-        };
-        let text = valid.strip_prefix('\u{feff}').unwrap_or(valid);
-        let norm = normalize(text);
-        let mut shown = String::new();
-        let mut chars = 0;
-        for line in norm.split_inclusive('\n') {
-            let n = line.chars().count();
-            if chars + n > max_chars || !line.ends_with('\n') {
-                break;
-            }
-            chars += n;
-            shown.push_str(line);
+    };
+    let text = valid.strip_prefix('\u{feff}').unwrap_or(valid);
+    let norm = normalize(text);
+    let mut shown = String::new();
+    let mut chars = 0;
+    for line in norm.split_inclusive('\n') {
+        let n = line.chars().count();
+        if chars + n > max_chars || !line.ends_with('\n') {
+            break;
         }
-        let shown_lines = count_lines(&shown);
-        let shown = shown.strip_suffix('\n').unwrap_or(&shown).to_string();
-        Ok(Some(FileOutcome {
-            details: vec![format!("bytes: {}", meta.len())],
-            lines: vec![format!(
-                "partial: the first {shown_lines} lines shown; the file holds {} bytes, too many to read whole (a result holds at most {max_chars} characters). Read on with @@runcommand: sed -n '{},{}p' {rel}",
-                meta.len(),
-                shown_lines + 1,
-                shown_lines + 400
-            )],
-            block: Some(("CONTENT", shown)),
-        }))
+        chars += n;
+        shown.push_str(line);
     }
+    let shown_lines = count_lines(&shown);
+    let shown = shown.strip_suffix('\n').unwrap_or(&shown).to_string();
+    Ok(FileOutcome {
+        details: vec![format!("bytes: {}", meta.len())],
+        lines: vec![format!(
+            "partial: the first {shown_lines} lines shown; the file holds {} bytes, too many to read whole (a result holds at most {max_chars} characters). Read on with @@runcommand: sed -n '{},{}p' {rel}",
+            meta.len(),
+            shown_lines + 1,
+            shown_lines + 400
+        )],
+        block: Some(("CONTENT", shown)),
+    })
 }
 
 /// `@@readfile` of a larger file reads only what its result can show.

@@ -120,6 +120,29 @@ impl Test {
     }
 }
 
+impl Test {
+    /// `keyless undo --workspace <ws> <args> <extra>`, as a person runs it after a batch.
+    pub fn undo(&self, extra: &[&str]) -> Applied {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_keyless"));
+        command
+            .arg("undo")
+            .arg("--workspace")
+            .arg(&self.ws)
+            .args(&self.args)
+            .args(extra)
+            .stdin(Stdio::null());
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        let out = command.output().unwrap();
+        Applied {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code(),
+        }
+    }
+}
+
 /// What one `keyless apply` printed and how it exited. The checks panic with all of it.
 #[derive(Debug)]
 pub struct Applied {
