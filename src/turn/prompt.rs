@@ -325,11 +325,7 @@ fn sandbox_rule(sandbox: &Containment) -> String {
         Mechanism::World => {
             return format!(
                 "- Your commands run in a sandbox of their own: the system's folders read-only; the workspace writable, but .git, .agent and keyless.json read-only (commit with @@commit); an empty home folder but for the toolchains; build caches writable but private to this workspace; $TMPDIR is /tmp, the command's own, gone when it ends; no other process is visible, and nothing a command starts outlives it; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
-                if sandbox.network {
-                    "on only through a proxy (HTTPS_PROXY is set: package registries and git hosts over HTTP(S); nothing on this machine is reachable)"
-                } else {
-                    "off"
-                }
+                network_words(sandbox)
             );
         }
         Mechanism::Landlock(_) | Mechanism::Seatbelt => {}
@@ -337,6 +333,37 @@ fn sandbox_rule(sandbox: &Containment) -> String {
     format!(
         "- Your commands run in a sandbox: they may write only inside the workspace, in $TMPDIR and in the build caches; .git, .agent and keyless.json are read-only (commit with @@commit); secret stores such as ~/.ssh read as empty and secret environment variables are not set; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
         if sandbox.network { "on" } else { "off" }
+    )
+}
+
+/// Where the network of the world's commands goes, in the words the model acts on: through the
+/// proxy, the hosts it reaches.
+fn network_words(sandbox: &Containment) -> String {
+    if !sandbox.network {
+        return "off".to_string();
+    }
+    if !sandbox.proxied() {
+        return "on".to_string();
+    }
+    const NEVER: &str =
+        "nothing on this machine, no cloud metadata service and no internal address is reachable";
+    if sandbox.allow.any() {
+        return format!(
+            "on only through a proxy (HTTPS_PROXY is set) to public hosts over HTTP(S); {NEVER}"
+        );
+    }
+    let hosts: Vec<String> = sandbox
+        .allow
+        .entries()
+        .iter()
+        .map(|e| e.pattern.to_string())
+        .collect();
+    if hosts.is_empty() {
+        return "on, but its proxy reaches no host (its allow-list is empty)".to_string();
+    }
+    format!(
+        "on only through a proxy (HTTPS_PROXY is set) that reaches only these hosts (package registries and git hosts) over HTTP(S): {}; any other host is refused without being looked up, and {NEVER}",
+        hosts.join(", ")
     )
 }
 

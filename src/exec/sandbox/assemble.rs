@@ -16,7 +16,8 @@ use sha2::{Digest, Sha256};
 use super::enter::{Enter, Layer};
 use super::limits::{Group, Limits, Seen};
 use super::placeholder::Placeholders;
-use super::proxy::Refusals;
+use super::proxy::{Refusals, Refused};
+use super::reach::AllowList;
 use super::support::WorldSupport;
 use super::world::{self, Entry, Sizes, Spec};
 use super::{PROTECTED_NAMES, SECRET_STORES, home};
@@ -59,6 +60,8 @@ pub struct Assembly {
     gitconfig: Option<tempfile::NamedTempFile>,
     sizes: Sizes,
     limits: Limits,
+    /// What the proxy reaches for a command with network.
+    allow: std::sync::Arc<AllowList>,
 }
 
 /// What assembling needs from the sandbox.
@@ -71,6 +74,8 @@ pub struct Input<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// Where keyless's state for workspaces lives, when not in the user's cache folder.
     pub state_base: Option<&'a Path>,
+    /// What the proxy reaches.
+    pub allow: &'a std::sync::Arc<AllowList>,
 }
 
 impl Assembly {
@@ -147,6 +152,7 @@ impl Assembly {
                 processes: config.max_processes,
                 memory_bytes: config.max_memory_mib.unwrap_or_else(default_memory_mib) * MIB,
             },
+            allow: std::sync::Arc::clone(input.allow),
         }
     }
 
@@ -230,9 +236,9 @@ impl Assembly {
         match (&support.kept_net, network, purpose) {
             (Ok(()), Network::On, Purpose::Model) => {
                 let kept = super::nets::kept().map_err(io::Error::other)?;
-                let (ns, seen) = kept.on().map_err(io::Error::other)?;
-                enter.join = Some(ns.join());
-                refusals = Some(seen.clone());
+                let on = kept.on(&self.allow).map_err(io::Error::other)?;
+                enter.join = Some(on.ns.join());
+                refusals = Some(on.refusals.clone());
                 proxied = true;
             }
             (Ok(()), _, _) => {
@@ -360,7 +366,7 @@ pub struct After {
 pub struct Met {
     pub seen: Seen,
     /// Destinations the proxy refused.
-    pub refused: Vec<String>,
+    pub refused: Vec<Refused>,
     pub limits: Option<Limits>,
     pub tmp_bytes: u64,
 }
