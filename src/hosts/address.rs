@@ -16,7 +16,8 @@
 //! addresses (the proxy hands them in).
 
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+// `core::net`: the address types alone, no socket (this module is pure).
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// What kind of place an address is, when it is not simply public.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,10 +15,11 @@
 //! What this module does not do: resolve a name, connect, or decide what the allow-list holds
 //! (the sandbox's `reach.rs` does, from the configuration and the tools' settings).
 
-pub mod address;
+pub(crate) mod address;
 
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+// `core::net`: the address types alone, no socket (this module is pure).
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The longest name DNS carries (RFC 1035: 255 octets on the wire, 253 characters as text).
 const MAX_NAME: usize = 253;
@@ -186,10 +187,10 @@ impl Pattern {
         if text == "*" {
             return Ok(Pattern::Any);
         }
-        if let Some((scheme, rest)) = text.split_once("://") {
+        if let Some((_scheme, rest)) = text.split_once("://") {
             let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
             return Err(format!(
-                "{text:?} is a {scheme} address; give its host alone, like {host:?}"
+                "{text:?} is a URL; give its host alone, like {host:?}"
             ));
         }
         if let Some((base, bits)) = text.split_once('/') {

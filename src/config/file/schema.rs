@@ -164,7 +164,7 @@ fn hosts(name: &str, value: &Value) -> Result<Vec<crate::hosts::Pattern>, Failur
         .map(|entry| {
             let pattern = Pattern::parse(entry).map_err(|why| {
                 validation(format!(
-                    "{name} holds {why}. An entry is a host name (\"registry.example.com\"), every name below a suffix (\"*.example.com\"), an address or range (\"10.0.0.5\", \"10.0.0.0/8\"), or \"*\" for any host"
+                    "{name}: {why}. An entry is a host name (\"registry.example.com\"), every name below a suffix (\"*.example.com\"), an address or range (\"10.0.0.5\", \"10.0.0.0/8\"), or \"*\" for any host"
                 ))
             })?;
             if let Pattern::Address(ip) = pattern

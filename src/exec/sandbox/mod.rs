@@ -59,7 +59,7 @@ mod platform;
 mod probe;
 #[cfg(target_os = "linux")]
 pub(crate) mod proxy;
-pub mod reach;
+pub(crate) mod reach;
 mod refusal;
 mod registries;
 // Rendered and unit-tested on every platform; run only on macOS.
