@@ -13,8 +13,9 @@ use std::process::Command;
 use crate::sandbox::{World, cargo_crate, config};
 
 /// A build script that sends each request of `probes.txt` (`label<TAB>request`, `\r\n` written
-/// out, `SECRET` standing for the hex of the workspace's `.env`) to the proxy, and prints what
-/// came back on one line per probe.
+/// out, `SECRET` standing for the hex of the workspace's `.env`; `TLS host:port name` opens a
+/// tunnel and says a TLS hello asking for `name` through it) to the proxy, and prints what came
+/// back on one line per probe.
 const PROBE: &str = r#"use std::io::{Read, Write};
 fn say(s: &str) { for l in s.lines() { println!("cargo:warning={l}"); } }
 fn ask(request: &str) -> String {
@@ -38,6 +39,59 @@ fn ask(request: &str) -> String {
     }
     String::from_utf8_lossy(&got).replace("\r\n", " | ")
 }
+/// A TLS 1.2 ClientHello asking for `name`.
+fn client_hello(name: &str) -> Vec<u8> {
+    let mut body = vec![3, 3];
+    body.extend([7u8; 32]);
+    body.push(0);
+    let suites: [u16; 6] = [0xc02f, 0xc030, 0xc02b, 0xc02c, 0x009c, 0x009d];
+    body.extend(((suites.len() * 2) as u16).to_be_bytes());
+    for s in suites { body.extend(s.to_be_bytes()); }
+    body.extend([1, 0]);
+    let n = name.len() as u16;
+    let mut ext = vec![0, 0];
+    ext.extend((n + 5).to_be_bytes());
+    ext.extend((n + 3).to_be_bytes());
+    ext.push(0);
+    ext.extend(n.to_be_bytes());
+    ext.extend(name.as_bytes());
+    ext.extend([0, 10, 0, 6, 0, 4, 0, 29, 0, 23]);
+    ext.extend([0, 11, 0, 2, 1, 0]);
+    ext.extend([0, 13, 0, 8, 0, 6, 4, 1, 8, 4, 4, 3]);
+    body.extend((ext.len() as u16).to_be_bytes());
+    body.extend(ext);
+    let mut message = vec![1];
+    message.extend(&(body.len() as u32).to_be_bytes()[1..]);
+    message.extend(body);
+    let mut record = vec![22, 3, 1];
+    record.extend((message.len() as u16).to_be_bytes());
+    record.extend(message);
+    record
+}
+/// Opens a tunnel to `to` and says hello to `name` through it: what came back.
+fn tls(to: &str, name: &str) -> String {
+    let mut s = match std::net::TcpStream::connect(("127.0.0.1", 3128)) {
+        Ok(s) => s,
+        Err(e) => return format!("no proxy: {e}"),
+    };
+    let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(20)));
+    let _ = s.write_all(format!("CONNECT {to} HTTP/1.1\r\nHost: {to}\r\n\r\n").as_bytes());
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return format!("no tunnel: {}", String::from_utf8_lossy(&head)),
+        }
+    }
+    let _ = s.write_all(&client_hello(name));
+    let mut back = [0u8; 64];
+    match s.read(&mut back) {
+        Ok(0) => "closed".to_string(),
+        Ok(n) => format!("answered {n} bytes, first {:#04x}", back[0]),
+        Err(e) => format!("error {e}"),
+    }
+}
 fn main() {
     println!("cargo:rerun-if-changed=probes.txt");
     let secret = std::fs::read_to_string(".env").unwrap_or_default();
@@ -45,6 +99,11 @@ fn main() {
     for line in std::fs::read_to_string("probes.txt").unwrap().lines() {
         let Some((label, request)) = line.split_once('\t') else { continue };
         let request = request.replace("SECRET", &hex).replace("\\r\\n", "\r\n");
+        if let Some(tunnel) = request.strip_prefix("TLS ") {
+            let (to, name) = tunnel.split_once(' ').unwrap();
+            say(&format!("{label} => {}", tls(to, name)));
+            continue;
+        }
         say(&format!("{label} => {}", ask(&request)));
     }
 }
@@ -115,6 +174,11 @@ fn in_ask_mode_a_name_off_the_list_is_never_looked_up_and_a_registry_is_reached(
             ("metadata", &metadata),
             ("example", &example),
             ("fronted", fronted),
+            ("hello-own", "TLS registry.npmjs.org:443 registry.npmjs.org"),
+            (
+                "hello-other",
+                "TLS registry.npmjs.org:443 attacker.keyless-test.invalid",
+            ),
         ],
     );
     // Neither name can resolve: the one off the list is refused without a lookup, the listed
@@ -146,6 +210,16 @@ fn in_ask_mode_a_name_off_the_list_is_never_looked_up_and_a_registry_is_reached(
     assert!(
         fronted.starts_with("HTTP/1.1 403") && fronted.contains("Host header names another host"),
         "{fronted}"
+    );
+    // Through a tunnel to an allowed host, a TLS hello must ask for that host: asking the same
+    // front end for another site closes the tunnel before the hello reaches it.
+    let own = answer(&answers, "hello-own");
+    assert!(own.starts_with("answered"), "{own}");
+    let other = answer(&answers, "hello-other");
+    assert_eq!(other, "closed", "{out}");
+    assert!(
+        out.contains("its TLS server name is another host (\"attacker.keyless-test.invalid\")"),
+        "{out}"
     );
     // The command's result says what was refused, why, and the key that allows it.
     assert!(

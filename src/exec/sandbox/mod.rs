@@ -62,6 +62,8 @@ pub(crate) mod proxy;
 pub(crate) mod reach;
 mod refusal;
 mod registries;
+#[cfg(target_os = "linux")]
+mod sni;
 // Rendered and unit-tested on every platform; run only on macOS.
 #[cfg(any(target_os = "macos", test))]
 mod seatbelt;

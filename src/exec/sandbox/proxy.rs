@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::reach::{AllowList, Refusal};
+use super::sni::{self, Hello};
 use crate::hosts::{BadHost, Host};
 
 /// The longest request head the proxy reads.
@@ -204,17 +205,21 @@ fn handle(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
         }
     };
     client.set_read_timeout(None)?;
-    let mut upstream = destination;
-    match forwarded {
+    let (first, tunnel) = match forwarded {
         None => {
             client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
-            if !rest.is_empty() {
-                upstream.write_all(&rest)?;
-            }
+            let host = split_authority(&authority, None).and_then(|(h, _)| Host::parse(h).ok());
+            (rest, host)
         }
-        Some(request) => upstream.write_all(&request)?,
+        Some(request) => (request, None),
+    };
+    if let Some(why) = relay(client, destination, first, tunnel.as_ref())? {
+        shared.refusals.add(Refused {
+            destination: authority,
+            why,
+        });
     }
-    relay(client, upstream)
+    Ok(())
 }
 
 /// `host:port` or `[v6]:port` into its host and port; `default` when no port is given (plain
@@ -326,18 +331,73 @@ fn answer(client: &mut TcpStream, status: &str, body: &str) -> io::Result<()> {
     client.write_all(message.as_bytes())
 }
 
-/// Copies both ways until each side has finished.
-fn relay(client: TcpStream, upstream: TcpStream) -> io::Result<()> {
-    let (mut client_read, mut upstream_write) = (client.try_clone()?, upstream.try_clone()?);
-    let forward = std::thread::spawn(move || {
-        let _ = io::copy(&mut client_read, &mut upstream_write);
-        let _ = upstream_write.shutdown(Shutdown::Write);
+/// Copies both ways until each side has finished, `first` (what the client sent with its
+/// request) on its way up first. Through a tunnel to `tunnel`, nothing of the client's goes up
+/// before its first bytes are read: a TLS ClientHello must ask for the tunnel's own host, or the
+/// tunnel is closed and the refusal returned.
+fn relay(
+    client: TcpStream,
+    upstream: TcpStream,
+    first: Vec<u8>,
+    tunnel: Option<&Host>,
+) -> io::Result<Option<Refusal>> {
+    let (mut upstream_read, mut client_write) = (upstream.try_clone()?, client.try_clone()?);
+    // The server's side runs at once: a protocol whose server speaks first needs it.
+    let backward = std::thread::spawn(move || {
+        let _ = io::copy(&mut upstream_read, &mut client_write);
+        let _ = client_write.shutdown(Shutdown::Write);
     });
-    let (mut upstream_read, mut client_write) = (upstream, client);
-    let _ = io::copy(&mut upstream_read, &mut client_write);
-    let _ = client_write.shutdown(Shutdown::Write);
-    let _ = forward.join();
-    Ok(())
+    let (mut client_read, mut upstream_write) = (client, upstream);
+    let first = match tunnel {
+        Some(host) => match client_hello(&mut client_read, first, host) {
+            Ok(first) => first,
+            Err(why) => {
+                let _ = upstream_write.shutdown(Shutdown::Both);
+                let _ = client_read.shutdown(Shutdown::Both);
+                let _ = backward.join();
+                return Ok(Some(why));
+            }
+        },
+        None => first,
+    };
+    if !first.is_empty() {
+        upstream_write.write_all(&first)?;
+    }
+    let _ = io::copy(&mut client_read, &mut upstream_write);
+    let _ = upstream_write.shutdown(Shutdown::Write);
+    let _ = backward.join();
+    Ok(None)
+}
+
+/// Reads a tunnel's first bytes (starting with `got`) until they show whether they are a TLS
+/// ClientHello and for which server; the bytes read, or why the tunnel is refused.
+fn client_hello(client: &mut TcpStream, mut got: Vec<u8>, host: &Host) -> Result<Vec<u8>, Refusal> {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match sni::read(&got) {
+            Hello::NotTls | Hello::NoName => return Ok(got),
+            Hello::Name(name) => {
+                return match Host::parse(&name) {
+                    Ok(named) if named == *host => Ok(got),
+                    _ => Err(Refusal::OtherServerName(name)),
+                };
+            }
+            Hello::Malformed => return Err(Refusal::UnreadableHello),
+            Hello::Incomplete if got.len() > sni::MAX_HELLO => {
+                return Err(Refusal::UnreadableHello);
+            }
+            Hello::Incomplete => {}
+        }
+        // Only here is the ClientHello still incomplete: what cannot be read whole does not
+        // go up at all.
+        match client.read(&mut chunk) {
+            Ok(0) if got.is_empty() => return Ok(got),
+            Ok(0) => return Err(Refusal::UnreadableHello),
+            Ok(n) => got.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Refusal::UnreadableHello),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -237,6 +237,10 @@ pub enum Refusal {
     NotAHost(BadHost),
     /// A plain HTTP request whose `Host` header names another host than the request.
     OtherHost(String),
+    /// A tunnel whose TLS ClientHello asks for another server than the tunnel's host.
+    OtherServerName(String),
+    /// A tunnel whose first bytes are TLS but no ClientHello that can be read.
+    UnreadableHello,
 }
 
 impl fmt::Display for Refusal {
@@ -261,6 +265,14 @@ impl fmt::Display for Refusal {
             Refusal::OtherHost(named) => write!(
                 f,
                 "its Host header names another host ({named:?}); a plain http:// request goes only to the host it names"
+            ),
+            Refusal::OtherServerName(named) => write!(
+                f,
+                "its TLS server name is another host ({named:?}); a tunnel goes only to the host it was opened to"
+            ),
+            Refusal::UnreadableHello => write!(
+                f,
+                "its TLS ClientHello cannot be read, so the server it asks for is unknown"
             ),
         }
     }
