@@ -21,7 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::hosts::Pattern;
+use crate::hosts::{Pattern, address};
 
 /// A registry's host found in a tool's settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -360,12 +360,20 @@ fn push_url(found: &mut Vec<Found>, tool: &'static str, place: &str, url: &str) 
     }
 }
 
+/// Adds `host`, unless it is this machine or another place commands never reach (a registry on
+/// `localhost`): listing it would only claim a reach the proxy refuses.
 fn push_host(found: &mut Vec<Found>, tool: &'static str, place: &str, host: &str) {
     if host.contains("${") {
         return;
     }
+    let never = |pattern: &Pattern| match pattern {
+        Pattern::Address(ip) => address::classify(*ip, &[]).is_some_and(|f| f.never()),
+        Pattern::Name(name) => name == "localhost" || name.ends_with(".localhost"),
+        _ => false,
+    };
     if let Ok(pattern @ (Pattern::Name(_) | Pattern::Suffix(_) | Pattern::Address(_))) =
         Pattern::parse(host)
+        && !never(&pattern)
         && !found.iter().any(|f| f.pattern == pattern)
     {
         found.push(Found {
@@ -519,6 +527,10 @@ mod tests {
                 ),
                 ("UV_INDEX", "named=https://uv-named.example/simple"),
                 ("PIP_FIND_LINKS", "/opt/wheels"),
+                // This machine: never reached, so never listed.
+                ("npm_config_registry", "http://localhost:4873/"),
+                ("YARN_NPM_REGISTRY_SERVER", "http://127.0.0.1:4873/"),
+                ("BUN_CONFIG_REGISTRY", "http://[::1]:4873/"),
                 ("PATH", ""),
             ]),
             Some(home),
