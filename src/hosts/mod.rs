@@ -46,6 +46,8 @@ pub enum BadHost {
     TooLong(String),
     #[error("{0:?} is not an IPv6 address")]
     NotAnAddress(String),
+    #[error("{0:?} is not host:port")]
+    NotAnAuthority(String),
 }
 
 impl Host {
@@ -126,7 +128,7 @@ fn check_labels(name: &str) -> Result<(), BadHost> {
 /// An IPv4 address in every spelling glibc's `inet_aton` (and so `getaddrinfo`) reads: one to
 /// four parts, each decimal, octal (a leading `0`) or hexadecimal (`0x`); the last part fills
 /// the bytes the others left (`127.1` is 127.0.0.1, `2130706433` too).
-pub fn inet_aton(text: &str) -> Option<Ipv4Addr> {
+fn inet_aton(text: &str) -> Option<Ipv4Addr> {
     let parts: Vec<&str> = text.split('.').collect();
     if parts.len() > 4 {
         return None;

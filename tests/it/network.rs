@@ -23,21 +23,25 @@ fn ask(request: &str) -> String {
         Ok(s) => s,
         Err(e) => return format!("no proxy: {e}"),
     };
-    let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+    let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(25)));
     let _ = s.write_all(request.as_bytes());
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
+    // How the answer ended: the proxy closed, it kept the connection open, or a tunnel.
+    let mut end = "closed";
     loop {
         match s.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) => break,
+            Err(_) => { end = "still open"; break }
             Ok(n) => got.extend_from_slice(&buf[..n]),
         }
         // A tunnel stays open once established: its head is the answer.
         if got.starts_with(b"HTTP/1.1 200") && got.windows(4).any(|w| w == b"\r\n\r\n") {
+            end = "tunnel";
             break;
         }
     }
-    String::from_utf8_lossy(&got).replace("\r\n", " | ")
+    format!("{} [{end}]", String::from_utf8_lossy(&got).replace("\r\n", " | "))
 }
 /// A TLS 1.2 ClientHello asking for `name`.
 fn client_hello(name: &str) -> Vec<u8> {
@@ -112,9 +116,12 @@ fn main() {
 /// Runs the probes through `keyless apply` in Ask mode with `sandbox` as keyless.json's
 /// `Sandbox` section; returns keyless's output and each probe's answer by its label.
 fn probe(world: &World, sandbox: &str, probes: &[(&str, &str)]) -> (String, Vec<(String, String)>) {
+    // Every probe's answer in the result: no output cut in the middle.
     fs::write(
         world.ws.join("keyless.json"),
-        config(&format!(", \"Sandbox\": {sandbox}")),
+        format!(
+            "{{ \"Limits\": {{ \"MaxCommandOutputChars\": 200000 }}, \"Sandbox\": {sandbox} }}\n"
+        ),
     )
     .unwrap();
     let lines: Vec<String> = probes
@@ -163,6 +170,9 @@ fn in_ask_mode_a_name_off_the_list_is_never_looked_up_and_a_registry_is_reached(
     let example = connect("example.com:443");
     let fronted =
         "GET http://pypi.org/simple/ HTTP/1.1\\r\\nHost: attacker.keyless-test.invalid\\r\\n\\r\\n";
+    // A second request on the same connection would reach the same front end unchecked (here
+    // it names the same host, so that a server that answers it shows it got there).
+    let pipelined = "GET http://pypi.org/simple/six/ HTTP/1.1\\r\\nHost: pypi.org\\r\\n\\r\\nGET /simple/six/ HTTP/1.1\\r\\nHost: pypi.org\\r\\n\\r\\n";
     let (out, answers) = probe(
         &world,
         "{ \"NetworkAllow\": [\"listed.keyless-test.invalid\"] }",
@@ -174,6 +184,7 @@ fn in_ask_mode_a_name_off_the_list_is_never_looked_up_and_a_registry_is_reached(
             ("metadata", &metadata),
             ("example", &example),
             ("fronted", fronted),
+            ("pipelined", pipelined),
             ("hello-own", "TLS registry.npmjs.org:443 registry.npmjs.org"),
             (
                 "hello-other",
@@ -211,6 +222,10 @@ fn in_ask_mode_a_name_off_the_list_is_never_looked_up_and_a_registry_is_reached(
         fronted.starts_with("HTTP/1.1 403") && fronted.contains("Host header names another host"),
         "{fronted}"
     );
+    // One answer, and the connection ends with it: nothing more goes to that server.
+    let pipelined = answer(&answers, "pipelined");
+    assert_eq!(pipelined.matches("HTTP/1.1 ").count(), 1, "{pipelined}");
+    assert!(pipelined.ends_with("[closed]"), "{pipelined}");
     // Through a tunnel to an allowed host, a TLS hello must ask for that host: asking the same
     // front end for another site closes the tunnel before the hello reaches it.
     let own = answer(&answers, "hello-own");

@@ -6,9 +6,11 @@
 //! (`reach.rs`): its name must be on the list before it is looked up at all (so no DNS query
 //! carries what a command would smuggle out in a name), and the address connected to is the
 //! address checked, never this machine, link-local, a cloud's metadata service, multicast or
-//! broadcast in any spelling, nor an internal address the list does not name. A plain `http://`
-//! request must name the same host in its `Host` header, so a shared front end cannot be asked
-//! for another site.
+//! broadcast in any spelling, nor an internal address the list does not name. One connection
+//! reaches one host, also on a front end shared by many sites: a plain `http://` request must
+//! name the same host in its `Host` header and goes up alone (`Connection: close`, nothing the
+//! client sends after its body), and a TLS ClientHello through a tunnel must ask for the
+//! tunnel's host (`sni.rs`).
 //!
 //! It speaks `CONNECT host:port` (HTTPS, and any TCP protocol a client tunnels) and plain HTTP
 //! requests in absolute form. Programs that ignore proxy settings get no network at all.
@@ -155,14 +157,17 @@ fn handle(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
         } else {
             path.to_string()
         };
-        let line = format!(
-            "{method} {path}{}",
-            &first[method.len() + 1 + target.len()..]
-        );
-        let mut request = line.into_bytes();
-        request.extend_from_slice(&head[first.len()..]);
-        request.extend_from_slice(&rest);
-        (authority.to_string(), Some(request))
+        let version = &first[method.len() + 1 + target.len()..];
+        match plain_request(&format!("{method} {path}{version}"), &text, rest.clone()) {
+            Some(request) => (authority.to_string(), Some(request)),
+            None => {
+                return answer(
+                    &mut client,
+                    "411 Length Required",
+                    "keyless's sandbox proxy forwards a plain http:// request with a body only when it has one Content-Length; use https://\n",
+                );
+            }
+        }
     } else {
         return answer(
             &mut client,
@@ -181,7 +186,7 @@ fn handle(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
                 .map_err(Failed::Refused)
                 .and_then(|()| connect(shared, host, port))
         }
-        None => Err(Failed::Refused(Refusal::NotAHost(BadHost::NotAName(
+        None => Err(Failed::Refused(Refusal::NotAHost(BadHost::NotAnAuthority(
             authority.clone(),
         )))),
     };
@@ -205,15 +210,21 @@ fn handle(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
         }
     };
     client.set_read_timeout(None)?;
-    let (first, tunnel) = match forwarded {
+    let tunnel_host;
+    let (first, up) = match forwarded {
         None => {
             client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
-            let host = split_authority(&authority, None).and_then(|(h, _)| Host::parse(h).ok());
-            (rest, host)
+            tunnel_host = split_authority(&authority, None).and_then(|(h, _)| Host::parse(h).ok());
+            (rest, Up::Tunnel(tunnel_host.as_ref()))
         }
-        Some(request) => (request, None),
+        Some(request) => (
+            request.bytes,
+            Up::Request {
+                body_left: request.body_left,
+            },
+        ),
     };
-    if let Some(why) = relay(client, destination, first, tunnel.as_ref())? {
+    if let Some(why) = relay(client, destination, first, up)? {
         shared.refusals.add(Refused {
             destination: authority,
             why,
@@ -244,6 +255,60 @@ fn split_authority(authority: &str, default: Option<u16>) -> Option<(&str, u16)>
         None => default?,
     };
     Some((host, port))
+}
+
+/// A plain request as it goes up: its head (`Connection: close`, so that the server answers this
+/// request alone), the part of its body already read, and how much body is still to come.
+struct Plain {
+    bytes: Vec<u8>,
+    body_left: u64,
+}
+
+/// The request whose first line is now `line` (its path no longer absolute), with `head`'s
+/// headers and what came after the head (`rest`): one request, and nothing after it, so that a
+/// second request on the same connection cannot ask the same front end for another host. `None`
+/// when its body's length is not one `Content-Length` (a chunked body is not forwarded).
+fn plain_request(line: &str, head: &str, mut rest: Vec<u8>) -> Option<Plain> {
+    let mut out = format!("{line}\r\n");
+    let mut length: Option<u64> = None;
+    for header in head.lines().skip(1).filter(|l| !l.is_empty()) {
+        let name = header.split(':').next().unwrap_or_default().trim();
+        let value = header
+            .split_once(':')
+            .map(|(_, v)| v.trim())
+            .unwrap_or_default();
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            return None;
+        }
+        if name.eq_ignore_ascii_case("content-length") {
+            let this: u64 = value.parse().ok()?;
+            if length.is_some_and(|l| l != this) {
+                return None;
+            }
+            length = Some(this);
+        }
+        let hop = [
+            "connection",
+            "proxy-connection",
+            "keep-alive",
+            "proxy-authorization",
+        ];
+        if !hop.iter().any(|h| name.eq_ignore_ascii_case(h)) {
+            out.push_str(header);
+            out.push_str("\r\n");
+        }
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    let length = length.unwrap_or(0);
+    rest.truncate(
+        usize::try_from(length)
+            .unwrap_or(usize::MAX)
+            .min(rest.len()),
+    );
+    let body_left = length - rest.len() as u64;
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&rest);
+    Some(Plain { bytes, body_left })
 }
 
 /// A plain HTTP request goes to the host it names: every `Host` header must name the same host
@@ -331,15 +396,23 @@ fn answer(client: &mut TcpStream, status: &str, body: &str) -> io::Result<()> {
     client.write_all(message.as_bytes())
 }
 
+/// What goes up from the client after its request head.
+enum Up<'a> {
+    /// A tunnel to this host (`None`: an address): everything, once its first bytes are read.
+    Tunnel(Option<&'a Host>),
+    /// A plain request: only the rest of its body.
+    Request { body_left: u64 },
+}
+
 /// Copies both ways until each side has finished, `first` (what the client sent with its
-/// request) on its way up first. Through a tunnel to `tunnel`, nothing of the client's goes up
+/// request) on its way up first. Through a tunnel to a host, nothing of the client's goes up
 /// before its first bytes are read: a TLS ClientHello must ask for the tunnel's own host, or the
-/// tunnel is closed and the refusal returned.
+/// tunnel is closed and the refusal returned. After a plain request, only its body goes up.
 fn relay(
     client: TcpStream,
     upstream: TcpStream,
     first: Vec<u8>,
-    tunnel: Option<&Host>,
+    up: Up<'_>,
 ) -> io::Result<Option<Refusal>> {
     let (mut upstream_read, mut client_write) = (upstream.try_clone()?, client.try_clone()?);
     // The server's side runs at once: a protocol whose server speaks first needs it.
@@ -348,8 +421,8 @@ fn relay(
         let _ = client_write.shutdown(Shutdown::Write);
     });
     let (mut client_read, mut upstream_write) = (client, upstream);
-    let first = match tunnel {
-        Some(host) => match client_hello(&mut client_read, first, host) {
+    let first = match up {
+        Up::Tunnel(Some(host)) => match client_hello(&mut client_read, first, host) {
             Ok(first) => first,
             Err(why) => {
                 let _ = upstream_write.shutdown(Shutdown::Both);
@@ -358,13 +431,22 @@ fn relay(
                 return Ok(Some(why));
             }
         },
-        None => first,
+        Up::Tunnel(None) | Up::Request { .. } => first,
     };
     if !first.is_empty() {
         upstream_write.write_all(&first)?;
     }
-    let _ = io::copy(&mut client_read, &mut upstream_write);
-    let _ = upstream_write.shutdown(Shutdown::Write);
+    match up {
+        Up::Tunnel(_) => {
+            let _ = io::copy(&mut client_read, &mut upstream_write);
+            let _ = upstream_write.shutdown(Shutdown::Write);
+        }
+        // The server closes once it has answered (`Connection: close`); what the client sends
+        // after the body is not carried.
+        Up::Request { body_left } => {
+            let _ = io::copy(&mut (&mut client_read).take(body_left), &mut upstream_write);
+        }
+    }
     let _ = backward.join();
     Ok(None)
 }
@@ -420,6 +502,56 @@ mod tests {
         assert_eq!(split_authority("example.com:http", None), None);
         assert_eq!(split_authority("[::1]x:80", None), None);
         assert_eq!(split_authority("::1:80", None), Some(("::1", 80)));
+    }
+
+    #[test]
+    fn a_plain_request_goes_up_alone_with_its_body_and_nothing_after_it() {
+        let head = "POST http://pypi.org/legacy/ HTTP/1.1\r\nHost: pypi.org\r\nConnection: keep-alive\r\nProxy-Authorization: Basic eA==\r\nContent-Length: 5\r\n\r\n";
+        let sent = plain_request(
+            "POST /legacy/ HTTP/1.1",
+            head,
+            b"helloGET http://pypi.org/ HTTP/1.1\r\nHost: attacker.example\r\n\r\n".to_vec(),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(sent.bytes).unwrap(),
+            "POST /legacy/ HTTP/1.1\r\nHost: pypi.org\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        );
+        assert_eq!(sent.body_left, 0);
+        let partly = plain_request(
+            "POST / HTTP/1.1",
+            "POST http://pypi.org/ HTTP/1.1\r\nContent-Length: 10\r\n\r\n",
+            b"abc".to_vec(),
+        )
+        .unwrap();
+        assert_eq!(partly.body_left, 7);
+        let get = plain_request(
+            "GET / HTTP/1.1",
+            "GET http://pypi.org/ HTTP/1.1\r\n\r\n",
+            b"GET /again HTTP/1.1\r\n\r\n".to_vec(),
+        )
+        .unwrap();
+        assert!(
+            String::from_utf8(get.bytes)
+                .unwrap()
+                .ends_with("Connection: close\r\n\r\n")
+        );
+        assert!(
+            plain_request(
+                "POST / HTTP/1.1",
+                "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                Vec::new()
+            )
+            .is_none()
+        );
+        assert!(
+            plain_request(
+                "POST / HTTP/1.1",
+                "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+                Vec::new()
+            )
+            .is_none()
+        );
     }
 
     #[test]
