@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::config::{Limits, Pace};
-use crate::exec::sandbox::{Containment, Mechanism};
+use crate::exec::sandbox::{Containment, Mechanism, Source};
 use crate::exec::snapshot::Tool;
 use crate::workspace::instructions::{Cut, Instructions};
 
@@ -352,14 +352,23 @@ fn network_words(sandbox: &Containment) -> String {
             "on only through a proxy (HTTPS_PROXY is set) to public hosts over HTTP(S); {NEVER}"
         );
     }
-    let hosts: Vec<String> = sandbox
+    // The hosts of the user's own tool settings (a company's mirror) are counted, not named: the
+    // tools find them themselves, and the chat site need not learn the user's internal names.
+    let (tools, named): (Vec<_>, Vec<_>) = sandbox
         .allow
         .entries()
         .iter()
-        .map(|e| e.pattern.to_string())
-        .collect();
-    if hosts.is_empty() {
+        .partition(|e| matches!(e.from, Source::Tool { .. }));
+    if named.is_empty() && tools.is_empty() {
         return "on, but its proxy reaches no host (its allow-list is empty)".to_string();
+    }
+    let mut hosts: Vec<String> = named.iter().map(|e| e.pattern.to_string()).collect();
+    if !tools.is_empty() {
+        hosts.push(format!(
+            "and {} registr{} your tools' settings name",
+            tools.len(),
+            if tools.len() == 1 { "y" } else { "ies" }
+        ));
     }
     format!(
         "on only through a proxy (HTTPS_PROXY is set) that reaches only these hosts (package registries and git hosts) over HTTP(S): {}; any other host is refused without being looked up, and {NEVER}",

@@ -413,15 +413,21 @@ fn status_and_the_first_message_say_what_the_proxy_reaches_and_where_each_host_c
         text.contains("keyless.json Sandbox.NetworkAllow: *.lan.example, 10.0.0.0/8"),
         "{text}"
     );
+    // The first message names the hosts keyless and keyless.json give, and counts the user's
+    // own tools' registries without naming them to the chat site.
     let first = keyless(&world, &["prompt", "a task"], &env);
     assert!(
         first.contains("reaches only these hosts")
-            && first.contains("npm.corp.example")
-            && first.contains("crates.io")
+            && first.contains("crates.io, index.crates.io")
+            && first
+                .contains("*.lan.example, 10.0.0.0/8, and 2 registries your tools' settings name")
             && first.contains("refused without being looked up"),
         "{first}"
     );
-    assert!(!first.contains("planted.example"), "{first}");
+    assert!(
+        !first.contains("npm.corp.example") && !first.contains("planted.example"),
+        "{first}"
+    );
 
     // `NetworkAllowOnly` replaces the built-in list and the tools' registries.
     fs::write(
