@@ -26,6 +26,7 @@ pub mod exec;
 pub(crate) mod exit;
 pub mod git;
 pub(crate) mod glob;
+pub mod hosts;
 pub mod policy;
 pub mod protocol;
 pub mod redact;

@@ -33,6 +33,20 @@ struct Report {
     sandbox: String,
     /// Each guarantee of that containment, held or not, and why not.
     guarantees: Vec<crate::exec::sandbox::Guarantee>,
+    /// Where a command's network goes in the configured mode: "off", "proxy" (only through
+    /// keyless's proxy, to `network_allow`), or "unfiltered" (the machine's network).
+    network: &'static str,
+    /// The proxy's allow-list: each entry, and where it came from.
+    network_allow: Vec<AllowEntry>,
+}
+
+/// One entry of the proxy's allow-list.
+#[derive(Serialize)]
+struct AllowEntry {
+    /// `registry.npmjs.org`, `*.example.com`, `10.0.0.0/8`, or `*`.
+    host: String,
+    /// `built in (…)`, `npm's settings (/home/u/.npmrc)`, `keyless.json Sandbox.NetworkAllow`.
+    from: String,
 }
 
 pub fn run(shared: &Shared, json: bool) -> Status {
@@ -98,6 +112,20 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         undo,
         backups: backup::usage(&ws),
         sandbox: format!("{} (mode {})", containment.line(), mode.name()),
+        network: match (containment.network, containment.proxied()) {
+            (false, _) => "off",
+            (true, true) => "proxy",
+            (true, false) => "unfiltered",
+        },
+        network_allow: containment
+            .allow
+            .entries()
+            .iter()
+            .map(|e| AllowEntry {
+                host: e.pattern.to_string(),
+                from: e.from.to_string(),
+            })
+            .collect(),
         guarantees: containment.guarantees,
     };
     if json {
@@ -111,10 +139,43 @@ pub fn run(shared: &Shared, json: bool) -> Status {
     Status::Success
 }
 
+/// The proxy's allow-list, its entries grouped by where they came from.
+fn allow_list(report: &Report) -> String {
+    let mut out = match report.network {
+        "proxy" => "network: only through keyless's proxy, which reaches",
+        "off" => {
+            "network: off in this mode; with it on (ask mode, or Sandbox.Network), keyless's proxy reaches"
+        }
+        _ => {
+            "network: the machine's, unfiltered (see above); where the world has its proxy, it reaches"
+        }
+    }
+    .to_string();
+    if report.network_allow.is_empty() {
+        out.push_str(" no host: its allow-list is empty (Sandbox.NetworkAllowOnly)\n");
+        return out;
+    }
+    out.push_str(
+        " these hosts, never this machine, a cloud metadata service or an internal address the list does not name (Sandbox.NetworkAllow in keyless.json adds, Sandbox.NetworkAllowOnly replaces):\n",
+    );
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for entry in &report.network_allow {
+        match groups.last_mut() {
+            Some((from, hosts)) if *from == entry.from => hosts.push(&entry.host),
+            _ => groups.push((&entry.from, vec![&entry.host])),
+        }
+    }
+    for (from, hosts) in groups {
+        out.push_str(&format!("  {from}: {}\n", hosts.join(", ")));
+    }
+    out
+}
+
 fn text(report: &Report) -> String {
     let mut out = format!("workspace: {}\n", report.workspace);
     out.push_str(&report.sandbox);
     out.push('\n');
+    out.push_str(&allow_list(report));
     if let Some(pid) = report.running_pid {
         out.push_str(&format!("now: a keyless (process {pid}) is working here\n"));
     }

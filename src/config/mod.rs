@@ -162,6 +162,11 @@ pub struct SandboxConfig {
     pub max_memory_mib: Option<u64>,
     /// How big a command's private `$TMPDIR` may grow, in MiB.
     pub tmp_mib: u64,
+    /// Hosts the sandbox's proxy reaches besides its base list (`Sandbox.NetworkAllow`).
+    pub network_allow: Vec<crate::hosts::Pattern>,
+    /// The proxy's base list instead of the built-in one and the tools' registries
+    /// (`Sandbox.NetworkAllowOnly`); `None`: those.
+    pub network_allow_only: Option<Vec<crate::hosts::Pattern>>,
 }
 
 /// The names of the guarantees containment makes (`docs/sandbox.md`), as `keyless status`
@@ -202,6 +207,8 @@ impl Default for SandboxConfig {
             max_processes: DEFAULT_MAX_PROCESSES,
             max_memory_mib: None,
             tmp_mib: DEFAULT_TMP_MIB,
+            network_allow: Vec::new(),
+            network_allow_only: None,
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::config::{Limits, Pace};
-use crate::exec::sandbox::{Containment, Mechanism};
+use crate::exec::sandbox::{Containment, Mechanism, Source};
 use crate::exec::snapshot::Tool;
 use crate::workspace::instructions::{Cut, Instructions};
 
@@ -334,11 +334,7 @@ fn sandbox_rule(sandbox: &Containment) -> String {
         Mechanism::World => {
             return format!(
                 "- Your commands run in a sandbox of their own: the system's folders read-only; the workspace writable, but .git, .agent and keyless.json read-only (commit with @@commit); an empty home folder but for the toolchains; build caches writable but private to this workspace; $TMPDIR is /tmp, the command's own, gone when it ends; no other process is visible, and nothing a command starts outlives it; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
-                if sandbox.network {
-                    "on only through a proxy (HTTPS_PROXY is set: package registries and git hosts over HTTP(S); nothing on this machine is reachable)"
-                } else {
-                    "off"
-                }
+                network_words(sandbox)
             );
         }
         Mechanism::Landlock(_) | Mechanism::Seatbelt => {}
@@ -346,6 +342,46 @@ fn sandbox_rule(sandbox: &Containment) -> String {
     format!(
         "- Your commands run in a sandbox: they may write only inside the workspace, in $TMPDIR and in the build caches; .git, .agent and keyless.json are read-only (commit with @@commit); secret stores such as ~/.ssh read as empty and secret environment variables are not set; the network is {}. A refused access fails with KA_SANDBOX_DENIED: do the work another way instead of retrying.\n",
         if sandbox.network { "on" } else { "off" }
+    )
+}
+
+/// Where the network of the world's commands goes, in the words the model acts on: through the
+/// proxy, the hosts it reaches.
+fn network_words(sandbox: &Containment) -> String {
+    if !sandbox.network {
+        return "off".to_string();
+    }
+    if !sandbox.proxied() {
+        return "on".to_string();
+    }
+    const NEVER: &str =
+        "nothing on this machine, no cloud metadata service and no internal address is reachable";
+    if sandbox.allow.any() {
+        return format!(
+            "on only through a proxy (HTTPS_PROXY is set) to public hosts over HTTP(S); {NEVER}"
+        );
+    }
+    // The hosts of the user's own tool settings (a company's mirror) are counted, not named: the
+    // tools find them themselves, and the chat site need not learn the user's internal names.
+    let (tools, named): (Vec<_>, Vec<_>) = sandbox
+        .allow
+        .entries()
+        .iter()
+        .partition(|e| matches!(e.from, Source::Tool { .. }));
+    if named.is_empty() && tools.is_empty() {
+        return "on, but its proxy reaches no host (its allow-list is empty)".to_string();
+    }
+    let mut hosts: Vec<String> = named.iter().map(|e| e.pattern.to_string()).collect();
+    if !tools.is_empty() {
+        hosts.push(format!(
+            "and {} registr{} your tools' settings name",
+            tools.len(),
+            if tools.len() == 1 { "y" } else { "ies" }
+        ));
+    }
+    format!(
+        "on only through a proxy (HTTPS_PROXY is set) that reaches only these hosts (package registries and git hosts) over HTTP(S): {}; any other host is refused without being looked up, and {NEVER}",
+        hosts.join(", ")
     )
 }
 

@@ -246,3 +246,44 @@ fn an_empty_keyless_json_reads_as_none_and_sandbox_keys_are_checked() {
         [std::path::PathBuf::from("/data")]
     );
 }
+
+#[test]
+fn the_proxys_allow_list_entries_are_checked_and_name_what_is_wrong() {
+    use keyless::hosts::Pattern;
+    for (entry, says) in [
+        (
+            "https://registry.example.com/simple",
+            "give its host alone, like \"registry.example.com\"",
+        ),
+        ("registry.example.com:8443", "has a port"),
+        ("a.*.example.com", "only a leading"),
+        ("2130706433", "write it as \"127.0.0.1\""),
+        ("127.0.0.1", "commands never reach it"),
+        ("169.254.169.254", "a cloud metadata service"),
+        ("[::ffff:169.254.169.254]", "commands never reach it"),
+        ("10.0.0.0/40", "no address range"),
+    ] {
+        let reason = validation(&format!(
+            "{{\"Sandbox\": {{\"NetworkAllow\": [\"{entry}\"]}}}}"
+        ));
+        assert!(reason.starts_with("Sandbox.NetworkAllow"), "{reason}");
+        assert!(reason.contains(says), "{entry}: {reason}");
+    }
+    let reason = validation("{\"Sandbox\": {\"NetworkAllowOnly\": \"crates.io\"}}");
+    assert!(reason.contains("must be a list"), "{reason}");
+    let config = parse(
+        "{\"Sandbox\": {\"NetworkAllow\": [\"Registry.Corp.Example.\", \"*.lan.example\", \"10.0.0.0/8\", \"*\"], \"NetworkAllowOnly\": []}}",
+    )
+    .unwrap();
+    assert_eq!(
+        config.sandbox.network_allow,
+        [
+            Pattern::Name("registry.corp.example".into()),
+            Pattern::Suffix("lan.example".into()),
+            Pattern::Range("10.0.0.0".parse().unwrap(), 8),
+            Pattern::Any,
+        ]
+    );
+    assert_eq!(config.sandbox.network_allow_only, Some(Vec::new()));
+    assert_eq!(Config::default().sandbox.network_allow_only, None);
+}

@@ -30,6 +30,7 @@ mod instructions;
 mod interactive;
 mod json_events;
 mod loop_e2e;
+mod network;
 mod parser;
 mod parser_props;
 mod policy;

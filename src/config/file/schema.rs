@@ -61,6 +61,8 @@ pub const SECTIONS: [(&str, &[&str]); 8] = [
             "MaxProcesses",
             "MaxMemoryMiB",
             "TmpSizeMiB",
+            "NetworkAllow",
+            "NetworkAllowOnly",
         ],
     ),
     ("Secrets", &["Redact", "Allow"]),
@@ -147,6 +149,32 @@ fn paths(name: &str, value: &Value) -> Result<Vec<PathBuf>, Failure> {
                     "{name} holds {s:?}; each entry must be an absolute path or start with ~/"
                 )))
             }
+        })
+        .collect()
+}
+
+/// A list of the proxy's allow-list entries (`docs/sandbox.md`); an empty list is allowed (for
+/// `NetworkAllowOnly`, it means no host).
+/// An address no entry can open (this machine, link-local, a metadata service) is refused here
+/// rather than listed and never reached.
+fn hosts(name: &str, value: &Value) -> Result<Vec<crate::hosts::Pattern>, Failure> {
+    use crate::hosts::{Pattern, address};
+    strings(name, value)?
+        .iter()
+        .map(|entry| {
+            let pattern = Pattern::parse(entry).map_err(|why| {
+                validation(format!(
+                    "{name}: {why}. An entry is a host name (\"registry.example.com\"), every name below a suffix (\"*.example.com\"), an address or range (\"10.0.0.5\", \"10.0.0.0/8\"), or \"*\" for any host"
+                ))
+            })?;
+            if let Pattern::Address(ip) = pattern
+                && let Some(found) = address::classify(ip, &[]).filter(|f| f.never())
+            {
+                return Err(validation(format!(
+                    "{name} holds {entry:?}, {found}: commands never reach it, whatever the configuration says"
+                )));
+            }
+            Ok(pattern)
         })
         .collect()
 }
@@ -305,6 +333,10 @@ pub(super) fn set(
             config.sandbox.max_memory_mib = Some(int(n, value, 64, 16 * 1024 * 1024)?)
         }
         ("Sandbox", "TmpSizeMiB") => config.sandbox.tmp_mib = int(n, value, 1, 1024 * 1024)?,
+        ("Sandbox", "NetworkAllow") => config.sandbox.network_allow = hosts(n, value)?,
+        ("Sandbox", "NetworkAllowOnly") => {
+            config.sandbox.network_allow_only = Some(hosts(n, value)?)
+        }
         ("Secrets", "Redact") => config.secrets.redact = boolean(n, value)?,
         ("Secrets", "Allow") => config.secrets.allow = strings(n, value)?,
         _ => {

@@ -16,7 +16,8 @@ use sha2::{Digest, Sha256};
 use super::enter::{Enter, Layer};
 use super::limits::{Group, Limits, Seen};
 use super::placeholder::Placeholders;
-use super::proxy::Refusals;
+use super::proxy::{Refusals, Refused};
+use super::reach::AllowList;
 use super::support::WorldSupport;
 use super::world::{self, Entry, Sizes, Spec};
 use super::{PROTECTED_NAMES, home};
@@ -67,6 +68,8 @@ pub struct Assembly {
     /// Where keyless is root: the folder bubblewrap binds from when commands run unprivileged
     /// (`remap.rs`), or why they cannot in this workspace.
     remap: Result<tempfile::TempDir, String>,
+    /// What the proxy reaches for a command with network.
+    allow: std::sync::Arc<AllowList>,
 }
 
 /// What assembling needs from the sandbox.
@@ -82,6 +85,8 @@ pub struct Input<'a> {
     /// Whether commands may run unprivileged through idmapped mounts (keyless is root and the
     /// probe found it works); else why not.
     pub remap: Result<(), String>,
+    /// What the proxy reaches.
+    pub allow: &'a std::sync::Arc<AllowList>,
 }
 
 impl Assembly {
@@ -190,6 +195,7 @@ impl Assembly {
             },
             kernel: world::kernel_knobs(),
             remap,
+            allow: std::sync::Arc::clone(input.allow),
         }
     }
 
@@ -297,9 +303,9 @@ impl Assembly {
         match (&support.kept_net, network, purpose) {
             (Ok(()), Network::On, Purpose::Model) => {
                 let kept = super::nets::kept().map_err(io::Error::other)?;
-                let (ns, seen) = kept.on().map_err(io::Error::other)?;
-                enter.join = Some(ns.join());
-                refusals = Some(seen.clone());
+                let on = kept.on(&self.allow).map_err(io::Error::other)?;
+                enter.join = Some(on.ns.join());
+                refusals = Some(on.refusals.clone());
                 proxied = true;
             }
             (Ok(()), _, _) => {
@@ -494,7 +500,7 @@ pub struct After {
 pub struct Met {
     pub seen: Seen,
     /// Destinations the proxy refused.
-    pub refused: Vec<String>,
+    pub refused: Vec<Refused>,
     pub limits: Option<Limits>,
     pub tmp_bytes: u64,
 }

@@ -8,7 +8,10 @@
 //! What this module does not do: find out what the machine offers (`probe.rs`, `platform.rs`)
 //! or build a command (`mod.rs`).
 
+use std::sync::Arc;
+
 use super::platform::{Guarantee, Platform, WorldSupport};
+use super::reach::AllowList;
 use crate::catalog::{Code, Failure};
 use crate::config::{Mode, SandboxConfig, SandboxMode};
 
@@ -45,12 +48,26 @@ pub struct Containment {
     pub protection: Protection,
     /// Every guarantee, held or not.
     pub guarantees: Vec<Guarantee>,
+    /// What the proxy reaches, where a command's network goes through it (see
+    /// [`Containment::proxied`]).
+    pub allow: Arc<AllowList>,
 }
 
 impl Containment {
     /// Whether anything contains the model's commands at all.
     pub fn contained(&self) -> bool {
         self.mechanism != Mechanism::None
+    }
+
+    /// Whether a command's network goes only through keyless's proxy (and so reaches only
+    /// what [`Containment::allow`] holds): the world's network is on and kept.
+    pub fn proxied(&self) -> bool {
+        self.mechanism == Mechanism::World
+            && self.network
+            && self
+                .guarantees
+                .iter()
+                .any(|g| g.name == "network" && g.holds)
     }
 
     /// The guarantees that do not hold.
@@ -112,8 +129,14 @@ pub(super) fn is_off(config: &SandboxConfig) -> bool {
 }
 
 /// What a command gets in `mode` from a sandbox configured as `config` on `platform`.
-pub(super) fn of(config: &SandboxConfig, platform: &Platform, mode: Mode) -> Containment {
+pub(super) fn of(
+    config: &SandboxConfig,
+    platform: &Platform,
+    mode: Mode,
+    allow: &Arc<AllowList>,
+) -> Containment {
     let network = network(config, mode);
+    let allow = Arc::clone(allow);
     if is_off(config) {
         let off = "turned off by Sandbox.Mode \"off\"";
         return Containment {
@@ -127,6 +150,7 @@ pub(super) fn of(config: &SandboxConfig, platform: &Platform, mode: Mode) -> Con
                     _ => Guarantee::missing(name, *name, off),
                 })
                 .collect(),
+            allow,
         };
     }
     if let Ok(world) = &platform.world {
@@ -134,14 +158,20 @@ pub(super) fn of(config: &SandboxConfig, platform: &Platform, mode: Mode) -> Con
             mechanism: Mechanism::World,
             network,
             protection: Protection::World,
-            guarantees: world_guarantees(config, world, network),
+            guarantees: world_guarantees(config, world, network, &allow),
+            allow,
         };
     }
-    fallback(platform, network)
+    fallback(platform, network, allow)
 }
 
 /// The guarantees of the world bubblewrap builds.
-fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> Vec<Guarantee> {
+fn world_guarantees(
+    c: &SandboxConfig,
+    world: &WorldSupport,
+    network: bool,
+    allow: &AllowList,
+) -> Vec<Guarantee> {
     let kept = world.kept_net.as_ref().err();
     let mut out = vec![
         Guarantee::held(
@@ -185,10 +215,7 @@ fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> V
     });
     out.push(match (kept, network) {
         (_, false) => Guarantee::held("network", "network off"),
-        (None, true) => Guarantee::held(
-            "network",
-            "network only through keyless's proxy (never this machine)",
-        ),
+        (None, true) => Guarantee::held("network", proxied_network(allow)),
         (Some(why), true) => Guarantee::missing(
             "network",
             "network through keyless's proxy",
@@ -242,9 +269,25 @@ fn world_guarantees(c: &SandboxConfig, world: &WorldSupport, network: bool) -> V
     out
 }
 
+/// The `network` guarantee's words when the proxy is the way out.
+fn proxied_network(allow: &AllowList) -> String {
+    const NEVER: &str =
+        "never this machine, cloud metadata or an internal address it does not name";
+    let entries = allow.entries().len();
+    if allow.any() {
+        format!("network only through keyless's proxy, to any public host ({NEVER})")
+    } else if entries == 0 {
+        "network only through keyless's proxy, whose allow-list is empty (no host)".to_string()
+    } else {
+        format!(
+            "network only through keyless's proxy, to its allow-list of {entries} registries and git hosts ({NEVER})"
+        )
+    }
+}
+
 /// What the fallback gives without the world: Landlock and a mount namespace (Linux),
 /// Seatbelt (macOS), or nothing.
-fn fallback(p: &Platform, network: bool) -> Containment {
+fn fallback(p: &Platform, network: bool, allow: Arc<AllowList>) -> Containment {
     let no_world = p
         .world
         .as_ref()
@@ -337,6 +380,7 @@ fn fallback(p: &Platform, network: bool) -> Containment {
             Protection::Restored
         },
         guarantees: out,
+        allow,
     }
 }
 
@@ -346,11 +390,12 @@ pub(super) fn check_mode(
     config: &SandboxConfig,
     platform: &Platform,
     mode: Mode,
+    allow: &Arc<AllowList>,
 ) -> Result<(), Failure> {
     if mode != Mode::Auto || is_off(config) {
         return Ok(());
     }
-    let containment = of(config, platform, mode);
+    let containment = of(config, platform, mode, allow);
     let accepted = |name: &str| config.allow_missing.iter().any(|a| a == "*" || a == name);
     let refused: Vec<String> = containment
         .missing()
@@ -453,6 +498,40 @@ mod tests {
             }),
             ..Platform::none("unused")
         }
+    }
+
+    #[test]
+    fn the_network_guarantee_says_what_the_proxy_reaches() {
+        let root = std::env::temp_dir();
+        let network = |config: &SandboxConfig, kept: Result<(), String>| {
+            let c =
+                Sandbox::with_platform(&root, config, world(kept, Ok(()))).containment(Mode::Ask);
+            let g = c.guarantees.iter().find(|g| g.name == "network").unwrap();
+            (g.what.clone(), c.proxied())
+        };
+        let only = |entries: &[&str]| SandboxConfig {
+            network_allow_only: Some(
+                entries
+                    .iter()
+                    .map(|e| crate::hosts::Pattern::parse(e).unwrap())
+                    .collect(),
+            ),
+            ..SandboxConfig::default()
+        };
+        let (what, proxied) = network(&only(&["crates.io", "*.corp.example"]), Ok(()));
+        assert!(proxied);
+        assert!(
+            what.contains("to its allow-list of 2 registries and git hosts (never this machine, cloud metadata"),
+            "{what}"
+        );
+        let (what, _) = network(&only(&["*"]), Ok(()));
+        assert!(what.contains("to any public host"), "{what}");
+        let (what, _) = network(&only(&[]), Ok(()));
+        assert!(what.contains("allow-list is empty"), "{what}");
+        // Without a kept network namespace the network is the machine's: no proxy, no list.
+        let (what, proxied) = network(&only(&["crates.io"]), Err("userns refused".into()));
+        assert!(!proxied);
+        assert_eq!(what, "network through keyless's proxy");
     }
 
     #[test]

@@ -6,8 +6,9 @@
 //! On Linux with bubblewrap, a command runs in **a world built from an allow-list**
 //! (`world.rs`): its own processes, its own file system (the system's folders read-only, the
 //! workspace writable, an empty home folder but for the toolchains, private size-limited
-//! temporary folders), its own network (off, or only through keyless's proxy, which never
-//! reaches this machine: `nets.rs`, `proxy.rs`), caches behind copy-on-write layers
+//! temporary folders), its own network (off, or only through keyless's proxy, which reaches
+//! the hosts of its allow-list and never this machine or an internal address: `nets.rs`,
+//! `reach.rs`, `registries.rs`, `proxy.rs`), caches behind copy-on-write layers
 //! (`enter.rs`), `.git`, `.agent` and `keyless.json` read-only even where they do not exist yet
 //! (`placeholder.rs`), and limits on its processes and memory (`limits.rs`). `assemble.rs` puts
 //! one command together; `probe.rs` finds once what the machine allows, `platform.rs` says it.
@@ -60,12 +61,16 @@ mod platform;
 mod probe;
 #[cfg(target_os = "linux")]
 pub(crate) mod proxy;
+pub(crate) mod reach;
 mod refusal;
+mod registries;
 #[cfg(target_os = "linux")]
 mod remap;
 mod repos;
 #[cfg(target_os = "linux")]
 pub(crate) mod seccomp;
+#[cfg(target_os = "linux")]
+mod sni;
 // Rendered and unit-tested on every platform; run only on macOS.
 #[cfg(any(target_os = "macos", test))]
 mod seatbelt;
@@ -85,6 +90,7 @@ use guard::Guard;
 #[cfg(target_os = "linux")]
 pub use owner::listener_profile;
 pub use platform::{Guarantee, Platform, WorldSupport};
+pub use reach::{AllowList, Allowed, Source};
 pub use refusal::{Contained, Refusal};
 /// The compiled seccomp programs (for the benchmark's figures).
 #[cfg(target_os = "linux")]
@@ -159,6 +165,9 @@ pub struct Sandbox {
     quarantine: Option<PathBuf>,
     /// Every repository in the workspace, found once per batch (`repos.rs`).
     repositories: std::sync::Mutex<Option<repos::Repositories>>,
+    /// What the proxy reaches when a command has network (`reach.rs`), found when the sandbox
+    /// is made: keyless.json, the built-in list, the tools' configured registries.
+    allow: std::sync::Arc<AllowList>,
     #[cfg(target_os = "linux")]
     assembly: std::sync::OnceLock<assemble::Assembly>,
 }
@@ -178,6 +187,11 @@ impl Sandbox {
         if let Some(state) = assemble::state_dir(None, home.as_deref(), &root) {
             placeholder::clean_recorded(&state.join("placeholders"));
         }
+        // `vars_os`: `vars` would panic on a variable that is not UTF-8.
+        let env: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let allow = std::sync::Arc::new(AllowList::of(config, &env, home.as_deref()));
         Sandbox {
             root,
             config: config.clone(),
@@ -188,9 +202,15 @@ impl Sandbox {
             also_hidden: Vec::new(),
             quarantine: None,
             repositories: std::sync::Mutex::new(None),
+            allow,
             #[cfg(target_os = "linux")]
             assembly: std::sync::OnceLock::new(),
         }
+    }
+
+    /// What the proxy reaches when a command has network, and where each entry came from.
+    pub fn allow_list(&self) -> &AllowList {
+        &self.allow
     }
 
     /// Moves a protected name a command made where there was none into `folder` (nothing is
@@ -247,15 +267,15 @@ impl Sandbox {
             if let Ok(world) = &mut platform.world {
                 world.remap = Err(why.to_string());
             }
-            return containment::of(&self.config, &platform, mode);
+            return containment::of(&self.config, &platform, mode, &self.allow);
         }
-        containment::of(&self.config, &self.platform, mode)
+        containment::of(&self.config, &self.platform, mode, &self.allow)
     }
 
     /// Refuses Auto mode while a guarantee is missing, unless the user accepted it
     /// (`Sandbox.AllowMissing`) or turned the sandbox off on purpose.
     pub fn check_mode(&self, mode: Mode) -> Result<(), Failure> {
-        containment::check_mode(&self.config, &self.platform, mode)
+        containment::check_mode(&self.config, &self.platform, mode, &self.allow)
     }
 
     /// The folders a command may write besides the workspace and its temporary folder in the
@@ -484,6 +504,7 @@ impl Sandbox {
                 env: &env,
                 state_base: None,
                 remap: world.remap.clone(),
+                allow: &self.allow,
             })
         })
     }

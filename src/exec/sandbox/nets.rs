@@ -12,7 +12,7 @@
 //! namespaces live as long as keyless holds those descriptors; the child exits at once.
 //!
 //! What this module does not do: decide what a command may reach through the proxy
-//! (`proxy.rs`), or build the rest of the command's world (`world.rs`).
+//! (`reach.rs`, `proxy.rs`), or build the rest of the command's world (`world.rs`).
 
 use std::ffi::CString;
 use std::io;
@@ -366,11 +366,21 @@ fn receive(channel: RawFd) -> io::Result<(u8, i32, Vec<OwnedFd>)> {
     Ok((payload[0], errno, fds))
 }
 
-/// The namespaces keyless keeps for its process: "off" made at the first use, "on" (with the
-/// proxy serving its listener) at the first command that has network.
+/// The namespaces keyless keeps for its process: "off" made at the first use, and an "on" one
+/// per allow-list (with a proxy serving its listener, reaching what that list allows) at the
+/// first command that has network. A keyless process has one configuration, so one list; a
+/// process that builds sandboxes of several (the tests) gets one proxy for each, so no command
+/// ever goes through a proxy serving another list.
 pub struct Kept {
     pub off: NetNs,
-    on: std::sync::OnceLock<Result<(NetNs, super::proxy::Refusals), String>>,
+    on: std::sync::Mutex<Vec<std::sync::Arc<On>>>,
+}
+
+/// A kept "on" namespace: its proxy's list, and what the proxy refused.
+pub struct On {
+    pub ns: NetNs,
+    pub refusals: super::proxy::Refusals,
+    list: std::sync::Arc<super::reach::AllowList>,
 }
 
 impl std::fmt::Debug for Kept {
@@ -386,7 +396,7 @@ pub fn kept() -> Result<&'static Kept, String> {
         let (off, _) = make(false).map_err(|e| e.to_string())?;
         Ok(Kept {
             off,
-            on: std::sync::OnceLock::new(),
+            on: std::sync::Mutex::new(Vec::new()),
         })
     })
     .as_ref()
@@ -394,19 +404,34 @@ pub fn kept() -> Result<&'static Kept, String> {
 }
 
 impl Kept {
-    /// The "on" namespace and what its proxy refused, made (and the proxy started) the first
-    /// time.
-    pub fn on(&self) -> Result<&(NetNs, super::proxy::Refusals), String> {
-        self.on
-            .get_or_init(|| {
-                let (ns, listener) = make(true).map_err(|e| e.to_string())?;
-                let listener = listener.ok_or("no listener came back")?;
-                let refusals = super::proxy::Refusals::default();
-                super::proxy::serve(std::net::TcpListener::from(listener), refusals.clone());
-                Ok((ns, refusals))
-            })
-            .as_ref()
-            .map_err(Clone::clone)
+    /// The "on" namespace whose proxy reaches what `list` allows, made (and its proxy started)
+    /// the first time.
+    pub fn on(
+        &self,
+        list: &std::sync::Arc<super::reach::AllowList>,
+    ) -> Result<std::sync::Arc<On>, String> {
+        let mut all = self
+            .on
+            .lock()
+            .map_err(|_| "the kept namespaces' lock is poisoned".to_string())?;
+        if let Some(on) = all.iter().find(|on| on.list == *list) {
+            return Ok(std::sync::Arc::clone(on));
+        }
+        let (ns, listener) = make(true).map_err(|e| e.to_string())?;
+        let listener = listener.ok_or("no listener came back")?;
+        let refusals = super::proxy::Refusals::default();
+        super::proxy::serve(
+            std::net::TcpListener::from(listener),
+            refusals.clone(),
+            std::sync::Arc::clone(list),
+        );
+        let on = std::sync::Arc::new(On {
+            ns,
+            refusals,
+            list: std::sync::Arc::clone(list),
+        });
+        all.push(std::sync::Arc::clone(&on));
+        Ok(on)
     }
 }
 

@@ -193,6 +193,8 @@ fn try_world(
                 .map(Path::to_path_buf)
                 .unwrap_or_else(|| dir.join(if layers { "state-layers" } else { "state" })),
         ),
+        // The probe's command has no network: it reaches nothing.
+        allow: &std::sync::Arc::new(super::reach::AllowList::default()),
     });
     let line = format!(
         "echo ok > probe.txt{}",

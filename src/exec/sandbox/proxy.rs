@@ -2,21 +2,31 @@
 //! from inside the command's network namespace at `127.0.0.1:3128` (the listener lives in that
 //! namespace, `nets.rs`; keyless accepts on it from outside). Builds reach package registries
 //! and git hosts through it (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, npm's and the JVM's
-//! settings point there); what they cannot reach is this machine: a destination that is a
-//! loopback, link-local, unspecified, multicast or broadcast address, or one of the machine's
-//! own addresses, is refused, whatever name it was asked by (the name is resolved here, and the
-//! address checked is the address connected to). So the browser's debugging port, a database on
-//! localhost or a cloud metadata service stay out of reach in every mode.
+//! settings point there), and nothing else: a destination passes the allow-list's two checks
+//! (`reach.rs`): its name must be on the list before it is looked up at all (so no DNS query
+//! carries what a command would smuggle out in a name), and the address connected to is the
+//! address checked, never this machine, link-local, a cloud's metadata service, multicast or
+//! broadcast in any spelling, nor an internal address the list does not name. One connection
+//! reaches one host, also on a front end shared by many sites: a plain `http://` request must
+//! name the same host in its `Host` header and goes up alone (`Connection: close`, nothing the
+//! client sends after its body), and a TLS ClientHello through a tunnel must ask for the
+//! tunnel's host (`sni.rs`).
 //!
 //! It speaks `CONNECT host:port` (HTTPS, and any TCP protocol a client tunnels) and plain HTTP
 //! requests in absolute form. Programs that ignore proxy settings get no network at all.
 //!
-//! What this module does not do: decide whether a command has network (`Sandbox::network`).
+//! What this module does not do: decide whether a command has network (`Sandbox::network`), or
+//! what the list holds (`reach.rs`).
 
+use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use super::reach::{AllowList, Refusal};
+use super::sni::{self, Hello};
+use crate::hosts::{BadHost, Host};
 
 /// The longest request head the proxy reads.
 const MAX_HEAD: usize = 16 * 1024;
@@ -26,21 +36,37 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 /// The most destinations refused that are kept for the commands' results.
 const MAX_REFUSED: usize = 64;
+/// The port of a plain `http://` request that names none.
+const HTTP_PORT: u16 = 80;
+
+/// A destination the proxy refused, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// `host:port` as the command asked for it.
+    pub destination: String,
+    pub why: Refusal,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.destination, self.why)
+    }
+}
 
 /// What the proxy refused, for the command's result.
 #[derive(Clone, Debug, Default)]
-pub struct Refusals(Arc<Mutex<Vec<String>>>);
+pub struct Refusals(Arc<Mutex<Vec<Refused>>>);
 
 impl Refusals {
     /// Takes what was refused since the last call.
-    pub fn take(&self) -> Vec<String> {
+    pub fn take(&self) -> Vec<Refused> {
         self.0
             .lock()
             .map(|mut r| std::mem::take(&mut *r))
             .unwrap_or_default()
     }
 
-    fn add(&self, what: String) {
+    fn add(&self, what: Refused) {
         if let Ok(mut r) = self.0.lock()
             && r.len() < MAX_REFUSED
             && !r.contains(&what)
@@ -50,57 +76,30 @@ impl Refusals {
     }
 }
 
-/// Serves `listener` in threads of its own for as long as keyless runs.
-pub fn serve(listener: TcpListener, refusals: Refusals) {
-    let own = Arc::new(own_addresses());
+/// What every connection of one proxy shares.
+struct Shared {
+    list: Arc<AllowList>,
+    own: Vec<IpAddr>,
+    refusals: Refusals,
+}
+
+/// Serves `listener` in threads of its own for as long as keyless runs, reaching what `list`
+/// allows.
+pub fn serve(listener: TcpListener, refusals: Refusals, list: Arc<AllowList>) {
+    let shared = Arc::new(Shared {
+        list,
+        own: own_addresses(),
+        refusals,
+    });
     std::thread::spawn(move || {
         for client in listener.incoming() {
             let Ok(client) = client else { continue };
-            let own = Arc::clone(&own);
-            let refusals = refusals.clone();
+            let shared = Arc::clone(&shared);
             std::thread::spawn(move || {
-                let _ = handle(client, &own, &refusals);
+                let _ = handle(client, &shared);
             });
         }
     });
-}
-
-/// Why an address is not reachable from a command, or `None` when it is.
-pub fn refused(ip: IpAddr, own: &[IpAddr]) -> Option<&'static str> {
-    let ip = match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(ip),
-        v4 => v4,
-    };
-    let kind = match ip {
-        IpAddr::V4(v4) => {
-            if v4.is_loopback() {
-                Some("loopback")
-            } else if v4.is_unspecified() || v4.octets()[0] == 0 {
-                Some("unspecified")
-            } else if v4.is_link_local() {
-                Some("link-local (cloud metadata lives here)")
-            } else if v4.is_multicast() || v4.is_broadcast() {
-                Some("multicast or broadcast")
-            } else {
-                None
-            }
-        }
-        IpAddr::V6(v6) => {
-            let first = v6.segments()[0];
-            if v6.is_loopback() {
-                Some("loopback")
-            } else if v6.is_unspecified() {
-                Some("unspecified")
-            } else if first & 0xffc0 == 0xfe80 {
-                Some("link-local")
-            } else if v6.is_multicast() {
-                Some("multicast")
-            } else {
-                None
-            }
-        }
-    };
-    kind.or_else(|| own.contains(&ip).then_some("an address of this machine"))
 }
 
 /// The addresses of this machine's own interfaces.
@@ -136,7 +135,7 @@ fn own_addresses() -> Vec<IpAddr> {
     found
 }
 
-fn handle(mut client: TcpStream, own: &[IpAddr], refusals: &Refusals) -> io::Result<()> {
+fn handle(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
     client.set_read_timeout(Some(HEAD_TIMEOUT))?;
     let (head, rest) = read_head(&mut client)?;
     let text = String::from_utf8_lossy(&head).into_owned();
@@ -149,27 +148,26 @@ fn handle(mut client: TcpStream, own: &[IpAddr], refusals: &Refusals) -> io::Res
     let (authority, forwarded) = if method.eq_ignore_ascii_case("CONNECT") {
         (target.to_string(), None)
     } else if let Some(after) = target.strip_prefix("http://") {
-        let (authority, path) = match after.find('/') {
+        let (authority, path) = match after.find(['/', '?']) {
             Some(at) => (&after[..at], &after[at..]),
             None => (after, "/"),
         };
-        let line = format!(
-            "{method} {path}{}",
-            &first[method.len() + 1 + target.len()..]
-        );
-        let mut request = line.into_bytes();
-        request.extend_from_slice(&head[first.len()..]);
-        request.extend_from_slice(&rest);
-        let authority = if authority
-            .rsplit_once(':')
-            .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-            && !authority.ends_with(']')
-        {
-            authority.to_string()
+        let path = if path.starts_with('?') {
+            format!("/{path}")
         } else {
-            format!("{authority}:80")
+            path.to_string()
         };
-        (authority, Some(request))
+        let version = &first[method.len() + 1 + target.len()..];
+        match plain_request(&format!("{method} {path}{version}"), &text, rest.clone()) {
+            Some(request) => (authority.to_string(), Some(request)),
+            None => {
+                return answer(
+                    &mut client,
+                    "411 Length Required",
+                    "keyless's sandbox proxy forwards a plain http:// request with a body only when it has one Content-Length; use https://\n",
+                );
+            }
+        }
     } else {
         return answer(
             &mut client,
@@ -177,19 +175,33 @@ fn handle(mut client: TcpStream, own: &[IpAddr], refusals: &Refusals) -> io::Res
             "keyless's sandbox proxy takes CONNECT host:port and absolute http:// requests\n",
         );
     };
-    let destination = match connect(&authority, own) {
-        Ok(stream) => stream,
-        Err(Refused::Address(why)) => {
-            refusals.add(format!("{authority} ({why})"));
-            return answer(
-                &mut client,
-                "403 Forbidden",
-                &format!(
-                    "keyless's sandbox refused {authority}: it is {why}; commands cannot reach services on this machine\n"
-                ),
-            );
+    let default_port = forwarded.as_ref().map(|_| HTTP_PORT);
+    let destination = match split_authority(&authority, default_port) {
+        Some((host, port)) => {
+            let checked = match &forwarded {
+                Some(_) => same_host_header(&text, host),
+                None => Ok(()),
+            };
+            checked
+                .map_err(Failed::Refused)
+                .and_then(|()| connect(shared, host, port))
         }
-        Err(Refused::Failed(e)) => {
+        None => Err(Failed::Refused(Refusal::NotAHost(BadHost::NotAnAuthority(
+            authority.clone(),
+        )))),
+    };
+    let destination = match destination {
+        Ok(stream) => stream,
+        Err(Failed::Refused(why)) => {
+            let refused = Refused {
+                destination: authority.clone(),
+                why,
+            };
+            let body = format!("keyless's sandbox proxy refused {refused}\n");
+            shared.refusals.add(refused);
+            return answer(&mut client, "403 Forbidden", &body);
+        }
+        Err(Failed::Io(e)) => {
             return answer(
                 &mut client,
                 "502 Bad Gateway",
@@ -198,46 +210,161 @@ fn handle(mut client: TcpStream, own: &[IpAddr], refusals: &Refusals) -> io::Res
         }
     };
     client.set_read_timeout(None)?;
-    let mut upstream = destination;
-    match forwarded {
+    let tunnel_host;
+    let (first, up) = match forwarded {
         None => {
             client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")?;
-            if !rest.is_empty() {
-                upstream.write_all(&rest)?;
-            }
+            tunnel_host = split_authority(&authority, None).and_then(|(h, _)| Host::parse(h).ok());
+            (rest, Up::Tunnel(tunnel_host.as_ref()))
         }
-        Some(request) => upstream.write_all(&request)?,
+        Some(request) => (
+            request.bytes,
+            Up::Request {
+                body_left: request.body_left,
+            },
+        ),
+    };
+    if let Some(why) = relay(client, destination, first, up)? {
+        shared.refusals.add(Refused {
+            destination: authority,
+            why,
+        });
     }
-    relay(client, upstream)
+    Ok(())
 }
 
-enum Refused {
-    Address(&'static str),
-    Failed(io::Error),
+/// `host:port` or `[v6]:port` into its host and port; `default` when no port is given (plain
+/// HTTP), else a port is required (CONNECT).
+fn split_authority(authority: &str, default: Option<u16>) -> Option<(&str, u16)> {
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')?;
+        let (host, after) = authority.split_at(end + 1);
+        match after.strip_prefix(':') {
+            Some(port) => (host, Some(port)),
+            None if after.is_empty() => (host, None),
+            None => return None,
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port = match port {
+        Some(port) => port.parse().ok()?,
+        None => default?,
+    };
+    Some((host, port))
 }
 
-/// Connects to the first address of `authority` that a command may reach.
-fn connect(authority: &str, own: &[IpAddr]) -> Result<TcpStream, Refused> {
-    let addresses: Vec<SocketAddr> = authority
-        .to_socket_addrs()
-        .map_err(Refused::Failed)?
-        .collect();
-    let mut why = None;
-    let mut last = None;
-    for address in addresses {
-        if let Some(reason) = refused(address.ip(), own) {
-            why = Some(reason);
+/// A plain request as it goes up: its head (`Connection: close`, so that the server answers this
+/// request alone), the part of its body already read, and how much body is still to come.
+struct Plain {
+    bytes: Vec<u8>,
+    body_left: u64,
+}
+
+/// The request whose first line is now `line` (its path no longer absolute), with `head`'s
+/// headers and what came after the head (`rest`): one request, and nothing after it, so that a
+/// second request on the same connection cannot ask the same front end for another host. `None`
+/// when its body's length is not one `Content-Length` (a chunked body is not forwarded).
+fn plain_request(line: &str, head: &str, mut rest: Vec<u8>) -> Option<Plain> {
+    let mut out = format!("{line}\r\n");
+    let mut length: Option<u64> = None;
+    for header in head.lines().skip(1).filter(|l| !l.is_empty()) {
+        let name = header.split(':').next().unwrap_or_default().trim();
+        let value = header
+            .split_once(':')
+            .map(|(_, v)| v.trim())
+            .unwrap_or_default();
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            return None;
+        }
+        if name.eq_ignore_ascii_case("content-length") {
+            let this: u64 = value.parse().ok()?;
+            if length.is_some_and(|l| l != this) {
+                return None;
+            }
+            length = Some(this);
+        }
+        let hop = [
+            "connection",
+            "proxy-connection",
+            "keep-alive",
+            "proxy-authorization",
+        ];
+        if !hop.iter().any(|h| name.eq_ignore_ascii_case(h)) {
+            out.push_str(header);
+            out.push_str("\r\n");
+        }
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    let length = length.unwrap_or(0);
+    rest.truncate(
+        usize::try_from(length)
+            .unwrap_or(usize::MAX)
+            .min(rest.len()),
+    );
+    let body_left = length - rest.len() as u64;
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&rest);
+    Some(Plain { bytes, body_left })
+}
+
+/// A plain HTTP request goes to the host it names: every `Host` header must name the same host
+/// (a shared front end, a CDN, would otherwise serve another of its sites to a request sent to
+/// an allowed one).
+fn same_host_header(head: &str, host: &str) -> Result<(), Refusal> {
+    let wanted = Host::parse(host).map_err(Refusal::NotAHost)?;
+    for line in head.lines().skip(1) {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        if !name.trim().eq_ignore_ascii_case("host") {
             continue;
         }
-        match TcpStream::connect_timeout(&address, CONNECT_TIMEOUT) {
+        let value = value.trim();
+        let named = split_authority(value, Some(HTTP_PORT)).map(|(h, _)| h);
+        if named.and_then(|h| Host::parse(h).ok()) != Some(wanted.clone()) {
+            return Err(Refusal::OtherHost(value.to_string()));
+        }
+    }
+    Ok(())
+}
+
+enum Failed {
+    Refused(Refusal),
+    Io(io::Error),
+}
+
+/// Connects to `host:port` when the allow-list lets it: the name checked before it is looked
+/// up, each address it resolves to checked before it is connected to.
+fn connect(shared: &Shared, host: &str, port: u16) -> Result<TcpStream, Failed> {
+    let (host, by) = shared.list.admit(host).map_err(Failed::Refused)?;
+    let addresses: Vec<IpAddr> = match &host {
+        Host::Address(ip) => vec![*ip],
+        Host::Name(name) => (name.as_str(), port)
+            .to_socket_addrs()
+            .map_err(Failed::Io)?
+            .map(|a| a.ip())
+            .collect(),
+    };
+    let mut why = None;
+    let mut last = None;
+    for ip in addresses {
+        if let Err(refusal) = shared.list.check(ip, by, &shared.own) {
+            why = Some(refusal);
+            continue;
+        }
+        match TcpStream::connect_timeout(&SocketAddr::new(ip, port), CONNECT_TIMEOUT) {
             Ok(stream) => return Ok(stream),
             Err(e) => last = Some(e),
         }
     }
     match (last, why) {
-        (Some(e), _) => Err(Refused::Failed(e)),
-        (None, Some(reason)) => Err(Refused::Address(reason)),
-        (None, None) => Err(Refused::Failed(io::Error::other("no address"))),
+        (Some(e), _) => Err(Failed::Io(e)),
+        (None, Some(refusal)) => Err(Failed::Refused(refusal)),
+        (None, None) => Err(Failed::Io(io::Error::other("no address"))),
     }
 }
 
@@ -269,18 +396,90 @@ fn answer(client: &mut TcpStream, status: &str, body: &str) -> io::Result<()> {
     client.write_all(message.as_bytes())
 }
 
-/// Copies both ways until each side has finished.
-fn relay(client: TcpStream, upstream: TcpStream) -> io::Result<()> {
-    let (mut client_read, mut upstream_write) = (client.try_clone()?, upstream.try_clone()?);
-    let forward = std::thread::spawn(move || {
-        let _ = io::copy(&mut client_read, &mut upstream_write);
-        let _ = upstream_write.shutdown(Shutdown::Write);
+/// What goes up from the client after its request head.
+enum Up<'a> {
+    /// A tunnel to this host (`None`: an address): everything, once its first bytes are read.
+    Tunnel(Option<&'a Host>),
+    /// A plain request: only the rest of its body.
+    Request { body_left: u64 },
+}
+
+/// Copies both ways until each side has finished, `first` (what the client sent with its
+/// request) on its way up first. Through a tunnel to a host, nothing of the client's goes up
+/// before its first bytes are read: a TLS ClientHello must ask for the tunnel's own host, or the
+/// tunnel is closed and the refusal returned. After a plain request, only its body goes up.
+fn relay(
+    client: TcpStream,
+    upstream: TcpStream,
+    first: Vec<u8>,
+    up: Up<'_>,
+) -> io::Result<Option<Refusal>> {
+    let (mut upstream_read, mut client_write) = (upstream.try_clone()?, client.try_clone()?);
+    // The server's side runs at once: a protocol whose server speaks first needs it.
+    let backward = std::thread::spawn(move || {
+        let _ = io::copy(&mut upstream_read, &mut client_write);
+        let _ = client_write.shutdown(Shutdown::Write);
     });
-    let (mut upstream_read, mut client_write) = (upstream, client);
-    let _ = io::copy(&mut upstream_read, &mut client_write);
-    let _ = client_write.shutdown(Shutdown::Write);
-    let _ = forward.join();
-    Ok(())
+    let (mut client_read, mut upstream_write) = (client, upstream);
+    let first = match up {
+        Up::Tunnel(Some(host)) => match client_hello(&mut client_read, first, host) {
+            Ok(first) => first,
+            Err(why) => {
+                let _ = upstream_write.shutdown(Shutdown::Both);
+                let _ = client_read.shutdown(Shutdown::Both);
+                let _ = backward.join();
+                return Ok(Some(why));
+            }
+        },
+        Up::Tunnel(None) | Up::Request { .. } => first,
+    };
+    if !first.is_empty() {
+        upstream_write.write_all(&first)?;
+    }
+    match up {
+        Up::Tunnel(_) => {
+            let _ = io::copy(&mut client_read, &mut upstream_write);
+            let _ = upstream_write.shutdown(Shutdown::Write);
+        }
+        // The server closes once it has answered (`Connection: close`); what the client sends
+        // after the body is not carried.
+        Up::Request { body_left } => {
+            let _ = io::copy(&mut (&mut client_read).take(body_left), &mut upstream_write);
+        }
+    }
+    let _ = backward.join();
+    Ok(None)
+}
+
+/// Reads a tunnel's first bytes (starting with `got`) until they show whether they are a TLS
+/// ClientHello and for which server; the bytes read, or why the tunnel is refused.
+fn client_hello(client: &mut TcpStream, mut got: Vec<u8>, host: &Host) -> Result<Vec<u8>, Refusal> {
+    let mut chunk = [0u8; 4096];
+    loop {
+        match sni::read(&got) {
+            Hello::NotTls | Hello::NoName => return Ok(got),
+            Hello::Name(name) => {
+                return match Host::parse(&name) {
+                    Ok(named) if named == *host => Ok(got),
+                    _ => Err(Refusal::OtherServerName(name)),
+                };
+            }
+            Hello::Malformed => return Err(Refusal::UnreadableHello),
+            Hello::Incomplete if got.len() > sni::MAX_HELLO => {
+                return Err(Refusal::UnreadableHello);
+            }
+            Hello::Incomplete => {}
+        }
+        // Only here is the ClientHello still incomplete: what cannot be read whole does not
+        // go up at all.
+        match client.read(&mut chunk) {
+            Ok(0) if got.is_empty() => return Ok(got),
+            Ok(0) => return Err(Refusal::UnreadableHello),
+            Ok(n) => got.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Refusal::UnreadableHello),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -288,33 +487,89 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_machine_itself_is_out_of_reach_however_it_is_spelled() {
-        let own: Vec<IpAddr> = vec!["192.168.1.20".parse().unwrap()];
-        for address in [
-            "127.0.0.1",
-            "127.1.2.3",
-            "0.0.0.0",
-            "169.254.169.254",
-            "::1",
-            "::",
-            "::ffff:127.0.0.1",
-            "fe80::1",
-            "192.168.1.20",
-            "::ffff:192.168.1.20",
-            "224.0.0.1",
-        ] {
-            assert!(
-                refused(address.parse().unwrap(), &own).is_some(),
-                "{address} must be refused"
-            );
-        }
-        for address in [
-            "140.82.112.3",
-            "10.1.2.3",
-            "2606:4700::1111",
-            "192.168.1.21",
-        ] {
-            assert_eq!(refused(address.parse().unwrap(), &own), None, "{address}");
-        }
+    fn an_authority_is_split_as_written() {
+        assert_eq!(
+            split_authority("crates.io:443", None),
+            Some(("crates.io", 443))
+        );
+        assert_eq!(split_authority("[::1]:8080", None), Some(("[::1]", 8080)));
+        assert_eq!(split_authority("[::1]", Some(80)), Some(("[::1]", 80)));
+        assert_eq!(
+            split_authority("example.com", Some(80)),
+            Some(("example.com", 80))
+        );
+        assert_eq!(split_authority("example.com", None), None);
+        assert_eq!(split_authority("example.com:http", None), None);
+        assert_eq!(split_authority("[::1]x:80", None), None);
+        assert_eq!(split_authority("::1:80", None), Some(("::1", 80)));
+    }
+
+    #[test]
+    fn a_plain_request_goes_up_alone_with_its_body_and_nothing_after_it() {
+        let head = "POST http://pypi.org/legacy/ HTTP/1.1\r\nHost: pypi.org\r\nConnection: keep-alive\r\nProxy-Authorization: Basic eA==\r\nContent-Length: 5\r\n\r\n";
+        let sent = plain_request(
+            "POST /legacy/ HTTP/1.1",
+            head,
+            b"helloGET http://pypi.org/ HTTP/1.1\r\nHost: attacker.example\r\n\r\n".to_vec(),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(sent.bytes).unwrap(),
+            "POST /legacy/ HTTP/1.1\r\nHost: pypi.org\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+        );
+        assert_eq!(sent.body_left, 0);
+        let partly = plain_request(
+            "POST / HTTP/1.1",
+            "POST http://pypi.org/ HTTP/1.1\r\nContent-Length: 10\r\n\r\n",
+            b"abc".to_vec(),
+        )
+        .unwrap();
+        assert_eq!(partly.body_left, 7);
+        let get = plain_request(
+            "GET / HTTP/1.1",
+            "GET http://pypi.org/ HTTP/1.1\r\n\r\n",
+            b"GET /again HTTP/1.1\r\n\r\n".to_vec(),
+        )
+        .unwrap();
+        assert!(
+            String::from_utf8(get.bytes)
+                .unwrap()
+                .ends_with("Connection: close\r\n\r\n")
+        );
+        assert!(
+            plain_request(
+                "POST / HTTP/1.1",
+                "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                Vec::new()
+            )
+            .is_none()
+        );
+        assert!(
+            plain_request(
+                "POST / HTTP/1.1",
+                "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+                Vec::new()
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn a_plain_request_must_name_its_own_host() {
+        let head = "GET http://pypi.org/simple HTTP/1.1\r\nHost: PyPI.org.\r\nAccept: */*\r\n";
+        assert_eq!(same_host_header(head, "pypi.org"), Ok(()));
+        assert_eq!(
+            same_host_header("GET / HTTP/1.1\r\nHost: pypi.org:80\r\n", "pypi.org"),
+            Ok(())
+        );
+        assert_eq!(same_host_header("GET / HTTP/1.1\r\n", "pypi.org"), Ok(()));
+        let fronted = "GET http://pypi.org/ HTTP/1.1\r\nHost: attacker.example\r\n";
+        assert_eq!(
+            same_host_header(fronted, "pypi.org"),
+            Err(Refusal::OtherHost("attacker.example".into()))
+        );
+        let doubled =
+            "GET http://pypi.org/ HTTP/1.1\r\nHost: pypi.org\r\nhost: attacker.example\r\n";
+        assert!(same_host_header(doubled, "pypi.org").is_err());
     }
 }

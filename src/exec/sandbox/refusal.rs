@@ -71,7 +71,7 @@ impl Contained {
             return Some(Refusal::Noted(all.join("\n")));
         }
         let mut reason = format!(
-            "the sandbox refused an access ({}). Commands may write only in the workspace (not .git, .agent or keyless.json), in $TMPDIR ({}) and in the build caches; the home folder holds only the toolchains, and secret stores read as empty; the network may be off. Do it inside the workspace, or tell the user what you need.",
+            "the sandbox refused an access ({}). Commands may write only in the workspace (not .git, .agent or keyless.json), in $TMPDIR ({}) and in the build caches; the home folder holds only the toolchains, and secret stores read as empty; the network may be off, or reach only the proxy's allow-list. Do it inside the workspace, or tell the user what you need.",
             line.trim(),
             self.writable
                 .get(1)
@@ -114,10 +114,8 @@ impl Contained {
             ));
         }
         let refused = (!met.refused.is_empty()).then(|| {
-            format!(
-                "keyless's proxy refused {}: commands cannot reach services on this machine",
-                met.refused.join(", ")
-            )
+            let each: Vec<String> = met.refused.iter().map(ToString::to_string).collect();
+            format!("keyless's proxy refused {}", each.join("; "))
         });
         (notes, refused)
     }
