@@ -115,7 +115,15 @@ impl Assembly {
         let mut layered = Vec::new();
         let mut unlayered = Vec::new();
         for cache in allowed.caches {
-            let holds_ours = input.root.starts_with(&cache)
+            // A cache overlayfs cannot be told about (a `,` or `:` in its path) has no layer: it
+            // is shown read-only, never writable as it is.
+            let unnameable = cache
+                .as_os_str()
+                .as_encoded_bytes()
+                .iter()
+                .any(|b| matches!(b, b',' | b':' | b'\\'));
+            let holds_ours = unnameable
+                || input.root.starts_with(&cache)
                 || writable
                     .iter()
                     .any(|w| w.starts_with(&cache) || cache.starts_with(w));

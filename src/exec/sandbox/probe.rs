@@ -39,7 +39,7 @@ pub fn world() -> Result<WorldSupport, String> {
     }
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
-    let mut support = WorldSupport {
+    let support = WorldSupport {
         bwrap,
         kept_net: super::nets::kept().map(|_| ()),
         layers: Ok(()),
@@ -56,6 +56,25 @@ pub fn world() -> Result<WorldSupport, String> {
         .prefix("keyless-probe-")
         .tempdir()
         .map_err(|e| format!("no folder for the probe: {e}"))?;
+    let folder = dir;
+    let dir = folder.path();
+    // Everything at once first, the layers where the real ones live: on a machine that has
+    // it all (the usual case) one command says so. Only when it fails is each part tried alone,
+    // to name the one that is missing.
+    let layers_base = layers_base();
+    let whole = try_world(&support, dir, true, layers_base.as_deref());
+    if let Some(base) = &layers_base {
+        let _ = std::fs::remove_dir_all(base);
+    }
+    if whole.is_ok() {
+        return Ok(support);
+    }
+    each_part(support, dir)
+}
+
+/// Tries each part of the world alone, after a world with nothing optional: what fails is
+/// reported missing, with why.
+fn each_part(mut support: WorldSupport, dir: &Path) -> Result<WorldSupport, String> {
     // A world with nothing optional first: if it fails, there is no world.
     let bare = WorldSupport {
         kept_net: Err("probe".into()),
@@ -65,7 +84,7 @@ pub fn world() -> Result<WorldSupport, String> {
         remap: Err("probe".into()),
         ..support.clone()
     };
-    try_world(&bare, dir.path(), false, None)
+    try_world(&bare, dir, false, None)
         .map_err(|e| format!("bubblewrap could not build a world: {e}"))?;
     if support.kept_net.is_ok() {
         let only_net = WorldSupport {
@@ -74,7 +93,7 @@ pub fn world() -> Result<WorldSupport, String> {
             seccomp: Err("probe".into()),
             ..support.clone()
         };
-        if let Err(e) = try_world(&only_net, dir.path(), false, None) {
+        if let Err(e) = try_world(&only_net, dir, false, None) {
             support.kept_net = Err(format!(
                 "a command could not join the kept network namespace: {e}"
             ));
@@ -87,7 +106,7 @@ pub fn world() -> Result<WorldSupport, String> {
             seccomp: Err("probe".into()),
             ..support.clone()
         };
-        if let Err(e) = try_world(&only_cgroups, dir.path(), false, None) {
+        if let Err(e) = try_world(&only_cgroups, dir, false, None) {
             support.cgroups = Err(format!("a command could not join its cgroup: {e}"));
         }
     }
@@ -99,7 +118,7 @@ pub fn world() -> Result<WorldSupport, String> {
             remap: Err("probe".into()),
             ..support.clone()
         };
-        if let Err(e) = try_world(&only_seccomp, dir.path(), false, None) {
+        if let Err(e) = try_world(&only_seccomp, dir, false, None) {
             support.seccomp = Err(format!("bubblewrap could not load the seccomp filter: {e}"));
         }
     }
@@ -114,7 +133,7 @@ pub fn world() -> Result<WorldSupport, String> {
     // system may take no overlay's upper layer (an overlay root in a container) although the
     // temporary folder's does: what is said must hold for the caches themselves.
     let layers_base = layers_base();
-    let result = try_world(&only_layers, dir.path(), true, layers_base.as_deref());
+    let result = try_world(&only_layers, dir, true, layers_base.as_deref());
     if let Some(base) = &layers_base {
         let _ = std::fs::remove_dir_all(base);
     }
@@ -131,12 +150,10 @@ pub fn world() -> Result<WorldSupport, String> {
             seccomp: Err("probe".into()),
             ..support.clone()
         };
-        if let Err(e) =
-            try_world(&remapped, dir.path(), false, None).and_then(|()| match support.layers {
-                Ok(()) => try_world(&remapped, dir.path(), true, None),
-                Err(_) => Ok(()),
-            })
-        {
+        if let Err(e) = try_world(&remapped, dir, false, None).and_then(|()| match support.layers {
+            Ok(()) => try_world(&remapped, dir, true, None),
+            Err(_) => Ok(()),
+        }) {
             support.remap = Err(format!("a command could not run unprivileged: {e}"));
         }
     }
