@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::batch::{self, results};
 use crate::exit::Status;
 use crate::protocol::render::format_error;
+use crate::visible::{holds_hidden, shown};
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
 use super::args::Shared;
@@ -95,7 +96,7 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         events::emit("results", serde_json::json!({ "text": message }));
         events::finished(stop, None, None, status);
     } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        print!("{}", super::progress::printable(&message));
+        print!("{}", shown(&message));
     } else {
         print!("{message}");
     }
@@ -122,12 +123,17 @@ pub fn undo(shared: &Shared) -> Status {
             actions,
             safety_copy,
         }) => {
-            println!("Undid batch {id} ({label}):");
+            println!("Undid batch {id} ({}):", shown(&label));
             for action in &actions {
-                println!("  {action}");
+                println!("  {}", shown(action));
             }
             if actions.is_empty() {
                 println!("  (nothing left to restore)");
+            }
+            if actions.iter().any(|action| holds_hidden(action)) {
+                println!(
+                    "  (a name above holds characters a terminal does not show; they are written \\u{{…}})"
+                );
             }
             if let Some(copy) = safety_copy {
                 println!(
@@ -141,13 +147,14 @@ pub fn undo(shared: &Shared) -> Status {
             {
                 println!(
                     "`keyless undo` again puts back batch {} ({}) too.",
-                    next.id, next.label
+                    next.id,
+                    shown(&next.label)
                 );
             }
             Status::Success
         }
         Err(failure) => {
-            eprintln!("keyless undo: {}: {}", failure.code, failure.reason);
+            eprintln!("keyless undo: {}: {}", failure.code, shown(&failure.reason));
             Status::Stopped
         }
     }
