@@ -97,6 +97,8 @@ pub(super) struct KnownSet {
     needles: Vec<String>,
     /// For each needle, its tag: an index into `tags`.
     needle_tags: Vec<usize>,
+    /// For each needle, whether it is a value as it is (not one of its encodings).
+    needle_plain: Vec<bool>,
     /// The inside of each tag.
     tags: Vec<String>,
     /// Which needles there are, and each tag's index: for adding without searching the lists.
@@ -130,6 +132,7 @@ impl KnownSet {
                 if index == next {
                     self.tags.push(tag);
                 }
+                self.needle_plain.push(needle.encoding == Encoding::Plain);
                 self.needles.push(needle.text);
                 self.needle_tags.push(index);
             }
@@ -150,21 +153,27 @@ impl KnownSet {
     }
 
     /// Calls `found(start, end, tag)` for every occurrence of every needle in `text`, overlapping
-    /// ones included.
-    pub(super) fn find(&self, text: &str, mut found: impl FnMut(usize, usize, usize)) {
+    /// ones included; of the values as they are too when `plain`, else only of their encodings.
+    pub(super) fn find(&self, text: &str, plain: bool, mut found: impl FnMut(usize, usize, usize)) {
+        let wanted =
+            |pattern: usize| plain || !self.needle_plain.get(pattern).copied().unwrap_or(true);
         if let Some(matches) = self
             .automaton
             .as_ref()
             .and_then(|a| a.try_find_overlapping_iter(text).ok())
         {
             for m in matches {
-                if let Some(&tag) = self.needle_tags.get(m.pattern().as_usize()) {
+                let pattern = m.pattern().as_usize();
+                if let Some(&tag) = self.needle_tags.get(pattern).filter(|_| wanted(pattern)) {
                     found(m.start(), m.end(), tag);
                 }
             }
             return;
         }
-        for (needle, &tag) in self.needles.iter().zip(&self.needle_tags) {
+        for (pattern, (needle, &tag)) in self.needles.iter().zip(&self.needle_tags).enumerate() {
+            if !wanted(pattern) {
+                continue;
+            }
             for (start, _) in text.match_indices(needle.as_str()) {
                 found(start, start + needle.len(), tag);
             }

@@ -64,13 +64,19 @@ use std::fmt;
 use regex::Regex;
 
 mod assignment;
+mod config;
+mod decode;
 pub(crate) mod dotenv;
+mod dump;
 mod encode;
 mod escapes;
+mod fold;
 mod hit;
+mod keys;
 mod known;
 mod names;
 mod rules;
+mod view;
 
 use assignment::assignment_hits;
 use hit::{Hit, Label, merge};
@@ -78,6 +84,54 @@ use known::KnownSet;
 pub use known::{KnownValue, Origin};
 pub use names::is_secret_env_name;
 use rules::{COMPILED, Kind, Rule, TAG_OPEN, TAG_REGEX};
+use view::View;
+
+/// What is looked for in a text or a view of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Search {
+    /// Known values and their encodings, and every rule.
+    All,
+    /// Known values and their encodings only: the text with every line break taken out
+    /// (`fold.rs`), where the rules would join lines that have nothing to do with each other.
+    Known,
+    /// Every rule, and the known values' encodings but not the values as they are: decoded
+    /// runs (`decode.rs`), where a value as it is was already found by its encoded needle in
+    /// the text, with the tag that says how it was encoded.
+    Decoded,
+}
+
+/// Whether every byte of `hit` but blanks and line breaks lies in one of `spans` (sorted and
+/// disjoint).
+fn covered(text: &str, hit: &Hit, spans: &[Hit]) -> bool {
+    let mut at = hit.start;
+    let mut next = spans.partition_point(|s| s.end <= at);
+    while at < hit.end {
+        match spans.get(next) {
+            Some(span) if span.start <= at => {
+                at = span.end;
+                next += 1;
+            }
+            _ => {
+                let Some(c) = text.as_bytes().get(at) else {
+                    return true;
+                };
+                if !c.is_ascii_whitespace() {
+                    return false;
+                }
+                at += 1;
+            }
+        }
+    }
+    true
+}
+
+/// `view` followed by the views below it, for [`Redactor::view_hits`].
+fn chain<'a>(view: &'a View, below: &[&'a View]) -> Vec<&'a View> {
+    let mut views = Vec::with_capacity(below.len() + 1);
+    views.push(view);
+    views.extend_from_slice(below);
+    views
+}
 
 /// Redaction repeats on its own output until nothing more is found, at most this often: masking
 /// one secret can expose another (a known value glued to an access key id gains a word boundary).
@@ -169,61 +223,88 @@ impl Redactor {
         }
     }
 
-    /// The spans to replace, sorted and disjoint: what is found in the text as it is and, when
-    /// it holds terminal escape sequences, in the text without them (each of those hits
-    /// widened back to the original bytes, the escapes inside it included). Both, because an
-    /// escape may hide a secret's boundary (`\x1b[1mAKIA…`) and a lone ESC may swallow a
-    /// character of one (`\x1bAKIA…` reads as ESC A).
-    /// On the same span the view's hit names it (it reads as a terminal shows the text).
+    /// The spans to replace, sorted and disjoint: what is found in the text as it is and in
+    /// each view a reader would read it through (see [`Search`]), every hit in a view widened
+    /// back to the original bytes it came from.
     fn spans(&self, text: &str) -> Vec<Hit> {
-        let mut hits = match escapes::View::of(text) {
-            Some(view) => self
-                .hits(view.text())
-                .into_iter()
-                .map(|hit| {
-                    let (start, end) = view.original(hit.start, hit.end);
-                    Hit { start, end, ..hit }
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        hits.extend(self.hits(text));
-        self.wrapped_hits(text, &mut hits);
+        let mut hits = Vec::new();
+        // Without its escape sequences: an escape may hide a secret's boundary
+        // (`\x1b[1mAKIA…`), and a lone ESC may swallow a character of one (`\x1bAKIA…` reads
+        // as ESC A), so the text as it is is searched too. On the same span the view's hit
+        // names it (it reads as a terminal shows the text): it comes first.
+        let escaped = escapes::view(text);
+        let below: Vec<&View> = escaped.iter().collect();
+        let base = escaped.as_ref().map_or(text, View::text);
+        if let Some(view) = &escaped {
+            self.view_hits(&[view], Search::All, &mut hits);
+        }
+        hits.extend(self.hits(text, Search::All));
+        if !self.known.is_empty()
+            && let Some(joined) = fold::joined(base)
+        {
+            self.view_hits(&chain(&joined, &below), Search::Known, &mut hits);
+        }
+        if let Some(folded) = fold::folded(base) {
+            // Lines of the same width are a folded secret, or a list of secrets one a line
+            // (`cat tokens.txt`): a hit that only joins secrets already found line by line
+            // would join their tags too, and is left out.
+            let up = chain(&folded, &below);
+            let mut joined = Vec::new();
+            self.view_hits(&up, Search::All, &mut joined);
+            if let Some(runs) = decode::decoded(folded.text()) {
+                self.view_hits(&chain(&runs, &up), Search::Decoded, &mut joined);
+            }
+            let found = merge(hits.clone());
+            joined.retain(|hit| !covered(text, hit, &found));
+            hits.extend(joined);
+        }
+        if let Some(dumped) = dump::decoded(base) {
+            let up = chain(&dumped, &below);
+            self.view_hits(&up, Search::All, &mut hits);
+            if let Some(runs) = decode::decoded(dumped.text()) {
+                self.view_hits(&chain(&runs, &up), Search::Decoded, &mut hits);
+            }
+        }
+        if let Some(runs) = decode::decoded(base) {
+            let up = chain(&runs, &below);
+            self.view_hits(&up, Search::Decoded, &mut hits);
+            if let Some(dumped) = dump::decoded(runs.text()) {
+                self.view_hits(&chain(&dumped, &up), Search::All, &mut hits);
+            }
+        }
         if hits.is_empty() {
             return hits;
         }
         merge(hits)
     }
 
-    /// The known values found in wrapped base64 (`base64` without `-w0`) where a line break cuts
-    /// their needle: on the text without those breaks, each hit widened back over them. Only
-    /// the known values: the rules do not read encoded data.
-    fn wrapped_hits(&self, text: &str, hits: &mut Vec<Hit>) {
-        if self.known.is_empty() {
-            return;
-        }
-        let Some(view) = escapes::View::without(text, &encode::wrapped_base64_breaks(text)) else {
+    /// The hits in `views[0]`, mapped back through it and each view after it (each a view of
+    /// the next; the last one's parent is the text).
+    fn view_hits(&self, views: &[&View], search: Search, hits: &mut Vec<Hit>) {
+        let Some(view) = views.first() else {
             return;
         };
-        let mut found = Vec::new();
-        self.known_hits(view.text(), &mut found);
-        if !found.is_empty() {
-            self.drop_allowed(view.text(), &mut found);
-        }
-        hits.extend(found.into_iter().map(|hit| {
-            let (start, end) = view.original(hit.start, hit.end);
+        hits.extend(self.hits(view.text(), search).into_iter().map(|hit| {
+            let (start, end) = views
+                .iter()
+                .fold((hit.start, hit.end), |(s, e), v| v.original(s, e));
             Hit { start, end, ..hit }
         }));
     }
 
-    /// Every secret found in `text` and not allowed, unsorted, none empty.
-    fn hits(&self, text: &str) -> Vec<Hit> {
+    /// Every secret `search` looks for in `text`, not allowed, unsorted, none empty.
+    fn hits(&self, text: &str, search: Search) -> Vec<Hit> {
         let mut hits = Vec::new();
-        self.known_hits(text, &mut hits);
-        for (index, (rule, regex)) in COMPILED.iter().enumerate() {
-            rule_hits(rule, regex, index + 1, text, &mut hits);
+        self.known_hits(text, search != Search::Decoded, &mut hits);
+        if search != Search::Known {
+            for (index, (rule, regex)) in COMPILED.iter().enumerate() {
+                rule_hits(rule, regex, index + 1, text, &mut hits);
+            }
+            let rank = COMPILED.len() + 1;
+            assignment_hits(text, rank, &mut hits);
+            config::config_hits(text, rank, &mut hits);
+            keys::key_hits(text, rank, &mut hits);
         }
-        assignment_hits(text, COMPILED.len() + 1, &mut hits);
         hits.retain(|hit| hit.start < hit.end);
         if !hits.is_empty() {
             self.drop_allowed(text, &mut hits);
@@ -231,7 +312,8 @@ impl Redactor {
         hits
     }
 
-    fn known_hits(&self, text: &str, hits: &mut Vec<Hit>) {
+    /// The known values' needles found in `text`; the values as they are only when `plain`.
+    fn known_hits(&self, text: &str, plain: bool, hits: &mut Vec<Hit>) {
         if self.known.is_empty() {
             return;
         }
@@ -244,7 +326,7 @@ impl Redactor {
                 .collect(),
             None => Vec::new(),
         };
-        self.known.find(text, |start, end, tag| {
+        self.known.find(text, plain, |start, end, tag| {
             // Tags are disjoint and sorted: only the last one starting at or before `start`
             // can hold the hit.
             let before = tags.partition_point(|&(s, _)| s <= start);

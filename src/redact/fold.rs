@@ -1,0 +1,162 @@
+//! Text cut into lines that a reader joins again: `fold -w N`, `base64` wrapping at 76, PEM and
+//! `openssl base64` at 64, `xxd -p` at 60, a YAML block whose continuation lines are indented.
+//!
+//! Two views, for two searches:
+//! - [`joined`]: the whole text with every line break and the blanks that indent the next line
+//!   removed. A known value is searched there (one pass of its automaton), so it is found however
+//!   it was cut: at any width, a character a line, at spaces (`fold -s`).
+//! - [`folded`]: only the blocks that look folded (a line, then lines without blanks of the same
+//!   width, the last one no wider), each joined. Every rule reads them, so a token or an encoded
+//!   key cut by `fold` is whole again; ordinary text, whose lines differ in width, mostly stays
+//!   out, which keeps the rules' second reading small.
+//!
+//! What it does not do: join lines whose prefixes differ (`cat -n`, `grep -n`, a diff's `+`), or
+//! text cut by anything but line breaks.
+
+use super::view::View;
+
+/// A folded block's lines are at least this wide: narrower cuts are left to the search of known
+/// values across every break ([`joined`]), where a width does not matter.
+const MIN_FOLD_WIDTH: usize = 8;
+
+/// One line of a text: where it starts, where its content ends (before `\r\n` or `\n`), where
+/// the next line starts, and where its content starts after the blanks that indent it.
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    body: usize,
+    end: usize,
+    next: usize,
+}
+
+fn lines(text: &str) -> impl Iterator<Item = Line> + '_ {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        let newline = bytes[start..].iter().position(|&b| b == b'\n');
+        let (end, next) = match newline {
+            Some(at) => (start + at, start + at + 1),
+            None => (bytes.len(), bytes.len()),
+        };
+        let end = if end > start && bytes[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        let indent = bytes[start..end]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        let line = Line {
+            start,
+            body: start + indent,
+            end,
+            next,
+        };
+        start = next;
+        Some(line)
+    })
+}
+
+/// The text with every line break removed, and with it the blanks that indent the next line;
+/// `None` when it has no line break before more text.
+pub(super) fn joined(text: &str) -> Option<View> {
+    let mut removed = Vec::new();
+    let mut previous: Option<Line> = None;
+    for line in lines(text) {
+        if let Some(before) = previous {
+            removed.push((before.end, line.body));
+        }
+        previous = Some(line);
+    }
+    View::without(text, &removed)
+}
+
+/// The blocks of `text` that look folded, each joined into one line and ended by its last line
+/// break; `None` when there is none. A block: a line at least [`MIN_FOLD_WIDTH`] bytes wide,
+/// then one or more lines without blanks (indented or not) of the same width, the last one
+/// possibly narrower.
+pub(super) fn folded(text: &str) -> Option<View> {
+    let lines: Vec<Line> = lines(text).collect();
+    let width = |line: &Line| line.end - line.start;
+    let unbroken = |line: &Line| {
+        line.body < line.end && !text[line.body..line.end].contains(char::is_whitespace)
+    };
+    let mut removed = Vec::new();
+    // Where the text not given to a block yet starts.
+    let mut outside = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        let w = width(&lines[i]);
+        let mut j = i + 1;
+        if w >= MIN_FOLD_WIDTH {
+            while j < lines.len() && unbroken(&lines[j]) && width(&lines[j]) <= w {
+                j += 1;
+                if width(&lines[j - 1]) < w {
+                    break;
+                }
+            }
+        }
+        if j - i < 2 {
+            i += 1;
+            continue;
+        }
+        removed.push((outside, lines[i].start));
+        for k in i..j - 1 {
+            removed.push((lines[k].end, lines[k + 1].body));
+        }
+        outside = lines[j - 1].next;
+        i = j;
+    }
+    if removed.is_empty() {
+        return None;
+    }
+    removed.push((outside, text.len()));
+    removed.retain(|&(s, e)| s < e);
+    View::without(text, &removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folded_text(text: &str) -> String {
+        folded(text)
+            .map(|v| v.text().to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn every_break_is_joined_with_the_next_lines_indent() {
+        let text = "ab\ncd\r\n   ef\n\tg";
+        let view = joined(text).unwrap();
+        assert_eq!(view.text(), "abcdefg");
+        let (s, e) = view.original(1, 6);
+        assert_eq!(&text[s..e], "b\ncd\r\n   ef");
+        assert!(joined("one line").is_none());
+    }
+
+    #[test]
+    fn folded_blocks_are_joined_and_kept_apart() {
+        let line = "QUJD".repeat(19);
+        let text = format!(
+            "$ base64 key\n{line}\n{line}\nQUJD==\nprompt> ls\nsrc target\n  data: abcdefghij\nklmnopqrstuvwxyzAB\nCD\nend\n  secret:\n    {line}\n    QUJD\n"
+        );
+        assert_eq!(
+            folded_text(&text),
+            format!("{line}{line}QUJD==\n  data: abcdefghijklmnopqrstuvwxyzABCD\n    {line}QUJD\n")
+        );
+        // Ordinary lines of different widths, lines with blanks, and narrow lines are no block.
+        for ordinary in [
+            "   Compiling serde v1.0\n    Finished dev\n",
+            "short\nlines\nhere\n",
+            "a line with words\nanother with words\n",
+            "0123456789\n0123456789ab\n",
+        ] {
+            assert_eq!(folded_text(ordinary), "", "{ordinary:?}");
+        }
+    }
+}
