@@ -156,7 +156,10 @@ fn od_chars(line: &str) -> Option<Vec<(u8, usize)>> {
     }
     let mut bytes = Vec::new();
     for (i, cell) in cells.as_bytes().chunks(4).enumerate() {
-        let at = offset + 4 * i;
+        // A byte stands for its cell from its first visible character (a space byte for its
+        // last column).
+        let blanks = cell.iter().take_while(|&&b| b == b' ').count().min(3);
+        let at = offset + 4 * i + blanks;
         let byte = match cell {
             [b' ', b' ', b' ', c] if c.is_ascii_graphic() || *c == b' ' => *c,
             [b' ', b' ', b'\\', e] => match e {
@@ -200,13 +203,12 @@ fn words(line: &str, in_dump: bool) -> Option<Vec<(u8, usize)>> {
         }
         at += part.len() + 1;
     }
-    // `0x67` and `0X67`.
-    for (at, token) in &mut tokens {
+    // `0x67` and `0X67`: the byte stands for the prefix too.
+    for (_, token) in &mut tokens {
         if let Some(rest) = token
             .strip_prefix("0x")
             .or_else(|| token.strip_prefix("0X"))
         {
-            *at += 2;
             *token = rest;
         }
     }
@@ -240,7 +242,7 @@ fn words(line: &str, in_dump: bool) -> Option<Vec<(u8, usize)>> {
     }
     let mut bytes = Vec::with_capacity(tokens.len() * per_word);
     for (at, token) in tokens {
-        let value = u32::from_str_radix(token, radix).ok()?;
+        let value = u64::from_str_radix(token, radix).ok()?;
         if per_word == 1 {
             bytes.push((u8::try_from(value).ok()?, at));
         } else {

@@ -6,7 +6,7 @@
 //!   removed. A known value is searched there (one pass of its automaton), so it is found however
 //!   it was cut: at any width, a character a line, at spaces (`fold -s`).
 //! - [`folded`]: only the blocks that look folded (a line, then lines without blanks of the same
-//!   width, the last one no wider), each joined. Every rule reads them, so a token or an encoded
+//!   width, and maybe a narrower last one), each joined. Every rule reads them, so a token or an encoded
 //!   key cut by `fold` is whole again; ordinary text, whose lines differ in width, mostly stays
 //!   out, which keeps the rules' second reading small.
 //!
@@ -77,8 +77,8 @@ pub(super) fn joined(text: &str) -> Option<View> {
 
 /// The blocks of `text` that look folded, each joined into one line and ended by its last line
 /// break; `None` when there is none. A block: a line at least [`MIN_FOLD_WIDTH`] bytes wide,
-/// then one or more lines without blanks (indented or not) of the same width, the last one
-/// possibly narrower.
+/// then one or more lines without blanks (indented or not) of the same width, and maybe a
+/// narrower last one.
 pub(super) fn folded(text: &str) -> Option<View> {
     let lines: Vec<Line> = lines(text).collect();
     let width = |line: &Line| line.end - line.start;
@@ -100,7 +100,10 @@ pub(super) fn folded(text: &str) -> Option<View> {
                 }
             }
         }
-        if j - i < 2 {
+        // At least two lines of the full width: a line and a shorter one after it is ordinary
+        // text as often as not (`key=value` above `other=1`).
+        let full = (i..j).filter(|&k| width(&lines[k]) == w).count();
+        if full < 2 {
             i += 1;
             continue;
         }
@@ -143,11 +146,13 @@ mod tests {
     fn folded_blocks_are_joined_and_kept_apart() {
         let line = "QUJD".repeat(19);
         let text = format!(
-            "$ base64 key\n{line}\n{line}\nQUJD==\nprompt> ls\nsrc target\n  data: abcdefghij\nklmnopqrstuvwxyzAB\nCD\nend\n  secret:\n    {line}\n    QUJD\n"
+            "$ base64 key\n{line}\n{line}\nQUJD==\nprompt> ls\nsrc target\n  data: abcdefghij\nklmnopqrstuvwxyzAB\nCD\nend\n  secret:\n    {line}\n    {line}\n    QUJD\n"
         );
         assert_eq!(
             folded_text(&text),
-            format!("{line}{line}QUJD==\n  data: abcdefghijklmnopqrstuvwxyzABCD\n    {line}QUJD\n")
+            format!(
+                "{line}{line}QUJD==\n  data: abcdefghijklmnopqrstuvwxyzABCD\n    {line}{line}QUJD\n"
+            )
         );
         // Ordinary lines of different widths, lines with blanks, and narrow lines are no block.
         for ordinary in [
@@ -155,6 +160,7 @@ mod tests {
             "short\nlines\nhere\n",
             "a line with words\nanother with words\n",
             "0123456789\n0123456789ab\n",
+            "_auth=ZGVwbG95OnMzY3JldC1wYXNz\nemail=me@x.io\n",
         ] {
             assert_eq!(folded_text(ordinary), "", "{ordinary:?}");
         }

@@ -79,7 +79,7 @@ const RULES: &[Rule] = &[
     // A PEM block (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PGP's `PRIVATE KEY BLOCK`, the
     // SSH2 form's `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`), whole: its header followed by
     // a line break (also written `\n` in a string) or its data on the same line.
-    Rule::new(Kind::PrivateKey, r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}[ \t]*(?:\r?\n|\\r?\\n|\z|[ ]?[A-Za-z0-9+/])(?s:.*?)(?:-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)"),
+    Rule::new(Kind::PrivateKey, r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}[ \t]*(?:\r?\n|(?:\\r)?\\n|\z|[ ]?[A-Za-z0-9+/])(?s:.*?)(?:-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)"),
     // PuTTY's `.ppk`, from its first line through its MAC.
     Rule::new(Kind::PrivateKey, r"PuTTY-User-Key-File-[0-9]+:[ \t]*[A-Za-z0-9@._-]+[ \t]*\r?\n(?s:.*?)(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]*|\z)"),
     // The base64 of a key's DER without its PEM lines (a key kept in a variable, a keystore),
