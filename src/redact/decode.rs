@@ -108,7 +108,7 @@ mod tests {
         let text = format!("data: {standard}\nurl={url};\nhex {hex}.");
         assert_eq!(
             text_of(&text),
-            format!("{secret}\n\npassword: s3cr3t-v4lue\n{secret}")
+            format!("{secret}\n\x1e\n\n\npassword: s3cr3t-v4lue\n\x1e\n{secret}\n\x1e\n")
         );
         // Unpadded, and cut before its end: what is whole decodes.
         let cut = &standard[..standard.len() - 3];

@@ -315,7 +315,7 @@ mod tests {
     #[test]
     fn lists_of_bytes() {
         let xxd_i = "unsigned char s[] = {\n  0x67, 0x68, 0x70, 0x5f, 0x53, 0x65, 0x63, 0x72, 0x65, 0x74, 0x2d, 0xc3,\n  0xa9, 0x20, 0x76, 0x61\n};\n";
-        assert_eq!(bytes(xxd_i), "ghp_Secret-é va\n");
+        assert_eq!(bytes(xxd_i), "ghp_Secret-é va\n\u{1e}\n");
         let colons = "privateExponent:\n    67:68:70:5f:53:65:63:72:\n    65:74\n";
         assert_eq!(bytes(colons), "ghp_Secret");
         assert_eq!(bytes("67 68 70 5F 53 65 63 72"), "ghp_Secr");

@@ -6,7 +6,8 @@
 //!   removed. A known value is searched there (one pass of its automaton), so it is found however
 //!   it was cut: at any width, a character a line, at spaces (`fold -s`).
 //! - [`folded`]: only the blocks that look folded (a line, then lines without blanks of the same
-//!   width, and maybe a narrower last one), each joined. Every rule reads them, so a token or an encoded
+//!   width, and maybe a narrower last one; two lines of encoded data, the second narrower),
+//!   each joined. Every rule reads them, so a token or an encoded
 //!   key cut by `fold` is whole again; ordinary text, whose lines differ in width, mostly stays
 //!   out, which keeps the rules' second reading small.
 //!
@@ -18,6 +19,10 @@ use super::view::View;
 /// A folded block's lines are at least this wide: narrower cuts are left to the search of known
 /// values across every break ([`joined`]), where a width does not matter.
 const MIN_FOLD_WIDTH: usize = 8;
+
+/// The widths encoders wrap their lines at: `xxd -p` 60, PEM and `openssl base64` 64, `base64`
+/// 76.
+const ENCODER_WIDTHS: [usize; 3] = [60, 64, 76];
 
 /// One line of a text: where it starts, where its content ends (before `\r\n` or `\n`), where
 /// the next line starts, and where its content starts after the blanks that indent it.
@@ -101,9 +106,12 @@ pub(super) fn folded(text: &str) -> Option<View> {
             }
         }
         // At least two lines of the full width: a line and a shorter one after it is ordinary
-        // text as often as not (`key=value` above `other=1`).
+        // text as often as not (`key=value` above `other=1`), unless both are encoded data at
+        // an encoder's width (`base64` of 60 bytes wraps into 76 characters and 4).
         let full = (i..j).filter(|&k| width(&lines[k]) == w).count();
-        if full < 2 {
+        let encoded = ENCODER_WIDTHS.contains(&(lines[i].end - lines[i].body))
+            && (i..j).all(|k| is_encoded(&text[lines[k].body..lines[k].end]));
+        if full < 2 && !(j - i == 2 && encoded) {
             i += 1;
             continue;
         }
@@ -120,6 +128,16 @@ pub(super) fn folded(text: &str) -> Option<View> {
     removed.push((outside, text.len()));
     removed.retain(|&(s, e)| s < e);
     View::without(text, &removed)
+}
+
+/// Whether a line is base64 or hex and nothing else: its alphabets' characters, and padding at
+/// its end.
+fn is_encoded(line: &str) -> bool {
+    let data = line.trim_end_matches('=');
+    !data.is_empty()
+        && data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
 }
 
 #[cfg(test)]
@@ -161,6 +179,7 @@ mod tests {
             "a line with words\nanother with words\n",
             "0123456789\n0123456789ab\n",
             "_auth=ZGVwbG95OnMzY3JldC1wYXNz\nemail=me@x.io\n",
+            "Finished-the-build-in-3s\nDone-here\n",
         ] {
             assert_eq!(folded_text(ordinary), "", "{ordinary:?}");
         }

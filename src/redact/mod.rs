@@ -94,6 +94,9 @@ enum Search {
     /// Known values and their encodings only: the text with every line break taken out
     /// (`fold.rs`), where the rules would join lines that have nothing to do with each other.
     Known,
+    /// The token formats only: blocks of lines that look folded (`fold.rs`), where a
+    /// password's assignment would run on into the next line.
+    Formats,
     /// Every rule, and the known values' encodings but not the values as they are: decoded
     /// runs (`decode.rs`), where a value as it is was already found by its encoded needle in
     /// the text, with the tag that says how it was encoded.
@@ -250,10 +253,11 @@ impl Redactor {
             // would join their tags too, and is left out.
             let up = chain(&folded, &below);
             let mut joined = Vec::new();
-            self.view_hits(&up, Search::All, &mut joined);
+            self.view_hits(&up, Search::Formats, &mut joined);
             if let Some(runs) = decode::decoded(folded.text()) {
                 let runs_up = chain(&runs, &up);
                 self.view_hits(&runs_up, Search::Decoded, &mut joined);
+                self.across_hits(&runs_up, &mut joined);
                 if let Some(dumped) = dump::decoded(runs.text()) {
                     self.view_hits(&chain(&dumped, &runs_up), Search::All, &mut joined);
                 }
@@ -272,6 +276,7 @@ impl Redactor {
         if let Some(runs) = decode::decoded(base) {
             let up = chain(&runs, &below);
             self.view_hits(&up, Search::Decoded, &mut hits);
+            self.across_hits(&up, &mut hits);
             if let Some(dumped) = dump::decoded(runs.text()) {
                 self.view_hits(&chain(&dumped, &up), Search::All, &mut hits);
             }
@@ -296,14 +301,40 @@ impl Redactor {
         }));
     }
 
+    /// The known values in `views[0]` (decoded data) that its line breaks cut (`fold | base64`),
+    /// mapped back through the views as [`Redactor::view_hits`] does. Only those that cross a
+    /// break: the others were found in the view itself, or as encoded needles below it.
+    fn across_hits(&self, views: &[&View], hits: &mut Vec<Hit>) {
+        let Some(joined) = views
+            .first()
+            .filter(|_| !self.known.is_empty())
+            .and_then(|view| fold::joined(view.text()))
+        else {
+            return;
+        };
+        for hit in self.hits(joined.text(), Search::Known) {
+            let (start, end) = joined.original(hit.start, hit.end);
+            if end - start > hit.end - hit.start {
+                let (start, end) = views
+                    .iter()
+                    .fold((start, end), |(s, e), v| v.original(s, e));
+                hits.push(Hit { start, end, ..hit });
+            }
+        }
+    }
+
     /// Every secret `search` looks for in `text`, not allowed, unsorted, none empty.
     fn hits(&self, text: &str, search: Search) -> Vec<Hit> {
         let mut hits = Vec::new();
-        self.known_hits(text, search != Search::Decoded, &mut hits);
+        if search != Search::Formats {
+            self.known_hits(text, search != Search::Decoded, &mut hits);
+        }
         if search != Search::Known {
             for (index, (rule, regex)) in COMPILED.iter().enumerate() {
                 rule_hits(rule, regex, index + 1, text, &mut hits);
             }
+        }
+        if matches!(search, Search::All | Search::Decoded) {
             let rank = COMPILED.len() + 1;
             assignment_hits(text, rank, &mut hits);
             config::config_hits(text, rank, &mut hits);

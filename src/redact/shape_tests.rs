@@ -524,6 +524,11 @@ fn passwords_in_the_other_configuration_styles() {
             "ossrhPassword=hunter2hunter2\n",
             "ossrhPassword=[redacted: secret-value]\n",
         ),
+        // Lines of one width are no folded value: the next line stays.
+        (
+            "password = Pypi-p4ss-3344\norg.gradle.jvmargs=-Xmx2g\n",
+            "password = [redacted: secret-value]\norg.gradle.jvmargs=-Xmx2g\n",
+        ),
         (
             "machine api.example.com login me password Tr1cky-pass\n",
             "machine api.example.com login me password [redacted: netrc-password]\n",
@@ -621,6 +626,8 @@ fn a_known_value_encoded_twice_is_found() {
         hex(b64(value).as_bytes()),
         // An `xxd` dump of base64, wrapped base64 of a dump.
         xxd(b64(value).as_bytes()),
+        // Folded, then encoded: the break is inside the decoded data.
+        b64(fold(TOKEN_VALUE, 10, "").as_bytes()),
         fold(&b64(xxd(value).as_bytes()), 76, ""),
     ];
     for text in cases {

@@ -87,6 +87,9 @@ impl View {
     }
 }
 
+/// What keeps two runs of decoded bytes apart in a view, between line breaks.
+const SEPARATOR: u8 = 0x1e;
+
 /// What a run of decoded bytes becomes a [`View`] through: each byte with the range of the text
 /// it stands for, runs apart from each other by a line break.
 #[derive(Default)]
@@ -102,10 +105,14 @@ impl Decoded {
         self.spans.push((start, end));
     }
 
-    /// Ends a run of decoded bytes at `at` in the text: what follows is read apart from it.
+    /// Ends a run of decoded bytes at `at` in the text: what follows is read apart from it. The
+    /// separator is a line of its own holding an information separator (U+001E), which no rule
+    /// reads as part of a secret and no joining of lines removes.
     pub(super) fn separate(&mut self, at: usize) {
-        if self.bytes.last().is_some_and(|&b| b != b'\n') {
-            self.push(b'\n', at, at);
+        if self.bytes.last().is_some_and(|&b| b != SEPARATOR) {
+            for b in [b'\n', SEPARATOR, b'\n'] {
+                self.push(b, at, at);
+            }
         }
     }
 
@@ -117,7 +124,7 @@ impl Decoded {
     /// or text cut in the middle of a character) read as line breaks, one for one, so that
     /// the view stays text and nothing glues across them.
     pub(super) fn view(mut self) -> Option<View> {
-        if self.bytes.iter().all(|&b| b == b'\n') {
+        if self.bytes.iter().all(|&b| b == b'\n' || b == SEPARATOR) {
             return None;
         }
         let mut at = 0;
@@ -164,9 +171,9 @@ mod tests {
         d.separate(18);
         d.push(b'z', 20, 22);
         let v = d.view().unwrap();
-        assert_eq!(v.text(), "ok\n\n\nz");
+        assert_eq!(v.text(), "ok\n\n\n\u{1e}\nz");
         assert_eq!(v.original(0, 2), (10, 14));
-        assert_eq!(v.original(1, 6), (12, 22));
+        assert_eq!(v.original(1, 8), (12, 22));
         assert!(Decoded::default().view().is_none());
     }
 }
