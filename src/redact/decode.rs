@@ -7,7 +7,9 @@
 //! replaces the encoded characters they came from. Each decoded byte stands for the characters
 //! that hold its bits (two of base64's four, or its two hex digits).
 //!
-//! A run is decoded from its first character, as encoders write it. What it does not do: find
+//! A run is decoded from its first character, as encoders write it, and read only when it
+//! decodes to text. What it does not do: read binary data (a key's DER is found by its encoded
+//! first bytes in `rules.rs`), find
 //! data encoded at another offset inside a run (known values have needles at every alignment for
 //! that, in `encode.rs`), other bases (base32, base58, ascii85), or compressed data.
 
@@ -16,6 +18,10 @@ use super::view::{Decoded, View};
 /// Runs shorter than this are left alone: words and identifiers, and nothing a secret shape
 /// fits in (the shortest, a password assignment, takes more once encoded).
 const MIN_RUN_CHARS: usize = 16;
+
+/// A decoded run with more than one byte in this many binary (control bytes, not UTF-8) is left
+/// out: see [`is_text`].
+const MAX_BINARY_SHARE: usize = 8;
 
 fn is_run_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
@@ -37,12 +43,18 @@ pub(super) fn decoded(text: &str) -> Option<View> {
         }
         let run = &bytes[start..at];
         if run.len() >= MIN_RUN_CHARS {
+            let mut decoded = Vec::with_capacity(run.len());
             if run.iter().all(u8::is_ascii_hexdigit) {
-                hex(run, start, &mut out);
+                hex(run, start, &mut decoded);
             } else {
-                base64(run, start, &mut out);
+                base64(run, start, &mut decoded);
             }
-            out.separate(at);
+            if is_text(&decoded) {
+                for (byte, from, to) in decoded {
+                    out.push(byte, from, to);
+                }
+                out.separate(at);
+            }
         }
     }
     if out.is_empty() {
@@ -51,17 +63,39 @@ pub(super) fn decoded(text: &str) -> Option<View> {
     out.view()
 }
 
-fn hex(run: &[u8], start: usize, out: &mut Decoded) {
+/// Whether decoded bytes read as text: at most one in [`MAX_BINARY_SHARE`] a control byte or
+/// not UTF-8. Binary data (an image, compressed or random bytes, a key's DER) holds no shape a
+/// rule reads, and the known values' needles find a value inside it in the encoded text itself.
+fn is_text(decoded: &[(u8, usize, usize)]) -> bool {
+    let bytes: Vec<u8> = decoded.iter().map(|d| d.0).collect();
+    let control = bytes
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+        .count();
+    let mut invalid = 0;
+    let mut at = 0;
+    while let Err(e) = std::str::from_utf8(&bytes[at..]) {
+        let len = e.error_len().unwrap_or(bytes.len() - at - e.valid_up_to());
+        invalid += len;
+        at += e.valid_up_to() + len;
+        if (control + invalid) * MAX_BINARY_SHARE > bytes.len() {
+            return false;
+        }
+    }
+    (control + invalid) * MAX_BINARY_SHARE <= bytes.len()
+}
+
+fn hex(run: &[u8], start: usize, out: &mut Vec<(u8, usize, usize)>) {
     let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
     for (i, pair) in run.chunks_exact(2).enumerate() {
         let at = start + 2 * i;
-        out.push((digit(pair[0]) << 4) | digit(pair[1]), at, at + 2);
+        out.push(((digit(pair[0]) << 4) | digit(pair[1]), at, at + 2));
     }
 }
 
 /// Decodes a run in the alphabet its characters say (`+` and `/`, or `-` and `_`); a run that
 /// mixes the two is no base64.
-fn base64(run: &[u8], start: usize, out: &mut Decoded) {
+fn base64(run: &[u8], start: usize, out: &mut Vec<(u8, usize, usize)>) {
     let standard = run.iter().any(|b| matches!(b, b'+' | b'/'));
     let url = run.iter().any(|b| matches!(b, b'-' | b'_'));
     if standard && url {
@@ -83,7 +117,7 @@ fn base64(run: &[u8], start: usize, out: &mut Decoded) {
         // j + 1.
         for j in 0..group.len().saturating_sub(1) {
             let at = start + 4 * g + j;
-            out.push((bits >> (16 - 8 * j)) as u8, at, at + 2);
+            out.push(((bits >> (16 - 8 * j)) as u8, at, at + 2));
         }
     }
 }
@@ -127,6 +161,19 @@ mod tests {
         let at = view.text().find("bc").unwrap();
         let (s, e) = view.original(at, at + 2);
         assert_eq!(&text[s..e], &encoded[1..4]);
+    }
+
+    #[test]
+    fn binary_data_is_left_alone() {
+        let binary: Vec<u8> = (0..600u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let text = format!(
+            "img {} and {}",
+            reference_base64(&binary, false),
+            reference_base64(b"some text that is text", false)
+        );
+        assert_eq!(text_of(&text), "some text that is text\n\x1e\n");
     }
 
     #[test]

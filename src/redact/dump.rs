@@ -60,6 +60,11 @@ fn read_line(line: &str, in_dump: bool) -> Option<Vec<(u8, usize)>> {
     if in_dump && (trimmed == "*" || is_offset(trimmed)) {
         return Some(Vec::new());
     }
+    // Every dump line starts with a digit of its offset or data, or with blanks (`od -An`,
+    // `xxd -i`): anything else is given up at once.
+    if !line.starts_with(|c: char| c.is_ascii_hexdigit() || c == ' ' || c == '\t') {
+        return None;
+    }
     xxd(line)
         .or_else(|| hexdump_canonical(line))
         .or_else(|| od_chars(line))
@@ -195,42 +200,50 @@ fn words(line: &str, in_dump: bool) -> Option<Vec<(u8, usize)>> {
         Some(at) if line.ends_with('<') => &line[..at],
         _ => line,
     };
-    let mut tokens: Vec<(usize, &str)> = Vec::new();
+    // Each token with where it starts, `0x` taken off (the byte stands for the prefix too);
+    // read lazily, so that an ordinary line is given up at its first word.
     let mut at = 0;
-    for part in body.split([' ', '\t', ',', ':']) {
-        if !part.is_empty() {
-            tokens.push((at, part));
-        }
+    let mut tokens = body.split([' ', '\t', ',', ':']).filter_map(|part| {
+        let start = at;
         at += part.len() + 1;
-    }
-    // `0x67` and `0X67`: the byte stands for the prefix too.
-    for (_, token) in &mut tokens {
-        if let Some(rest) = token
+        let token = part
             .strip_prefix("0x")
-            .or_else(|| token.strip_prefix("0X"))
-        {
-            *token = rest;
-        }
+            .or_else(|| part.strip_prefix("0X"))
+            .unwrap_or(part);
+        (!part.is_empty()).then_some((start, token))
+    });
+    let first = tokens.next()?;
+    if !is_digits(first.1, 16) {
+        return None;
     }
+    let second = tokens.next();
     let starts_with_offset = !line.starts_with([' ', '\t'])
-        && tokens.len() >= 2
-        && tokens[0].1.len() != tokens[1].1.len()
-        && is_offset(tokens[0].1);
-    if starts_with_offset {
-        tokens.remove(0);
-    }
-    let width = tokens.first()?.1.len();
+        && second.is_some_and(|(_, t)| t.len() != first.1.len())
+        && is_offset(first.1);
+    let head = if starts_with_offset {
+        second
+    } else {
+        Some(first)
+    };
+    let (_, lead) = head?;
+    let width = lead.len();
     let radix = match width {
         2 | 4 | 8 => 16,
         3 | 6 => 8,
         _ => return None,
     };
-    if tokens
+    let rest: Vec<(usize, &str)> = head
+        .into_iter()
+        .chain((!starts_with_offset).then_some(second).flatten())
+        .chain(tokens)
+        .collect();
+    if rest
         .iter()
         .any(|(_, t)| t.len() != width || !is_digits(t, radix))
     {
         return None;
     }
+    let tokens = rest;
     let lone = !starts_with_offset && !in_dump;
     let per_word = match width {
         2 | 3 => 1,

@@ -5,9 +5,10 @@
 //! - [`joined`]: the whole text with every line break and the blanks that indent the next line
 //!   removed. A known value is searched there (one pass of its automaton), so it is found however
 //!   it was cut: at any width, a character a line, at spaces (`fold -s`).
-//! - [`folded`]: only the blocks that look folded (a line, then lines without blanks of the same
+//! - [`folded`]: the blocks that look folded (a line, then lines without blanks of the same
 //!   width, and maybe a narrower last one; two lines of encoded data, the second narrower),
-//!   each joined. Every rule reads them, so a token or an encoded
+//!   each joined: on their own, where the token formats read them, and in the whole text,
+//!   where encoded runs are decoded (`decode.rs`) once, folded or not. Every rule reads them, so a token or an encoded
 //!   key cut by `fold` is whole again; ordinary text, whose lines differ in width, mostly stays
 //!   out, which keeps the rules' second reading small.
 //!
@@ -80,12 +81,21 @@ pub(super) fn joined(text: &str) -> Option<View> {
     View::without(text, &removed)
 }
 
-/// The blocks of `text` that look folded, each joined into one line and ended by its last line
-/// break; `None` when there is none. A block: a line at least [`MIN_FOLD_WIDTH`] bytes wide,
+/// The folded blocks of a text, joined: on their own, and in the whole text.
+pub(super) struct Folded {
+    /// Only the blocks, each ended by its last line break.
+    pub(super) blocks: View,
+    /// The whole text with its blocks joined.
+    pub(super) whole: View,
+}
+
+/// The blocks of `text` that look folded, each joined into one line (see [`Folded`]); `None`
+/// when there is none. A block: a line at least [`MIN_FOLD_WIDTH`] bytes wide,
 /// then one or more lines without blanks (indented or not) of the same width, and maybe a
 /// narrower last one.
-pub(super) fn folded(text: &str) -> Option<View> {
+pub(super) fn folded(text: &str) -> Option<Folded> {
     let lines: Vec<Line> = lines(text).collect();
+    let mut joins = Vec::new();
     let width = |line: &Line| line.end - line.start;
     let unbroken = |line: &Line| {
         line.body < line.end && !text[line.body..line.end].contains(char::is_whitespace)
@@ -117,17 +127,22 @@ pub(super) fn folded(text: &str) -> Option<View> {
         }
         removed.push((outside, lines[i].start));
         for k in i..j - 1 {
-            removed.push((lines[k].end, lines[k + 1].body));
+            let join = (lines[k].end, lines[k + 1].body);
+            removed.push(join);
+            joins.push(join);
         }
         outside = lines[j - 1].next;
         i = j;
     }
-    if removed.is_empty() {
+    if joins.is_empty() {
         return None;
     }
     removed.push((outside, text.len()));
     removed.retain(|&(s, e)| s < e);
-    View::without(text, &removed)
+    Some(Folded {
+        blocks: View::without(text, &removed)?,
+        whole: View::without(text, &joins)?,
+    })
 }
 
 /// Whether a line is base64 or hex and nothing else: its alphabets' characters, and padding at
@@ -146,7 +161,7 @@ mod tests {
 
     fn folded_text(text: &str) -> String {
         folded(text)
-            .map(|v| v.text().to_string())
+            .map(|f| f.blocks.text().to_string())
             .unwrap_or_default()
     }
 
@@ -172,6 +187,9 @@ mod tests {
                 "{line}{line}QUJD==\n  data: abcdefghijklmnopqrstuvwxyzABCD\n    {line}{line}QUJD\n"
             )
         );
+        // In the whole text only the blocks' own breaks go.
+        let whole = folded(&text).unwrap().whole.text().to_string();
+        assert!(whole.starts_with(&format!("$ base64 key\n{line}{line}QUJD==\nprompt> ls\n")));
         // Ordinary lines of different widths, lines with blanks, and narrow lines are no block.
         for ordinary in [
             "   Compiling serde v1.0\n    Finished dev\n",

@@ -247,21 +247,13 @@ impl Redactor {
         {
             self.view_hits(&chain(&joined, &below), Search::Known, &mut hits);
         }
-        if let Some(folded) = fold::folded(base) {
+        let folded = fold::folded(base);
+        if let Some(folded) = &folded {
             // Lines of the same width are a folded secret, or a list of secrets one a line
             // (`cat tokens.txt`): a hit that only joins secrets already found line by line
             // would join their tags too, and is left out.
-            let up = chain(&folded, &below);
             let mut joined = Vec::new();
-            self.view_hits(&up, Search::Formats, &mut joined);
-            if let Some(runs) = decode::decoded(folded.text()) {
-                let runs_up = chain(&runs, &up);
-                self.view_hits(&runs_up, Search::Decoded, &mut joined);
-                self.across_hits(&runs_up, &mut joined);
-                if let Some(dumped) = dump::decoded(runs.text()) {
-                    self.view_hits(&chain(&dumped, &runs_up), Search::All, &mut joined);
-                }
-            }
+            self.view_hits(&chain(&folded.blocks, &below), Search::Formats, &mut joined);
             let found = merge(hits.clone());
             joined.retain(|hit| !covered(text, hit, &found));
             hits.extend(joined);
@@ -273,8 +265,14 @@ impl Redactor {
                 self.view_hits(&chain(&runs, &up), Search::Decoded, &mut hits);
             }
         }
-        if let Some(runs) = decode::decoded(base) {
-            let up = chain(&runs, &below);
+        // Encoded runs, folded ones whole.
+        let unfolded = match &folded {
+            Some(folded) => chain(&folded.whole, &below),
+            None => below.clone(),
+        };
+        let source = unfolded.first().map_or(text, |view| view.text());
+        if let Some(runs) = decode::decoded(source) {
+            let up = chain(&runs, &unfolded);
             self.view_hits(&up, Search::Decoded, &mut hits);
             self.across_hits(&up, &mut hits);
             if let Some(dumped) = dump::decoded(runs.text()) {

@@ -196,7 +196,10 @@ fn nothing_shown(out: &str, cmd: &str, real: &str, decoy: &str) {
     let (real, decoy): (Vec<&str>, Vec<&str>) = (real.lines().collect(), decoy.lines().collect());
     assert_eq!(real.len(), decoy.len(), "{cmd}");
     let shows: Vec<bool> = real.iter().zip(&decoy).map(|(r, d)| r != d).collect();
-    assert!(shows.iter().any(|&s| s), "{cmd} shows nothing of the secret");
+    assert!(
+        shows.iter().any(|&s| s),
+        "{cmd} shows nothing of the secret"
+    );
     let content = |line: &str| line.chars().filter(|c| !c.is_whitespace()).count();
     for start in 0..real.len() {
         for len in 1..=6 {
@@ -374,9 +377,18 @@ fn keys_and_passwords_in_their_files_never_reach_the_results() {
     assert_eq!(applied.code, Some(0), "{out}");
 
     // No line of a key's body, as it is, base64-encoded, dumped or in openssl's numbers.
-    for key in ["keys/rsa.pem", "keys/rsa1.pem", "keys/ec.pem", "keys/enc.pem", "keys/id_ed25519"] {
+    for key in [
+        "keys/rsa.pem",
+        "keys/rsa1.pem",
+        "keys/ec.pem",
+        "keys/enc.pem",
+        "keys/id_ed25519",
+    ] {
         for line in read(key).lines().filter(|l| !l.starts_with("-----")) {
-            assert!(!out.contains(line), "{key}: {line:?} reached the results:\n{out}");
+            assert!(
+                !out.contains(line),
+                "{key}: {line:?} reached the results:\n{out}"
+            );
         }
     }
     for cmd in [
@@ -393,14 +405,20 @@ fn keys_and_passwords_in_their_files_never_reach_the_results() {
                 if part.starts_with("00000000") || part.trim().len() < 12 {
                     continue;
                 }
-                assert!(!out.contains(&*part), "`{cmd}`: {part:?} reached the results:\n{out}");
+                assert!(
+                    !out.contains(&*part),
+                    "`{cmd}`: {part:?} reached the results:\n{out}"
+                );
             }
         }
     }
     none_of(&out, &read("keys/ec.der.b64"), 16);
     let numbers = output_in(ws, "openssl pkey -in keys/ec.pem -text -noout");
     for line in numbers.lines().filter(|l| l.starts_with("    ")) {
-        assert!(!out.contains(line.trim()), "{line:?} reached the results:\n{out}");
+        assert!(
+            !out.contains(line.trim()),
+            "{line:?} reached the results:\n{out}"
+        );
     }
     for password in [
         "Mvn-p4ss-7781",
@@ -411,7 +429,10 @@ fn keys_and_passwords_in_their_files_never_reach_the_results() {
         "Gradle-p4ss-6677",
         docker_auth.as_str(),
     ] {
-        assert!(!out.contains(password), "{password} reached the results:\n{out}");
+        assert!(
+            !out.contains(password),
+            "{password} reached the results:\n{out}"
+        );
     }
     // The characters of the encoded file made of the password's bits alone.
     let (php, password) = (read("wp-config.php"), "Wp-db-p4ss-5512");
