@@ -258,10 +258,11 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Outputs of about 1 MB made to cost the redactor the most: every view it reads through has
+/// Outputs of about `size` bytes (a multiple of 1 MB) made to cost the redactor the most: every view it reads through has
 /// work in them (dumps to read back, runs to decode, blocks of one width to join, tags to read).
-fn hostile() -> Vec<(&'static str, String)> {
+fn hostile(size: usize) -> Vec<(&'static str, String)> {
     const SIZE: usize = 1_000_000;
+    let repeat = |text: String| text.repeat(size / SIZE);
     let data = noise(SIZE);
     let xxd: String = data[..SIZE / 4]
         .chunks(16)
@@ -323,6 +324,9 @@ fn hostile() -> Vec<(&'static str, String)> {
         ("assignments_in_code", assignments),
         ("jwk_objects", jwks),
     ]
+    .into_iter()
+    .map(|(name, text)| (name, repeat(text)))
+    .collect()
 }
 
 fn redact_bench() {
@@ -381,12 +385,11 @@ fn redact_bench() {
         &coloured,
         true,
     );
-    for (name, text) in hostile() {
-        measure(
-            &format!("hostile_{name}_40_known_values"),
-            &with_known,
-            &text,
-            false,
-        );
+    // Each hostile output at 1 MB and at 4 MB: the time a MB must stay the same (linear).
+    for mb in [1, 4] {
+        for (name, text) in hostile(mb * 1_000_000) {
+            let name = format!("hostile_{mb}MB_{name}_40_known_values");
+            measure(&name, &with_known, &text, false);
+        }
     }
 }

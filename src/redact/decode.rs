@@ -13,7 +13,7 @@
 //! data encoded at another offset inside a run (known values have needles at every alignment for
 //! that, in `encode.rs`), other bases (base32, base58, ascii85), or compressed data.
 
-use super::view::{Decoded, View};
+use super::view::{self, Piece, SEPARATOR, View};
 
 /// Runs shorter than this are left alone: words and identifiers, and nothing a secret shape
 /// fits in (the shortest, a password assignment, takes more once encoded).
@@ -30,7 +30,8 @@ fn is_run_byte(b: u8) -> bool {
 /// The decoded runs of `text`, each apart from the next; `None` when there is none.
 pub(super) fn decoded(text: &str) -> Option<View> {
     let bytes = text.as_bytes();
-    let mut out = Decoded::default();
+    let mut out: Vec<u8> = Vec::new();
+    let mut pieces: Vec<Piece> = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         if !is_run_byte(bytes[at]) {
@@ -42,32 +43,48 @@ pub(super) fn decoded(text: &str) -> Option<View> {
             at += 1;
         }
         let run = &bytes[start..at];
-        if run.len() >= MIN_RUN_CHARS {
-            let mut decoded = Vec::with_capacity(run.len());
-            if run.iter().all(u8::is_ascii_hexdigit) {
-                hex(run, start, &mut decoded);
-            } else {
-                base64(run, start, &mut decoded);
-            }
-            if is_text(&decoded) {
-                for (byte, from, to) in decoded {
-                    out.push(byte, from, to);
-                }
-                out.separate(at);
-            }
+        if run.len() < MIN_RUN_CHARS {
+            continue;
         }
+        let (decoded, group, chars) = if run.iter().all(u8::is_ascii_hexdigit) {
+            (hex(run), 1, 2)
+        } else {
+            match base64(run) {
+                Some(decoded) => (decoded, 3, 4),
+                None => continue,
+            }
+        };
+        if !is_text(&decoded) {
+            continue;
+        }
+        pieces.push(Piece {
+            view: out.len(),
+            source: start,
+            group,
+            chars,
+            width: 2,
+        });
+        out.extend_from_slice(&decoded);
+        // Apart from the next run: a line of its own holding the separator.
+        pieces.push(Piece {
+            view: out.len(),
+            source: at,
+            group: 1,
+            chars: 0,
+            width: 0,
+        });
+        out.extend_from_slice(&[b'\n', SEPARATOR, b'\n']);
     }
     if out.is_empty() {
         return None;
     }
-    out.view()
+    view::pieces(out, pieces)
 }
 
 /// Whether decoded bytes read as text: at most one in [`MAX_BINARY_SHARE`] a control byte or
 /// not UTF-8. Binary data (an image, compressed or random bytes, a key's DER) holds no shape a
 /// rule reads, and the known values' needles find a value inside it in the encoded text itself.
-fn is_text(decoded: &[(u8, usize, usize)]) -> bool {
-    let bytes: Vec<u8> = decoded.iter().map(|d| d.0).collect();
+fn is_text(bytes: &[u8]) -> bool {
     let control = bytes
         .iter()
         .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
@@ -85,21 +102,20 @@ fn is_text(decoded: &[(u8, usize, usize)]) -> bool {
     (control + invalid) * MAX_BINARY_SHARE <= bytes.len()
 }
 
-fn hex(run: &[u8], start: usize, out: &mut Vec<(u8, usize, usize)>) {
+fn hex(run: &[u8]) -> Vec<u8> {
     let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-    for (i, pair) in run.chunks_exact(2).enumerate() {
-        let at = start + 2 * i;
-        out.push(((digit(pair[0]) << 4) | digit(pair[1]), at, at + 2));
-    }
+    run.chunks_exact(2)
+        .map(|pair| (digit(pair[0]) << 4) | digit(pair[1]))
+        .collect()
 }
 
 /// Decodes a run in the alphabet its characters say (`+` and `/`, or `-` and `_`); a run that
-/// mixes the two is no base64.
-fn base64(run: &[u8], start: usize, out: &mut Vec<(u8, usize, usize)>) {
+/// mixes the two is no base64. A group of n characters holds n - 1 whole bytes.
+fn base64(run: &[u8]) -> Option<Vec<u8>> {
     let standard = run.iter().any(|b| matches!(b, b'+' | b'/'));
     let url = run.iter().any(|b| matches!(b, b'-' | b'_'));
     if standard && url {
-        return;
+        return None;
     }
     let value = |b: u8| -> u32 {
         match b {
@@ -110,16 +126,15 @@ fn base64(run: &[u8], start: usize, out: &mut Vec<(u8, usize, usize)>) {
             _ => 63,
         }
     };
-    for (g, group) in run.chunks(4).enumerate() {
+    let mut out = Vec::with_capacity(run.len() * 3 / 4);
+    for group in run.chunks(4) {
         let bits =
             group.iter().fold(0u32, |acc, &b| (acc << 6) | value(b)) << (6 * (4 - group.len()));
-        // A group of n characters holds n - 1 whole bytes; byte j of it takes characters j and
-        // j + 1.
         for j in 0..group.len().saturating_sub(1) {
-            let at = start + 4 * g + j;
-            out.push(((bits >> (16 - 8 * j)) as u8, at, at + 2));
+            out.push((bits >> (16 - 8 * j)) as u8);
         }
     }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -11,15 +11,26 @@
 //!   [`dotenv`] picks). Each is masked wherever it appears, as it is and base64-, hex- or
 //!   URL-encoded ([`encode`]), all of them found in one pass ([`known`]).
 //! - **Built-in rules**: token formats that announce themselves (gitleaks' rule set is the
-//!   reference for which ones matter), and assignments whose key names a secret.
+//!   reference for which ones matter), private keys in their common shapes, assignments whose
+//!   key names a secret (`assignment.rs`), and passwords in the configuration styles that are no
+//!   assignment (`config.rs`: XML, `define()`, connection strings, registry auth, SQL).
 //!
-//! Both look at the text as it is and, when it holds terminal escape sequences (colours,
-//! hyperlinks, titles), at the text without them ([`escapes`]): a hit there replaces the
-//! original bytes it came from, the escapes inside it included, and the escapes around it stay.
+//! **What a reader can undo, the redactor reads too.** Besides the text as it is, it searches
+//! views of it, each a way a person or a program would read the text back, and replaces the
+//! original bytes a hit in a view came from (`view.rs` maps a view's range back):
+//!
+//! | view | what is searched there |
+//! |---|---|
+//! | without terminal escape sequences (`escapes.rs`) | everything; the escapes inside a hit go with it, those around it stay |
+//! | with every line break taken out (`fold.rs`) | known values: cut by `fold -w N` at any width, a character a line, by `base64`'s wrapping |
+//! | folded blocks joined (lines of one width, `fold.rs`) | the token formats and key shapes: a token or an encoded key cut by `fold` |
+//! | hex and octal dumps read back into bytes (`dump.rs`: `xxd`, `hexdump -C`, `hexdump`, `od -c/-b/-tx1/-x`, byte lists) | everything; a hit runs from its first byte's digits to the end of its last line, where the dump shows the bytes as characters |
+//! | base64 and hex runs decoded (`decode.rs`, folded runs whole; only those that decode to text) | every rule, and the known values' encodings (base64 of base64, of hex, of a dump) and those a line break inside the decoded data cuts (`fold \| base64`) |
+//! | a dump inside a decoded run, a run inside a dump | as the dump, as the run |
 //!
 //! | kind | what it catches |
 //! |---|---|
-//! | `private-key` | a PEM `-----BEGIN … PRIVATE KEY-----` block through its END line, or to the end of the text when the END line was cut off |
+//! | `private-key` | a PEM block of any kind (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PGP's `PRIVATE KEY BLOCK`, the SSH2 form) through its END line or to the end of the text, also on one line or in a JSON string; PuTTY's `.ppk` through its MAC; a JWK's private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`); the base64 of a key's DER by its first bytes (PKCS#1, PKCS#8, SEC1, PKCS#12, encrypted PKCS#8, OpenSSH); `openssl … -text`; an `age` secret key; and each of these base64-encoded (a kubeconfig's `client-key-data`, a Secret's `data`), dumped or folded |
 //! | `jwt` | three base64url parts, the first two starting `eyJ` |
 //! | `anthropic-key` | `sk-ant-api03-…`, `sk-ant-admin01-…` |
 //! | `openai-key` | `sk-…`, `sk-proj-…` (with a digit, so kebab-case words are not keys) |
@@ -34,30 +45,38 @@
 //! | `huggingface-token` | `hf_…`, `api_org_…` |
 //! | `auth-header` | the credential after `Bearer` or `Basic` |
 //! | `url-password` | the password in `scheme://user:PASSWORD@host` (scheme, user and host are kept) |
+//! | `registry-auth` | a container registry's `"auth": "<base64 of user:password>"` (Docker's `config.json`) and `.npmrc`'s `_auth=` |
 //! | `netrc-password` | the value after `password` in `.netrc` form (`machine h login u password p`, or a line of its own) |
 //! | `aws-secret-key` | a 40-character value assigned to an AWS secret key name |
-//! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept) |
+//! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept); in `<password>…</password>`, `password="…"`, `<add key="DbPassword" value="…"/>`, a plist's `<key>password</key><string>…</string>`, `define('DB_PASSWORD', '…')`, a connection string's `Password=…;`, SQL's `IDENTIFIED BY '…'` |
 //! | `env NAME` | the value of the environment variable NAME (secret by its name, or withheld from the model's processes) |
 //! | `file .env KEY` | the value of KEY in the workspace file `.env` (or `.env.local`, `.envrc`, …), or the password in it |
-//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone), also across the line breaks of output wrapped at 64 or 76 characters |
+//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone), also across line breaks |
 //! | `… (hex)` | a known value in lower- or upper-case hex |
 //! | `… (url-encoded)` | a known value percent-encoded (`%2F` or `%2f`): every reserved byte, with `%20` or a form's `+` for a space; as Python's `quote` (keeps `/`) and JavaScript's `encodeURIComponent` (keeps `!'()*`) do; every byte |
 //!
-//! What it does not do: it cannot recognise an unknown secret that a command re-encoded, nor a
-//! known one encoded any other way (reversed, split across lines, printed a character at a time,
-//! base64 of hex, `xxd`'s spaced hex, compressed). That is why secret environment variables are
-//! never given to the model's processes at all; this module is the second line. It is pure: no
-//! I/O, no environment, no clock; the caller hands it the known values and the files' text.
+//! A known value found in a dump or a fold is tagged by its origin (`[redacted: env NAME]`).
+//!
+//! What it does not do: recognise an unknown secret that matches no shape (a password on its
+//! own line, a random string), nor one re-encoded in a way no reader undoes at a glance
+//! (reversed, compressed, encrypted, base32 or base58, decimal dumps, a dump with several `od -t`
+//! at once, a secret spread over lines with prefixes such as `cat -n`). That is why secret
+//! environment variables are never given to the model's processes at all; this module is the
+//! second line. It is pure: no I/O, no environment, no clock; the caller hands it the known
+//! values and the files' text.
 //!
 //! Invariants, each pinned by a test: text without secrets comes out byte for byte, escape
 //! sequences included; a tag never matches a rule or a known value, so redacting twice changes
 //! nothing the second time; every search runs in time linear in the input (the rules on the
-//! `regex` crate, the known values' needles on one Aho-Corasick automaton, the escape view in one
-//! scan), so a hostile output cannot stall keyless.
+//! `regex` crate, the known values' needles on one Aho-Corasick automaton, each view built in
+//! one scan and no larger than what it is a view of, a fixed number of views), so a hostile
+//! output cannot stall keyless (`cargo bench --bench sandbox -- redact` times 1 and 4 MB of
+//! outputs made to cost it most).
 //!
-//! This file holds the engine ([`Redactor`]: every hit found, merged and replaced); the built-in
-//! rules are in `rules.rs`, a hit and the merging of hits in `hit.rs`, assignments in
-//! `assignment.rs`.
+//! This file holds the engine ([`Redactor`]: every hit found in the text and its views, mapped
+//! back, merged and replaced); the built-in rules are in `rules.rs`, a hit and the merging of
+//! hits in `hit.rs`, assignments in `assignment.rs`, configuration styles in `config.rs`, JWKs
+//! in `keys.rs`.
 
 use std::fmt;
 
@@ -80,7 +99,7 @@ mod view;
 
 use assignment::assignment_hits;
 use hit::{Hit, Label, merge};
-use known::KnownSet;
+use known::{KnownSet, Needles};
 pub use known::{KnownValue, Origin};
 pub use names::is_secret_env_name;
 use rules::{COMPILED, Kind, Rule, TAG_OPEN, TAG_REGEX};
@@ -91,6 +110,9 @@ use view::View;
 enum Search {
     /// Known values and their encodings, and every rule.
     All,
+    /// Every rule, and the known values that hold a line break: the text, when its view
+    /// without line breaks is searched for the others.
+    Lines,
     /// Known values and their encodings only: the text with every line break taken out
     /// (`fold.rs`), where the rules would join lines that have nothing to do with each other.
     Known,
@@ -241,11 +263,21 @@ impl Redactor {
         if let Some(view) = &escaped {
             self.view_hits(&[view], Search::All, &mut hits);
         }
-        hits.extend(self.hits(text, Search::All));
-        if !self.known.is_empty()
-            && let Some(joined) = fold::joined(base)
-        {
-            self.view_hits(&chain(&joined, &below), Search::Known, &mut hits);
+        // A known value that holds no line break is looked for in the text with its line breaks
+        // taken out, which holds it wherever the text does.
+        let joined = if self.known.is_empty() {
+            None
+        } else {
+            fold::joined(base)
+        };
+        let lines = if escaped.is_none() && joined.is_some() {
+            Search::Lines
+        } else {
+            Search::All
+        };
+        hits.extend(self.hits(text, lines));
+        if let Some(joined) = &joined {
+            self.view_hits(&chain(joined, &below), Search::Known, &mut hits);
         }
         let folded = fold::folded(base);
         if let Some(folded) = &folded {
@@ -324,15 +356,21 @@ impl Redactor {
     /// Every secret `search` looks for in `text`, not allowed, unsorted, none empty.
     fn hits(&self, text: &str, search: Search) -> Vec<Hit> {
         let mut hits = Vec::new();
-        if search != Search::Formats {
-            self.known_hits(text, search != Search::Decoded, &mut hits);
+        let needles = match search {
+            Search::All | Search::Known => Some(Needles::All),
+            Search::Lines => Some(Needles::Lines),
+            Search::Decoded => Some(Needles::Encoded),
+            Search::Formats => None,
+        };
+        if let Some(needles) = needles {
+            self.known_hits(text, needles, &mut hits);
         }
         if search != Search::Known {
             for (index, (rule, regex)) in COMPILED.iter().enumerate() {
                 rule_hits(rule, regex, index + 1, text, &mut hits);
             }
         }
-        if matches!(search, Search::All | Search::Decoded) {
+        if matches!(search, Search::All | Search::Lines | Search::Decoded) {
             let rank = COMPILED.len() + 1;
             assignment_hits(text, rank, &mut hits);
             config::config_hits(text, rank, &mut hits);
@@ -345,8 +383,8 @@ impl Redactor {
         hits
     }
 
-    /// The known values' needles found in `text`; the values as they are only when `plain`.
-    fn known_hits(&self, text: &str, plain: bool, hits: &mut Vec<Hit>) {
+    /// The known values' needles `which` names found in `text`.
+    fn known_hits(&self, text: &str, which: Needles, hits: &mut Vec<Hit>) {
         if self.known.is_empty() {
             return;
         }
@@ -359,7 +397,7 @@ impl Redactor {
                 .collect(),
             None => Vec::new(),
         };
-        self.known.find(text, plain, |start, end, tag| {
+        self.known.find(text, which, |start, end, tag| {
             // Tags are disjoint and sorted: only the last one starting at or before `start`
             // can hold the hit.
             let before = tags.partition_point(|&(s, _)| s <= start);

@@ -614,6 +614,27 @@ fn a_known_value_is_found_in_dumps_and_folded_lines() {
 }
 
 #[test]
+fn a_known_value_of_several_lines_and_one_on_an_indented_line_are_found() {
+    let redactor = Redactor::from_known(
+        vec![
+            KnownValue::file(".env", "CERT_KEY", "first-line-secret\nsecond-line-secret"),
+            KnownValue::env("MY_TOKEN", TOKEN_VALUE),
+        ],
+        vec![],
+    );
+    check_with(
+        &redactor,
+        "key:\nfirst-line-secret\nsecond-line-secret\nend\n",
+        "key:\n[redacted: file .env CERT_KEY]\nend\n",
+    );
+    check_with(
+        &redactor,
+        &format!("env:\n    token: {TOKEN_VALUE}\n  other: 1\n"),
+        "env:\n    token: [redacted: env MY_TOKEN]\n  other: 1\n",
+    );
+}
+
+#[test]
 fn a_known_value_encoded_twice_is_found() {
     let redactor = known();
     let value = TOKEN_VALUE.as_bytes();

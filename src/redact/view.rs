@@ -5,10 +5,11 @@
 //! The redactor searches a view as it searches a text, and replaces the original range a hit
 //! came from. A view of a view maps back one step at a time (see `Redactor::spans`).
 //!
-//! Two kinds of map: stretches copied as they are ([`View::without`]: one byte of the view is
-//! one byte of the text), and decoded bytes ([`Decoded`]: each byte of the view stands for a
-//! range of the text, such as the two digits of a hex byte, or its digits and the rest of its
-//! dump line). What it does not do: find what to remove or decode (`escapes.rs`, `fold.rs`,
+//! Three kinds of map: stretches copied as they are ([`View::without`]: one byte of the view is
+//! one byte of the text), decoded bytes each with its own range ([`Decoded`]: a dump's byte
+//! stands for its digits and the rest of its line), and decoded runs laid out by a rule
+//! ([`Piece`]: a hex byte is two digits, three base64 bytes are four characters), which take a
+//! few words per run instead of two per byte. What it does not do: find what to remove or decode (`escapes.rs`, `fold.rs`,
 //! `dump.rs`, `decode.rs` do).
 
 /// A stretch of the text kept in the view: where it starts in each.
@@ -18,12 +19,34 @@ struct Run {
     original: usize,
 }
 
+/// A stretch of decoded data in a view: its byte `k` stands for the `width` characters at
+/// `source + (k / group) * chars + k % group` (hex: a group of 1 byte in 2 characters; base64: 3
+/// bytes in 4, each byte in 2 of them). A separator stands for nothing (`width` 0).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Piece {
+    pub(super) view: usize,
+    pub(super) source: usize,
+    pub(super) group: usize,
+    pub(super) chars: usize,
+    pub(super) width: usize,
+}
+
+impl Piece {
+    fn span(&self, at: usize) -> (usize, usize) {
+        let k = at - self.view;
+        let start = self.source + (k / self.group) * self.chars + k % self.group;
+        (start, start + self.width)
+    }
+}
+
 #[derive(Debug)]
 enum Map {
     /// Every kept stretch, in order, none empty.
     Runs(Vec<Run>),
     /// For each byte of the view, the range of the text it stands for.
     Bytes(Vec<(usize, usize)>),
+    /// Stretches of decoded data, in order.
+    Pieces(Vec<Piece>),
 }
 
 /// A text as a reader would read it once something is removed or decoded.
@@ -83,12 +106,20 @@ impl View {
                 let last = spans.get(end - 1).map_or(first, |s| s.1);
                 (first, last.max(first))
             }
+            Map::Pieces(pieces) => {
+                let span = |at: usize| {
+                    let piece = pieces.partition_point(|p| p.view <= at).saturating_sub(1);
+                    pieces.get(piece).map_or((at, at), |p| p.span(at))
+                };
+                let first = span(start).0;
+                (first, span(end - 1).1.max(first))
+            }
         }
     }
 }
 
 /// What keeps two runs of decoded bytes apart in a view, between line breaks.
-const SEPARATOR: u8 = 0x1e;
+pub(super) const SEPARATOR: u8 = 0x1e;
 
 /// What a run of decoded bytes becomes a [`View`] through: each byte with the range of the text
 /// it stands for, runs apart from each other by a line break.
@@ -120,31 +151,43 @@ impl Decoded {
         self.bytes.is_empty()
     }
 
-    /// The view, or `None` when nothing was decoded. Bytes that are not UTF-8 (binary data,
-    /// or text cut in the middle of a character) read as line breaks, one for one, so that
-    /// the view stays text and nothing glues across them.
-    pub(super) fn view(mut self) -> Option<View> {
-        if self.bytes.iter().all(|&b| b == b'\n' || b == SEPARATOR) {
-            return None;
-        }
-        let mut at = 0;
-        while at < self.bytes.len() {
-            match std::str::from_utf8(&self.bytes[at..]) {
-                Ok(_) => break,
-                Err(e) => {
-                    let bad = at + e.valid_up_to();
-                    let len = e.error_len().unwrap_or(self.bytes.len() - bad);
-                    self.bytes[bad..bad + len].fill(b'\n');
-                    at = bad + len;
-                }
-            }
-        }
-        let text = String::from_utf8(self.bytes).ok()?;
+    /// The view, or `None` when nothing was decoded.
+    pub(super) fn view(self) -> Option<View> {
         Some(View {
-            text,
+            text: text_of(self.bytes)?,
             map: Map::Bytes(self.spans),
         })
     }
+}
+
+/// The view of decoded bytes laid out in `pieces`, or `None` when nothing was decoded.
+pub(super) fn pieces(bytes: Vec<u8>, pieces: Vec<Piece>) -> Option<View> {
+    Some(View {
+        text: text_of(bytes)?,
+        map: Map::Pieces(pieces),
+    })
+}
+
+/// Decoded bytes as text, or `None` when they are only separators. Bytes that are not UTF-8
+/// (binary data, or text cut in the middle of a character) read as line breaks, one for one, so
+/// that the view stays text and nothing glues across them.
+fn text_of(mut bytes: Vec<u8>) -> Option<String> {
+    if bytes.iter().all(|&b| b == b'\n' || b == SEPARATOR) {
+        return None;
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        match std::str::from_utf8(&bytes[at..]) {
+            Ok(_) => break,
+            Err(e) => {
+                let bad = at + e.valid_up_to();
+                let len = e.error_len().unwrap_or(bytes.len() - bad);
+                bytes[bad..bad + len].fill(b'\n');
+                at = bad + len;
+            }
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]
