@@ -524,6 +524,14 @@ fn passwords_in_the_other_configuration_styles() {
             "ossrhPassword=hunter2hunter2\n",
             "ossrhPassword=[redacted: secret-value]\n",
         ),
+        (
+            "[distutils]\n[testpypi]\npassword: pypi-AgENdGVzdC5weXBpLm9yZw\n",
+            "[distutils]\n[testpypi]\npassword: [redacted: secret-value]\n",
+        ),
+        (
+            "//npm.pkg.example.com/:_authToken=abcd1234efgh5678\n",
+            "//npm.pkg.example.com/:_authToken=[redacted: secret-value]\n",
+        ),
         // Lines of one width are no folded value: the next line stays.
         (
             "password = Pypi-p4ss-3344\norg.gradle.jvmargs=-Xmx2g\n",
