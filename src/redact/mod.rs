@@ -1210,6 +1210,12 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
         "a25vd24tdmFsdWUtMQ", "6b6e6f776e2d76616c75652d31", "known%2Fvalue%202", "known%2Fvalue+2",
         // A line of wrapped base64, 76 characters.
         "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh\n",
+        // Pieces of dumps, encoded keys and configuration styles.
+        "00000000: 6b6e 6f77 6e2d ", "0000000", " 6b 6e 6f 77", "   k   n", "  \\n", "|known|",
+        "0x6b, ", "6b6e6f776e2d76616c75652d31", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCg", "MIIEvQIBADAN",
+        "<password>", "</password>", "<add key=\"DbPassword\" value=\"", "\"/>", "define('DB_PASSWORD', '",
+        "');", "Password=", ";", "\"auth\": \"", "_auth=", "{\"kty\":\"oct\",\"k\":\"", "\"}",
+        "PuTTY-User-Key-File-3: ssh-rsa\n", "Private-Key: (256 bit)\n", "    00:a1:b2\n",
     ];
 
     /// Pieces of ordinary output, escape sequences among them, that no rule matches.
