@@ -31,4 +31,5 @@ pub mod policy;
 pub mod protocol;
 pub mod redact;
 pub mod turn;
+pub(crate) mod visible;
 pub mod workspace;

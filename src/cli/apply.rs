@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::batch::{self, results};
 use crate::exit::Status;
 use crate::protocol::render::format_error;
+use crate::visible::{holds_hidden, shown};
 use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
 use super::args::Shared;
@@ -95,7 +96,7 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         events::emit("results", serde_json::json!({ "text": message }));
         events::finished(stop, None, None, status);
     } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        print!("{}", super::progress::printable(&message));
+        print!("{}", shown(&message));
     } else {
         print!("{message}");
     }
@@ -138,15 +139,22 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
             refused,
             safety_copy,
         }) => {
-            println!("Undid batch {id} ({label}):");
+            println!("Undid batch {id} ({}):", shown(&label));
             for action in &actions {
-                println!("  {action}");
+                println!("  {}", shown(action));
             }
             for not in &refused {
-                println!("  not put back: {}", not.reason());
+                println!("  not put back: {}", shown(&not.reason()));
             }
             if actions.is_empty() && refused.is_empty() {
                 println!("  (nothing left to restore)");
+            }
+            if actions.iter().any(|action| holds_hidden(action))
+                || refused.iter().any(|not| holds_hidden(&not.reason()))
+            {
+                println!(
+                    "  (a name above holds characters a terminal does not show; they are written \\u{{…}})"
+                );
             }
             if let Some(copy) = safety_copy {
                 println!(
@@ -160,11 +168,14 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
                 );
             }
             if let Some((next, label)) = next {
-                println!("`keyless undo` again puts back batch {next} ({label}) too.");
+                println!(
+                    "`keyless undo` again puts back batch {next} ({}) too.",
+                    shown(&label)
+                );
             }
         }
         Err(failure) => {
-            eprintln!("keyless undo: {}: {}", failure.code, failure.reason);
+            eprintln!("keyless undo: {}: {}", failure.code, shown(&failure.reason));
         }
     }
     status

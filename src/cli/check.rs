@@ -47,7 +47,7 @@ pub fn run(
     if json {
         println!("{}", render_json(&parsed));
     } else {
-        print!("{}", super::progress::printable(&render_text(&parsed)));
+        print!("{}", crate::visible::shown(&render_text(&parsed)));
     }
     if parsed.is_ok() {
         Status::Success

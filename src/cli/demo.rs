@@ -167,7 +167,10 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
     driver.close();
     match stop {
         Stop::Done { message } => {
-            println!("Done: {}", message.unwrap_or_default().trim());
+            println!(
+                "Done: {}",
+                crate::visible::shown(message.unwrap_or_default().trim())
+            );
             println!("The model's work is in {}:", root.display());
             for entry in std::fs::read_dir(&root)
                 .map_err(|e| e.to_string())?
@@ -175,7 +178,7 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
             {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if name != ".git" && name != ".agent" {
-                    println!("  {name}");
+                    println!("  {}", crate::visible::shown(&name));
                 }
             }
             Ok(Status::Success)

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-use super::progress::printable;
 use crate::config::Mode;
 use crate::exit::Status;
 use crate::policy::{Approval, Lists, Segment, Tier, judge};
+use crate::visible::shown;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -53,7 +53,7 @@ pub fn run(cmdline: &[String], json: bool, shared: &super::args::Shared) -> Stat
         }
         return Status::Success;
     }
-    println!("{}: {}", c.tier.name(), printable(line.trim()));
+    println!("{}: {}", c.tier.name(), shown(line.trim()));
     let width = c
         .segments
         .iter()
@@ -63,11 +63,11 @@ pub fn run(cmdline: &[String], json: bool, shared: &super::args::Shared) -> Stat
         .min(48);
     for s in &c.segments {
         let text: String = s.text.chars().take(48).collect();
-        let text = printable(&text);
+        let text = shown(&text);
         println!(
             "  {:<8}  {text:<width$}  {}",
             s.tier.name(),
-            printable(&s.reason)
+            shown(&s.reason)
         );
     }
     let name = |a: Approval| match a {

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use crate::chat::Reopened;
 use crate::turn::Event;
+use crate::visible::{holds_hidden, shown};
 
 /// How much to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,12 +90,7 @@ pub fn print(event: Event) {
     let warn = paint.yellow("⚠");
     match event {
         Event::Warning(failure) => {
-            let _ = writeln!(
-                err,
-                "{warn} {}: {}",
-                failure.code,
-                printable(&failure.reason)
-            );
+            let _ = writeln!(err, "{warn} {}: {}", failure.code, shown(&failure.reason));
         }
         Event::NewChat => {
             let _ = writeln!(
@@ -134,8 +130,19 @@ pub fn print(event: Event) {
                     let _ = writeln!(
                         err,
                         "Changed: {}. `keyless undo` puts back the last batch.",
-                        summary.changed.join(", ")
+                        summary
+                            .changed
+                            .iter()
+                            .map(|path| shown(path))
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     );
+                    if summary.changed.iter().any(|path| holds_hidden(path)) {
+                        let _ = writeln!(
+                            err,
+                            "{warn} a path above holds characters a terminal does not show; they are written \\u{{…}}"
+                        );
+                    }
                 }
             }
         }
@@ -143,7 +150,7 @@ pub fn print(event: Event) {
             waiting_since(true);
             let _ = writeln!(err, "→ sending the {} ({chars} characters)", kind.name());
             if level == Level::Verbose {
-                let _ = writeln!(err, "{}", printable(text));
+                let _ = writeln!(err, "{}", shown(text));
             }
         }
         // Only a terminal can rewrite the line in place; elsewhere the count would pile up.
@@ -180,7 +187,7 @@ pub fn print(event: Event) {
                 "{lead}← reply received: {chars} characters, read via {channel:?}            "
             );
             if level == Level::Verbose {
-                let _ = writeln!(err, "{}", printable(text));
+                let _ = writeln!(err, "{}", shown(text));
             }
         }
         Event::Rejected {
@@ -209,7 +216,7 @@ pub fn print(event: Event) {
                     "  #{} {} {}{tier} — {status}",
                     result.index,
                     result.kind.name(),
-                    printable(&result.label)
+                    shown(&result.label)
                 );
             }
             for skipped in &report.skipped {
@@ -222,29 +229,6 @@ pub fn print(event: Event) {
             }
         }
     }
-}
-
-/// `text` safe to show on a terminal: every control character but line feed and tab, and every
-/// character that reorders what follows it (bidirectional overrides), is shown as an escape
-/// (`\u{1b}`), so that text from the model or a command cannot move the cursor, recolour, hide
-/// or rewrite what a person reads (a confirmation prompt above all).
-pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let hostile = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
-    };
-    if !text.chars().any(hostile) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if hostile(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// Colours, only on a terminal and only without `NO_COLOR` (no-color.org).

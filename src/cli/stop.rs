@@ -3,6 +3,7 @@
 //! gives.
 
 use crate::exit::Status;
+use crate::visible::shown;
 
 /// Prints why a turn ended and returns the matching exit status.
 pub(super) fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
@@ -38,13 +39,14 @@ pub(super) fn report_stop_to(stop: &crate::turn::Stop, command: &str, out: Out) 
         Stop::Done { message } => {
             out.line(&format!(
                 "Done. {}",
-                message.as_deref().unwrap_or_default().trim()
+                shown(message.as_deref().unwrap_or_default().trim())
             ));
             Status::Success
         }
         Stop::FormatRetries { last_reply } => {
             out.line(&format!(
-                "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{last_reply}"
+                "Stopped: the model's replies were not valid AgentScript too many times in a row. Its last reply:\n{}",
+                shown(last_reply)
             ));
             Status::Stopped
         }

@@ -8,8 +8,8 @@
 use std::collections::HashSet;
 use std::io::{BufRead, IsTerminal, Write};
 
-use super::progress::printable;
 use crate::batch::{Confirmation, ConfirmationKind, Person};
+use crate::visible::{hidden, shown};
 
 /// The person at the terminal keyless runs in.
 pub struct Terminal {
@@ -52,37 +52,24 @@ impl Terminal {
 
 impl Person for Terminal {
     fn say(&mut self, message: &str) {
-        eprintln!("model: {}", printable(message).replace('\n', "\n       "));
+        eprintln!("model: {}", shown(message).replace('\n', "\n       "));
     }
 
     fn ask(&mut self, question: &str) -> Option<String> {
-        self.prompt(&format!(
-            "model asks: {}\nyour answer> ",
-            printable(question)
-        ))
+        self.prompt(&format!("model asks: {}\nyour answer> ", shown(question)))
     }
 
     fn confirm(&mut self, confirmation: &Confirmation) -> bool {
-        let action = printable(&confirmation.action);
-        let reason = printable(&confirmation.reason);
-        let tier = match confirmation.kind {
+        let question = question(confirmation);
+        if confirmation.kind == ConfirmationKind::LeaveSandbox {
             // A yes or a no, with no "always": declined on anything but yes.
-            ConfirmationKind::LeaveSandbox => {
-                let answer = self.answer(&format!(
-                    "{action}\n  the sandbox refused it: {reason}\nrun again without the sandbox? [y/N]: "
-                ));
-                return matches!(answer.as_deref(), Some("y" | "yes"));
-            }
-            ConfirmationKind::Approval { tier } => tier,
-        };
+            let answer = self.answer(&question);
+            return matches!(answer.as_deref(), Some("y" | "yes"));
+        }
         if self.always.contains(&confirmation.action) {
             return true;
         }
-        let tier = tier.map(|t| format!(" [{}]", t.name())).unwrap_or_default();
-        let answer = self.answer(&format!(
-            "{action}{tier}\n  why keyless asks: {reason}\nallow? [y]es / [n]o / [a]lways this session: "
-        ));
-        match answer.as_deref() {
+        match self.answer(&question).as_deref() {
             Some("y" | "yes") => true,
             Some("a" | "always") => {
                 self.always.insert(confirmation.action.clone());
@@ -96,8 +83,80 @@ impl Person for Terminal {
         if !super::progress::quiet() {
             eprintln!(
                 "keyless: running {}",
-                printable(cmd.lines().next().unwrap_or_default())
+                shown(cmd.lines().next().unwrap_or_default())
             );
         }
+    }
+}
+
+/// What a confirmation shows: the action and the reason with every hidden character visible
+/// (`deploy\u{200b}.sh`), a line that says so in words when the action holds any, and the
+/// question with the answers it takes.
+fn question(confirmation: &Confirmation) -> String {
+    let action = shown(&confirmation.action);
+    let reason = shown(&confirmation.reason);
+    let warning = match hidden(&confirmation.action) {
+        Some(hidden) => {
+            let what = match confirmation.kind {
+                ConfirmationKind::Approval { tier: None } => "this action",
+                _ => "this command",
+            };
+            format!(
+                "\n  look closely: {what} holds {}, shown as \\u{{…}}; what runs is what is written, not what a terminal would draw",
+                hidden.words()
+            )
+        }
+        None => String::new(),
+    };
+    match confirmation.kind {
+        ConfirmationKind::LeaveSandbox => format!(
+            "{action}{warning}\n  the sandbox refused it: {reason}\nrun again without the sandbox? [y/N]: "
+        ),
+        ConfirmationKind::Approval { tier } => {
+            let tier = tier.map(|t| format!(" [{}]", t.name())).unwrap_or_default();
+            format!(
+                "{action}{tier}{warning}\n  why keyless asks: {reason}\nallow? [y]es / [n]o / [a]lways this session: "
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Tier;
+
+    #[test]
+    fn a_confirmation_shows_hidden_characters_and_says_so() {
+        let confirmation = Confirmation {
+            action: "run: ./deploy\u{200b}.sh".into(),
+            reason: "./deploy\u{200b}.sh: an unknown program".into(),
+            kind: ConfirmationKind::Approval {
+                tier: Some(Tier::Risky),
+            },
+        };
+        assert_eq!(
+            question(&confirmation),
+            "run: ./deploy\\u{200b}.sh [Risky]\n  look closely: this command holds 1 invisible character (U+200B ZERO WIDTH SPACE), shown as \\u{…}; what runs is what is written, not what a terminal would draw\n  why keyless asks: ./deploy\\u{200b}.sh: an unknown program\nallow? [y]es / [n]o / [a]lways this session: "
+        );
+        let delete = Confirmation {
+            action: "delete a\u{202e}b".into(),
+            reason: "deleting".into(),
+            kind: ConfirmationKind::Approval { tier: None },
+        };
+        assert!(
+            question(&delete).contains(
+                "this action holds 1 invisible character (U+202E RIGHT-TO-LEFT OVERRIDE)"
+            )
+        );
+        let plain = Confirmation {
+            action: "run: ./deploy.sh".into(),
+            reason: "r".into(),
+            kind: ConfirmationKind::LeaveSandbox,
+        };
+        assert_eq!(
+            question(&plain),
+            "run: ./deploy.sh\n  the sandbox refused it: r\nrun again without the sandbox? [y/N]: "
+        );
     }
 }

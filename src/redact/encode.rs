@@ -1,10 +1,11 @@
 //! The strings a known secret shows up as when a command re-encodes it: base64 (standard and
 //! URL-safe, at every byte alignment), hex (lower- and upper-case) and URL percent-encoding.
 //!
-//! Each is a needle for an exact search, computed once when the redactor is built. What this does
-//! not cover: encodings of encodings (base64 of hex), hex with separators (`xxd`, `od`), other
-//! bases (base32, base58), compression, and percent-encodings that leave other bytes alone than
-//! the three conventions below.
+//! Each is a needle for an exact search, computed once when the redactor is built. Encodings of
+//! encodings, dumps and folded lines are not needles: the redactor decodes those in views
+//! (`decode.rs`, `dump.rs`, `fold.rs`) and searches the needles there. What this does not cover:
+//! other bases (base32, base58), compression, and percent-encodings that leave other bytes alone
+//! than the three conventions below.
 
 /// How a known value was written where it was found; named in the tag (`(base64)`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,39 +130,6 @@ fn percent(bytes: &[u8], kept: Option<&[u8]>, digits: &[u8; 16], plus: bool) -> 
     out
 }
 
-/// The widths base64 encoders wrap their output at: GNU `base64` 76, `openssl base64` and PEM 64.
-const WRAP_WIDTHS: &[usize] = &[64, 76];
-
-fn is_base64_byte(b: &u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
-}
-
-/// The line breaks (`\n` or `\r\n`) inside wrapped base64 (`base64` without `-w0`): after each
-/// line of exactly a wrap width of base64 characters that another base64 line follows. Without
-/// them the encoded data is whole again, and a known value's needle is found even where a wrap
-/// cut it in two.
-pub(super) fn wrapped_base64_breaks(text: &str) -> Vec<(usize, usize)> {
-    let bytes = text.as_bytes();
-    let mut breaks = Vec::new();
-    let mut line_start = 0;
-    for (newline, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
-        let end = if newline > line_start && bytes[newline - 1] == b'\r' {
-            newline - 1
-        } else {
-            newline
-        };
-        let line = &bytes[line_start..end];
-        if WRAP_WIDTHS.contains(&line.len())
-            && line.iter().all(is_base64_byte)
-            && bytes.get(newline + 1).is_some_and(is_base64_byte)
-        {
-            breaks.push((end, newline + 1));
-        }
-        line_start = newline + 1;
-    }
-    breaks
-}
-
 /// A reference encoder with padding (`url`: the URL-safe alphabet), to check the cores against.
 #[cfg(test)]
 pub(super) fn reference_base64(bytes: &[u8], url: bool) -> String {
@@ -231,19 +199,6 @@ mod tests {
         assert_eq!(base64(b"\0hello world", BASE64), "AGhlbGxvIHdvcmxk");
         assert_eq!(base64_core(b"hello world", 1, BASE64), "hlbGxvIHdvcmxk");
         assert_eq!(base64_core(b"hello world", 2, BASE64), "oZWxsbyB3b3JsZ");
-    }
-
-    #[test]
-    fn the_breaks_of_wrapped_base64_are_found() {
-        let line = "A".repeat(76);
-        let pem = "B".repeat(64);
-        let text = format!("{line}\n{line}\nQQ==\n{pem}\r\nCC\nshort\nline\n{line}\n\n{line}\n");
-        let breaks = wrapped_base64_breaks(&text);
-        let shown: Vec<&str> = breaks.iter().map(|&(s, e)| &text[s..e]).collect();
-        assert_eq!(shown, ["\n", "\n", "\r\n"]);
-        assert_eq!(breaks[0].0, 76);
-        // Prose is no base64, and a line that ends the text has nothing to join.
-        assert!(wrapped_base64_breaks(&format!("{}\nnext\n", "a b".repeat(25))).is_empty());
     }
 
     #[test]

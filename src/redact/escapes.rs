@@ -14,93 +14,26 @@
 //! not do: the 8-bit C1 forms (`U+009B`), backspaces and carriage returns that overwrite what a
 //! terminal showed.
 //!
-//! The same view serves any other removal that must be mapped back ([`View::without`]): the
-//! line breaks of wrapped base64 ([`super::encode::wrapped_base64_breaks`]).
+//! Escapes are ASCII and end before an ASCII byte or at the end, so every range removed starts
+//! and ends on a character boundary.
+
+use super::view::View;
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
 
-/// A stretch of the text kept in the view: where it starts in each.
-#[derive(Clone, Copy, Debug)]
-struct Run {
-    view: usize,
-    original: usize,
-}
-
-/// A text without its escape sequences.
-#[derive(Debug)]
-pub(super) struct View {
-    text: String,
-    /// Every kept stretch, in order, none empty.
-    runs: Vec<Run>,
-}
-
-impl View {
-    /// The view of `text` without its escape sequences, or `None` when it holds none (the view
-    /// would be the text).
-    pub(super) fn of(text: &str) -> Option<View> {
-        let bytes = text.as_bytes();
-        let mut removed = Vec::new();
-        let mut from = 0;
-        while let Some(next) = bytes[from..].iter().position(|&b| b == ESC) {
-            let at = from + next;
-            from = at + escape_len(bytes, at);
-            removed.push((at, from));
-        }
-        View::without(text, &removed)
+/// The view of `text` without its escape sequences, or `None` when it holds none (the view
+/// would be the text).
+pub(super) fn view(text: &str) -> Option<View> {
+    let bytes = text.as_bytes();
+    let mut removed = Vec::new();
+    let mut from = 0;
+    while let Some(next) = bytes[from..].iter().position(|&b| b == ESC) {
+        let at = from + next;
+        from = at + escape_len(bytes, at);
+        removed.push((at, from));
     }
-
-    /// The view of `text` without the byte ranges `removed` (sorted, disjoint, each starting
-    /// and ending on a character boundary), or `None` when there are none.
-    pub(super) fn without(text: &str, removed: &[(usize, usize)]) -> Option<View> {
-        if removed.is_empty() {
-            return None;
-        }
-        let mut view = View {
-            text: String::with_capacity(text.len()),
-            runs: Vec::new(),
-        };
-        let mut kept = 0;
-        for &(start, end) in removed {
-            view.keep(text, kept, start);
-            kept = end.max(kept);
-        }
-        view.keep(text, kept, text.len());
-        Some(view)
-    }
-
-    /// Adds `text[start..end]` to the view. Escapes are ASCII and end before an ASCII byte or
-    /// at the end, so both ends are character boundaries.
-    fn keep(&mut self, text: &str, start: usize, end: usize) {
-        if let Some(part) = text.get(start..end).filter(|p| !p.is_empty()) {
-            self.runs.push(Run {
-                view: self.text.len(),
-                original: start,
-            });
-            self.text.push_str(part);
-        }
-    }
-
-    pub(super) fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// The range of the original text that the view's `start..end` (not empty) came from: from
-    /// its first byte to its last, with every escape between them.
-    pub(super) fn original(&self, start: usize, end: usize) -> (usize, usize) {
-        (self.position(start), self.position(end - 1) + 1)
-    }
-
-    /// Where the view's byte `at` sits in the original.
-    fn position(&self, at: usize) -> usize {
-        let run = self
-            .runs
-            .partition_point(|r| r.view <= at)
-            .saturating_sub(1);
-        self.runs
-            .get(run)
-            .map_or(at, |r| r.original + (at - r.view))
-    }
+    View::without(text, &removed)
 }
 
 /// The length of the escape sequence starting at `bytes[at]` (an ESC).
@@ -145,8 +78,8 @@ fn escape_len(bytes: &[u8], at: usize) -> usize {
 mod tests {
     use super::*;
 
-    fn view(text: &str) -> String {
-        View::of(text).map_or(text.to_string(), |v| v.text().to_string())
+    fn seen(text: &str) -> String {
+        view(text).map_or(text.to_string(), |v| v.text().to_string())
     }
 
     #[test]
@@ -171,14 +104,14 @@ mod tests {
             ("\x1bé", "é"),
         ];
         for (text, expected) in cases {
-            assert_eq!(view(text), expected, "{text:?}");
+            assert_eq!(seen(text), expected, "{text:?}");
         }
     }
 
     #[test]
     fn a_view_range_maps_to_the_original_bytes_with_the_escapes_inside() {
         let text = "ab \x1b[31mse\x1b[0mcr\x1b[1met\x1b[0m cd";
-        let v = View::of(text).unwrap();
+        let v = view(text).unwrap();
         assert_eq!(v.text(), "ab secret cd");
         let start = v.text().find("secret").unwrap();
         let (s, e) = v.original(start, start + "secret".len());

@@ -89,6 +89,16 @@ impl fmt::Debug for KnownValue {
     }
 }
 
+/// Which needles a search looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Needles {
+    All,
+    /// The encodings of the values, not the values as they are.
+    Encoded,
+    /// Those that hold a line break.
+    Lines,
+}
+
 /// The known values of a redactor and the needles that find them.
 #[derive(Clone, Default)]
 pub(super) struct KnownSet {
@@ -97,6 +107,10 @@ pub(super) struct KnownSet {
     needles: Vec<String>,
     /// For each needle, its tag: an index into `tags`.
     needle_tags: Vec<usize>,
+    /// For each needle, whether it is a value as it is (not one of its encodings), and whether
+    /// it holds a line break.
+    needle_plain: Vec<bool>,
+    needle_lines: Vec<bool>,
     /// The inside of each tag.
     tags: Vec<String>,
     /// Which needles there are, and each tag's index: for adding without searching the lists.
@@ -130,6 +144,8 @@ impl KnownSet {
                 if index == next {
                     self.tags.push(tag);
                 }
+                self.needle_plain.push(needle.encoding == Encoding::Plain);
+                self.needle_lines.push(needle.text.contains(['\n', '\r']));
                 self.needles.push(needle.text);
                 self.needle_tags.push(index);
             }
@@ -149,22 +165,36 @@ impl KnownSet {
         self.values.is_empty()
     }
 
-    /// Calls `found(start, end, tag)` for every occurrence of every needle in `text`, overlapping
-    /// ones included.
-    pub(super) fn find(&self, text: &str, mut found: impl FnMut(usize, usize, usize)) {
-        if let Some(matches) = self
-            .automaton
-            .as_ref()
-            .and_then(|a| a.try_find_overlapping_iter(text).ok())
-        {
+    /// Calls `found(start, end, tag)` for every occurrence in `text` of every needle `which`
+    /// names, overlapping ones included.
+    pub(super) fn find(
+        &self,
+        text: &str,
+        which: Needles,
+        mut found: impl FnMut(usize, usize, usize),
+    ) {
+        let flag = |flags: &[bool], pattern: usize| flags.get(pattern).copied().unwrap_or(true);
+        let wanted = |pattern: usize| match which {
+            Needles::All => true,
+            Needles::Encoded => !flag(&self.needle_plain, pattern),
+            Needles::Lines => flag(&self.needle_lines, pattern),
+        };
+        // Values of several lines are few (a key in a quoted `.env` value): each of their needles
+        // is searched on its own rather than the whole automaton run for them.
+        let automaton = self.automaton.as_ref().filter(|_| which != Needles::Lines);
+        if let Some(matches) = automaton.and_then(|a| a.try_find_overlapping_iter(text).ok()) {
             for m in matches {
-                if let Some(&tag) = self.needle_tags.get(m.pattern().as_usize()) {
+                let pattern = m.pattern().as_usize();
+                if let Some(&tag) = self.needle_tags.get(pattern).filter(|_| wanted(pattern)) {
                     found(m.start(), m.end(), tag);
                 }
             }
             return;
         }
-        for (needle, &tag) in self.needles.iter().zip(&self.needle_tags) {
+        for (pattern, (needle, &tag)) in self.needles.iter().zip(&self.needle_tags).enumerate() {
+            if !wanted(pattern) {
+                continue;
+            }
             for (start, _) in text.match_indices(needle.as_str()) {
                 found(start, start + needle.len(), tag);
             }

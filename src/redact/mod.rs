@@ -11,15 +11,26 @@
 //!   [`dotenv`] picks). Each is masked wherever it appears, as it is and base64-, hex- or
 //!   URL-encoded ([`encode`]), all of them found in one pass ([`known`]).
 //! - **Built-in rules**: token formats that announce themselves (gitleaks' rule set is the
-//!   reference for which ones matter), and assignments whose key names a secret.
+//!   reference for which ones matter), private keys in their common shapes, assignments whose
+//!   key names a secret (`assignment.rs`), and passwords in the configuration styles that are no
+//!   assignment (`config.rs`: XML, `define()`, connection strings, registry auth, SQL).
 //!
-//! Both look at the text as it is and, when it holds terminal escape sequences (colours,
-//! hyperlinks, titles), at the text without them ([`escapes`]): a hit there replaces the
-//! original bytes it came from, the escapes inside it included, and the escapes around it stay.
+//! **What a reader can undo, the redactor reads too.** Besides the text as it is, it searches
+//! views of it, each a way a person or a program would read the text back, and replaces the
+//! original bytes a hit in a view came from (`view.rs` maps a view's range back):
+//!
+//! | view | what is searched there |
+//! |---|---|
+//! | without terminal escape sequences (`escapes.rs`) | everything; the escapes inside a hit go with it, those around it stay |
+//! | with every line break taken out (`fold.rs`) | known values: cut by `fold -w N` at any width, a character a line, by `base64`'s wrapping |
+//! | folded blocks joined (lines of one width, `fold.rs`) | the token formats and key shapes: a token or an encoded key cut by `fold` |
+//! | hex and octal dumps read back into bytes (`dump.rs`: `xxd`, `hexdump -C`, `hexdump`, `od -c/-b/-tx1/-x`, byte lists) | everything; a hit runs from its first byte's digits to the end of its last line, where the dump shows the bytes as characters |
+//! | base64 and hex runs decoded (`decode.rs`, folded runs whole; only those that decode to text) | every rule, and the known values' encodings (base64 of base64, of hex, of a dump) and those a line break inside the decoded data cuts (`fold \| base64`) |
+//! | a dump inside a decoded run, a run inside a dump | as the dump, as the run |
 //!
 //! | kind | what it catches |
 //! |---|---|
-//! | `private-key` | a PEM `-----BEGIN … PRIVATE KEY-----` block through its END line, or to the end of the text when the END line was cut off |
+//! | `private-key` | a PEM block of any kind (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PGP's `PRIVATE KEY BLOCK`, the SSH2 form) through its END line or to the end of the text, also on one line or in a JSON string; PuTTY's `.ppk` through its MAC; a JWK's private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, `k`); the base64 of a key's DER by its first bytes (PKCS#1, PKCS#8, SEC1, PKCS#12, encrypted PKCS#8, OpenSSH); `openssl … -text`; an `age` secret key; and each of these base64-encoded (a kubeconfig's `client-key-data`, a Secret's `data`), dumped or folded |
 //! | `jwt` | three base64url parts, the first two starting `eyJ` |
 //! | `anthropic-key` | `sk-ant-api03-…`, `sk-ant-admin01-…` |
 //! | `openai-key` | `sk-…`, `sk-proj-…` (with a digit, so kebab-case words are not keys) |
@@ -34,50 +45,118 @@
 //! | `huggingface-token` | `hf_…`, `api_org_…` |
 //! | `auth-header` | the credential after `Bearer` or `Basic` |
 //! | `url-password` | the password in `scheme://user:PASSWORD@host` (scheme, user and host are kept) |
+//! | `registry-auth` | a container registry's `"auth": "<base64 of user:password>"` (Docker's `config.json`) and `.npmrc`'s `_auth=` |
 //! | `netrc-password` | the value after `password` in `.netrc` form (`machine h login u password p`, or a line of its own) |
 //! | `aws-secret-key` | a 40-character value assigned to an AWS secret key name |
-//! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept) |
+//! | `secret-value` | the value in `API_KEY=…`, `password: …`, `"client_secret": "…"` (key and quotes kept); in `<password>…</password>`, `password="…"`, `<add key="DbPassword" value="…"/>`, a plist's `<key>password</key><string>…</string>`, `define('DB_PASSWORD', '…')`, a connection string's `Password=…;`, SQL's `IDENTIFIED BY '…'` |
 //! | `env NAME` | the value of the environment variable NAME (secret by its name, or withheld from the model's processes) |
 //! | `file .env KEY` | the value of KEY in the workspace file `.env` (or `.env.local`, `.envrc`, …), or the password in it |
-//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone), also across the line breaks of output wrapped at 64 or 76 characters |
+//! | `… (base64)`, `… (base64url)` | a known value base64-encoded, standard or URL-safe alphabet, padded or not, at any of the three byte alignments inside a longer encoded string (the characters made of the value's bits alone), also across line breaks |
 //! | `… (hex)` | a known value in lower- or upper-case hex |
 //! | `… (url-encoded)` | a known value percent-encoded (`%2F` or `%2f`): every reserved byte, with `%20` or a form's `+` for a space; as Python's `quote` (keeps `/`) and JavaScript's `encodeURIComponent` (keeps `!'()*`) do; every byte |
 //!
-//! What it does not do: it cannot recognise an unknown secret that a command re-encoded, nor a
-//! known one encoded any other way (reversed, split across lines, printed a character at a time,
-//! base64 of hex, `xxd`'s spaced hex, compressed). That is why secret environment variables are
-//! never given to the model's processes at all; this module is the second line. It is pure: no
-//! I/O, no environment, no clock; the caller hands it the known values and the files' text.
+//! A known value found in a dump or a fold is tagged by its origin (`[redacted: env NAME]`).
+//!
+//! What it does not do: recognise an unknown secret that matches no shape (a password on its
+//! own line, a random string), nor one re-encoded in a way no reader undoes at a glance
+//! (reversed, compressed, encrypted, base32 or base58, decimal dumps, a dump with several `od -t`
+//! at once, a secret spread over lines with prefixes such as `cat -n`). That is why secret
+//! environment variables are never given to the model's processes at all; this module is the
+//! second line. It is pure: no I/O, no environment, no clock; the caller hands it the known
+//! values and the files' text.
 //!
 //! Invariants, each pinned by a test: text without secrets comes out byte for byte, escape
 //! sequences included; a tag never matches a rule or a known value, so redacting twice changes
 //! nothing the second time; every search runs in time linear in the input (the rules on the
-//! `regex` crate, the known values' needles on one Aho-Corasick automaton, the escape view in one
-//! scan), so a hostile output cannot stall keyless.
+//! `regex` crate, the known values' needles on one Aho-Corasick automaton, each view built in
+//! one scan and no larger than what it is a view of, a fixed number of views), so a hostile
+//! output cannot stall keyless (`cargo bench --bench sandbox -- redact` times 1 and 4 MB of
+//! outputs made to cost it most).
 //!
-//! This file holds the engine ([`Redactor`]: every hit found, merged and replaced); the built-in
-//! rules are in `rules.rs`, a hit and the merging of hits in `hit.rs`, assignments in
-//! `assignment.rs`.
+//! This file holds the engine ([`Redactor`]: every hit found in the text and its views, mapped
+//! back, merged and replaced); the built-in rules are in `rules.rs`, a hit and the merging of
+//! hits in `hit.rs`, assignments in `assignment.rs`, configuration styles in `config.rs`, JWKs
+//! in `keys.rs`.
 
 use std::fmt;
 
 use regex::Regex;
 
 mod assignment;
+mod config;
+mod decode;
 pub(crate) mod dotenv;
+mod dump;
 mod encode;
 mod escapes;
+mod fold;
 mod hit;
+mod keys;
 mod known;
 mod names;
 mod rules;
+mod view;
 
 use assignment::assignment_hits;
 use hit::{Hit, Label, merge};
-use known::KnownSet;
+use known::{KnownSet, Needles};
 pub use known::{KnownValue, Origin};
 pub use names::is_secret_env_name;
 use rules::{COMPILED, Kind, Rule, TAG_OPEN, TAG_REGEX};
+use view::View;
+
+/// What is looked for in a text or a view of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Search {
+    /// Known values and their encodings, and every rule.
+    All,
+    /// Every rule, and the known values that hold a line break: the text, when its view
+    /// without line breaks is searched for the others.
+    Lines,
+    /// Known values and their encodings only: the text with every line break taken out
+    /// (`fold.rs`), where the rules would join lines that have nothing to do with each other.
+    Known,
+    /// The token formats only: blocks of lines that look folded (`fold.rs`), where a
+    /// password's assignment would run on into the next line.
+    Formats,
+    /// Every rule, and the known values' encodings but not the values as they are: decoded
+    /// runs (`decode.rs`), where a value as it is was already found by its encoded needle in
+    /// the text, with the tag that says how it was encoded.
+    Decoded,
+}
+
+/// Whether every byte of `hit` but blanks and line breaks lies in one of `spans` (sorted and
+/// disjoint).
+fn covered(text: &str, hit: &Hit, spans: &[Hit]) -> bool {
+    let mut at = hit.start;
+    let mut next = spans.partition_point(|s| s.end <= at);
+    while at < hit.end {
+        match spans.get(next) {
+            Some(span) if span.start <= at => {
+                at = span.end;
+                next += 1;
+            }
+            _ => {
+                let Some(c) = text.as_bytes().get(at) else {
+                    return true;
+                };
+                if !c.is_ascii_whitespace() {
+                    return false;
+                }
+                at += 1;
+            }
+        }
+    }
+    true
+}
+
+/// `view` followed by the views below it, for [`Redactor::view_hits`].
+fn chain<'a>(view: &'a View, below: &[&'a View]) -> Vec<&'a View> {
+    let mut views = Vec::with_capacity(below.len() + 1);
+    views.push(view);
+    views.extend_from_slice(below);
+    views
+}
 
 /// Redaction repeats on its own output until nothing more is found, at most this often: masking
 /// one secret can expose another (a known value glued to an access key id gains a word boundary).
@@ -169,61 +248,134 @@ impl Redactor {
         }
     }
 
-    /// The spans to replace, sorted and disjoint: what is found in the text as it is and, when
-    /// it holds terminal escape sequences, in the text without them (each of those hits
-    /// widened back to the original bytes, the escapes inside it included). Both, because an
-    /// escape may hide a secret's boundary (`\x1b[1mAKIA…`) and a lone ESC may swallow a
-    /// character of one (`\x1bAKIA…` reads as ESC A).
-    /// On the same span the view's hit names it (it reads as a terminal shows the text).
+    /// The spans to replace, sorted and disjoint: what is found in the text as it is and in
+    /// each view a reader would read it through (see [`Search`]), every hit in a view widened
+    /// back to the original bytes it came from.
     fn spans(&self, text: &str) -> Vec<Hit> {
-        let mut hits = match escapes::View::of(text) {
-            Some(view) => self
-                .hits(view.text())
-                .into_iter()
-                .map(|hit| {
-                    let (start, end) = view.original(hit.start, hit.end);
-                    Hit { start, end, ..hit }
-                })
-                .collect(),
-            None => Vec::new(),
+        let mut hits = Vec::new();
+        // Without its escape sequences: an escape may hide a secret's boundary
+        // (`\x1b[1mAKIA…`), and a lone ESC may swallow a character of one (`\x1bAKIA…` reads
+        // as ESC A), so the text as it is is searched too. On the same span the view's hit
+        // names it (it reads as a terminal shows the text): it comes first.
+        let escaped = escapes::view(text);
+        let below: Vec<&View> = escaped.iter().collect();
+        let base = escaped.as_ref().map_or(text, View::text);
+        if let Some(view) = &escaped {
+            self.view_hits(&[view], Search::All, &mut hits);
+        }
+        // A known value that holds no line break is looked for in the text with its line breaks
+        // taken out, which holds it wherever the text does.
+        let joined = if self.known.is_empty() {
+            None
+        } else {
+            fold::joined(base)
         };
-        hits.extend(self.hits(text));
-        self.wrapped_hits(text, &mut hits);
+        let lines = if escaped.is_none() && joined.is_some() {
+            Search::Lines
+        } else {
+            Search::All
+        };
+        hits.extend(self.hits(text, lines));
+        if let Some(joined) = &joined {
+            self.view_hits(&chain(joined, &below), Search::Known, &mut hits);
+        }
+        let folded = fold::folded(base);
+        if let Some(folded) = &folded {
+            // Lines of the same width are a folded secret, or a list of secrets one a line
+            // (`cat tokens.txt`): a hit that only joins secrets already found line by line
+            // would join their tags too, and is left out.
+            let mut joined = Vec::new();
+            self.view_hits(&chain(&folded.blocks, &below), Search::Formats, &mut joined);
+            let found = merge(hits.clone());
+            joined.retain(|hit| !covered(text, hit, &found));
+            hits.extend(joined);
+        }
+        if let Some(dumped) = dump::decoded(base) {
+            let up = chain(&dumped, &below);
+            self.view_hits(&up, Search::All, &mut hits);
+            if let Some(runs) = decode::decoded(dumped.text()) {
+                self.view_hits(&chain(&runs, &up), Search::Decoded, &mut hits);
+            }
+        }
+        // Encoded runs, folded ones whole.
+        let unfolded = match &folded {
+            Some(folded) => chain(&folded.whole, &below),
+            None => below.clone(),
+        };
+        let source = unfolded.first().map_or(text, |view| view.text());
+        if let Some(runs) = decode::decoded(source) {
+            let up = chain(&runs, &unfolded);
+            self.view_hits(&up, Search::Decoded, &mut hits);
+            self.across_hits(&up, &mut hits);
+            if let Some(dumped) = dump::decoded(runs.text()) {
+                self.view_hits(&chain(&dumped, &up), Search::All, &mut hits);
+            }
+        }
         if hits.is_empty() {
             return hits;
         }
         merge(hits)
     }
 
-    /// The known values found in wrapped base64 (`base64` without `-w0`) where a line break cuts
-    /// their needle: on the text without those breaks, each hit widened back over them. Only
-    /// the known values: the rules do not read encoded data.
-    fn wrapped_hits(&self, text: &str, hits: &mut Vec<Hit>) {
-        if self.known.is_empty() {
-            return;
-        }
-        let Some(view) = escapes::View::without(text, &encode::wrapped_base64_breaks(text)) else {
+    /// The hits in `views[0]`, mapped back through it and each view after it (each a view of
+    /// the next; the last one's parent is the text).
+    fn view_hits(&self, views: &[&View], search: Search, hits: &mut Vec<Hit>) {
+        let Some(view) = views.first() else {
             return;
         };
-        let mut found = Vec::new();
-        self.known_hits(view.text(), &mut found);
-        if !found.is_empty() {
-            self.drop_allowed(view.text(), &mut found);
-        }
-        hits.extend(found.into_iter().map(|hit| {
-            let (start, end) = view.original(hit.start, hit.end);
+        hits.extend(self.hits(view.text(), search).into_iter().map(|hit| {
+            let (start, end) = views
+                .iter()
+                .fold((hit.start, hit.end), |(s, e), v| v.original(s, e));
             Hit { start, end, ..hit }
         }));
     }
 
-    /// Every secret found in `text` and not allowed, unsorted, none empty.
-    fn hits(&self, text: &str) -> Vec<Hit> {
-        let mut hits = Vec::new();
-        self.known_hits(text, &mut hits);
-        for (index, (rule, regex)) in COMPILED.iter().enumerate() {
-            rule_hits(rule, regex, index + 1, text, &mut hits);
+    /// The known values in `views[0]` (decoded data) that its line breaks cut (`fold | base64`),
+    /// mapped back through the views as [`Redactor::view_hits`] does. Only those that cross a
+    /// break: the others were found in the view itself, or as encoded needles below it.
+    fn across_hits(&self, views: &[&View], hits: &mut Vec<Hit>) {
+        let Some(joined) = views
+            .first()
+            .filter(|_| !self.known.is_empty())
+            .and_then(|view| fold::joined(view.text()))
+        else {
+            return;
+        };
+        for hit in self.hits(joined.text(), Search::Known) {
+            let (start, end) = joined.original(hit.start, hit.end);
+            if end - start > hit.end - hit.start {
+                let (start, end) = views
+                    .iter()
+                    .fold((start, end), |(s, e), v| v.original(s, e));
+                hits.push(Hit { start, end, ..hit });
+            }
         }
-        assignment_hits(text, COMPILED.len() + 1, &mut hits);
+    }
+
+    /// Every secret `search` looks for in `text`, not allowed, unsorted, none empty.
+    fn hits(&self, text: &str, search: Search) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        let needles = match search {
+            Search::All | Search::Known => Some(Needles::All),
+            Search::Lines => Some(Needles::Lines),
+            Search::Decoded => Some(Needles::Encoded),
+            Search::Formats => None,
+        };
+        if let Some(needles) = needles {
+            self.known_hits(text, needles, &mut hits);
+        }
+        if search != Search::Known {
+            for (index, (rule, regex)) in COMPILED.iter().enumerate() {
+                rule_hits(rule, regex, index + 1, text, &mut hits);
+            }
+        }
+        if matches!(search, Search::All | Search::Lines | Search::Decoded) {
+            let rank = COMPILED.len() + 1;
+            assignment_hits(text, rank, &mut hits);
+            config::config_hits(text, rank, &mut hits);
+            keys::key_hits(text, rank, &mut hits);
+        }
         hits.retain(|hit| hit.start < hit.end);
         if !hits.is_empty() {
             self.drop_allowed(text, &mut hits);
@@ -231,7 +383,8 @@ impl Redactor {
         hits
     }
 
-    fn known_hits(&self, text: &str, hits: &mut Vec<Hit>) {
+    /// The known values' needles `which` names found in `text`.
+    fn known_hits(&self, text: &str, which: Needles, hits: &mut Vec<Hit>) {
         if self.known.is_empty() {
             return;
         }
@@ -244,7 +397,7 @@ impl Redactor {
                 .collect(),
             None => Vec::new(),
         };
-        self.known.find(text, |start, end, tag| {
+        self.known.find(text, which, |start, end, tag| {
             // Tags are disjoint and sorted: only the last one starting at or before `start`
             // can hold the hit.
             let before = tags.partition_point(|&(s, _)| s <= start);
@@ -337,19 +490,23 @@ fn rule_hits(rule: &Rule, regex: &Regex, rank: usize, text: &str, hits: &mut Vec
 }
 
 #[cfg(test)]
+mod shape_tests;
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    const UPPER_ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    const LETTERS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    const URLSAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    pub(super) const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    pub(super) const UPPER_ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    pub(super) const LETTERS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    pub(super) const URLSAFE: &str =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    pub(super) const BASE64: &str =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     /// A made-up token: `prefix` and `len` pseudo-random characters of `alphabet`. Built at run
     /// time so that no token-shaped literal sits in the source for secret scanners to flag.
-    fn fake(prefix: &str, len: usize, alphabet: &str) -> String {
+    pub(super) fn fake(prefix: &str, len: usize, alphabet: &str) -> String {
         let alphabet = alphabet.as_bytes();
         let mut state = prefix.bytes().fold(len as u64 + 0x9e37, |s, b| {
             s.wrapping_mul(31).wrapping_add(b.into())
@@ -364,13 +521,13 @@ mod tests {
         out
     }
 
-    fn check(input: &str, expected: &str) {
+    pub(super) fn check(input: &str, expected: &str) {
         check_with(&Redactor::default(), input, expected);
     }
 
     /// Redacts `input`, compares with `expected`, and checks the count and that a second pass
     /// changes nothing.
-    fn check_with(redactor: &Redactor, input: &str, expected: &str) {
+    pub(super) fn check_with(redactor: &Redactor, input: &str, expected: &str) {
         let first = redactor.redact(input);
         assert_eq!(first.text, expected, "input: {input:?}");
         let tags = expected.matches(TAG_OPEN).count() - input.matches(TAG_OPEN).count();
@@ -1053,6 +1210,12 @@ risk-assessment-2024-edition-with-long-name task-runner-0001-and-then-some
         "a25vd24tdmFsdWUtMQ", "6b6e6f776e2d76616c75652d31", "known%2Fvalue%202", "known%2Fvalue+2",
         // A line of wrapped base64, 76 characters.
         "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh\n",
+        // Pieces of dumps, encoded keys and configuration styles.
+        "00000000: 6b6e 6f77 6e2d ", "0000000", " 6b 6e 6f 77", "   k   n", "  \\n", "|known|",
+        "0x6b, ", "6b6e6f776e2d76616c75652d31", "LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0tCg", "MIIEvQIBADAN",
+        "<password>", "</password>", "<add key=\"DbPassword\" value=\"", "\"/>", "define('DB_PASSWORD', '",
+        "');", "Password=", ";", "\"auth\": \"", "_auth=", "{\"kty\":\"oct\",\"k\":\"", "\"}",
+        "PuTTY-User-Key-File-3: ssh-rsa\n", "Private-Key: (256 bit)\n", "    00:a1:b2\n",
     ];
 
     /// Pieces of ordinary output, escape sequences among them, that no rule matches.

@@ -42,6 +42,7 @@ kinds! {
     HuggingfaceToken = "huggingface-token",
     AuthHeader = "auth-header",
     UrlPassword = "url-password",
+    RegistryAuth = "registry-auth",
     NetrcPassword = "netrc-password",
     AwsSecretKey = "aws-secret-key",
     SecretValue = "secret-value",
@@ -75,7 +76,21 @@ impl Rule {
 /// token's alphabet ends, never inside it.
 #[rustfmt::skip]
 const RULES: &[Rule] = &[
-    Rule::new(Kind::PrivateKey, r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[ \t]*(?:\r?\n|\\n|\z)(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)"),
+    // A PEM block (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PGP's `PRIVATE KEY BLOCK`, the
+    // SSH2 form's `---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----`), whole: its header followed by
+    // a line break (also written `\n` in a string) or its data on the same line.
+    Rule::new(Kind::PrivateKey, r"-{4,5} ?BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}[ \t]*(?:\r?\n|(?:\\r)?\\n|\z|[ ]?[A-Za-z0-9+/])(?s:.*?)(?:-{4,5} ?END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)? ?-{4,5}|\z)"),
+    // PuTTY's `.ppk`, from its first line through its MAC.
+    Rule::new(Kind::PrivateKey, r"PuTTY-User-Key-File-[0-9]+:[ \t]*[A-Za-z0-9@._-]+[ \t]*\r?\n(?s:.*?)(?:Private-(?:MAC|Hash):[ \t]*[0-9A-Fa-f]*|\z)"),
+    // The base64 of a key's DER without its PEM lines (a key kept in a variable, a keystore),
+    // known by its first bytes (RFC 8017, 5915, 5958, 7292): PKCS#1 RSA and DSA
+    // (`30 82 LL LL 02 01 00 02 8x`), PKCS#8 (`… 02 01 00 30`), PKCS#12 (`… 02 01 03 30 82`),
+    // the shorter lengths of EC (SEC1 `02 01 01 04`) and Ed25519/Ed448/X25519 PKCS#8, encrypted
+    // PKCS#8 (PBES1/PBES2 and PKCS#12's PBE), and OpenSSH's `openssh-key-v1`.
+    Rule::new(Kind::PrivateKey, r"(?-u:\b)(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA(?:AK[BC]|D|zCC)|MII[A-Za-z0-9+/]{2}[DTjz][A-D][A-Za-z0-9+/]Bg(?:kqhkiG9w0BBQ|oqhkiG9w0BDAE)|MI[E-H][A-Za-z0-9+/]AgE(?:AM|BB)|M[A-Za-z0-9+/][AEIMQUYcgkosw048]CAQ(?:Aw|EE)|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]*={0,2}"),
+    // `openssl rsa|ec|pkey -text`: the key's numbers in hex, each under its name.
+    Rule::new(Kind::PrivateKey, r"(?m)^[ \t]*(?:RSA |ED25519 |X25519 |ED448 |X448 )?Private-Key:[^\n]*\n(?:[ \t]*[A-Za-z][A-Za-z0-9]*(?: [A-Z][A-Z0-9]*)?:[^\n]*\n|[ \t]+[0-9a-fA-F:]+[ \t]*\r?\n)*"),
+    Rule::new(Kind::PrivateKey, r"(?-u:\b)AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     Rule::new(Kind::Jwt, r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     Rule::new(Kind::AnthropicKey, r"(?-u:\b)sk-ant-[a-z]+[0-9]*-[A-Za-z0-9_-]{20,}"),
     // A digit, so that kebab-case words (`sk-learn-…`) are not keys.

@@ -340,3 +340,32 @@ fn a_selectors_file_given_where_no_browser_opens_is_refused() {
         .assert()
         .code(2);
 }
+
+/// `keyless undo` lists the files it put back with every character a terminal would not show
+/// written out, and says so.
+#[test]
+fn undo_shows_invisible_characters_in_the_names_it_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().to_str().unwrap();
+    keyless()
+        .args(["apply", "-", "--workspace", ws])
+        .write_stdin(
+            "@@newfile deploy\u{200b}.sh\n<<<CONTENT\necho hi\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n",
+        )
+        .assert()
+        .code(0);
+    assert!(dir.path().join("deploy\u{200b}.sh").exists());
+    let out = keyless()
+        .args(["undo", "--workspace", ws])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("removed deploy\\u{200b}.sh"), "{stdout}");
+    assert!(
+        stdout.contains("a name above holds characters a terminal does not show"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{200b}'), "{stdout:?}");
+    assert!(!dir.path().join("deploy\u{200b}.sh").exists());
+}

@@ -148,3 +148,29 @@ fn control_characters_never_reach_the_terminal_raw() {
     );
     assert!(!ws.join("hidden").exists());
 }
+
+#[test]
+fn a_confirmation_shows_invisible_characters_and_says_so_in_words() {
+    let (_dir, ws) = workspace();
+    // `deploy.sh` and `deploy<ZERO WIDTH SPACE>.sh` look alike; only one is what the person
+    // knows.
+    fs::write(ws.join("deploy.sh"), "#!/bin/sh\ntouch deployed\n").unwrap();
+    let out = at_terminal(
+        &ws,
+        &(run("./deploy\u{200b}.sh --prod") + NEXT),
+        &[(ALLOW, "n")],
+    );
+    assert!(
+        out.contains("run: ./deploy\\u{200b}.sh --prod [Execute]"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "look closely: this command holds 1 invisible character (U+200B ZERO WIDTH SPACE)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains('\u{200b}'), "{out:?}");
+    assert!(out.contains("code: KA_COMMAND_DECLINED"), "{out}");
+    assert!(!ws.join("deployed").exists());
+}
