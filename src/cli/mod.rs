@@ -29,6 +29,7 @@ use crate::exit::Status;
 
 /// Runs the parsed command line and returns how it ended.
 pub fn run(args: Args) -> Status {
+    crate::exec::inherit_nothing();
     progress::set_level(if args.quiet {
         progress::Level::Quiet
     } else if args.verbose {

@@ -114,7 +114,13 @@ impl Assembly {
         let state = state_dir(input.state_base, input.home, input.root);
         let mut layered = Vec::new();
         let mut unlayered = Vec::new();
+        // What lies in the workspace is shown with it, as it is (a cache there is the
+        // workspace's own files: no layer, no bind of its own).
+        readable.retain(|p| !p.starts_with(input.root));
         for cache in allowed.caches {
+            if cache.starts_with(input.root) {
+                continue;
+            }
             // A cache overlayfs cannot be told about (a `,` or `:` in its path) has no layer: it
             // is shown read-only, never writable as it is.
             let unnameable = cache

@@ -234,12 +234,14 @@ fn world_guarantees(
         "protected",
         ".git .agent keyless.json read-only",
     ));
-    out.push(match (&world.cgroups, world.root) {
-        (Ok(()), _) | (Err(_), false) => Guarantee::held(
+    // Where keyless is root but its commands run as their own id, the kernel limits that id.
+    let limited_by_kernel = !world.root || world.remap.is_ok();
+    out.push(match (&world.cgroups, limited_by_kernel) {
+        (Ok(()), _) | (Err(_), true) => Guarantee::held(
             "process-limit",
             format!("at most {} processes", c.max_processes),
         ),
-        (Err(why), true) => Guarantee::missing(
+        (Err(why), false) => Guarantee::missing(
             "process-limit",
             "a process limit",
             format!("no cgroup, and the kernel does not limit root's processes ({why})"),

@@ -250,6 +250,14 @@ impl Enter {
                 KEYCTL_JOIN_SESSION_KEYRING,
                 std::ptr::null::<libc::c_char>(),
             );
+            // Nothing keyless holds or inherited goes on to the command: every descriptor but
+            // the standard three closes on exec (the seccomp programs are handed on below).
+            libc::syscall(
+                libc::SYS_close_range,
+                3 as libc::c_uint,
+                libc::c_uint::MAX,
+                CLOSE_RANGE_CLOEXEC,
+            );
             for (program, at) in &self.seccomp {
                 let handed = if program.as_raw_fd() == *at {
                     libc::fcntl(*at, libc::F_SETFD, 0) == 0
@@ -355,6 +363,9 @@ unsafe fn move_onto(fd: RawFd, target: &CString) -> bool {
         ) == 0
     }
 }
+
+/// `close_range`'s flag: mark close-on-exec instead of closing.
+const CLOSE_RANGE_CLOEXEC: libc::c_uint = 4;
 
 /// `keyctl`'s request to join a new anonymous session keyring.
 const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;

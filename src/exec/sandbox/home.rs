@@ -141,12 +141,36 @@ pub fn allowed(
     env: &dyn Fn(&str) -> Option<String>,
     exists: &dyn Fn(&Path) -> bool,
 ) -> Allowed {
-    allowed_with(home, env, exists, &|path: &Path| {
+    let found = allowed_with(home, env, exists, &|path: &Path| {
         std::fs::metadata(path)
             .ok()
             .filter(|m| m.is_file() && m.len() <= MAX_SETTINGS)
             .and_then(|_| std::fs::read_to_string(path).ok())
-    })
+    });
+    // What each path really is (through links and `..`): a link or a parent spelling must not
+    // make a toolchain or cache of the home folder itself.
+    let home = home.map(|h| h.canonicalize().unwrap_or_else(|_| h.to_path_buf()));
+    let real = |paths: Vec<PathBuf>| -> Vec<PathBuf> {
+        outermost(
+            paths
+                .into_iter()
+                .filter_map(|p| p.canonicalize().ok())
+                .filter(|p| !holds_home(p, home.as_deref()))
+                .collect(),
+        )
+    };
+    let caches = real(found.caches);
+    let readable = real(found.readable)
+        .into_iter()
+        .filter(|p| !caches.iter().any(|c| p.starts_with(c)))
+        .collect();
+    Allowed { readable, caches }
+}
+
+/// Whether showing `path` would show the home folder (or the whole machine): it is the home
+/// folder, a folder above it, or the root.
+fn holds_home(path: &Path, home: Option<&Path>) -> bool {
+    path == Path::new("/") || home.is_some_and(|h| h.starts_with(path))
 }
 
 /// The largest settings file read for where a cache is.
@@ -201,11 +225,21 @@ pub fn allowed_with(
             }
         }
     }
-    let caches = outermost(caches.into_iter().filter(|p| exists(p)).collect());
+    // `..` taken out as the kernel would (lexically here; the real check resolves links too).
+    let caches: Vec<PathBuf> = caches.iter().map(|p| lexical(p)).collect();
+    let readable: Vec<PathBuf> = readable.iter().map(|p| lexical(p)).collect();
+    let caches = outermost(
+        caches
+            .into_iter()
+            .filter(|p| exists(p) && !holds_home(p, home))
+            .collect(),
+    );
     let readable = outermost(
         readable
             .into_iter()
-            .filter(|p| exists(p) && !caches.iter().any(|c| p.starts_with(c)))
+            .filter(|p| {
+                exists(p) && !holds_home(p, home) && !caches.iter().any(|c| p.starts_with(c))
+            })
             .collect(),
     );
     Allowed { readable, caches }
@@ -257,6 +291,21 @@ fn setting_paths(text: &str, setting: &str, home: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// `path` with `.` and `..` taken out.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The paths of `paths` not inside another of them, each once, in a stable order.
 fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
     paths.sort();
@@ -296,6 +345,18 @@ mod tests {
             _ => None,
         };
         let allowed = allowed_with(Some(home), &env, &|_: &Path| true, &read);
+        // Nothing that would show the home folder itself, however it is spelled.
+        let env = |name: &str| match name {
+            "GOROOT" => Some("/home/u/..".into()),
+            "GOMODCACHE" => Some("/home/u".into()),
+            "PATH" => Some("/home:/home/u/../u/.local/bin".into()),
+            other => env(other),
+        };
+        let allowed = allowed_with(Some(home), &env, &|_: &Path| true, &read);
+        for shown in allowed.caches.iter().chain(&allowed.readable) {
+            assert!(!home.starts_with(shown), "{shown:?} shows the home folder");
+        }
+        assert!(allowed.readable.contains(&PathBuf::from("/home/u/.local/bin")));
         for cache in [
             "/usr/local/cargo",
             "/srv/go",

@@ -220,10 +220,11 @@ impl Sandbox {
         self.quarantine = Some(folder);
     }
 
-    /// Keeps `path` (a file of keyless's) read-only to commands when it lies in the workspace.
+    /// Keeps `path` (a file of keyless's) read-only to commands wherever a command could write
+    /// it: in the workspace or in one of `Sandbox.WritablePaths`.
     pub fn protect(&mut self, path: &Path) {
         let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-        if path.starts_with(&self.root) && !self.also_protected.contains(&path) {
+        if !self.also_protected.contains(&path) {
             self.also_protected.push(path);
         }
     }
@@ -354,7 +355,7 @@ impl Sandbox {
         paths.extend(
             self.also_protected
                 .iter()
-                .filter(|p| p.symlink_metadata().is_ok())
+                .filter(|p| writable(p) && p.symlink_metadata().is_ok())
                 .cloned(),
         );
         paths

@@ -241,6 +241,9 @@ pub enum Refusal {
     OtherServerName(String),
     /// A tunnel whose first bytes are TLS but no ClientHello that can be read.
     UnreadableHello,
+    /// A tunnel carrying a plain HTTP request, whose `Host` could name any site behind the same
+    /// front end.
+    PlainHttpInTunnel,
 }
 
 impl fmt::Display for Refusal {
@@ -273,6 +276,10 @@ impl fmt::Display for Refusal {
             Refusal::UnreadableHello => write!(
                 f,
                 "its TLS ClientHello cannot be read, so the server it asks for is unknown"
+            ),
+            Refusal::PlainHttpInTunnel => write!(
+                f,
+                "a tunnel carries TLS or another protocol, never a plain HTTP request (its Host could name another site behind the same address); a plain http:// request goes through the proxy as itself"
             ),
         }
     }

@@ -1,8 +1,10 @@
 //! Every git repository in a workspace, wherever it is: a `.git` folder or a `.git` file at any
-//! depth (ignored folders, `node_modules`, build output and vendored checkouts included), and
-//! the folders a `.git` file or a worktree points to (`gitdir:`, `commondir`). A command must
-//! not change any of them: a new `core.fsmonitor`, hook or `core.pager` would run the next time
-//! the person uses git there, outside every sandbox.
+//! depth (ignored folders, `node_modules`, build output and vendored checkouts included), the
+//! folders a `.git` file or a worktree points to (`gitdir:`, `commondir`), and bare repositories
+//! (a folder holding `HEAD`, `objects` and `refs`). A command must not change any of them: a new
+//! `core.fsmonitor`, hook or `core.pager` would run the next time the person uses git there,
+//! outside every sandbox. keyless's own names at any depth go with them (`.agent`, and
+//! `keyless.json`, which a keyless run in that folder would read).
 //!
 //! The walk never follows a link and never enters a repository's own folder (all of it is
 //! protected at once). It is bounded by [`MAX_ENTRIES`], far above real workspaces; a workspace
@@ -51,7 +53,12 @@ fn find_bounded(root: &Path, max_entries: usize) -> Repositories {
                 continue;
             };
             let path = child.path();
-            if child.file_name() == ".git" {
+            let name = child.file_name();
+            if (name == ".agent" && kind.is_dir()) || (name == "keyless.json" && !kind.is_dir()) {
+                found.paths.push(path);
+                continue;
+            }
+            if name == ".git" {
                 if kind.is_file() {
                     pointed_to(&path, &dir, &mut found.paths);
                 } else if kind.is_dir() {
@@ -59,11 +66,21 @@ fn find_bounded(root: &Path, max_entries: usize) -> Repositories {
                 }
                 found.paths.push(path);
             } else if kind.is_dir() {
-                stack.push(path);
+                if bare(&path) {
+                    found.paths.push(path);
+                } else {
+                    stack.push(path);
+                }
             }
         }
     }
     finish(found)
+}
+
+/// Whether `dir` is a repository's own folder (a bare repository, or a repository's folder
+/// kept under another name): git's own test, `HEAD` beside `objects` and `refs`.
+fn bare(dir: &Path) -> bool {
+    dir.join("HEAD").is_file() && dir.join("objects").is_dir() && dir.join("refs").is_dir()
 }
 
 /// The folder a `.git` file names (`gitdir: …`, relative to the file's folder), and its common
@@ -147,9 +164,15 @@ mod tests {
             root.join(".venv/src/dep/.git"),
             root.join("data/elsewhere.git"),
             root.join("main-repo/.git/worktrees/wt"),
+            root.join("origin.git/objects"),
+            root.join("origin.git/refs"),
+            root.join("tools/.agent"),
         ] {
             fs::create_dir_all(repo).unwrap();
         }
+        // A bare repository, and keyless's own names deeper down.
+        fs::write(root.join("origin.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs::write(root.join("tools/keyless.json"), "{}").unwrap();
         // A `.git` file that points to a folder not named `.git`.
         fs::create_dir_all(root.join("sub")).unwrap();
         fs::write(root.join("sub/.git"), "gitdir: ../data/elsewhere.git\n").unwrap();
@@ -181,8 +204,11 @@ mod tests {
             "data/elsewhere.git",
             "main-repo/.git",
             "node_modules/pkg/.git",
+            "origin.git",
             "sub/.git",
             "target/debug/checkout/.git",
+            "tools/.agent",
+            "tools/keyless.json",
             "wt/.git",
         ]
         .iter()

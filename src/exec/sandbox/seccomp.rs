@@ -64,6 +64,28 @@ const CLONE_NEW: &[u64] = &[
 /// traces its own child (`PTRACE_TRACEME`, as debuggers start a program).
 const PTRACE_TAKE_HOLD: &[u64] = &[libc::PTRACE_ATTACH as u64, 0x4206 /* PTRACE_SEIZE */];
 
+/// The mode bits a file made or changed by a command may not carry: a set-uid or set-gid
+/// program left in the workspace runs with its owner's ids (the machine's root's, through an
+/// idmapped mount) for whoever starts it later, outside every sandbox.
+const SET_ID_BITS: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
+
+/// The calls that give a file its mode, and which argument holds it.
+const MODE_CALLS: &[(i64, u8)] = &[
+    (libc::SYS_fchmod, 1),
+    (libc::SYS_fchmodat, 2),
+    (libc::SYS_fchmodat2, 2),
+    (libc::SYS_openat, 3),
+    (libc::SYS_mknodat, 2),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_chmod, 1),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_open, 2),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_creat, 1),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_mknod, 1),
+];
+
 /// The x32 ABI's bit: the same calls numbered from it (x86-64 only).
 #[cfg(target_arch = "x86_64")]
 const X32: i64 = 0x4000_0000;
@@ -174,9 +196,10 @@ pub const FAMILIES: &[Family] = &[
         answer: Answer::NotPermitted,
     },
     Family {
-        name: "clone3 and io_uring (answered as absent: programs fall back)",
+        name: "clone3, openat2 and io_uring (answered as absent: programs fall back)",
         calls: &[
             libc::SYS_clone3,
+            libc::SYS_openat2,
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
             libc::SYS_io_uring_register,
@@ -216,14 +239,18 @@ fn compile(answer: Answer, arch: TargetArch) -> Result<BpfProgram, String> {
     if answer == Answer::NotPermitted {
         rules.insert(libc::SYS_clone, any_bit(0, CLONE_NEW)?);
         rules.insert(libc::SYS_ptrace, any_value(0, PTRACE_TAKE_HOLD)?);
+        for &(call, arg) in MODE_CALLS {
+            rules.insert(call, any_bit(arg, SET_ID_BITS)?);
+        }
     }
     #[cfg(target_arch = "x86_64")]
     {
         // The x32 ABI numbers the same calls from bit 30 (its own numbers for ptrace and
         // process_vm_*: refused whole there).
-        let native: Vec<i64> = rules.keys().copied().collect();
-        for call in native {
-            rules.insert(call | X32, everything.clone());
+        let native: Vec<(i64, Vec<SeccompRule>)> =
+            rules.iter().map(|(call, r)| (*call, r.clone())).collect();
+        for (call, conditions) in native {
+            rules.insert(call | X32, conditions);
         }
         if answer == Answer::NotPermitted {
             for x32_only in [521, 539, 540] {

@@ -234,6 +234,9 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     for path in &spec.protected {
         steps.push((path.clone(), Step::Protect(spec.source(path))));
     }
+    for folder in pins(spec) {
+        steps.push((folder.clone(), Step::Writable(spec.source(&folder))));
+    }
     for (path, dir) in &spec.masked {
         steps.push((
             path.clone(),
@@ -304,6 +307,44 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
     out.push(program.into());
     out.extend(command_args.iter().map(OsString::from));
     out
+}
+
+/// The folders between a writable root and each protected or hidden path in it, each bound over
+/// itself: a mount point cannot be renamed or removed (`EBUSY`), so a command cannot move a
+/// protected repository or a hidden folder aside by renaming a folder above it, and put its own
+/// in its place (or find the hidden one uncovered under the new name by the next command).
+fn pins(spec: &Spec) -> Vec<PathBuf> {
+    let roots: Vec<&PathBuf> = spec.writable.iter().chain([&spec.workspace]).collect();
+    let mut pins: Vec<PathBuf> = Vec::new();
+    let kept = spec
+        .protected
+        .iter()
+        .chain(spec.masked.iter().map(|(path, _)| path));
+    for path in kept {
+        let Some(root) = roots
+            .iter()
+            .filter(|r| path.starts_with(r))
+            .max_by_key(|r| r.components().count())
+        else {
+            continue;
+        };
+        let mut folder = path.parent();
+        while let Some(at) = folder {
+            if at == root.as_path() || !at.starts_with(root) {
+                break;
+            }
+            if !pins.iter().any(|p| p == at) {
+                pins.push(at.to_path_buf());
+            }
+            folder = at.parent();
+        }
+    }
+    pins.retain(|p| {
+        !spec.protected.contains(p)
+            && !spec.masked.iter().any(|(m, _)| p.starts_with(m))
+            && !spec.protected.iter().any(|q| p.starts_with(q))
+    });
+    pins
 }
 
 /// `/proc` with the kernel's knobs read-only and its secrets hidden, `/dev` (read-only but for
@@ -416,6 +457,7 @@ mod tests {
             protected: vec![
                 "/home/u/proj/.git".into(),
                 "/home/u/proj/keyless.json".into(),
+                "/home/u/proj/vendor/lib/.git".into(),
             ],
             masked: vec![
                 ("/etc/shadow".into(), false),
@@ -483,6 +525,12 @@ mod tests {
         at("--ro-bind /dev/null /proc/keys");
         at("--add-seccomp-fd 1022 --add-seccomp-fd 1021");
         at("--ro-bind /run/k/gitconfig /home/u/.gitconfig");
+        // The folders above a nested repository are pinned by binds of their own, before it.
+        assert!(at("--bind /home/u/proj/vendor /home/u/proj/vendor") < at("--bind /home/u/proj/vendor/lib /home/u/proj/vendor/lib"));
+        assert!(
+            at("--bind /home/u/proj/vendor/lib /home/u/proj/vendor/lib")
+                < at("--ro-bind /home/u/proj/vendor/lib/.git /home/u/proj/vendor/lib/.git")
+        );
         assert!(
             out.ends_with("--remount-ro / --chdir /home/u/proj -- sh -c make test"),
             "{out}"
