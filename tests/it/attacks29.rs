@@ -790,6 +790,61 @@ fn no_spelling_through_the_proxy_reaches_this_machine() {
     assert!(!out.contains("LISTENER-a29"), "{out}");
 }
 
+/// Claim 8 (held): caches that only the tools' own settings place (`.npmrc`'s `cache=`, Maven's
+/// `<localRepository>`, pip's `cache-dir`), outside the home folder, are written through a
+/// copy-on-write layer: the real files keep their bytes. With the sandbox off, they are
+/// poisoned.
+#[test]
+fn caches_placed_by_the_tools_settings_keep_their_bytes() {
+    let attack = Attack::new();
+    let caches: Vec<PathBuf> = ["npm-cache", "m2-repository/org/x", "pip-cache"]
+        .iter()
+        .map(|c| attack.root().join(c))
+        .collect();
+    for cache in &caches {
+        fs::create_dir_all(cache).unwrap();
+        fs::write(cache.join("file.txt"), "original\n").unwrap();
+    }
+    fs::write(
+        attack.home.join(".npmrc"),
+        format!("cache={}\n", caches[0].display()),
+    )
+    .unwrap();
+    fs::create_dir_all(attack.home.join(".m2")).unwrap();
+    fs::write(
+        attack.home.join(".m2/settings.xml"),
+        format!(
+            "<settings><localRepository>{}</localRepository></settings>\n",
+            attack.root().join("m2-repository").display()
+        ),
+    )
+    .unwrap();
+    fs::create_dir_all(attack.home.join(".config/pip")).unwrap();
+    fs::write(
+        attack.home.join(".config/pip/pip.conf"),
+        format!("[global]\ncache-dir = {}\n", caches[2].display()),
+    )
+    .unwrap();
+    let poison: String = caches
+        .iter()
+        .map(|c| format!("echo POISON > {}/file.txt && echo WROTE\n", c.display()))
+        .collect();
+    let out = attack.scripts(&[("caches.sh", &poison)]);
+    assert_eq!(
+        out.matches("WROTE").count(),
+        3,
+        "the caches are there, writable: {out}"
+    );
+    for cache in &caches {
+        assert_eq!(
+            fs::read_to_string(cache.join("file.txt")).unwrap(),
+            "original\n",
+            "{}: {out}",
+            cache.display()
+        );
+    }
+}
+
 /// A C program that makes one refused call per child, each through a spelling a filter written
 /// for one ABI or one flag word could miss: the i386 ABI (`int $0x80`), the x32 numbers, `clone`
 /// with `CLONE_NEWUSER` (and with bits above the 32 the kernel reads), `unshare` with high bits.
