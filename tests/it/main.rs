@@ -10,6 +10,7 @@
 mod common;
 
 mod architecture;
+mod attacks29;
 mod batch;
 mod browser;
 mod catalog;
