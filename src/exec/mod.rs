@@ -26,7 +26,12 @@ pub fn inherit_nothing() {
     // SAFETY: close_range marks descriptors; it touches no memory.
     unsafe {
         // CLOSE_RANGE_CLOEXEC (Linux 5.11); older kernels: the sandbox's child marks them too.
-        libc::syscall(libc::SYS_close_range, 3 as libc::c_uint, libc::c_uint::MAX, 4 as libc::c_uint);
+        libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            libc::c_uint::MAX,
+            4 as libc::c_uint,
+        );
     }
 }
 

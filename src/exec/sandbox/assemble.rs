@@ -180,9 +180,18 @@ impl Assembly {
             sources.extend(gitconfig.iter().map(|f| f.path()));
             sources.extend(filtered.iter().map(|(copy, _)| copy.path()));
             super::remap::check(&sources)?;
+            // The stage must lie inside none of what is staged (a `GOPATH` of `/tmp` holding the
+            // workspace): a copy of a tree cannot be attached inside itself.
+            let base = STAGE_BASES
+                .iter()
+                .map(Path::new)
+                .find(|base| base.is_dir() && !sources.iter().any(|s| base.starts_with(s)))
+                .ok_or_else(|| {
+                    "no folder outside what a command is shown to stage its world in".to_string()
+                })?;
             tempfile::Builder::new()
                 .prefix("keyless-stage-")
-                .tempdir()
+                .tempdir_in(base)
                 .map_err(|e| format!("no folder to stage the world in: {e}"))
         });
         let config = input.config;
@@ -451,6 +460,9 @@ fn cstring(path: &Path) -> io::Result<std::ffi::CString> {
     use std::os::unix::ffi::OsStrExt;
     std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)
 }
+
+/// Where the folder bubblewrap binds from may go: a place anyone may enter.
+const STAGE_BASES: &[&str] = &["/tmp", "/var/tmp", "/dev/shm", "/run"];
 
 /// One MiB.
 const MIB: u64 = 1024 * 1024;

@@ -69,8 +69,16 @@ pub const FILES: &[(&str, Treatment)] = &[
     (".pgpass", Treatment::Mask),
 ];
 
-/// The credential files under `home` (a tool's home or cache the world shows) that exist.
+/// The credential files under `home` (a tool's home or cache the world shows) that exist; when
+/// `home` is itself such a file (a `Sandbox.ReadablePaths` entry such as `~/.yarnrc.yml`), it.
 pub fn under(home: &Path) -> Vec<(PathBuf, Treatment)> {
+    if home.is_file() {
+        return FILES
+            .iter()
+            .find(|(name, _)| home.ends_with(name))
+            .map(|(_, treatment)| vec![(home.to_path_buf(), *treatment)])
+            .unwrap_or_default();
+    }
     FILES
         .iter()
         .map(|(name, treatment)| (home.join(name), *treatment))
@@ -85,8 +93,19 @@ pub const MAX_FILTERED: u64 = 1024 * 1024;
 /// and attributes (`<password>…</password>`, `<add key="…Password" value="…"/>`), JSON
 /// members (`"auth": "…"`), and key–value lines (`token = "…"`, `_authToken=…`, `password:`).
 pub fn filtered(text: &str) -> String {
-    let text = url_passwords().replace_all(text, "$head$at");
+    let text = url_passwords().replace_all(text, "$head");
+    // JSON is read as JSON: everything under a secret key goes, however deep.
+    if let Some(json) = filtered_json(&text) {
+        return json;
+    }
     let text = xml_elements().replace_all(&text, "$open$close");
+    let text = xml_name_value().replace_all(&text, |c: &regex::Captures| {
+        if secret_key(&c["key"]) {
+            format!("{}{}", &c["head"], &c["close"])
+        } else {
+            c[0].to_string()
+        }
+    });
     let text = xml_attributes().replace_all(&text, |c: &regex::Captures| {
         if secret_key(&c["key"]) {
             format!("{}\"\"", &c["head"])
@@ -126,6 +145,55 @@ pub fn filtered(text: &str) -> String {
     out
 }
 
+/// `text` as JSON with every string under a secret key emptied (Composer's `github-oauth`
+/// keyed by host, Docker's `auths`), or `None` when it is no JSON object.
+fn filtered_json(text: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
+    empty_secrets(&mut value, false);
+    serde_json::to_string_pretty(&value).ok().map(|mut t| {
+        t.push('\n');
+        t
+    })
+}
+
+/// Empties the strings of `value` that lie under a secret key (`under`, or a key of its own).
+fn empty_secrets(value: &mut serde_json::Value, under: bool) {
+    match value {
+        serde_json::Value::String(s) if under => s.clear(),
+        serde_json::Value::Array(items) => {
+            for item in items {
+                empty_secrets(item, under);
+            }
+        }
+        serde_json::Value::Object(members) => {
+            for (key, member) in members.iter_mut() {
+                empty_secrets(
+                    member,
+                    under || secret_key(key) || JSON_SECRET_KEYS.contains(&key.as_str()),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// JSON keys that hold credentials keyed by host (Composer's, Docker's).
+const JSON_SECRET_KEYS: &[&str] = &[
+    "github-oauth",
+    "gitlab-oauth",
+    "gitlab-token",
+    "bitbucket-oauth",
+    "forgejo-token",
+    "bearer",
+    "http-basic",
+    "auths",
+    "credHelpers",
+];
+
 /// Whether a setting's name marks its value as a credential.
 fn secret_key(key: &str) -> bool {
     // `//registry.npmjs.org/:_authToken` is keyed by the part after the last colon or slash.
@@ -138,16 +206,17 @@ fn secret_key(key: &str) -> bool {
             ]
             .iter()
             .any(|w| k.eq_ignore_ascii_case(w.trim_start_matches('_')))
+            || k.to_ascii_lowercase().contains("authident")
     };
     plain(key) || plain(last)
 }
 
-/// The password in `scheme://user:password@host`.
+/// The user part of a URL (`scheme://user:password@host`, `scheme://TOKEN@host`): registries
+/// take tokens there.
 fn url_passwords() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?P<head>://[^/\s:@]+:)[^@\s/]+(?P<at>@)")
-            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+        Regex::new(r"(?P<head>://)[^/\s@]+@").unwrap_or_else(|_| unreachable!("a fixed pattern"))
     })
 }
 
@@ -159,6 +228,16 @@ fn xml_elements() -> &'static Regex {
             r"(?i)(?P<open><(?P<tag>password|passphrase|privateKey|secret|token|apiKey|clientSecret)>)[^<]*(?P<close></(?:password|passphrase|privateKey|secret|token|apiKey|clientSecret)>)",
         )
         .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    })
+}
+
+/// `<name>Private-Token</name><value>…</value>` (Maven's HTTP headers, Spring's properties):
+/// the value goes when the name is secret.
+fn xml_name_value() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)(?P<head><name>\s*(?P<key>[^<]{1,128}?)\s*</name>\s*<value>)[^<]*(?P<close></value>)")
+            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
     })
 }
 
@@ -210,11 +289,23 @@ mod tests {
             ),
             (
                 "{\"auths\": {\"r.example.com\": {\"auth\": \"ZG9jazpTRUNSRVQ5\"}}, \"credsStore\": \"desktop\"}\n",
-                "{\"auths\": {\"r.example.com\": {\"auth\": \"\"}}, \"credsStore\": \"desktop\"}\n",
+                "{\n  \"auths\": {\n    \"r.example.com\": {\n      \"auth\": \"\"\n    }\n  },\n  \"credsStore\": \"desktop\"\n}\n",
+            ),
+            (
+                "{\"config\": {\"github-oauth\": {\"github.com\": \"ghp_x\"}, \"process-timeout\": 300}}",
+                "{\n  \"config\": {\n    \"github-oauth\": {\n      \"github.com\": \"\"\n    },\n    \"process-timeout\": 300\n  }\n}\n",
+            ),
+            (
+                "<property><name>Private-Token</name><value>glpat-x</value></property><property><name>Accept</name><value>json</value></property>\n",
+                "<property><name>Private-Token</name><value></value></property><property><name>Accept</name><value>json</value></property>\n",
+            ),
+            (
+                "index = \"sparse+https://TOKEN@cargo.example/index/\"\nnpmAuthIdent: \"alice:pw\"\n",
+                "index = \"sparse+https://cargo.example/index/\"\nnpmAuthIdent:\n",
             ),
             (
                 "[global]\nindex-url = https://me:py-SECRET11@pypi.example.com/simple\npassword = py-SECRET10\n",
-                "[global]\nindex-url = https://me:@pypi.example.com/simple\npassword =\n",
+                "[global]\nindex-url = https://pypi.example.com/simple\npassword =\n",
             ),
         ];
         for (text, want) in cases {

@@ -80,6 +80,7 @@ pub fn hidden_env_names(
         let passed = config.pass_env.iter().any(|p| p.eq_ignore_ascii_case(text));
         let upper = text.to_ascii_uppercase();
         let hidden = crate::redact::is_secret_env_name(text)
+            || credential_name(&upper)
             || HIDDEN_ENV.iter().any(|h| h.eq_ignore_ascii_case(text))
             || HIDDEN_PREFIXES.iter().any(|p| upper.starts_with(p))
             || config
@@ -95,6 +96,30 @@ pub fn hidden_env_names(
     .collect()
 }
 
+/// Words of a variable's name that mark a credential the redactor's name rules leave to the
+/// value (`LDAP_BIND_PW`, `YARN_NPM_AUTH_IDENT`, `SLACK_WEBHOOK`, `SENTRY_DSN`).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "AUTH",
+    "AUTHIDENT",
+    "IDENT",
+    "PW",
+    "PASS",
+    "CRED",
+    "CREDS",
+    "APIKEY",
+    "WEBHOOK",
+    "DSN",
+];
+
+/// Whether a variable's (upper-cased) name marks a credential: one of [`CREDENTIAL_WORDS`], a
+/// hook's URL (`…_HOOK_URL`), or Bundler's credentials for a host (`BUNDLE_<HOST>` with `__`).
+fn credential_name(upper: &str) -> bool {
+    let words: Vec<&str> = upper.split('_').filter(|w| !w.is_empty()).collect();
+    words.iter().any(|w| CREDENTIAL_WORDS.contains(w))
+        || upper.ends_with("HOOK_URL")
+        || (upper.starts_with("BUNDLE_") && upper.contains("__"))
+}
+
 /// Whether a variable's value looks like a credential whatever its name: the redactor finds a
 /// secret in it (a token of a known format, a URL or connection string with a password, a
 /// `password=` setting), or it is one long random word (a session key, an API key of no known
@@ -106,10 +131,23 @@ pub fn secret_value(value: &str) -> bool {
     if value.len() > 64 * 1024 {
         return false;
     }
-    if redactor.redact(value).count > 0 || connection_password(value) {
+    if redactor.redact(value).count > 0 || connection_password(value) || url_user(value) {
         return true;
     }
     random_word(value)
+}
+
+/// A URL with a user part (`https://TOKEN@host`, `https://TOKEN:@host`): registries and proxies
+/// take their tokens there.
+fn url_user(value: &str) -> bool {
+    value.match_indices("://").any(|(at, _)| {
+        let rest = &value[at + 3..];
+        let authority = rest
+            .split(['/', '?', '#', ',', ' '])
+            .next()
+            .unwrap_or_default();
+        authority.contains('@')
+    })
 }
 
 /// `Password=…;` in a connection string (ADO.NET, JDBC properties, ODBC).
@@ -242,6 +280,9 @@ mod tests {
             ("JDK", "openjdk-17.0.15+6-Debian-1deb12u1"),
             ("NODE", "node-v20.20.2-linux-x64"),
             ("URL", "https://example.com/path/to/thing"),
+            ("GIT_AUTHOR_EMAIL", "ada@example.com"),
+            ("PIP_INDEX_URL_PLAIN", "https://pypi.org/simple"),
+            ("BUNDLE_PATH", "vendor/bundle"),
         ];
         let config = SandboxConfig::default();
         let vars = secret

@@ -344,7 +344,6 @@ mod tests {
             }
             _ => None,
         };
-        let allowed = allowed_with(Some(home), &env, &|_: &Path| true, &read);
         // Nothing that would show the home folder itself, however it is spelled.
         let env = |name: &str| match name {
             "GOROOT" => Some("/home/u/..".into()),
@@ -356,7 +355,11 @@ mod tests {
         for shown in allowed.caches.iter().chain(&allowed.readable) {
             assert!(!home.starts_with(shown), "{shown:?} shows the home folder");
         }
-        assert!(allowed.readable.contains(&PathBuf::from("/home/u/.local/bin")));
+        assert!(
+            allowed
+                .readable
+                .contains(&PathBuf::from("/home/u/.local/bin"))
+        );
         for cache in [
             "/usr/local/cargo",
             "/srv/go",
@@ -398,9 +401,12 @@ mod tests {
             "GOROOT" => Some("/opt/go".into()),
             _ => None,
         };
-        let allowed = allowed(Some(home), &env, &|p: &Path| {
-            present.iter().any(|q| Path::new(q) == p)
-        });
+        let allowed = allowed_with(
+            Some(home),
+            &env,
+            &|p: &Path| present.iter().any(|q| Path::new(q) == p),
+            &|_: &Path| None,
+        );
         assert_eq!(
             allowed.caches,
             [

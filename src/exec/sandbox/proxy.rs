@@ -508,10 +508,19 @@ mod tests {
 
     #[test]
     fn a_plain_request_is_told_from_other_protocols_in_a_tunnel() {
-        for request in [&b"GET / HTTP/1.1\r\n"[..], b"POST /x HTTP/1.0", b"PRI * HTTP/2.0"] {
+        for request in [
+            &b"GET / HTTP/1.1\r\n"[..],
+            b"POST /x HTTP/1.0",
+            b"PRI * HTTP/2.0",
+        ] {
             assert!(plain_http(request), "{}", String::from_utf8_lossy(request));
         }
-        for other in [&b"SSH-2.0-OpenSSH_9.2\r\n"[..], b"\x16\x03\x01", b"get / http", b""] {
+        for other in [
+            &b"SSH-2.0-OpenSSH_9.2\r\n"[..],
+            b"\x16\x03\x01",
+            b"get / http",
+            b"",
+        ] {
             assert!(!plain_http(other), "{}", String::from_utf8_lossy(other));
         }
     }

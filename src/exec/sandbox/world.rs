@@ -526,7 +526,10 @@ mod tests {
         at("--add-seccomp-fd 1022 --add-seccomp-fd 1021");
         at("--ro-bind /run/k/gitconfig /home/u/.gitconfig");
         // The folders above a nested repository are pinned by binds of their own, before it.
-        assert!(at("--bind /home/u/proj/vendor /home/u/proj/vendor") < at("--bind /home/u/proj/vendor/lib /home/u/proj/vendor/lib"));
+        assert!(
+            at("--bind /home/u/proj/vendor /home/u/proj/vendor")
+                < at("--bind /home/u/proj/vendor/lib /home/u/proj/vendor/lib")
+        );
         assert!(
             at("--bind /home/u/proj/vendor/lib /home/u/proj/vendor/lib")
                 < at("--ro-bind /home/u/proj/vendor/lib/.git /home/u/proj/vendor/lib/.git")
