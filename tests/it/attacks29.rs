@@ -3,8 +3,9 @@
 //! `keyless apply` or `keyless undo`, real `bwrap`, real git, real files, a real listener) in a
 //! temporary folder, as root and, where the claim says so, as an ordinary user (uid 65534 through
 //! `setpriv`). Each test asserts that the harm did NOT happen, and each would fail where the
-//! protection is missing: the attacks that got through when this file was written fail here
-//! (named so in their doc comments); the others were seen to succeed with the sandbox off.
+//! protection is missing: eleven attacks got through the first version of the fix (named so in
+//! their doc comments) and failed here until each was contained; the others were seen to succeed
+//! with the sandbox off.
 //!
 //! What these tests do not do: they never touch anything outside their temporary folder (a
 //! kernel knob is only opened, never written; no key is added to a keyring keyless's tests share:
@@ -298,7 +299,7 @@ fn run_as_nobody(files: &[(PathBuf, u32)]) -> String {
     said
 }
 
-/// Claim 1, as root (got through): the command's uid is not the machine's 0, but what it
+/// Claim 1, as root (got through the first version; contained since): the command's uid is not the machine's 0, but what it
 /// creates in the workspace is the workspace owner's, root's, with whatever mode it asks for.
 /// A copy of `id` made set-uid (`chmod 4755`, `install -m 4755`, `open(O_CREAT, 04755)`,
 /// a set-gid copy) is a root program any user who can reach the workspace runs as root: the
@@ -345,7 +346,7 @@ fn a_command_leaves_no_set_uid_root_program_in_the_workspace() {
 /// read (reversed into the workspace, so no redactor hides it) and written to.
 const THROUGH_THE_DESCRIPTOR: &str = "ls -l /proc/self/fd/\nls /proc/self/fd/7/ /proc/self/fd/7/keep\ncat /proc/self/fd/7/keep/precious.txt | rev > dump.txt\necho pwned > /proc/self/fd/7/marker && echo WROTE-OUTSIDE\n";
 
-/// Claim 2's world (got through, as root and as an ordinary user): keyless hands the command
+/// Claim 2's world (got through the first version, as root and as an ordinary user; contained since): keyless hands the command
 /// every descriptor its own parent left open (a shell's `exec 7< dir`, an editor, a build tool),
 /// and a folder's descriptor is a door out of the world: `/proc/self/fd/7/...` reaches the
 /// folder outside, past every bind, mask and tmpfs. Only 0, 1 and 2 may reach a command.
@@ -383,7 +384,7 @@ fn a_descriptor_keyless_inherited_is_no_way_out_of_the_world() {
     );
 }
 
-/// Claims 2 and 5 (got through): a protected path is a read-only bind over itself, but the
+/// Claims 2 and 5 (got through the first version; contained since): a protected path is a read-only bind over itself, but the
 /// folder above it is the command's: `mv vendor vendor-moved` carries the bind away, and the
 /// command makes a new `vendor/lib` repository with a `core.fsmonitor` that the person's next
 /// `git status` there runs, and a new `--config` file with the sandbox off that keyless's next
@@ -421,7 +422,7 @@ fn renaming_the_folder_above_a_protected_path_does_not_replace_it() {
     );
 }
 
-/// Claim 2 (got through): "any config file keyless reads, wherever it is, whatever its name
+/// Claim 2 (got through the first version; contained since): "any config file keyless reads, wherever it is, whatever its name
 /// via --config": a `--config` file that lies in a `Sandbox.WritablePaths` folder is written
 /// (and moved away) by a command like any file there; keyless's next run with it has the
 /// sandbox off.
@@ -453,7 +454,7 @@ fn a_config_file_in_a_writable_path_is_read_only_to_commands() {
     assert_eq!(fs::read(&settings).ok(), Some(before), "{out}");
 }
 
-/// Claim 2 and the `protected` guarantee (got through): keyless's file commands refuse a nested
+/// Claim 2 and the `protected` guarantee (got through the first version; contained since): keyless's file commands refuse a nested
 /// workspace's `keyless.json` ("keyless's own configuration"), but a command rewrites it: the
 /// person's next keyless run in that folder has the sandbox off.
 #[test]
@@ -477,7 +478,7 @@ fn a_nested_workspaces_keyless_json_is_read_only_to_commands() {
     assert!(out.contains("code: KA_PATH_OUTSIDE"), "{out}");
 }
 
-/// Claim 2 (got through): a hidden path (`Sandbox.HiddenPaths`) in the workspace is hidden by
+/// Claim 2 (got through the first version; contained since): a hidden path (`Sandbox.HiddenPaths`) in the workspace is hidden by
 /// its name, so renaming the folder above it un-hides it: the next command reads it, and so
 /// does keyless's own `@@readfile`, into the chat.
 #[test]
@@ -514,7 +515,7 @@ fn a_hidden_path_stays_hidden_after_the_folder_above_it_is_renamed() {
     );
 }
 
-/// Claim 5 (got through): a bare repository in the workspace (`git init --bare origin.git`, a
+/// Claim 5 (got through the first version; contained since): a bare repository in the workspace (`git init --bare origin.git`, a
 /// local remote) is a repository keyless's file commands refuse ("a git repository's own
 /// folder"), but a command writes its hooks and config: the person's next `git push` to it runs
 /// the hook.
@@ -566,7 +567,7 @@ fn repositories_behind_a_link_or_among_many_are_read_only_to_commands() {
     }
 }
 
-/// The home guarantee (got through): a folder that holds the home folder named as a toolchain
+/// The home guarantee (got through the first version; contained since): a folder that holds the home folder named as a toolchain
 /// or cache (`GOPATH=$HOME`, Go's old layout; a `PATH` folder above the home) shows the whole
 /// home: the shell history, and with the folder above, the ssh key too.
 #[test]
@@ -597,7 +598,7 @@ fn a_toolchain_or_cache_path_that_holds_the_home_shows_no_history_or_keys() {
     );
 }
 
-/// Claim 4 (got through): publishing credentials in the tools' settings that the world shows,
+/// Claim 4 (got through the first version; contained since): publishing credentials in the tools' settings that the world shows,
 /// in the forms their own documentation gives: Maven's `settings.xml` with a GitLab
 /// `Private-Token` header (`<httpHeaders><property><name>…</name><value>TOKEN</value>`),
 /// Composer's `config.json` in `COMPOSER_HOME` (`github-oauth`, `gitlab-token`, `bearer`, keyed
@@ -663,7 +664,7 @@ fn publishing_credentials_in_the_tools_settings_never_reach_a_command() {
     }
 }
 
-/// Claim 4 (got through): secrets under names that do not say so, each in the form its tool
+/// Claim 4 (got through the first version; contained since): secrets under names that do not say so, each in the form its tool
 /// documents: GitLab CI's `DOCKER_AUTH_CONFIG` (a Docker `auth`), yarn's
 /// `YARN_NPM_AUTH_IDENT`, Bundler's `BUNDLE_<HOST>` (`user:password`), a package index URL with
 /// its token as the user part (Gemfury's `https://TOKEN:@…`, a Go proxy's `https://TOKEN@…`),
@@ -724,7 +725,7 @@ fn secrets_under_innocent_names_never_reach_a_command() {
     );
 }
 
-/// Claim 3 (got through): "one host per connection" stops a plain `http://` request naming
+/// Claim 3 (got through the first version; contained since): "one host per connection" stops a plain `http://` request naming
 /// another `Host` (a CDN routes by it), but the same request through `CONNECT allowed:80` is
 /// carried to the allowed host's front end as it is ("another protocol passes").
 #[test]
