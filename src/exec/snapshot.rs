@@ -50,31 +50,57 @@ pub fn probe(tools: &[String], cwd: &Path, sandbox: Option<&super::sandbox::Sand
     })
 }
 
-/// The first line `name --version` prints (or that it is present), `None` when it is Missing.
+/// How a tool says its version when `--version` is not how: Go's is a subcommand, Java's a
+/// single-dash option (printed on standard error, which the runner keeps).
+const VERSION_ARGS: &[(&str, &str)] = &[
+    ("go", "version"),
+    ("java", "-version"),
+    ("javac", "-version"),
+];
+
+/// What a tool prints for its version, `None` when it is Missing: `name --version` (or the
+/// tool's own way, [`VERSION_ARGS`]); when that fails, `version` and `-version` are tried. The
+/// line kept is the first that holds a digit (Gradle's banner opens with a rule of dashes).
 fn version_of(name: &str, cwd: &Path, sandbox: Option<&super::sandbox::Sandbox>) -> Option<String> {
     find_on_path(name)?;
-    let line = format!("{name} --version");
-    let ran = match sandbox {
-        Some(sandbox) => {
-            sandbox
-                .own_command("sh", &["-c", &line])
-                .and_then(|(command, contained)| {
-                    let run = super::run_command(command, cwd, PROBE_TIMEOUT, 400);
-                    if let Ok(run) = &run {
-                        contained.finish(run.code != Some(0), &run.output);
-                    }
-                    run
-                })
-        }
-        None => super::run(&line, cwd, PROBE_TIMEOUT, 400),
+    let own = VERSION_ARGS
+        .iter()
+        .find(|(tool, _)| *tool == name)
+        .map(|(_, args)| *args);
+    let tries: Vec<&str> = match own {
+        Some(args) => vec![args],
+        None => vec!["--version", "version", "-version"],
     };
-    let version = ran.ok().and_then(|run| {
-        run.output
+    for args in tries {
+        let line = format!("{name} {args}");
+        let ran = match sandbox {
+            Some(sandbox) => {
+                sandbox
+                    .own_command("sh", &["-c", &line])
+                    .and_then(|(command, contained)| {
+                        let run = super::run_command(command, cwd, PROBE_TIMEOUT, 400);
+                        if let Ok(run) = &run {
+                            contained.finish(run.code != Some(0), &run.output);
+                        }
+                        run
+                    })
+            }
+            None => super::run(&line, cwd, PROBE_TIMEOUT, 400),
+        };
+        let Ok(run) = ran else { continue };
+        if run.code != Some(0) {
+            continue;
+        }
+        if let Some(version) = run
+            .output
             .lines()
-            .find(|l| !l.trim().is_empty())
-            .map(|l| l.trim().to_string())
-    });
-    Some(version.unwrap_or_else(|| "present (version unknown)".to_string()))
+            .map(str::trim)
+            .find(|l| l.bytes().any(|b| b.is_ascii_digit()))
+        {
+            return Some(version.to_string());
+        }
+    }
+    Some("present (version unknown)".to_string())
 }
 
 #[cfg(test)]
@@ -96,5 +122,21 @@ mod tests {
         );
         assert_eq!(found[1].version, None);
         assert_eq!(found[0], found[2]);
+    }
+
+    #[test]
+    fn each_tool_is_asked_its_own_way() {
+        // Go answers `--version` with an error ("flag provided but not defined: -version");
+        // the tests' machines have Go (README, `.ci/run`).
+        let found = probe(&["go".to_string(), "git".to_string()], Path::new("."), None);
+        let go = found[0].version.as_deref().unwrap();
+        assert!(go.starts_with("go version go"), "{go}");
+        assert!(
+            found[1]
+                .version
+                .as_deref()
+                .unwrap()
+                .starts_with("git version")
+        );
     }
 }
