@@ -244,7 +244,7 @@ fn compile(answer: Answer, arch: TargetArch) -> Result<BpfProgram, String> {
         }
     }
     #[cfg(target_arch = "x86_64")]
-    {
+    if x32_available() {
         // The x32 ABI numbers the same calls from bit 30 (its own numbers for ptrace and
         // process_vm_*: refused whole there).
         let native: Vec<(i64, Vec<SeccompRule>)> =
@@ -270,6 +270,16 @@ fn compile(answer: Answer, arch: TargetArch) -> Result<BpfProgram, String> {
     )
     .map_err(|e| format!("the seccomp filter could not be built: {e}"))?;
     BpfProgram::try_from(filter).map_err(|e| format!("the seccomp filter could not compile: {e}"))
+}
+
+/// Whether this kernel runs x32 calls at all (most distributions build it without): only then
+/// are their numbers worth the filter's length.
+#[cfg(target_arch = "x86_64")]
+fn x32_available() -> bool {
+    // SAFETY: getpid takes no argument and cannot fail; through x32 it is ENOSYS where the ABI
+    // is not built in.
+    let pid = unsafe { libc::syscall(libc::SYS_getpid | X32) };
+    pid > 0
 }
 
 /// Rules that match when argument `arg` has any of `bits` set.
