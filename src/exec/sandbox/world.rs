@@ -65,6 +65,18 @@ pub const KERNEL_READ_ONLY: &[&str] = &[
     "/proc/pressure",
 ];
 
+/// The parts of `/proc` covered also where a command runs as an id of no one's (`remap.rs`),
+/// which owns none of the rest: the knobs (a second wall), what any user may write (the
+/// pressure triggers) and what any user may read (the keys it can see, the symbol table).
+pub const KERNEL_ALWAYS: &[&str] = &[
+    "/proc/sys",
+    "/proc/sysrq-trigger",
+    "/proc/pressure",
+    "/proc/keys",
+    "/proc/key-users",
+    "/proc/kallsyms",
+];
+
 /// Files of `/proc` that show the machine's keys, memory or timing: read as empty.
 pub const KERNEL_HIDDEN: &[&str] = &[
     "/proc/kcore",
