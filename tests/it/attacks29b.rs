@@ -322,28 +322,65 @@ fn keyless_s_push_runs_nothing_a_command_wrote_into_an_included_git_config() {
     );
 }
 
-/// Claim 2, keyless's push (got through, as root): a `PATH` folder inside the workspace
+/// Claim 2, keyless's push (got through, as root): keyless's `@@commit` pushes with the first
+/// `git` on `PATH`, outside the sandbox, so a `git` a command can plant there runs as the
+/// machine's root. Two places a command can write: a `PATH` folder inside the workspace
 /// (`node_modules/.bin` or a project's `bin`, as direnv's `PATH_add` and many shell setups put
-/// it) lets a command plant `git` there; keyless's `@@commit` pushes with the first `git` on
-/// `PATH`, outside the sandbox, so the planted one runs as the machine's root.
+/// it), and a cache's `bin` (`~/.cargo/bin`, which rustup puts first on `PATH`) where the caches
+/// have no copy-on-write layer (`caches` missing: user namespaces refused to keyless, as
+/// Ubuntu 24.04 does; simulated here), which the run announces only as a risk to later builds.
 #[test]
 fn keyless_s_push_never_runs_a_git_a_command_planted_on_path() {
+    let plant = |dir: &str, victim: &Path| {
+        format!(
+            "mkdir -p {dir}\nprintf '#!/bin/sh\\nid > {}/pwned-git\\nPATH=/usr/bin:/bin exec git \"$@\"\\n' > {dir}/git\nchmod +x {dir}/git\necho change > f.txt\n",
+            victim.display()
+        )
+    };
+    let real_path = std::env::var("PATH").unwrap();
+
     let mut place = Place::new();
     place.with_origin();
     let bin = place.ws.join("node_modules/.bin");
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    place.env("PATH", &path);
-    let plant = format!(
-        "mkdir -p node_modules/.bin\nprintf '#!/bin/sh\\nid > {}/pwned-git\\nPATH=/usr/bin:/bin exec git \"$@\"\\n' > node_modules/.bin/git\nchmod +x node_modules/.bin/git\necho change > f.txt\n",
-        place.victim.display()
+    place.env("PATH", &format!("{}:{real_path}", bin.display()));
+    let out = place.script(
+        "plant.sh",
+        &plant("node_modules/.bin", &place.victim),
+        COMMIT,
     );
-    let out = place.script("plant.sh", &plant, COMMIT);
     assert!(bin.join("git").exists(), "the command planted git: {out}");
     assert!(out.contains("status: ok | commit:"), "{out}");
+    let mut ran = Vec::new();
+    if !place.markers().is_empty() {
+        ran.push(format!("from the workspace: {:?}\n{out}", place.markers()));
+    }
+
+    let mut place = Place::new();
+    place.with_origin();
+    let cargo_home = place.root().join("cargo-home");
+    fs::create_dir_all(cargo_home.join("bin")).unwrap();
+    place.env("CARGO_HOME", &cargo_home.display().to_string());
+    place.env(
+        "PATH",
+        &format!("{}:{real_path}", cargo_home.join("bin").display()),
+    );
+    place.env("KEYLESS_SANDBOX_SIMULATE", "no-layers");
+    let out = place.script("plant.sh", &plant("$CARGO_HOME/bin", &place.victim), COMMIT);
     assert!(
-        place.markers().is_empty(),
-        "keyless ran a git a command planted: {:?}\n{out}",
-        place.markers()
+        out.contains("caches"),
+        "the run says caches are missing: {out}"
+    );
+    assert!(out.contains("status: ok | commit:"), "{out}");
+    if !place.markers().is_empty() {
+        ran.push(format!(
+            "from a cache without a layer: {:?}\n{out}",
+            place.markers()
+        ));
+    }
+    assert!(
+        ran.is_empty(),
+        "keyless ran a git a command planted:\n{}",
+        ran.join("\n")
     );
 }
 
