@@ -11,6 +11,7 @@ mod common;
 
 mod architecture;
 mod attacks29;
+mod attacks29b;
 mod batch;
 mod browser;
 mod catalog;
