@@ -133,14 +133,33 @@ fn git_failure(what: &str, e: git2::Error) -> Failure {
     Failure::new(Code::GitFailure, format!("{what}: {}", e.message()))
 }
 
-/// Stages everything as `git add -A` would, commits with `message`, then pushes
-/// `-u origin <branch>` when an `origin` exists and pushing is on.
-pub fn commit(root: &Path, message: &str, settings: &GitSettings) -> Result<Committed, Failure> {
+/// What keyless's own git, outside the sandbox, may trust: given by the sandbox, which knows
+/// what a command could have written.
+#[derive(Clone, Debug, Default)]
+pub struct Trust {
+    /// The git program to run: one no command could have planted (`None`: there is none).
+    pub git: Option<std::path::PathBuf>,
+    /// The places a command could write (the workspace, `Sandbox.WritablePaths`, the caches): a
+    /// git configuration file there is not trusted for a push.
+    pub writable: Vec<std::path::PathBuf>,
+    /// Paths `@@commit` never stages (hidden ones, keyless's own files), kept as HEAD has them.
+    pub leave_out: Vec<std::path::PathBuf>,
+}
+
+/// Stages everything as `git add -A` would (but what `trust` leaves out), commits with
+/// `message`, then pushes `-u origin <branch>` when an `origin` exists and pushing is on, with
+/// a git and a configuration no command could have changed.
+pub fn commit(
+    root: &Path,
+    message: &str,
+    settings: &GitSettings,
+    trust: &Trust,
+) -> Result<Committed, Failure> {
     let mut lines = Vec::new();
     let repo = match git2::Repository::discover(root) {
         Ok(repo) => repo,
         Err(_) if settings.auto_init => {
-            init(root)?;
+            init(root, trust)?;
             lines.push("initialised a new git repository (Git.AutoInit)".to_string());
             git2::Repository::open(root).map_err(|e| git_failure("open the new repository", e))?
         }
@@ -174,6 +193,13 @@ pub fn commit(root: &Path, message: &str, settings: &GitSettings) -> Result<Comm
     index
         .write()
         .map_err(|e| git_failure("write the index", e))?;
+    let left_out = leave_out(&repo, root, &trust.leave_out)?;
+    if left_out > 0 {
+        lines.push(format!(
+            "left out {left_out} path(s) keyless keeps from the model (hidden paths, keyless's own files)"
+        ));
+    }
+    let mut index = repo.index().map_err(|e| git_failure("read the index", e))?;
     let tree_id = index
         .write_tree()
         .map_err(|e| git_failure("write the tree", e))?;
@@ -241,7 +267,7 @@ pub fn commit(root: &Path, message: &str, settings: &GitSettings) -> Result<Comm
 
     let mut push_failure = None;
     if settings.push && repo.find_remote("origin").is_ok() {
-        match push(root, &branch) {
+        match push(root, &branch, &repo, trust) {
             Ok(note) => {
                 details.push("pushed: origin".to_string());
                 lines.push(note);
@@ -276,17 +302,19 @@ fn current_branch(repo: &git2::Repository) -> Result<String, Failure> {
     }
 }
 
-fn git_program() -> Result<std::path::PathBuf, Failure> {
-    crate::exec::snapshot::find_on_path("git").ok_or_else(|| {
+/// The git keyless runs itself: the one `trust` names, found where no command could have
+/// planted it.
+fn trusted_git(trust: &Trust) -> Result<std::path::PathBuf, Failure> {
+    trust.git.clone().ok_or_else(|| {
         Failure::new(
             Code::GitNotInstalled,
-            "the git program is not installed on this machine (it is needed to initialise repositories and to push)",
+            "no git program is installed outside the folders the model's commands can write (it is needed to initialise repositories and to push; a git in the workspace, a cache or Sandbox.WritablePaths is never run by keyless itself)",
         )
     })
 }
 
-fn init(root: &Path) -> Result<(), Failure> {
-    let git = git_program()?;
+fn init(root: &Path, trust: &Trust) -> Result<(), Failure> {
+    let git = trusted_git(trust)?;
     let mut command = Command::new(git);
     command.arg("init");
     let run =
@@ -305,8 +333,125 @@ fn init(root: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn push(root: &Path, branch: &str) -> Result<String, Failure> {
-    let git = git_program()?;
+/// Keeps `paths` (inside `root`) out of the index: as HEAD has them (tracked), or not at all.
+fn leave_out(
+    repo: &git2::Repository,
+    root: &Path,
+    paths: &[std::path::PathBuf],
+) -> Result<usize, Failure> {
+    let rel: Vec<String> = paths
+        .iter()
+        .filter_map(|p| p.strip_prefix(root).ok())
+        .filter(|p| !p.as_os_str().is_empty())
+        .filter_map(|p| p.to_str().map(String::from))
+        .collect();
+    if rel.is_empty() {
+        return Ok(0);
+    }
+    let mut index = repo.index().map_err(|e| git_failure("read the index", e))?;
+    let staged: Vec<String> = index
+        .iter()
+        .filter_map(|e| String::from_utf8(e.path).ok())
+        .filter(|p| {
+            rel.iter()
+                .any(|r| p == r || p.starts_with(&format!("{r}/")))
+        })
+        .collect();
+    if staged.is_empty() {
+        return Ok(0);
+    }
+    match repo.head().and_then(|h| h.peel_to_commit()) {
+        Ok(head) => repo
+            .reset_default(Some(head.as_object()), staged.iter())
+            .map_err(|e| git_failure("leave hidden paths out", e))?,
+        Err(_) => {
+            for path in &staged {
+                index
+                    .remove_path(Path::new(path))
+                    .map_err(|e| git_failure("leave hidden paths out", e))?;
+            }
+            index
+                .write()
+                .map_err(|e| git_failure("write the index", e))?;
+        }
+    }
+    Ok(staged.len())
+}
+
+/// The first git configuration file `git` reads for a push in `root` that a command could have
+/// written (one an `include.path` names in the working tree, say): its `receivepack`,
+/// `sshCommand` or credential helper would run outside every sandbox. The repository's own git
+/// folder is protected from commands, so what lies in it is trusted.
+fn untrusted_config(
+    root: &Path,
+    git: &Path,
+    repo: &git2::Repository,
+    writable: &[std::path::PathBuf],
+) -> Result<Option<std::path::PathBuf>, Failure> {
+    let mut command = Command::new(git);
+    command.args(["config", "--list", "--show-origin", "--includes", "-z"]);
+    let run = crate::exec::run_command(command, root, PUSH_TIMEOUT, 1_000_000)
+        .map_err(|e| Failure::new(Code::GitFailure, format!("git config could not start: {e}")))?;
+    if run.code != Some(0) {
+        return Err(Failure::new(
+            Code::GitFailure,
+            format!("git config --list failed: {}", run.output.trim()),
+        ));
+    }
+    let git_dir = repo
+        .path()
+        .canonicalize()
+        .unwrap_or_else(|_| repo.path().to_path_buf());
+    let writable: Vec<std::path::PathBuf> = writable
+        .iter()
+        .map(|w| w.canonicalize().unwrap_or_else(|_| w.clone()))
+        .collect();
+    for origin in run
+        .output
+        .split('\0')
+        .filter_map(|r| r.strip_prefix("file:"))
+    {
+        let path = normal(&root.join(origin));
+        let path = path.canonicalize().unwrap_or(path);
+        let trusted = path.starts_with(&git_dir) || !writable.iter().any(|w| path.starts_with(w));
+        if !trusted {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
+}
+
+/// `path` with `.` and `..` taken out.
+fn normal(path: &Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn push(
+    root: &Path,
+    branch: &str,
+    repo: &git2::Repository,
+    trust: &Trust,
+) -> Result<String, Failure> {
+    let git = trusted_git(trust)?;
+    if let Some(file) = untrusted_config(root, &git, repo, &trust.writable)? {
+        return Err(Failure::new(
+            Code::GitFailure,
+            format!(
+                "not pushed: the repository's git configuration reads {}, which the model's commands could have written (its settings would run programs outside the sandbox); the commit is kept: check that file, then push it yourself",
+                file.display()
+            ),
+        ));
+    }
     let mut command = Command::new(git);
     // keyless's own push runs outside the sandbox, so it runs no hook: a pre-push hook is a
     // program someone put in the repository, and keyless did not choose to run it.

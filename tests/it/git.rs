@@ -7,9 +7,17 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use keyless::catalog::Code;
-use keyless::git::{GitSettings, commit};
+use keyless::git::{GitSettings, Trust, commit};
 
 use crate::common::Test;
+
+/// What keyless trusts for a push in these tests: the system's git, nothing writable.
+fn trust() -> Trust {
+    Trust {
+        git: Some(std::path::PathBuf::from("/usr/bin/git")),
+        ..Trust::default()
+    }
+}
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -107,6 +115,7 @@ fn removed_files_are_committed_as_removed() {
             push: false,
             ..GitSettings::default()
         },
+        &trust(),
     )
     .unwrap();
     assert!(report.lines[0].contains("1 file(s) changed"), "{report:?}");
@@ -216,7 +225,7 @@ fn auto_init_creates_the_repository_and_commits() {
         push: true,
         protected_branches: Vec::new(),
     };
-    let report = commit(dir.path(), "first", &settings).unwrap();
+    let report = commit(dir.path(), "first", &settings, &trust()).unwrap();
     assert!(
         report
             .lines
@@ -233,7 +242,7 @@ fn auto_init_creates_the_repository_and_commits() {
     );
     assert_eq!(git(dir.path(), &["log", "-1", "--format=%s"]), "first");
     // The second commit with nothing new is not a failure.
-    let again = commit(dir.path(), "again", &settings).unwrap();
+    let again = commit(dir.path(), "again", &settings, &trust()).unwrap();
     assert_eq!(again.details, vec!["nothing to commit"]);
 }
 
@@ -246,7 +255,7 @@ fn auto_init_that_fails_is_reported() {
         auto_init: true,
         ..GitSettings::default()
     };
-    let failure = commit(dir.path(), "x", &settings).unwrap_err();
+    let failure = commit(dir.path(), "x", &settings, &trust()).unwrap_err();
     assert_eq!(failure.code, Code::GitInitFailed, "{failure:?}");
 }
 
@@ -255,7 +264,7 @@ fn a_detached_head_is_a_git_failure() {
     let (test, _) = repo_with_remote();
     let ws = test.ws();
     git(ws, &["checkout", "-q", "--detach"]);
-    let failure = commit(ws, "x", &GitSettings::default()).unwrap_err();
+    let failure = commit(ws, "x", &GitSettings::default(), &trust()).unwrap_err();
     assert_eq!(failure.code, Code::GitFailure);
     assert!(failure.reason.contains("detached"));
 }

@@ -81,6 +81,11 @@ pub fn hidden_env_names(
         let upper = text.to_ascii_uppercase();
         let hidden = crate::redact::is_secret_env_name(text)
             || credential_name(&upper)
+            || (upper
+                .rsplit('_')
+                .next()
+                .is_some_and(|last| USER_WORDS.contains(&last))
+                && value.to_str().is_some_and(|v| v.contains(':')))
             || HIDDEN_ENV.iter().any(|h| h.eq_ignore_ascii_case(text))
             || HIDDEN_PREFIXES.iter().any(|p| upper.starts_with(p))
             || config
@@ -104,18 +109,31 @@ const CREDENTIAL_WORDS: &[&str] = &[
     "IDENT",
     "PW",
     "PASS",
+    "SSHPASS",
     "CRED",
     "CREDS",
     "APIKEY",
     "WEBHOOK",
+    "HOOK",
     "DSN",
+    "SESSION",
 ];
+
+/// The last words of a name whose value may carry a password after a colon (`ETCDCTL_USER`
+/// holds `user:password`).
+const USER_WORDS: &[&str] = &["USER", "USERNAME", "LOGIN", "ACCOUNT"];
 
 /// Whether a variable's (upper-cased) name marks a credential: one of [`CREDENTIAL_WORDS`], a
 /// hook's URL (`…_HOOK_URL`), or Bundler's credentials for a host (`BUNDLE_<HOST>` with `__`).
 fn credential_name(upper: &str) -> bool {
     let words: Vec<&str> = upper.split('_').filter(|w| !w.is_empty()).collect();
-    words.iter().any(|w| CREDENTIAL_WORDS.contains(w))
+    // The desktop's own session names (`XDG_SESSION_TYPE`, `DESKTOP_SESSION`) are no secret,
+    // nor is a name ending in a place (`PYENV_HOOK_PATH`), which holds a path.
+    let desktop = upper.starts_with("XDG_") || upper == "DESKTOP_SESSION";
+    let place = words
+        .last()
+        .is_some_and(|w| ["PATH", "DIR", "DIRS", "FILE", "HOME", "ROOT"].contains(w));
+    (!desktop && !place && words.iter().any(|w| CREDENTIAL_WORDS.contains(w)))
         || upper.ends_with("HOOK_URL")
         || (upper.starts_with("BUNDLE_") && upper.contains("__"))
 }
@@ -146,7 +164,8 @@ fn url_user(value: &str) -> bool {
             .split(['/', '?', '#', ',', ' '])
             .next()
             .unwrap_or_default();
-        authority.contains('@')
+        // A hook's URL is its secret (a chat's incoming webhook, a deploy hook).
+        authority.contains('@') || rest.to_ascii_lowercase().contains("hook")
     })
 }
 
@@ -283,6 +302,9 @@ mod tests {
             ("GIT_AUTHOR_EMAIL", "ada@example.com"),
             ("PIP_INDEX_URL_PLAIN", "https://pypi.org/simple"),
             ("BUNDLE_PATH", "vendor/bundle"),
+            ("XDG_SESSION_TYPE", "wayland"),
+            ("PYENV_HOOK_PATH", "/root/.pyenv/pyenv.d:/etc/pyenv.d"),
+            ("GIT_AUTHOR_NAME_USER", "ada"),
         ];
         let config = SandboxConfig::default();
         let vars = secret

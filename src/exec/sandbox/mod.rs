@@ -191,7 +191,10 @@ impl Sandbox {
         let env: Vec<(String, String)> = std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
             .collect();
-        let allow = std::sync::Arc::new(AllowList::of(config, &env, home.as_deref()));
+        // A settings file a command could write never widens what the proxy reaches.
+        let mut writable = vec![root.clone()];
+        writable.extend(config.writable_paths.iter().cloned());
+        let allow = std::sync::Arc::new(AllowList::of(config, &env, home.as_deref(), &writable));
         Sandbox {
             root,
             config: config.clone(),
@@ -359,6 +362,55 @@ impl Sandbox {
                 .cloned(),
         );
         paths
+    }
+
+    /// The places a command could write, sandbox or not: the workspace, `Sandbox.WritablePaths`
+    /// and every build cache (a layer may be missing). What keyless itself runs outside the
+    /// sandbox trusts nothing from them.
+    pub fn writable_by_commands(&self) -> Vec<PathBuf> {
+        let mut places = vec![self.root.clone()];
+        places.extend(self.config.writable_paths.iter().cloned());
+        #[cfg(target_os = "linux")]
+        {
+            let env = |name: &str| std::env::var(name).ok();
+            places.extend(home::allowed(self.home.as_deref(), &env, &|p: &Path| p.exists()).caches);
+        }
+        places
+            .into_iter()
+            .map(|p| p.canonicalize().unwrap_or(p))
+            .collect()
+    }
+
+    /// The program `name` from the first `PATH` folder no command could write (a
+    /// `node_modules/.bin` or a cache's `bin` first on `PATH` is passed over): what keyless runs
+    /// outside the sandbox on its own behalf (`git push`) is never one a command planted.
+    pub fn trusted_program(&self, name: &str) -> Option<PathBuf> {
+        let writable = self.writable_by_commands();
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.canonicalize().unwrap_or(dir))
+            .filter(|dir| !writable.iter().any(|w| dir.starts_with(w)))
+            .map(|dir| dir.join(name))
+            .find(|candidate| {
+                use std::os::unix::fs::PermissionsExt;
+                candidate
+                    .metadata()
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+    }
+
+    /// What `@@commit` must not stage: the hidden paths and keyless's own files in the
+    /// workspace.
+    pub fn kept_from_commits(&self) -> Vec<PathBuf> {
+        let mut paths = secret_places(self.home.as_deref(), &self.config);
+        paths.extend(self.also_hidden.iter().cloned());
+        paths.extend(self.also_protected.iter().cloned());
+        paths
+            .into_iter()
+            .map(|p| p.canonicalize().unwrap_or(p))
+            .filter(|p| p.starts_with(&self.root) && p != &self.root)
+            .collect()
     }
 
     /// The batch's private temporary folder, made on first use.

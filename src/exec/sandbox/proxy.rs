@@ -451,33 +451,16 @@ fn relay(
     Ok(None)
 }
 
-/// The longest request method a plain HTTP request starts with (`OPTIONS `, `CONNECT `), so
-/// that fewer bytes without a space are read on before deciding.
-const HTTP_METHOD_MAX: usize = 10;
-
-/// Whether a tunnel's first bytes are a plain HTTP request (or HTTP/2's preface): an upper-case
-/// method and a space.
-fn plain_http(bytes: &[u8]) -> bool {
-    let Some(space) = bytes.iter().position(|&b| b == b' ') else {
-        return false;
-    };
-    (1..HTTP_METHOD_MAX).contains(&space) && bytes[..space].iter().all(u8::is_ascii_uppercase)
-}
-
 /// Reads a tunnel's first bytes (starting with `got`) until they show whether they are a TLS
 /// ClientHello and for which server; the bytes read, or why the tunnel is refused.
 fn client_hello(client: &mut TcpStream, mut got: Vec<u8>, host: &Host) -> Result<Vec<u8>, Refusal> {
     let mut chunk = [0u8; 4096];
     loop {
         match sni::read(&got) {
-            // Plain HTTP inside a tunnel could name any site behind the host's front end.
-            Hello::NotTls if plain_http(&got) => return Err(Refusal::PlainHttpInTunnel),
-            // The start of a method, cut short: read on.
-            Hello::NotTls
-                if !got.is_empty()
-                    && got.len() < HTTP_METHOD_MAX
-                    && got.iter().all(u8::is_ascii_uppercase) => {}
-            Hello::NotTls | Hello::NoName => return Ok(got),
+            // Only TLS goes through a tunnel to a named host: anything else (a plain HTTP request
+            // in any spelling) could name another site behind the same front end.
+            Hello::NotTls => return Err(Refusal::PlainHttpInTunnel),
+            Hello::NoName => return Ok(got),
             Hello::Name(name) => {
                 return match Host::parse(&name) {
                     Ok(named) if named == *host => Ok(got),
@@ -505,25 +488,6 @@ fn client_hello(client: &mut TcpStream, mut got: Vec<u8>, host: &Host) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_plain_request_is_told_from_other_protocols_in_a_tunnel() {
-        for request in [
-            &b"GET / HTTP/1.1\r\n"[..],
-            b"POST /x HTTP/1.0",
-            b"PRI * HTTP/2.0",
-        ] {
-            assert!(plain_http(request), "{}", String::from_utf8_lossy(request));
-        }
-        for other in [
-            &b"SSH-2.0-OpenSSH_9.2\r\n"[..],
-            b"\x16\x03\x01",
-            b"get / http",
-            b"",
-        ] {
-            assert!(!plain_http(other), "{}", String::from_utf8_lossy(other));
-        }
-    }
 
     #[test]
     fn an_authority_is_split_as_written() {

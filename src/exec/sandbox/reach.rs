@@ -129,10 +129,16 @@ pub const ONLY_KEY: &str = "Sandbox.NetworkAllowOnly";
 
 impl AllowList {
     /// The list for `config` on this machine: keyless.json's, and unless it replaces them, the
-    /// built-in entries and the registries of the tools configured in `env` and under `home`.
-    pub fn of(config: &SandboxConfig, env: &[(String, String)], home: Option<&Path>) -> AllowList {
+    /// built-in entries and the registries of the tools configured in `env` and under `home`
+    /// (never in a settings file under `writable`, which a command could have written).
+    pub fn of(
+        config: &SandboxConfig,
+        env: &[(String, String)],
+        home: Option<&Path>,
+        writable: &[std::path::PathBuf],
+    ) -> AllowList {
         let tools = if config.network_allow_only.is_none() {
-            super::registries::configured(env, home)
+            super::registries::configured(env, home, writable)
         } else {
             Vec::new()
         };
@@ -241,8 +247,8 @@ pub enum Refusal {
     OtherServerName(String),
     /// A tunnel whose first bytes are TLS but no ClientHello that can be read.
     UnreadableHello,
-    /// A tunnel carrying a plain HTTP request, whose `Host` could name any site behind the same
-    /// front end.
+    /// A tunnel to a named host whose first bytes are no TLS: a plain HTTP request in it (in any
+    /// spelling) could name any site behind the same front end.
     PlainHttpInTunnel,
 }
 
@@ -279,7 +285,7 @@ impl fmt::Display for Refusal {
             ),
             Refusal::PlainHttpInTunnel => write!(
                 f,
-                "a tunnel carries TLS or another protocol, never a plain HTTP request (its Host could name another site behind the same address); a plain http:// request goes through the proxy as itself"
+                "a tunnel to a host carries TLS only (HTTPS, git over HTTPS): what else it carried, a plain HTTP request above all, could name another site behind the same address; a plain http:// request goes through the proxy as itself"
             ),
         }
     }

@@ -85,8 +85,13 @@ const URL_VARIABLES: &[(&str, &str)] = &[
 ];
 
 /// The registries configured for the user's tools. `env` is keyless's environment, `home` the
-/// user's home folder; files are read from the disk.
-pub fn configured(env: &[(String, String)], home: Option<&Path>) -> Vec<Found> {
+/// user's home folder; files are read from the disk, but none under `writable` (the workspace,
+/// `Sandbox.WritablePaths`: a command could have written it, through however a variable names it).
+pub fn configured(
+    env: &[(String, String)],
+    home: Option<&Path>,
+    writable: &[PathBuf],
+) -> Vec<Found> {
     let var = |name: &str| {
         env.iter()
             .find(|(k, _)| k == name)
@@ -113,7 +118,15 @@ pub fn configured(env: &[(String, String)], home: Option<&Path>) -> Vec<Found> {
             go_setting(&mut found, name, &value, &format!("${name}"));
         }
     }
+    let writable: Vec<PathBuf> = writable
+        .iter()
+        .map(|w| w.canonicalize().unwrap_or_else(|_| w.clone()))
+        .collect();
     for (tool, path, format) in places(&var, home) {
+        let real = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if writable.iter().any(|w| real.starts_with(w)) {
+            continue;
+        }
         if let Ok(text) = std::fs::read_to_string(&path) {
             read(&mut found, tool, &path.display().to_string(), format, &text);
         }
@@ -534,6 +547,7 @@ mod tests {
                 ("PATH", ""),
             ]),
             Some(home),
+            &[],
         );
         let names = names(&found);
         let hosts: Vec<&str> = names.iter().map(|(h, _, _)| h.as_str()).collect();
@@ -576,7 +590,7 @@ mod tests {
     #[test]
     fn nothing_configured_reads_as_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let found = configured(&env(&[("PATH", "")]), Some(dir.path()));
+        let found = configured(&env(&[("PATH", "")]), Some(dir.path()), &[]);
         // The system's own files may name registries; the empty home adds none.
         assert!(
             found
