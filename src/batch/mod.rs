@@ -349,7 +349,13 @@ pub fn execute_observed(
         on_step(Step::Finished(&result));
         report.results.push(result);
     }
-    host.runner().batch_finished();
+    let notes = host.runner().batch_finished();
+    // What the batch as a whole left behind is said with its last result.
+    if let Some(last) = report.results.last_mut() {
+        for note in notes {
+            last.outcome.lines.push(format!("note: {note}"));
+        }
+    }
     report
 }
 

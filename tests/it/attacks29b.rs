@@ -183,6 +183,16 @@ impl Place {
         command
     }
 
+    /// `keyless status` of the workspace, as the same user; stdout and stderr together.
+    fn status(&self) -> String {
+        let ws = self.ws.display().to_string();
+        let out = self
+            .keyless(&["status", "--workspace", &ws])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    }
+
     /// `keyless apply` of `reply` in `mode`; stdout and stderr together.
     fn apply(&self, mode: &str, reply: &str) -> String {
         let file = self.root().join("reply.txt");
@@ -563,7 +573,11 @@ fn no_set_id_bit_or_file_capability_through_other_calls() {
 /// The `memory-limit` guarantee (got through, as root and as an ordinary user): "the command is
 /// also the out-of-memory killer's first choice (`oom_score_adj` 1000)", the only memory
 /// protection where there is no cgroup (an ordinary user's run here), but a command writes `0`
-/// back into its own `/proc/self/oom_score_adj` and is no longer the first choice.
+/// back into its own `/proc/self/oom_score_adj` and is no longer the first choice. The kernel
+/// lets any process lower its own score (this machine's kernel keeps no floor for it), so what
+/// is fixed is what keyless claims: where the score is all there is, `keyless status` says the
+/// guarantee is missing and that a command can undo the score; where a cgroup bounds the memory
+/// (as root here), the limit holds whatever the score.
 #[test]
 fn a_command_cannot_lower_its_out_of_memory_score() {
     let script = "cat /proc/self/oom_score_adj\necho 0 > /proc/self/oom_score_adj\necho -1000 > /proc/self/oom_score_adj\necho now $(cat /proc/self/oom_score_adj)\n";
@@ -575,11 +589,18 @@ fn a_command_cannot_lower_its_out_of_memory_score() {
         place.nobody = nobody;
         let out = place.script("oom.sh", script, "");
         assert!(out.contains("1000\n"), "keyless raised it first: {out}");
-        assert!(
-            out.contains("now 1000"),
-            "as {}, a command lowered its out-of-memory score:\n{out}",
-            if nobody { "uid 65534" } else { "root" }
-        );
+        if out.contains("now 1000") {
+            continue;
+        }
+        // Lowered: then keyless must not have claimed the score as the protection.
+        let status = place.status();
+        if !status.contains("at most half the memory") {
+            assert!(
+                status.contains("which it can undo"),
+                "as {}, the score was claimed as a protection:\n{status}",
+                if nobody { "uid 65534" } else { "root" }
+            );
+        }
     }
 }
 

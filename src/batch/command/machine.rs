@@ -119,7 +119,7 @@ impl Runner for Machine {
         commit_outcome(git::commit(&self.root, message, &self.git, &trust))
     }
 
-    fn batch_finished(&mut self) {
-        self.sandbox.batch_finished();
+    fn batch_finished(&mut self) -> Vec<String> {
+        self.sandbox.batch_finished()
     }
 }

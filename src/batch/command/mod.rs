@@ -47,8 +47,11 @@ pub trait Runner {
     fn unconfined(&mut self, cmd: &str, timeout: Duration) -> Outcome;
     /// Carries out a `@@commit`.
     fn commit(&mut self, message: &str) -> Outcome;
-    /// The batch is over (its temporary folder can go).
-    fn batch_finished(&mut self) {}
+    /// The batch is over (its temporary folder can go); what it found to say about the batch as
+    /// a whole (a repository a command made that would run a program, moved away).
+    fn batch_finished(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// One contained run: what it produced, and what the sandbox refused it.

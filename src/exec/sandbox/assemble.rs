@@ -70,6 +70,10 @@ pub struct Assembly {
     remap: Result<tempfile::TempDir, String>,
     /// What the proxy reaches for a command with network.
     allow: std::sync::Arc<AllowList>,
+    /// Where keyless is root and a command's uid is the machine's 0 (no `privilege` here): the
+    /// files and folders of `/etc` only root may read, which such a command could read as
+    /// their owner; masked.
+    root_only: Vec<(PathBuf, bool)>,
 }
 
 /// What assembling needs from the sandbox.
@@ -145,13 +149,28 @@ impl Assembly {
         secrets.extend(input.hidden.iter().cloned());
         // The credential files of every tool home a command sees, wherever it lives.
         let mut filtered = Vec::new();
-        let homes = readable
+        let homes = writable
             .iter()
-            .chain(&writable)
             .chain(layered.iter().map(|(cache, _)| cache))
-            .chain(&unlayered);
-        for home in homes {
-            for (path, treatment) in super::credentials::under(home) {
+            .chain(&unlayered)
+            .map(|home| super::credentials::under(home));
+        let machine = super::credentials::SYSTEM_HOMES
+            .iter()
+            .map(|home| super::credentials::under(Path::new(home)));
+        // A toolchain keeps its settings deeper (an npm prefix's `etc/npmrc`).
+        let toolchains = readable.iter().map(|root| {
+            if root.is_file() {
+                super::credentials::under(root)
+            } else {
+                super::credentials::search(root)
+            }
+        });
+        let mut seen = std::collections::HashSet::new();
+        for found in homes.chain(machine).chain(toolchains) {
+            for (path, treatment) in found {
+                if !seen.insert(path.clone()) {
+                    continue;
+                }
                 match treatment {
                     super::credentials::Treatment::Filter => match filtered_copy(&path) {
                         Some(copy) => filtered.push((copy, path)),
@@ -194,6 +213,12 @@ impl Assembly {
                 .tempdir_in(base)
                 .map_err(|e| format!("no folder to stage the world in: {e}"))
         });
+        // SAFETY: geteuid cannot fail.
+        let root_only = if unsafe { libc::geteuid() } == 0 && remap.is_err() {
+            world::root_only("/etc")
+        } else {
+            Vec::new()
+        };
         let config = input.config;
         Assembly {
             root: input.root.to_path_buf(),
@@ -218,6 +243,7 @@ impl Assembly {
             },
             kernel: world::kernel_knobs(),
             remap,
+            root_only,
             allow: std::sync::Arc::clone(input.allow),
         }
     }
@@ -297,6 +323,9 @@ impl Assembly {
         roots.extend(writable.iter().map(PathBuf::as_path));
         roots.push(&self.root);
         let mut masked = world::system_secrets();
+        if !remapped {
+            masked.extend(self.root_only.iter().cloned());
+        }
         masked.extend(self.secrets.iter().filter_map(|p| {
             let meta = p.symlink_metadata().ok()?;
             (world::visible(p, &roots) && !self.root.starts_with(p))

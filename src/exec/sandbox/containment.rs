@@ -259,7 +259,7 @@ fn world_guarantees(
             "memory-limit",
             "a memory limit",
             format!(
-                "no cgroup; a command is the out-of-memory killer's first choice instead ({why})"
+                "no cgroup, so nothing bounds a command's memory: it starts as the out-of-memory killer's first choice, which it can undo ({why})"
             ),
         ),
     });

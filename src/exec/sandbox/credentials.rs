@@ -62,12 +62,85 @@ pub const FILES: &[(&str, Treatment)] = &[
     ("credentials.tfrc.json", Treatment::Mask),
     ("repositories.yaml", Treatment::Filter),
     (".condarc", Treatment::Filter),
+    // git's system-wide settings (`http.extraheader`, a token in a `url.…insteadOf`).
+    ("gitconfig", Treatment::Filter),
     // Any tool: the generic stores.
     (".netrc", Treatment::Mask),
     ("_netrc", Treatment::Mask),
     (".git-credentials", Treatment::Mask),
     (".pgpass", Treatment::Mask),
 ];
+
+/// The machine's own settings folders the world shows (in `/etc` and the system's tool homes):
+/// their credential files are treated as a user's are.
+pub const SYSTEM_HOMES: &[&str] = &[
+    "/etc",
+    "/etc/xdg/pip",
+    "/etc/maven",
+    "/etc/containers",
+    "/etc/docker",
+    "/usr/share/maven/conf",
+    "/usr/local/etc",
+];
+
+/// How deep, and through how many entries, a toolchain's folder is searched for credential
+/// files (an npm prefix's `etc/npmrc` lies five folders down in nvm's and six in Volta's;
+/// pyenv's `versions/X/pip.conf` two; SDKMAN's Maven `conf/settings.xml` four).
+const SEARCH_DEPTH: usize = 7;
+const SEARCH_ENTRIES: usize = 40_000;
+/// Folders a toolchain's credential settings never lie in, and that are large: not searched.
+const SEARCH_SKIP: &[&str] = &[
+    "lib",
+    "lib64",
+    "include",
+    "share",
+    "node_modules",
+    "site-packages",
+    "man",
+    "doc",
+    "docs",
+    "src",
+    "pkg",
+    "html",
+    "locale",
+    "test",
+    "tests",
+    "examples",
+    ".git",
+];
+
+/// The credential files anywhere in a toolchain's folder (`root`), by name, within
+/// [`SEARCH_DEPTH`] and [`SEARCH_ENTRIES`]: a toolchain keeps its own settings (an npm prefix's
+/// `etc/npmrc`, a Python's `pip.conf`, a Maven's `conf/settings.xml`, a Gradle's `init.d`).
+pub fn search(root: &Path) -> Vec<(PathBuf, Treatment)> {
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(children) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for child in children.flatten() {
+            seen += 1;
+            if seen > SEARCH_ENTRIES {
+                return found;
+            }
+            let path = child.path();
+            if let Some((_, treatment)) = FILES.iter().find(|(name, _)| path.ends_with(name)) {
+                if let Some(path) = real(&path) {
+                    found.push((path, *treatment));
+                }
+                continue;
+            }
+            let is_dir = child.file_type().is_ok_and(|t| t.is_dir());
+            let name = child.file_name();
+            if is_dir && depth + 1 < SEARCH_DEPTH && !SEARCH_SKIP.iter().any(|s| name == *s) {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    found
+}
 
 /// The credential files under `home` (a tool's home or cache the world shows) that exist; when
 /// `home` is itself such a file (a `Sandbox.ReadablePaths` entry such as `~/.yarnrc.yml`), it.
@@ -76,14 +149,21 @@ pub fn under(home: &Path) -> Vec<(PathBuf, Treatment)> {
         return FILES
             .iter()
             .find(|(name, _)| home.ends_with(name))
-            .map(|(_, treatment)| vec![(home.to_path_buf(), *treatment)])
-            .unwrap_or_default();
+            .and_then(|(_, treatment)| Some((real(home)?, *treatment)))
+            .into_iter()
+            .collect();
     }
     FILES
         .iter()
-        .map(|(name, treatment)| (home.join(name), *treatment))
-        .filter(|(path, _)| path.symlink_metadata().is_ok())
+        .filter_map(|(name, treatment)| Some((real(&home.join(name))?, *treatment)))
         .collect()
+}
+
+/// Where a credential file really is (a link is covered at its target: a bind cannot be placed
+/// on a link), or `None` when there is none.
+fn real(path: &Path) -> Option<PathBuf> {
+    path.symlink_metadata().ok()?;
+    path.canonicalize().ok()
 }
 
 /// The most a filtered file may hold; a bigger one is masked (no settings file is this big).
@@ -207,6 +287,7 @@ fn secret_key(key: &str) -> bool {
             .iter()
             .any(|w| k.eq_ignore_ascii_case(w.trim_start_matches('_')))
             || k.to_ascii_lowercase().contains("authident")
+            || k.eq_ignore_ascii_case("extraheader")
     };
     plain(key) || plain(last)
 }

@@ -362,7 +362,7 @@ fn put_back(path: &Path, was: &Entry) -> std::io::Result<()> {
 
 /// Moves what a command created at a protected name into `folder` (the workspace's quarantine),
 /// or, without one or for the keyless folder itself, beside it under a dated name.
-fn quarantine(root: &Path, rel: &Path, folder: Option<&Path>) -> String {
+pub(super) fn quarantine(root: &Path, rel: &Path, folder: Option<&Path>) -> String {
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())

@@ -139,7 +139,27 @@ pub fn secret_places(home: Option<&Path>, config: &SandboxConfig) -> Vec<PathBuf
         None => Vec::new(),
     };
     places.extend(config.hidden_paths.iter().cloned());
-    places
+    // A place is hidden as it really is: through a link, `..` or a trailing `/` it names the
+    // same folder.
+    places.into_iter().map(|p| real_place(&p)).collect()
+}
+
+/// `path` through its links when it exists, else with `.` and `..` taken out.
+fn real_place(path: &Path) -> PathBuf {
+    if let Ok(real) = path.canonicalize() {
+        return real;
+    }
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Names inside the workspace the model's commands may read but never change.
@@ -431,11 +451,43 @@ impl Sandbox {
 
     /// Ends the batch: its temporary folder goes with everything in it, and the repositories
     /// are looked for again before the next one (a command may have made one).
-    pub fn batch_finished(&mut self) {
+    /// Ends the batch: its temporary folder goes with everything in it, and the repositories
+    /// are looked for again, so the next batch protects one a command made. A repository a
+    /// command made whose settings or hooks would run a program when the person next uses git
+    /// there (`core.fsmonitor`, a hook, a pager, …) is moved into the quarantine, so nothing of
+    /// it runs; what was moved is said.
+    pub fn batch_finished(&mut self) -> Vec<String> {
         self.tmp = None;
-        if let Ok(mut found) = self.repositories.lock() {
-            *found = None;
+        let Ok(mut found) = self.repositories.lock() else {
+            return Vec::new();
+        };
+        let Some(before) = found.take() else {
+            return Vec::new();
+        };
+        let after = repos::find(&self.root);
+        let mut notes = Vec::new();
+        for made in after.paths.iter().filter(|p| !before.paths.contains(p)) {
+            let git_dir = if made.is_dir() {
+                made.clone()
+            } else {
+                continue;
+            };
+            let hazards = repos::hazards(&git_dir);
+            if hazards.is_empty() || !made.starts_with(&self.root) {
+                continue;
+            }
+            let rel = made.strip_prefix(&self.root).unwrap_or(made);
+            #[cfg(unix)]
+            let moved = guard::quarantine(&self.root, rel, self.quarantine.as_deref());
+            #[cfg(not(unix))]
+            let moved = format!("created {}", rel.display());
+            notes.push(format!(
+                "a command made a repository whose settings would run a program when git is used there ({}): {moved}, so nothing of it runs",
+                hazards.join(", ")
+            ));
         }
+        *found = Some(repos::find(&self.root));
+        notes
     }
 
     /// The command that runs `program args…` outside the sandbox (a person allowed it), still

@@ -11,6 +11,9 @@
 //! that passes it is said to have been cut short, so the caller can say the guarantee does not
 //! fully hold.
 //!
+//! A folder the walk cannot read (mode 000, another user's) is kept whole too: it may hold a
+//! repository.
+//!
 //! What this module does not do: protect anything (the world binds what it finds read-only,
 //! the fallback guards it), or decide what is visible to a command.
 
@@ -40,8 +43,15 @@ fn find_bounded(root: &Path, max_entries: usize) -> Repositories {
     let mut seen = 0usize;
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let Ok(children) = fs::read_dir(&dir) else {
-            continue;
+        let children = match fs::read_dir(&dir) {
+            Ok(children) => children,
+            // A folder the walk cannot read may hold a repository: it is protected whole (a
+            // command cannot `chmod` it open and write its hooks).
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied && dir != root => {
+                found.paths.push(dir);
+                continue;
+            }
+            Err(_) => continue,
         };
         for child in children.flatten() {
             seen += 1;
@@ -75,6 +85,65 @@ fn find_bounded(root: &Path, max_entries: usize) -> Repositories {
         }
     }
     finish(found)
+}
+
+/// The settings and hooks of the repository folder `git_dir` that make git run a program
+/// when a person uses it there (read as text: a section and a key, git's own spelling): its
+/// `core.fsmonitor`, `core.hooksPath`, a pager, an editor, an ssh command, a credential helper,
+/// a filter, a diff driver, an alias that runs a shell, an include; and any hook that is not
+/// one of git's `.sample` files.
+pub fn hazards(git_dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    if let Ok(text) = fs::read_to_string(git_dir.join("config")) {
+        let mut section = String::new();
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(header) = line.strip_prefix('[') {
+                let header = header.trim_end_matches(']');
+                let mut parts = header.splitn(2, [' ', '.']);
+                section = parts.next().unwrap_or_default().to_ascii_lowercase();
+                continue;
+            }
+            let (key, value) = line.split_once('=').unwrap_or((line, ""));
+            let key = key.trim().to_ascii_lowercase();
+            let runs = match section.as_str() {
+                "core" => matches!(
+                    key.as_str(),
+                    "fsmonitor"
+                        | "hookspath"
+                        | "pager"
+                        | "editor"
+                        | "sshcommand"
+                        | "askpass"
+                        | "gitproxy"
+                ),
+                "credential" => key == "helper",
+                "filter" => matches!(key.as_str(), "clean" | "smudge" | "process"),
+                "diff" => matches!(key.as_str(), "external" | "textconv" | "command"),
+                "alias" => value.trim_start().trim_start_matches('"').starts_with('!'),
+                "include" | "includeif" => key == "path",
+                "pager" | "sequence" | "gpg" | "remote" | "uploadpack" | "receivepack" => {
+                    matches!(
+                        key.as_str(),
+                        "editor" | "program" | "receivepack" | "uploadpack"
+                    ) || section == "pager"
+                }
+                _ => false,
+            };
+            if runs && !found.contains(&format!("{section}.{key}")) {
+                found.push(format!("{section}.{key}"));
+            }
+        }
+    }
+    if let Ok(hooks) = fs::read_dir(git_dir.join("hooks")) {
+        for hook in hooks.flatten() {
+            let name = hook.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".sample") {
+                found.push(format!("hooks/{name}"));
+            }
+        }
+    }
+    found
 }
 
 /// Whether `dir` is a repository's own folder (a bare repository, or a repository's folder
@@ -215,6 +284,26 @@ mod tests {
         .map(|p| root.join(p))
         .collect();
         assert_eq!(found.paths, want);
+    }
+
+    #[test]
+    fn a_repository_that_would_run_a_program_is_told_from_a_plain_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join(".git");
+        fs::create_dir_all(git.join("hooks")).unwrap();
+        fs::write(git.join("hooks/pre-commit.sample"), "#!/bin/sh\n").unwrap();
+        fs::write(git.join("config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = x\n").unwrap();
+        assert!(hazards(&git).is_empty());
+        fs::write(
+            git.join("config"),
+            "[core]\n\tFSMonitor = touch /tmp/x\n[alias]\n\tst = !sh -c evil\n\tco = checkout\n",
+        )
+        .unwrap();
+        fs::write(git.join("hooks/post-checkout"), "#!/bin/sh\n").unwrap();
+        assert_eq!(
+            hazards(&git),
+            ["core.fsmonitor", "alias.st", "hooks/post-checkout"]
+        );
     }
 
     #[test]

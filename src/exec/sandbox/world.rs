@@ -182,6 +182,9 @@ enum Step {
     ReadOnly(PathBuf),
     Writable(PathBuf),
     Protect(PathBuf),
+    /// A file shown over what is there (a settings file without its secrets): after every bind
+    /// at the same place, so it is what the command sees.
+    Cover(PathBuf),
     MaskDir,
     MaskFile,
 }
@@ -238,7 +241,7 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
         steps.push((path.clone(), Step::ReadOnly(spec.source(path))));
     }
     for (source, dest) in &spec.files {
-        steps.push((dest.clone(), Step::ReadOnly(spec.source(source))));
+        steps.push((dest.clone(), Step::Cover(spec.source(source))));
     }
     for path in spec.writable.iter().chain([&spec.workspace]) {
         steps.push((path.clone(), Step::Writable(spec.source(path))));
@@ -282,7 +285,7 @@ pub fn args(spec: &Spec, program: &str, command_args: &[&str]) -> Vec<OsString> 
                     &["--size".as_ref(), &size, "--tmpfs".as_ref(), &dest],
                 );
             }
-            Step::ReadOnly(source) => {
+            Step::ReadOnly(source) | Step::Cover(source) => {
                 push(&mut out, &["--ro-bind".as_ref(), source.as_os_str(), &dest])
             }
             Step::Writable(source) => {
@@ -444,6 +447,42 @@ pub fn system_secrets() -> Vec<(PathBuf, bool)> {
             Some((p, meta.is_dir()))
         })
         .collect()
+}
+
+/// The most entries of a system folder looked at for what only root may read.
+const ROOT_ONLY_ENTRIES: usize = 20_000;
+
+/// The files and folders under `dir` that no one but their owner and group may read (mode
+/// without `o+r`): (path, whether it is a folder), outermost only, links not followed.
+pub fn root_only(dir: &str) -> Vec<(PathBuf, bool)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    let mut stack = vec![PathBuf::from(dir)];
+    while let Some(folder) = stack.pop() {
+        let Ok(children) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for child in children.flatten() {
+            seen += 1;
+            if seen > ROOT_ONLY_ENTRIES {
+                return found;
+            }
+            let Ok(meta) = child.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            let unreadable = meta.permissions().mode() & 0o004 == 0;
+            if unreadable {
+                found.push((child.path(), meta.is_dir()));
+            } else if meta.is_dir() {
+                stack.push(child.path());
+            }
+        }
+    }
+    found
 }
 
 /// Whether `path` is visible in a world whose binds are `roots`.
