@@ -132,8 +132,9 @@ fn killed_while_a_command_runs_resumes_without_running_anything_twice() {
     let task = "Write a, run the counter, write c";
 
     let mut child = start_silently(&["run", task], ws.path(), profile.path(), &chat);
+    // Written, not only made: the shell opens the file before it writes to it.
     wait_for("the command to start", || {
-        ws.path().join("ran.txt").exists()
+        std::fs::read_to_string(ws.path().join("ran.txt")).is_ok_and(|t| t == "ran\n")
     });
     kill(&mut child);
     assert!(
