@@ -45,10 +45,15 @@ pub(super) fn views(text: &str) -> Vec<View> {
     views
 }
 
-/// Whether a byte may start what [`unseen`] takes out: a control byte but a line break, tab or
-/// carriage return, or a byte of a character outside ASCII.
+/// Whether a byte may start what [`unseen`] takes out (or a backspace): a control byte but a
+/// line break, tab or carriage return, or the first byte of a character whose code point could
+/// be one `visible` names: `0xC2` (U+0080..U+00BF: C1 controls, the soft hyphen), `0xCD`
+/// (U+034F), `0xD8`, `0xDB`, `0xDC` (the Arabic and Syriac format characters), and every
+/// character of three or four bytes. Text in Latin, Greek, Cyrillic, Armenian or Hebrew letters
+/// is passed over without decoding.
 fn may_be_unseen(b: u8) -> bool {
-    b >= 0x7f || (b < 0x20 && !matches!(b, b'\n' | b'\t' | b'\r'))
+    matches!(b, 0x00..=0x08 | 0x0b | 0x0c | 0x0e..=0x1f | 0x7f | 0xc2 | 0xcd | 0xd8 | 0xdb | 0xdc)
+        || b >= 0xe0
 }
 
 /// Whether a character is taken out of what a reader sees.
@@ -67,45 +72,67 @@ fn is_drawn(c: char) -> bool {
     !c.is_control()
 }
 
+/// The character that starts at `at`, if any.
+fn char_at(text: &str, at: usize) -> Option<char> {
+    text.get(at..)?.chars().next()
+}
+
 /// The view of `text` without what a reader does not see; `None` when there is none. An
 /// overstruck character (`x\bx`, `_\bx`, `a\bb\bc`) is the last one drawn, and stands for them
-/// all; any other backspace is taken out.
+/// all; any other backspace is taken out. Only the bytes [`may_be_unseen`] names are decoded.
 fn unseen(text: &str) -> Option<View> {
-    if !text.bytes().any(may_be_unseen) {
-        return None;
-    }
+    let bytes = text.as_bytes();
+    let mut at = bytes.iter().position(|&b| may_be_unseen(b))?;
     let mut out = Rewritten::default();
     // Where the text not yet in the view starts.
     let mut copied = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let overstruck = is_drawn(c) && chars.peek().is_some_and(|&(_, b)| b == BACKSPACE);
-        if overstruck {
-            // Each backspace and the character after it draw over the one before.
+    while at < bytes.len() {
+        if !may_be_unseen(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let Some(c) = char_at(text, at) else {
+            at += 1;
+            continue;
+        };
+        let end = at + c.len_utf8();
+        if c == BACKSPACE {
+            // Overstrike: the character before the backspace, drawn over by the one after it
+            // (and by each after a further backspace); it stands for them all.
+            let before = text[copied..at].char_indices().next_back();
             let mut drawn = None;
-            let mut after = chars.clone();
-            while let Some((_, BACKSPACE)) = after.next() {
-                match after.next() {
-                    Some((next, d)) if is_drawn(d) => {
-                        drawn = Some((next, d));
-                        chars = after.clone();
+            let mut next = at;
+            while char_at(text, next) == Some(BACKSPACE) {
+                match char_at(text, next + 1).filter(|&d| is_drawn(d)) {
+                    Some(d) => {
+                        drawn = Some(d);
+                        next += 1 + d.len_utf8();
                     }
-                    _ => break,
+                    None => break,
                 }
             }
-            if let Some((last, d)) = drawn {
-                out.copy(text, copied, at);
-                let end = last + d.len_utf8();
-                out.rewrite(d.encode_utf8(&mut [0; 4]), at, end);
-                copied = end;
-                continue;
+            match (before, drawn) {
+                (Some((i, first)), Some(d)) if is_drawn(first) => {
+                    out.copy(text, copied, copied + i);
+                    out.rewrite(d.encode_utf8(&mut [0; 4]), copied + i, next);
+                    copied = next;
+                    at = next;
+                }
+                _ => {
+                    out.copy(text, copied, at);
+                    out.skip();
+                    copied = end;
+                    at = end;
+                }
             }
+            continue;
         }
         if is_unseen(c) {
             out.copy(text, copied, at);
             out.skip();
-            copied = at + c.len_utf8();
+            copied = end;
         }
+        at = end;
     }
     out.finish(text, copied)
 }
@@ -152,6 +179,17 @@ mod tests {
             "",
         ] {
             assert!(unseen(plain).is_none(), "{plain:?}");
+        }
+    }
+
+    /// The bytes the scan stops at cover every character it takes out.
+    #[test]
+    fn every_character_taken_out_starts_with_a_byte_the_scan_stops_at() {
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            if is_unseen(c) || c == BACKSPACE {
+                let lead = c.encode_utf8(&mut [0; 4]).as_bytes()[0];
+                assert!(may_be_unseen(lead), "U+{:04X}", u32::from(c));
+            }
         }
     }
 

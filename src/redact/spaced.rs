@@ -8,8 +8,8 @@
 //! characters of a run may be anything but a line break or a control character (a value holds
 //! punctuation too: `-` in `s-k---p` is a character and a separator by turns).
 //!
-//! Each position is tried once for each separator width and a run found is stepped over, so the
-//! scan is linear: a try that fails after k characters took k steps, and k is below
+//! Each position is tried once for each separator width (first from its bytes alone: a separator,
+//! a character, the same separator) and a run found is stepped over, so the scan is linear: a try that fails after k characters took k steps, and k is below
 //! [`MIN_LETTERS`]. What it does not do: join runs whose separator changes (`s, k; -`), or
 //! characters two or more apart.
 
@@ -24,8 +24,20 @@ const MAX_SEPARATOR: usize = 4;
 const MIN_LETTERS: usize = MIN_KNOWN_CHARS;
 
 fn is_separator(b: u8) -> bool {
-    b == b' ' || b == b'\t' || b.is_ascii_punctuation()
+    SEPARATORS[usize::from(b)]
 }
+
+/// [`is_separator`] as a table: the scan asks it of nearly every byte.
+const SEPARATORS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte == b' ' || byte == b'\t' || byte.is_ascii_punctuation();
+        b += 1;
+    }
+    table
+};
 
 /// A run found: where it ends (after its last character), how many characters it has, and how
 /// wide its separator is.
@@ -38,12 +50,81 @@ struct Run {
 
 /// The character at `at` when it may be part of a run.
 fn letter(text: &str, at: usize) -> Option<char> {
+    let b = *text.as_bytes().get(at)?;
+    if b < 0x80 {
+        // ASCII, read without decoding: the scan's common case.
+        return (!b.is_ascii_control()).then_some(char::from(b));
+    }
     text.get(at..)?.chars().next().filter(|c| !c.is_control())
+}
+
+/// Whether every other character of a run (its first and last aside) is one and the same
+/// separator: `"s","k","-"` read with the separator `"` has `,` for every other character, and
+/// is the run with the separator `","`, which starts one character later. Fed the run's
+/// characters one by one, a step behind, so that the last is never counted.
+#[derive(Default)]
+struct OutOfStep {
+    /// For each parity of the inner characters: the first, and whether all since were it.
+    first: [Option<char>; 2],
+    same: [bool; 2],
+    count: [usize; 2],
+    /// The last character seen, counted once another follows it.
+    last: Option<char>,
+    inner: usize,
+}
+
+impl OutOfStep {
+    fn push(&mut self, c: char) {
+        if let Some(inner) = self.last.replace(c) {
+            let parity = self.inner % 2;
+            match self.first[parity] {
+                None => {
+                    self.first[parity] = Some(inner);
+                    self.same[parity] = true;
+                }
+                Some(first) => self.same[parity] &= first == inner,
+            }
+            self.count[parity] += 1;
+            self.inner += 1;
+        }
+    }
+
+    fn is_out_of_step(&self) -> bool {
+        (0..2).any(|p| {
+            self.same[p]
+                && self.count[p] >= 3
+                && self.first[p].is_some_and(|c| c.is_ascii() && is_separator(c as u8))
+        })
+    }
+}
+
+/// Whether the `width` bytes at `at` (separators) stand again after the character that follows
+/// them: what every run has, read from the bytes alone (most places fail it at once).
+fn repeats(bytes: &[u8], at: usize, width: usize) -> bool {
+    let Some(separator) = bytes.get(at..at + width) else {
+        return false;
+    };
+    let second = at + width;
+    let Some(&lead) = bytes.get(second) else {
+        return false;
+    };
+    let again = second + utf8_len(lead);
+    bytes.get(again..again + width) == Some(separator)
+}
+
+/// How many bytes the UTF-8 character that starts with `lead` takes.
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xf0.. => 4,
+        0xe0.. => 3,
+        0xc0.. => 2,
+        _ => 1,
+    }
 }
 
 /// The run that starts with the character at `at` and has separators `width` bytes wide, however
 /// short; `None` when no separator follows the first character, or when the run is a wider one
-/// read out of step (see [`out_of_step`]).
+/// read out of step (see [`OutOfStep`]).
 fn run_at(text: &str, at: usize, width: usize) -> Option<Run> {
     let first = letter(text, at)?;
     let mut end = at + first.len_utf8();
@@ -51,43 +132,25 @@ fn run_at(text: &str, at: usize, width: usize) -> Option<Run> {
     if !separator.bytes().all(is_separator) {
         return None;
     }
-    let mut letters = vec![first];
+    let mut letters = 1;
+    // The first character is no inner one: the check starts with the second.
+    let mut step = OutOfStep::default();
     loop {
         let next = end + width;
         let Some(c) = letter(text, next).filter(|_| text[end..].starts_with(separator)) else {
             break;
         };
-        letters.push(c);
+        letters += 1;
+        step.push(c);
         end = next + c.len_utf8();
     }
-    if out_of_step(&letters) {
+    if step.is_out_of_step() {
         return None;
     }
     Some(Run {
         end,
-        letters: letters.len(),
+        letters,
         width,
-    })
-}
-
-/// Whether every other character of a run (its first and last aside) is one and the same
-/// separator: `"s","k","-"` read with the separator `"` has `,` for every other character, and
-/// is the run with the separator `","`, which starts one character later.
-fn out_of_step(letters: &[char]) -> bool {
-    let inner = letters
-        .get(1..letters.len().saturating_sub(1))
-        .unwrap_or_default();
-    (0..2).any(|parity| {
-        let mut every_other = inner.iter().skip(parity).step_by(2);
-        let Some(&first) = every_other.next() else {
-            return false;
-        };
-        let mut count = 1;
-        let same = every_other.all(|&c| {
-            count += 1;
-            c == first
-        });
-        same && count >= 3 && first.is_ascii() && is_separator(first as u8)
     })
 }
 
@@ -95,9 +158,29 @@ fn out_of_step(letters: &[char]) -> bool {
 pub(super) fn joined(text: &str) -> Option<View> {
     let mut removed = Vec::new();
     let mut at = 0;
+    let bytes = text.as_bytes();
     while at < text.len() {
-        let best = (1..=MAX_SEPARATOR)
-            .filter_map(|width| run_at(text, at, width))
+        let width = if bytes[at] < 0x80 {
+            1
+        } else {
+            text[at..].chars().next().map_or(1, char::len_utf8)
+        };
+        // How many separator bytes follow this character: a run's separator is no wider (most
+        // characters have none after them, and no run starts there).
+        let separators = bytes
+            .get(at + width..)
+            .unwrap_or_default()
+            .iter()
+            .take(MAX_SEPARATOR)
+            .take_while(|&&b| is_separator(b))
+            .count();
+        if separators == 0 {
+            at += width;
+            continue;
+        }
+        let best = (1..=separators)
+            .filter(|&separator| repeats(bytes, at + width, separator))
+            .filter_map(|separator| run_at(text, at, separator))
             .filter(|run| run.letters >= MIN_LETTERS)
             .max_by_key(|run| (run.letters, std::cmp::Reverse(run.width)));
         match best {
@@ -114,7 +197,7 @@ pub(super) fn joined(text: &str) -> Option<View> {
                 }
                 at = run.end;
             }
-            None => at += text[at..].chars().next().map_or(1, char::len_utf8),
+            None => at += width,
         }
     }
     View::without(text, &removed)

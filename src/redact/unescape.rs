@@ -10,7 +10,8 @@
 //! | `\x73`, `\163` (three octal digits), `%73` | the byte; bytes in a row that spell UTF-8 are its characters (`%C3%A9` is `é`) |
 //! | `\"`, `\'`, `\\`, `\/` | the character after the backslash (JSON's and shells' quoting) |
 //! | `&#115;`, `&#x73;`, `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;` | the character (HTML, XML) |
-//! | fullwidth and mathematical forms, letters of other scripts that look like Latin ones (`visible::look_alike`) | the ASCII character they are drawn like |
+//! | fullwidth and mathematical forms (`visible::look_alike`) | the ASCII character they are drawn like |
+//! | a letter of another script that looks like a Latin one, in a word with ASCII letters or digits (`kn\u{43e}wn`) | the Latin letter |
 //! | spaces other than U+0020 (no-break, ideographic, …) | a space |
 //!
 //! What it does not do: escapes that stand for line breaks or tabs (`\n`, `\t`: a value holds
@@ -18,7 +19,7 @@
 //! they are written).
 
 use super::view::{Rewritten, View};
-use crate::visible::{self, Kind};
+use crate::visible::{self, Form, Kind};
 
 /// The named entities read back: HTML's five that escape markup, and the no-break space.
 const ENTITIES: [(&str, char); 6] = [
@@ -51,6 +52,7 @@ pub(super) fn rewritten(text: &str) -> Option<View> {
     let mut escaped: Vec<(u8, usize, usize)> = Vec::new();
     // Where the text not yet in the view starts.
     let mut copied = 0;
+    let mut word = Word::default();
     let mut at = 0;
     while at < bytes.len() {
         if !may_start(bytes[at]) {
@@ -78,7 +80,7 @@ pub(super) fn rewritten(text: &str) -> Option<View> {
         let unit = match bytes[at] {
             b'\\' => backslash(text, at),
             b'&' => entity(text, at),
-            _ => folded(text, at),
+            _ => folded(text, at, &mut word),
         };
         match unit {
             Some((c, len)) => {
@@ -209,12 +211,47 @@ fn entity(text: &str, at: usize) -> Option<(char, usize)> {
     Some((char::from_u32(code)?, prefix + len + 1))
 }
 
+/// The word around the last letter of another script that looks like a Latin one, and whether
+/// it holds an ASCII letter or digit: only then are its look-alikes read as Latin letters.
+#[derive(Default)]
+struct Word {
+    end: usize,
+    has_ascii: bool,
+}
+
+impl Word {
+    /// Whether the word around `at` holds an ASCII letter or digit; the word is found once, for
+    /// its first look-alike, so each is read at most twice.
+    fn has_ascii(&mut self, text: &str, at: usize) -> bool {
+        if at >= self.end {
+            let start = text[..at]
+                .char_indices()
+                .rev()
+                .take_while(|(_, c)| c.is_alphanumeric())
+                .last()
+                .map_or(at, |(i, _)| i);
+            self.end = text[at..]
+                .char_indices()
+                .find(|(_, c)| !c.is_alphanumeric())
+                .map_or(text.len(), |(i, _)| at + i);
+            self.has_ascii = text[start..self.end]
+                .bytes()
+                .any(|b| b.is_ascii_alphanumeric());
+        }
+        self.has_ascii
+    }
+}
+
 /// The character at `at` (outside ASCII) read as the ASCII one it is drawn like, or a space for
-/// a space other than U+0020: the character and its length.
-fn folded(text: &str, at: usize) -> Option<(char, usize)> {
+/// a space other than U+0020: the character and its length. A letter of another script that
+/// looks like a Latin one is read so only in a word that holds ASCII letters or digits (where
+/// `visible` shows it escaped): a word of Cyrillic stays Cyrillic.
+fn folded(text: &str, at: usize, word: &mut Word) -> Option<(char, usize)> {
     let c = text.get(at..)?.chars().next()?;
     let read = match visible::look_alike(c) {
-        Some((ascii, _)) => ascii,
+        Some((ascii, Form::Compatibility)) => ascii,
+        Some((ascii, Form::Script)) if word.has_ascii(text, at) => ascii,
+        Some(_) => return None,
         None if visible::kind(c) == Some(Kind::Space) => ' ',
         None => return None,
     };
@@ -265,6 +302,8 @@ mod tests {
             "\\n\\t \\x4 \\u12 \\u{110000} \\ud83d alone \\uzzzz \\400",
             "&#; &#x; &#12345678; &#1114112; &amp &copy; & plain",
             "caf\u{e9} \u{43f}\u{436} \u{65e5}\u{672c}",
+            // Look-alike letters in a word of Cyrillic only.
+            "\u{43e}\u{441}\u{435}\u{43d}\u{44c} \u{441}\u{43e}\u{440}",
             // A byte that spells no character stays as written.
             "%ff%fe \\xc3 alone",
         ] {

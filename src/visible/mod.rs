@@ -34,7 +34,7 @@ use std::fmt::Write;
 
 mod look_alike;
 
-pub(crate) use look_alike::look_alike;
+pub(crate) use look_alike::{Form, look_alike};
 use look_alike::{Odd, Why, odd_letters};
 
 /// How a hidden character is shown: `\u{200b}`, as Rust writes a character escape.
