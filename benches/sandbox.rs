@@ -6,7 +6,9 @@
 //! (target: at most 1.1 times as long inside). Also the redactor over 1 MB of ordinary build
 //! output, which every result passes, plain and coloured, with no known values and with 40
 //! (target: well under 50 ms), and over 1 MB of each output made to cost it the most (dumps,
-//! base64, lines of one width, tags, a key without its end), which must stay linear.
+//! base64, lines of one width, tags, a key without its end, and what the views of a glance read
+//! back: characters between letters, escapes, entities, fullwidth and Cyrillic letters, spaced
+//! letters), which must stay linear.
 //! Then `npm ci --prefer-offline` the same way (the network on, through the proxy). And the
 //! seccomp filter (issue 29): what loading it costs (target < 1 ms) and what a filtered call
 //! costs. Run: `cargo bench --bench sandbox` (`-- true`, `-- build`, `-- npm`, `-- redact` or
@@ -433,6 +435,39 @@ fn hostile(size: usize) -> Vec<(&'static str, String)> {
     let unended = format!("-----BEGIN PRIVATE KEY-----\n{wrapped}");
     let assignments = "password = input()\ntoken: Token\n".repeat(SIZE / 31);
     let jwks = r#"{"kty":"RSA","n":"abc","e":"AQAB"},"#.repeat(SIZE / 36);
+    // What the views of what a person reads at a glance work hardest on: a character taken out
+    // after every letter, escapes and entities to read back, letters to fold, runs to join, and
+    // runs that fail one letter short.
+    let letters: String = data[..SIZE / 8]
+        .iter()
+        .map(|&b| char::from(b'a' + b % 26))
+        .collect();
+    // Each letter written by `per`, a line break after every `line` letters.
+    let each = |per: &dyn Fn(char) -> String, line: usize| -> String {
+        let mut out = String::with_capacity(SIZE + 64);
+        for (i, c) in letters.chars().cycle().enumerate() {
+            if out.len() >= SIZE {
+                break;
+            }
+            out.push_str(&per(c));
+            if i % line == line - 1 {
+                out.push('\n');
+            }
+        }
+        out
+    };
+    let zero_width = each(&|c| format!("{c}\u{200b}"), 40);
+    let overstrike = each(&|c| format!("{c}\u{8}{c}"), 40);
+    let json_escapes = each(&|c| format!("\\u{:04x}", u32::from(c)), 20);
+    let entities = each(&|c| format!("&#{};", u32::from(c)), 20);
+    let fullwidth = each(
+        &|c| char::from_u32(u32::from(c) + 0xfee0).map_or(String::new(), String::from),
+        40,
+    );
+    let spaced = each(&|c| format!("{c} "), 40);
+    let one_short = "a a a a a a a,".repeat(SIZE / 14);
+    let cyrillic = "\u{41f}\u{440}\u{43e}\u{432}\u{435}\u{440}\u{43a}\u{430} \u{441}\u{431}\u{43e}\u{440}\u{43a}\u{438} \u{437}\u{430}\u{432}\u{435}\u{440}\u{448}\u{435}\u{43d}\u{430}: ok\n"
+        .repeat(SIZE / 53);
     vec![
         ("xxd_dump", xxd),
         ("od_dump", od),
@@ -443,6 +478,14 @@ fn hostile(size: usize) -> Vec<(&'static str, String)> {
         ("pem_without_end", unended),
         ("assignments_in_code", assignments),
         ("jwk_objects", jwks),
+        ("zero_width_between_letters", zero_width),
+        ("overstruck_letters", overstrike),
+        ("json_escapes", json_escapes),
+        ("html_entities", entities),
+        ("fullwidth_letters", fullwidth),
+        ("spaced_letters", spaced),
+        ("runs_one_letter_short", one_short),
+        ("cyrillic_prose", cyrillic),
     ]
     .into_iter()
     .map(|(name, text)| (name, repeat(text)))

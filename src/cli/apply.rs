@@ -153,7 +153,7 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
                 || refused.iter().any(|not| holds_hidden(&not.reason()))
             {
                 println!(
-                    "  (a name above holds characters a terminal does not show; they are written \\u{{…}})"
+                    "  (a name above holds characters a terminal does not show for what they are; they are written \\u{{…}})"
                 );
             }
             if let Some(copy) = safety_copy {

@@ -140,7 +140,7 @@ pub fn print(event: Event) {
                     if summary.changed.iter().any(|path| holds_hidden(path)) {
                         let _ = writeln!(
                             err,
-                            "{warn} a path above holds characters a terminal does not show; they are written \\u{{…}}"
+                            "{warn} a path above holds characters a terminal does not show for what they are; they are written \\u{{…}}"
                         );
                     }
                 }

@@ -102,7 +102,7 @@ fn question(confirmation: &Confirmation) -> String {
                 _ => "this command",
             };
             format!(
-                "\n  look closely: {what} holds {}, shown as \\u{{…}}; what runs is what is written, not what a terminal would draw",
+                "\n  look closely: {what} holds {}, shown as \\u{{…}}; what runs is what is written, not what it looks like",
                 hidden.words()
             )
         }
@@ -137,7 +137,7 @@ mod tests {
         };
         assert_eq!(
             question(&confirmation),
-            "run: ./deploy\\u{200b}.sh [Risky]\n  look closely: this command holds 1 invisible character (U+200B ZERO WIDTH SPACE), shown as \\u{…}; what runs is what is written, not what a terminal would draw\n  why keyless asks: ./deploy\\u{200b}.sh: an unknown program\nallow? [y]es / [n]o / [a]lways this session: "
+            "run: ./deploy\\u{200b}.sh [Risky]\n  look closely: this command holds 1 invisible character (U+200B ZERO WIDTH SPACE), shown as \\u{…}; what runs is what is written, not what it looks like\n  why keyless asks: ./deploy\\u{200b}.sh: an unknown program\nallow? [y]es / [n]o / [a]lways this session: "
         );
         let delete = Confirmation {
             action: "delete a\u{202e}b".into(),

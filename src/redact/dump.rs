@@ -1,5 +1,5 @@
-//! Hex and octal dumps read back into the bytes they show: `xxd`, `hexdump -C`, `hexdump` and
-//! `od` (`-c`, `-b`, `-tx1`, `-x`, the default octal words, with or without offsets, `-An`,
+//! Hex, binary and octal dumps read back into the bytes they show: `xxd` (and `xxd -b`),
+//! `hexdump -C`, `hexdump` and `od` (`-c`, `-b`, `-tx1`, `-x`, the default octal words, with or without offsets, `-An`,
 //! `-z`), and lists of bytes (`xxd -i`'s `0x67, 0x68`, `openssl`'s `67:68:70`, `67 68 70`).
 //!
 //! A command can print a secret a byte at a time in a dump; the redactor reads the dump's bytes
@@ -61,14 +61,39 @@ fn read_line(line: &str, in_dump: bool) -> Option<Vec<(u8, usize)>> {
         return Some(Vec::new());
     }
     // Every dump line starts with a digit of its offset or data, or with blanks (`od -An`,
-    // `xxd -i`): anything else is given up at once.
+    // `xxd -i`): anything else is given up at once, but for an `xxd` line after a label.
     if !line.starts_with(|c: char| c.is_ascii_hexdigit() || c == ' ' || c == '\t') {
-        return None;
+        return after_label(line);
     }
-    xxd(line)
+    // `xxd -b` first: a line of few bytes, padded, would also read as `xxd` with four bytes to a
+    // group of eight digits.
+    xxd_bits(line)
+        .or_else(|| xxd(line))
         .or_else(|| hexdump_canonical(line))
         .or_else(|| od_chars(line))
         .or_else(|| words(line, in_dump))
+        .or_else(|| after_label(line))
+}
+
+/// How wide `xxd` writes an offset.
+const XXD_OFFSET_DIGITS: usize = 8;
+
+/// `key: 00000000: 0111…  sk`: an `xxd` or `xxd -b` line after what a program printed before the
+/// dump on the same line (a label without a line break). The first `: ` that ends an offset of
+/// [`XXD_OFFSET_DIGITS`] digits starts the dump; only that one is tried.
+fn after_label(line: &str) -> Option<Vec<(u8, usize)>> {
+    let start = line
+        .match_indices(": ")
+        .filter_map(|(colon, _)| colon.checked_sub(XXD_OFFSET_DIGITS))
+        .find(|&start| {
+            start > 0
+                && line
+                    .get(start..start + XXD_OFFSET_DIGITS)
+                    .is_some_and(is_offset)
+        })?;
+    let dump = &line[start..];
+    let bytes = xxd_bits(dump).or_else(|| xxd(dump))?;
+    Some(bytes.into_iter().map(|(b, at)| (b, start + at)).collect())
 }
 
 /// A dump's offset: hex digits, as wide as dumps print them, starting with a zero (a dump
@@ -114,12 +139,38 @@ fn xxd(line: &str) -> Option<Vec<(u8, usize)>> {
         }
         at += 1;
     }
-    // Then at least two blanks, and the characters, as many as the bytes.
-    let rest = &line[at..];
+    shows_as_characters(&line[at..], bytes)
+}
+
+/// `bytes` when `rest` (what follows the last byte's digits) is at least two blanks and then the
+/// characters, as many as the bytes: how `xxd` ends a line.
+fn shows_as_characters(rest: &str, bytes: Vec<(u8, usize)>) -> Option<Vec<(u8, usize)>> {
     let shown: Vec<char> = rest.chars().collect();
     let chars = shown.len().checked_sub(bytes.len())?;
     let padding = &shown[..chars];
     (padding.len() >= 2 && padding.iter().all(|&c| c == ' ')).then_some(bytes)
+}
+
+/// `00000000: 01110011 01101011  sk`: `xxd -b`, an offset and a colon, each byte as eight binary
+/// digits one blank apart, and the same bytes as characters, as many as there are bytes.
+fn xxd_bits(line: &str) -> Option<Vec<(u8, usize)>> {
+    let colon = line.find(": ")?;
+    if !is_offset(&line[..colon]) {
+        return None;
+    }
+    let mut at = colon + 2;
+    let mut bytes = Vec::new();
+    loop {
+        let digits = line.get(at..at + 8).filter(|d| is_digits(d, 2))?;
+        bytes.push((u8::from_str_radix(digits, 2).ok()?, at));
+        at += 8;
+        // One blank before the next byte, two or more before the characters.
+        if !line[at..].starts_with(' ') || line[at + 1..].starts_with(' ') {
+            break;
+        }
+        at += 1;
+    }
+    shows_as_characters(&line[at..], bytes)
 }
 
 /// `00000000  67 68 70 5f 53 65 63 72  65 74 2d c3 a9 20 76 61  |ghp_Secret-.. va|`: an offset,
@@ -294,6 +345,30 @@ mod tests {
         assert_eq!(bytes(xxd_g1), DATA);
         let canonical = "00000000  67 68 70 5f 53 65 63 72  65 74 2d c3 a9 20 76 61  |ghp_Secret-.. va|\n00000010  6c 75 65 0a 09 01 65 6e  64 2d 6f 66 2d 74 68 65  |lue...end-of-the|\n00000020  2d 73 65 63 72 65 74 21                           |-secret!|\n00000028\n";
         assert_eq!(bytes(canonical), DATA);
+    }
+
+    #[test]
+    fn xxd_bits_reads_its_binary_digits() {
+        // `printf 'sk-pro\nj-Vb8' | xxd -b`, and a line of `xxd -b -c 2` whose characters
+        // column starts with digits.
+        let bits = "00000000: 01110011 01101011 00101101 01110000 01110010 01101111  sk-pro\n00000006: 00001010 01101010 00101101 01010110 01100010 00111000  .j-Vb8\n";
+        assert_eq!(bytes(bits), "sk-pro\nj-Vb8");
+        let narrow = "00000000: 00110001 00110000  10\n00000002: 00110001                    1\n";
+        assert_eq!(bytes(narrow), "101");
+        // After a label a program printed without a line break, `xxd` and `xxd -b` alike.
+        let labelled = "<<bits>>00000000: 01110011 01101011  sk\nkey: 00000000: 736b 2d70  sk-p\n";
+        assert_eq!(bytes(labelled), "sksk-p");
+        // The characters column must hold as many characters as there are bytes.
+        for not in [
+            "00000000: 01110011 01101011  s",
+            "00000000: 0111001 01101011  sk",
+            "00000000: 01110011 01101011 sk",
+            "00000000: 01110021 01101011  sk",
+            "label00000000: 01110011 01101011  s",
+            "took 00000000: seconds",
+        ] {
+            assert_eq!(bytes(not), "", "{not:?}");
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The strings a known secret shows up as when a command re-encodes it: base64 (standard and
-//! URL-safe, at every byte alignment), hex (lower- and upper-case) and URL percent-encoding.
+//! URL-safe, at every byte alignment), hex (lower- and upper-case), URL percent-encoding, and
+//! the value's characters in reverse order (`s[::-1]`, which a page shows forwards inside a
+//! right-to-left override).
 //!
 //! Each is a needle for an exact search, computed once when the redactor is built. Encodings of
 //! encodings, dumps and folded lines are not needles: the redactor decodes those in views
@@ -15,6 +17,7 @@ pub(super) enum Encoding {
     Base64Url,
     Hex,
     Url,
+    Reversed,
 }
 
 impl Encoding {
@@ -26,6 +29,7 @@ impl Encoding {
             Encoding::Base64Url => " (base64url)",
             Encoding::Hex => " (hex)",
             Encoding::Url => " (url-encoded)",
+            Encoding::Reversed => " (reversed)",
         }
     }
 }
@@ -76,6 +80,7 @@ pub(super) fn needles(value: &str) -> Vec<Needle> {
             }
         }
     }
+    add(Encoding::Reversed, value.chars().rev().collect());
     out
 }
 
@@ -218,6 +223,7 @@ mod tests {
             ("a%20b/c%2B%C3%A9", Encoding::Url),
             ("%61%20%62%2F%63%2B%C3%A9", Encoding::Url),
             ("%61+%62%2f%63%2b%c3%a9", Encoding::Url),
+            ("é+c/b a", Encoding::Reversed),
         ] {
             assert!(texts.contains(&expected), "{expected:?} not in {texts:?}");
         }

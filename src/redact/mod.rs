@@ -90,11 +90,14 @@ mod dump;
 mod encode;
 mod escapes;
 mod fold;
+mod glance;
 mod hit;
 mod keys;
 mod known;
 mod names;
 mod rules;
+mod spaced;
+mod unescape;
 mod view;
 
 use assignment::assignment_hits;
@@ -278,6 +281,20 @@ impl Redactor {
         hits.extend(self.hits(text, lines));
         if let Some(joined) = &joined {
             self.view_hits(&chain(joined, &below), Search::Known, &mut hits);
+        }
+        // What a person reads at a glance (`glance.rs`): the known values in the text as a page
+        // shows it and a person reads it back, without line breaks when it has any.
+        if !self.known.is_empty() {
+            let (source, under) = match &joined {
+                Some(joined) => (joined.text(), chain(joined, &below)),
+                None => (base, below.clone()),
+            };
+            let glanced = glance::views(source);
+            if !glanced.is_empty() {
+                let mut views: Vec<&View> = glanced.iter().rev().collect();
+                views.extend(under);
+                self.view_hits(&views, Search::Known, &mut hits);
+            }
         }
         let folded = fold::folded(base);
         if let Some(folded) = &folded {
@@ -489,6 +506,8 @@ fn rule_hits(rule: &Rule, regex: &Regex, rank: usize, text: &str, hits: &mut Vec
     }
 }
 
+#[cfg(test)]
+mod glance_tests;
 #[cfg(test)]
 mod shape_tests;
 #[cfg(test)]

@@ -5,12 +5,14 @@
 //! The redactor searches a view as it searches a text, and replaces the original range a hit
 //! came from. A view of a view maps back one step at a time (see `Redactor::spans`).
 //!
-//! Three kinds of map: stretches copied as they are ([`View::without`]: one byte of the view is
+//! Four kinds of map: stretches copied as they are ([`View::without`]: one byte of the view is
 //! one byte of the text), decoded bytes each with its own range ([`Decoded`]: a dump's byte
-//! stands for its digits and the rest of its line), and decoded runs laid out by a rule
+//! stands for its digits and the rest of its line), decoded runs laid out by a rule
 //! ([`Piece`]: a hex byte is two digits, three base64 bytes are four characters), which take a
-//! few words per run instead of two per byte. What it does not do: find what to remove or decode (`escapes.rs`, `fold.rs`,
-//! `dump.rs`, `decode.rs` do).
+//! few words per run instead of two per byte, and characters written another way one after
+//! another ([`Rewritten`]: `\u0073` is `s`, `ｓ` is `s`; a stretch of units of one size takes a
+//! few words, however long). What it does not do: find what to remove or decode (`escapes.rs`,
+//! `fold.rs`, `dump.rs`, `decode.rs`, `glance.rs` do).
 
 /// A stretch of the text kept in the view: where it starts in each.
 #[derive(Clone, Copy, Debug)]
@@ -39,6 +41,24 @@ impl Piece {
     }
 }
 
+/// A stretch of a [`Rewritten`] view whose units all have one size: unit `k` is `view_len`
+/// bytes of the view that stand for the `source_len` bytes of the text at
+/// `source + k * source_len`. Text copied as it is has units of one byte for one byte.
+#[derive(Clone, Copy, Debug)]
+struct Stretch {
+    view: usize,
+    source: usize,
+    view_len: usize,
+    source_len: usize,
+}
+
+impl Stretch {
+    fn span(&self, at: usize) -> (usize, usize) {
+        let start = self.source + (at - self.view) / self.view_len * self.source_len;
+        (start, start + self.source_len)
+    }
+}
+
 #[derive(Debug)]
 enum Map {
     /// Every kept stretch, in order, none empty.
@@ -47,6 +67,8 @@ enum Map {
     Bytes(Vec<(usize, usize)>),
     /// Stretches of decoded data, in order.
     Pieces(Vec<Piece>),
+    /// Stretches of units of one size, in order, none empty.
+    Stretches(Vec<Stretch>),
 }
 
 /// A text as a reader would read it once something is removed or decoded.
@@ -114,7 +136,90 @@ impl View {
                 let first = span(start).0;
                 (first, span(end - 1).1.max(first))
             }
+            Map::Stretches(stretches) => {
+                let span = |at: usize| {
+                    let i = stretches
+                        .partition_point(|s| s.view <= at)
+                        .saturating_sub(1);
+                    stretches.get(i).map_or((at, at), |s| s.span(at))
+                };
+                let first = span(start).0;
+                (first, span(end - 1).1.max(first))
+            }
         }
+    }
+}
+
+/// A view of a text built from its start to its end, a unit at a time: each stretch of the text
+/// either copied as it is or rewritten (a character written another way, read as the one it
+/// stands for). Consecutive units of one size are one [`Stretch`].
+#[derive(Default)]
+pub(super) struct Rewritten {
+    text: String,
+    stretches: Vec<Stretch>,
+    /// Whether any unit was rewritten (else the view would be the text).
+    rewritten: bool,
+}
+
+impl Rewritten {
+    /// Appends `text[start..end]` as it is.
+    pub(super) fn copy(&mut self, text: &str, start: usize, end: usize) {
+        if let Some(part) = text.get(start..end).filter(|p| !p.is_empty()) {
+            // Copied bytes are units of one byte each, one stretch however many.
+            self.unit(1, start, 1);
+            self.text.push_str(part);
+        }
+    }
+
+    /// Appends `read`, which stands for the text's `start..end` (not empty).
+    pub(super) fn rewrite(&mut self, read: &str, start: usize, end: usize) {
+        if read.is_empty() || end <= start {
+            return;
+        }
+        self.rewritten = true;
+        self.unit(read.len(), start, end - start);
+        self.text.push_str(read);
+    }
+
+    /// Leaves out what comes next in the text (the next copy starts after it): the view differs
+    /// from the text.
+    pub(super) fn skip(&mut self) {
+        self.rewritten = true;
+    }
+
+    /// Records a unit of `view_len` bytes (copied text counts as units of one byte) that stands
+    /// for `source_len` bytes at `source`: one more unit of the last stretch when it has units
+    /// of this size and ends where this one starts.
+    fn unit(&mut self, view_len: usize, source: usize, source_len: usize) {
+        let view = self.text.len();
+        if let Some(last) = self.stretches.last() {
+            let units = (view - last.view) / last.view_len;
+            if last.view_len == view_len
+                && last.source_len == source_len
+                && last.source + units * last.source_len == source
+            {
+                return;
+            }
+        }
+        self.stretches.push(Stretch {
+            view,
+            source,
+            view_len,
+            source_len,
+        });
+    }
+
+    /// The view, with the rest of `text` from `from` copied, or `None` when nothing was
+    /// rewritten (then nothing more is copied).
+    pub(super) fn finish(mut self, text: &str, from: usize) -> Option<View> {
+        if !self.rewritten {
+            return None;
+        }
+        self.copy(text, from, text.len());
+        Some(View {
+            text: self.text,
+            map: Map::Stretches(self.stretches),
+        })
     }
 }
 
@@ -203,6 +308,40 @@ mod tests {
         assert_eq!(&text[s..e], "secYYret");
         assert_eq!(v.original(0, 2), (0, 2));
         assert!(View::without(text, &[]).is_none());
+    }
+
+    #[test]
+    fn rewritten_units_map_to_what_they_stand_for_in_few_stretches() {
+        // `ab`, then three fullwidth letters (3 bytes each), then `\u00e9` (6 for 2), `cd`.
+        let text = "ab\u{ff53}\u{ff4b}\u{ff50}\\u00e9cd";
+        let mut out = Rewritten::default();
+        out.copy(text, 0, 2);
+        for (i, c) in ["s", "k", "p"].iter().enumerate() {
+            out.rewrite(c, 2 + 3 * i, 5 + 3 * i);
+        }
+        out.rewrite("\u{e9}", 11, 17);
+        let view = out.finish(text, 17).unwrap();
+        assert_eq!(view.text(), "abskp\u{e9}cd");
+        let Map::Stretches(stretches) = &view.map else {
+            panic!("{view:?}");
+        };
+        // Copied, three letters of one size, one of another, copied.
+        assert_eq!(stretches.len(), 4, "{stretches:?}");
+        assert_eq!(view.original(2, 5), (2, 11));
+        assert_eq!(view.original(3, 4), (5, 8));
+        // Either byte of `é` stands for its whole escape.
+        assert_eq!(view.original(6, 7), (11, 17));
+        assert_eq!(view.original(5, 8), (11, 18));
+        assert_eq!(view.original(0, 9), (0, 19));
+        // Nothing rewritten: no view.
+        let mut same = Rewritten::default();
+        same.copy(text, 0, 5);
+        assert!(same.finish(text, 5).is_none());
+        let mut skipped = Rewritten::default();
+        skipped.copy(text, 0, 1);
+        skipped.skip();
+        let view = skipped.finish(text, 2).unwrap();
+        assert_eq!(view.original(0, 2), (0, 3));
     }
 
     #[test]
