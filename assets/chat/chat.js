@@ -393,6 +393,8 @@
     streamEnded(reply);
     finishReply(reply, raw);
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
+    // The server notes the moment too (the shape benchmark measures from it).
+    fetch("/api/ended", { method: "POST", keepalive: true }).catch(() => {});
   }
 
   // How the page shows a stream: a stop button in the send button's place, one button that
@@ -698,6 +700,18 @@
         addChip("stale-draft.txt", false);
       }
       ready();
+      // A tab nobody watches (the shape benchmark's baseline): the page sends the message in
+      // its address itself, `repeat` times, each `pause` ms after the reply before it ended.
+      const params = new URLSearchParams(location.search);
+      const autosend = params.get("autosend");
+      const repeat = Number(params.get("repeat") || 1);
+      const pause = Number(params.get("pause") || 0);
+      for (let i = 1; autosend && !editor && i <= repeat; i++) {
+        if (i > 1) await new Promise((r) => setTimeout(r, pause));
+        model = autosend + (repeat > 1 ? " " + i : "");
+        renderComposer();
+        await send();
+      }
     })
     .catch(ready);
 })();

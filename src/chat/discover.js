@@ -132,14 +132,38 @@
 
   // --- One exchange: the user turn carries the sent text; the reply grows after it. ---
   let ex = null;
+  // What the page added since the exchange began: the top of each added part (a part inside
+  // one already noted is not noted again), as a MutationObserver reports them. New elements are
+  // looked for among these, never among every element of the page.
+  let added = new Set();
+  let adding = null;
+  const noteAdded = (records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeType !== 1 || added.has(n)) continue;
+        let inside = false;
+        for (let at = n.parentElement; at && !inside; at = at.parentElement) inside = added.has(at);
+        if (!inside) added.add(n);
+      }
+    }
+  };
+  // The tops added since the exchange began that are on the page now.
+  const addedNow = () => {
+    if (adding) noteAdded(adding.takeRecords());
+    for (const n of added) if (!n.isConnected) added.delete(n);
+    return added;
+  };
   const beginExchange = (text, composerEl, sendEl) => {
+    if (adding) adding.disconnect();
+    added = new Set();
+    adding = new MutationObserver(noteAdded);
+    adding.observe(document, { childList: true, subtree: true });
     ex = {
       // The message's first words, letters and digits only: a page that draws the message as
       // Markdown drops its marks (a fence, `*`), never its words.
       probe: words(text).slice(0, 14).join(""),
       // The message's last words (see `findUser`).
       tail: words(text).slice(-12),
-      before: new WeakSet(document.querySelectorAll("*")),
       composer: composerEl,
       send: sendEl,
       sendLabel: sendEl ? label(sendEl) + "|" + sendEl.innerHTML.length : null,
@@ -148,7 +172,15 @@
     };
     return true;
   };
-  const isNew = (el) => !ex.before.has(el);
+  const isNew = (el) => {
+    for (let at = el; at; at = at.parentElement) if (added.has(at)) return true;
+    return false;
+  };
+  // Whether `el` holds something added since the exchange began.
+  const holdsNew = (el) => {
+    for (const n of added) if (el.contains(n)) return true;
+    return false;
+  };
   // The largest part of the page that holds the composer and not the user turn.
   const composerRegion = () => {
     let region = ex.composer && ex.composer.isConnected ? ex.composer : k.first("Composer");
@@ -181,8 +213,10 @@
     ex.user = null;
     let best = null;
     let bestLength = 0;
-    for (const el of document.body.querySelectorAll("*")) {
-      if (!isNew(el) || el.contains(ex.composer) || (ex.composer && ex.composer.contains(el))) continue;
+    const candidates = [];
+    for (const top of addedNow()) if (document.body.contains(top) && top !== document.body) candidates.push(top, ...top.querySelectorAll("*"));
+    for (const el of candidates) {
+      if (el.contains(ex.composer) || (ex.composer && ex.composer.contains(el))) continue;
       if (/^(SCRIPT|STYLE|TEXTAREA|INPUT)$/.test(el.tagName) || el.isContentEditable) continue;
       const text = words(el.textContent).join("");
       if (!text.includes(ex.probe)) continue;
@@ -220,6 +254,7 @@
   // agree with it, and nothing else it holds closes with @@eof.
   const findReply = () => {
     const user = findUser();
+    addedNow();
     if (!user) return null;
     const region = composerRegion();
     let candidate = null;
@@ -228,7 +263,7 @@
       for (let sib = at.nextElementSibling; sib; sib = sib.nextElementSibling) {
         if (region && (sib.contains(region) || region.contains(sib))) continue;
         if (!isNew(sib) && !sib.querySelector("*:not(br)")) continue;
-        const fresh = isNew(sib) || Array.from(sib.querySelectorAll("*")).some(isNew);
+        const fresh = isNew(sib) || holdsNew(sib);
         // A line of text, or any text in an element shaped like the user's turn (its tag and a
         // class or an attribute of its own): a page may draw a reply short (a sanitiser that
         // cuts `<<<` for a tag), and its copy control still holds the whole of it.
@@ -332,21 +367,30 @@
   // named so (Gemini's <model-thoughts>), or the block right after a toggle that says so
   // ("Show thinking", "Thought process", "Thought for 12s").
   const THOUGHT_TOGGLE = /^(show thinking|hide thinking|thinking|thought process|thoughts|reasoning|thought for\b.*|gedankengang.*|réflexion.*|思考.*)$/i;
-  const reasoning = (el) => {
+  // `el` and its parents are looked at up to the turn `stop` (the page above a turn is not a
+  // reply's), each once per reading with `memo`.
+  const reasoning = (el, stop, memo) => {
     if (el.closest('details, [data-reasoning], [class*="reasoning"], [class*="thinking"], [class*="thought"]')) return true;
-    for (let at = el; at && at !== document.body; at = at.parentElement) {
-      if (/thought|thinking|reasoning/i.test(at.tagName)) return true;
-      // A label of its own that says so, however often the page repeats it (Claude draws
-      // "Thought process" twice): never a paragraph, list item or code of the answer.
-      if (!/^(P|LI|TD|TH|PRE|CODE|BLOCKQUOTE|H[1-6])$/.test(at.tagName) && !at.closest("pre, code")) {
-        const said = (at.textContent || "").trim();
-        if (said.length <= 40 && THOUGHT_TOGGLE.test(said)) return true;
-      }
-      // The block right after its toggle (`<button>Show thinking</button><div>…</div>`).
-      const toggle = at.previousElementSibling;
-      if (toggle && /^(BUTTON|SUMMARY)$/.test(toggle.tagName) && THOUGHT_TOGGLE.test((toggle.textContent || "").trim())) return true;
+    return reasoningFrom(el, stop, memo || new Map());
+  };
+  const reasoningFrom = (at, stop, memo) => {
+    if (!at || at === document.body) return false;
+    if (memo.has(at)) return memo.get(at);
+    const found = saysReasoning(at) || (at !== stop && reasoningFrom(at.parentElement, stop, memo));
+    memo.set(at, found);
+    return found;
+  };
+  const saysReasoning = (at) => {
+    if (/thought|thinking|reasoning/i.test(at.tagName)) return true;
+    // A label of its own that says so, however often the page repeats it (Claude draws
+    // "Thought process" twice): never a paragraph, list item or code of the answer.
+    if (!/^(P|LI|TD|TH|PRE|CODE|BLOCKQUOTE|H[1-6])$/.test(at.tagName) && !at.closest("pre, code")) {
+      const said = (at.textContent || "").trim();
+      if (said.length <= 40 && THOUGHT_TOGGLE.test(said)) return true;
     }
-    return false;
+    // The block right after its toggle (`<button>Show thinking</button><div>…</div>`).
+    const toggle = at.previousElementSibling;
+    return !!toggle && /^(BUTTON|SUMMARY)$/.test(toggle.tagName) && THOUGHT_TOGGLE.test((toggle.textContent || "").trim());
   };
   // A copy the eye never sees is not the answer: a screen reader's live region drawn a pixel
   // wide (Claude's lags behind the reply, holding half of it), or decoration hidden from
@@ -378,10 +422,11 @@
       return turn;
     };
     const seen = new Map();
+    const thought = new Map();
     const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const p = walker.currentNode.parentElement;
-      if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p) || unseen(p, turn, seen)) continue;
+      if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p, turn, thought) || unseen(p, turn, seen)) continue;
       const here = block(p);
       if (before !== null && here !== before) out += "\n";
       before = here;

@@ -1,31 +1,57 @@
 // Injected by keyless into the chat page. It finds elements by the site's selector
 // alternatives, reads the composer the way its editor holds text, reports the page's state, and
 // reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
-// captured inside the page. `D` is discover.js: it finds the parts no selector matches.
-(function (S, T, D) {
-  if (window.__keyless && window.__keyless.version === 4) return "present";
+// captured inside the page. `D` is discover.js: it finds the parts no selector matches. `L` is
+// locate.js: where the selectors' elements are, without searching the whole conversation.
+//
+// Nothing here that runs on every look, read or send reads the whole page's text or layout, or
+// walks every earlier turn: turns are counted from the last one known, other elements searched
+// again only once the page changed outside its newest turns, and the page's whole text is read
+// only where no composer shows (a login wall, a bot check).
+(function (S, T, D, L) {
+  if (window.__keyless && window.__keyless.version === 5) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
+  const loc = L(S);
+  const TURNS = ["UserMessage", "AssistantMessage"];
+  // What the first of `key`'s selectors that finds anything finds, in the page (as `loc`
+  // keeps it) or under `root`.
   const all = (key, root) => {
     for (const css of S[key] || []) {
-      let found = [];
-      try { found = Array.from((root || document).querySelectorAll(css)); } catch (e) { continue; }
-      if (found.length) return found;
+      const found = root ? loc.under(root, css) : TURNS.includes(key) ? loc.under(document, css) : loc.inPage(css);
+      if (found && found.length) return found;
     }
     return [];
+  };
+  // An element found for a key stays the answer while it is on the page and its selector still
+  // matches it (for the composer: while it shows): no search each time it is asked for.
+  const kept = {};
+  const keep = (key, el, css) => { if (el) kept[key] = { el, css, alternatives: S[key] }; return el; };
+  const still = (key) => {
+    const k = kept[key];
+    if (!k || k.alternatives !== S[key] || !k.el.isConnected || !loc.matches(k.el, k.css)) return null;
+    return key === "Composer" && !visible(k.el) ? null : k.el;
   };
   // The composer is chosen among what its selectors find as discovery chooses among what it
   // finds (`composerAmong` in discover.js).
   const first = (key, root) => {
-    if (key !== "Composer" || root) return all(key, root)[0] || null;
-    for (const css of S.Composer || []) {
-      let found = [];
-      try { found = Array.from(document.querySelectorAll(css)); } catch (e) { continue; }
-      const el = d.composerAmong(found);
-      if (el) return el;
+    if (root) return all(key, root)[0] || null;
+    if (TURNS.includes(key)) return all(key)[0] || null;
+    const held = still(key);
+    if (held) return held;
+    for (const css of S[key] || []) {
+      const found = loc.inPage(css);
+      if (!found || !found.length) continue;
+      const el = key === "Composer" ? d.composerAmong(found) : found[0];
+      if (el) return keep(key, el, css);
     }
     return null;
   };
-  const last = (key) => { const a = all(key); return a.length ? a[a.length - 1] : null; };
+  const last = (key) => {
+    if (TURNS.includes(key)) return loc.turns(key).last;
+    const a = all(key);
+    return a.length ? a[a.length - 1] : null;
+  };
+  const count = (key) => loc.turns(key).count;
   const d = D({ visible, first });
   // Keys whose selectors matched at least once on this page: their discovered stand-ins rest.
   const seen = {};
@@ -33,16 +59,24 @@
   let exchange = null;
   // The reply's turn: by the selectors once they see a new one, else as discovered.
   const replyTurn = () => {
-    if (exchange && all("AssistantMessage").length <= exchange.assistants) {
+    if (exchange && count("AssistantMessage") <= exchange.assistants) {
       const found = d.exchange();
       return found && found.reply && found.reply.isConnected ? found.reply : null;
     }
     return last("AssistantMessage");
   };
+  // What changes all the time: the newest turns while a reply streams, and the composer while
+  // a message goes in. Searched alone, each time, so that their changes leave what was found
+  // in the rest of the page standing.
+  const newest = (reply) => {
+    const found = d.exchange();
+    loc.setHot([last("UserMessage"), reply, found && found.user, found && found.reply, still("Composer")]);
+  };
   const codeBlocks = (a) => {
     let blocks = all("CodeBlock", a);
     if (!blocks.length) blocks = Array.from(a.querySelectorAll("pre")).map((p) => p.querySelector("code") || p);
-    return blocks.filter((b) => !d.reasoning(b) && !d.unseen(b, a));
+    const thought = new Map();
+    return blocks.filter((b) => !d.reasoning(b, a, thought) && !d.unseen(b, a));
   };
   // A paragraph's text as its editor holds it: an icon hidden from assistive technology
   // inside a widget (ChatGPT's link badge) is drawing, not text.
@@ -73,7 +107,10 @@
     if (near(".ProseMirror")) return "prosemirror";
     return "";
   };
-  const phrases = (key, text) => (T[key] || []).some((p) => text.toLowerCase().includes(p.toLowerCase()));
+  const phrases = (key, text) => {
+    const lower = text.toLowerCase();
+    return (T[key] || []).some((p) => lower.includes(p.toLowerCase()));
+  };
   // Code with one block element per line (and no newline characters) is read line by line.
   const wordsOf = (t) => (t || "").match(/[\p{L}\p{N}]+/gu) || [];
   // A message's content when it is one fenced block (the fence keyless wraps a message in).
@@ -88,11 +125,12 @@
     }
     return code.textContent.replace(/\n$/, "");
   };
-  const rebuild = (body) => {
+  const rebuild = (body, turn) => {
     const blocks = [];
+    const thought = new Map();
     for (const node of Array.from(body.children)) {
       const tag = node.tagName;
-      if (d.reasoning(node) || d.unseen(node, body) || /^(BUTTON|svg)$/.test(tag)) continue;
+      if (d.reasoning(node, turn, thought) || d.unseen(node, body) || /^(BUTTON|svg)$/.test(tag)) continue;
       if (tag === "PRE") {
         const code = node.querySelector("code") || node;
         const lang = ((code.className || "").match(/language-(\S+)/) || [])[1] || "";
@@ -108,7 +146,7 @@
     return blocks.join("\n\n");
   };
   const api = {
-    version: 4,
+    version: 5,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -170,7 +208,7 @@
     beginExchange: (text) => {
       if (text === null || text === undefined) text = api.expected;
       const inner = unfence(text);
-      exchange = { users: all("UserMessage").length, assistants: all("AssistantMessage").length, text: inner, raw: text };
+      exchange = { users: count("UserMessage"), assistants: count("AssistantMessage"), text: inner, raw: text };
       return d.beginExchange(inner, first("Composer"), last("SendButton"));
     },
     // Whether the user turn of this exchange shows the message exactly, byte for byte but for
@@ -235,7 +273,7 @@
       return null;
     },
     count: (key) => all(key).length,
-    turns: () => [all("UserMessage").length, all("AssistantMessage").length],
+    turns: () => [count("UserMessage"), count("AssistantMessage")],
     composer: () => composerText(first("Composer")),
     // The message being inserted, kept in the page so that checking the composer against it
     // costs no copy of the text: `holds(n)` says whether the composer holds exactly its first
@@ -426,7 +464,7 @@
       const bare = (t) => t.replace(/[ \t\n\r]+/g, "");
       const sent = exchange && exchange.text !== undefined
         ? (exchange.bare = exchange.bare || bare(exchange.text)) : null;
-      if (all("UserMessage").length > usersBefore) {
+      if (count("UserMessage") > usersBefore) {
         // The selectors' new turn reads as the message: no search needed.
         const el = last("UserMessage");
         if (el && sent !== null && bare(el.textContent) === sent) return "same";
@@ -486,27 +524,36 @@
       return !!(u && a && (u.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING));
     },
     state: () => {
-      const users = all("UserMessage").length;
-      const assistants = all("AssistantMessage").length;
+      const users = count("UserMessage");
+      const assistants = count("AssistantMessage");
       // The exchange as discovery sees it, while the selectors do not.
       let userFound = false;
       let replyFound = false;
       if (exchange && users <= exchange.users) userFound = !!d.findUser();
       if (exchange && assistants <= exchange.assistants) replyFound = !!d.findReply();
       const a = replyTurn();
+      newest(a);
       const stop = first("StopButton");
       if (visible(stop)) seen.StopButton = true;
       const text = a ? a.textContent : "";
-      const banners = all("ErrorBanner").map((e) => e.textContent).join("\n");
+      const pageBanners = all("ErrorBanner");
+      const banners = pageBanners.map((e) => e.textContent).join("\n");
       // Banners of earlier replies are history: only the last reply's and the page's own count.
-      const replies = all("AssistantMessage");
-      const fresh = all("ErrorBanner")
-        .filter((e) => !replies.some((m) => m !== a && m.contains(e)))
+      const replyCss = loc.turns("AssistantMessage").css;
+      const fresh = pageBanners
+        .filter((e) => {
+          const owner = replyCss && e.closest(replyCss);
+          return !owner || owner === a || (a && a.contains(owner));
+        })
         .map((e) => e.textContent)
         .join("\n");
       let done = !!a && (S.Completed || []).some((css) => { try { return a.matches(css) || !!a.querySelector(css); } catch (e) { return false; } });
       if (done) seen.Completed = true;
       if (!done && !seen.Completed && a) done = d.done(a);
+      // A login wall or a bot check is looked for only where no composer shows (the page is
+      // loading, or it stands in the chat's place): only then is the page's own text read.
+      const walled = !first("Composer");
+      const wall = walled && document.body ? document.body.innerText.slice(0, 5000) : "";
       return {
         users,
         assistants,
@@ -525,14 +572,13 @@
         tooLong: phrases("TooLong", fresh + "\n" + (text.length < 400 ? text : "")),
         rateLimited: phrases("RateLimit", fresh + "\n" + (text.length < 400 ? text : "")),
         offline: phrases("Offline", banners),
-        login: phrases("LoginRequired", document.body.innerText.slice(0, 5000)),
+        login: walled && phrases("LoginRequired", wall),
         // A bot check (Cloudflare's): a person has to pass it in the window.
         // Only where there is no composer: a normal page can carry the platform's script, or
         // a stale "Just a moment…" title (seen on chatgpt.com, 2026).
-        challenge: (document.title.includes("Just a moment") ||
+        challenge: walled && (document.title.includes("Just a moment") ||
           !!document.querySelector('script[src*="/challenge-platform/"], iframe[src*="challenges.cloudflare.com"]') ||
-          document.body.innerText.slice(0, 5000).toLowerCase().includes("verify you are human")) &&
-          !first("Composer"),
+          wall.toLowerCase().includes("verify you are human")),
       };
     },
     // Reading channel 1: the site's copy button, with the clipboard captured in the page.
@@ -576,17 +622,18 @@
       const a = replyTurn();
       if (!a) return null;
       const body = a.querySelector(".markdown, .standard-markdown, [class*=markdown]") || a;
-      return rebuild(body);
+      return rebuild(body, a);
     },
+    // keyless is woken on every change to the page (one call per task's changes).
     observe: () => {
-      if (api.observer || typeof window.__keylessNotify !== "function") return false;
+      if (api.observing || typeof window.__keylessNotify !== "function") return false;
+      api.observing = true;
       let queued = false;
-      api.observer = new MutationObserver(() => {
+      loc.onChange(() => {
         if (queued) return;
         queued = true;
         Promise.resolve().then(() => { queued = false; window.__keylessNotify("m"); });
       });
-      api.observer.observe(document.body, { childList: true, subtree: true, characterData: true, attributes: true });
       return true;
     },
   };

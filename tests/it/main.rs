@@ -25,6 +25,7 @@ mod doctor;
 mod editors;
 mod errors;
 mod exec;
+mod flat;
 mod frontends;
 mod git;
 mod hands;

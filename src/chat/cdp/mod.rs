@@ -54,6 +54,9 @@ pub use launch::{LAUNCH_ARGS, find_browser};
 const PAGE_JS: &str = include_str!("../page.js");
 /// The finders that look for a part by its shape when no selector matches it.
 const DISCOVER_JS: &str = include_str!("../discover.js");
+/// Where the selectors' elements are, found with work that does not grow with the
+/// conversation.
+const LOCATE_JS: &str = include_str!("../locate.js");
 /// How long a known site's page has to show its composer by the selectors before discovery
 /// looks for it by its shape (a page still mounting its editor is not a changed page).
 const DISCOVERY_GRACE: Duration = Duration::from_millis(1500);

@@ -6,6 +6,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -86,6 +87,12 @@ struct Shared {
     script: Script,
     next: usize,
     received: Vec<String>,
+    /// When each message arrived, in the order of `received` (the shape benchmark measures
+    /// keyless's turnaround against the page's end of the reply before it).
+    arrived: Vec<Instant>,
+    /// When the page said each reply had ended (`POST /api/ended`, sent the moment it marks a
+    /// reply finished), in order.
+    ended: Vec<Instant>,
     /// Conversations by id, as a real site keeps them: a reopened `/c/{id}` shows them again.
     conversations: std::collections::HashMap<String, Vec<Turn>>,
     /// The conversations' ids in the order they began, for the page's history list.
@@ -122,6 +129,8 @@ impl LocalChat {
             script,
             next: 0,
             received: Vec::new(),
+            arrived: Vec::new(),
+            ended: Vec::new(),
             conversations: std::collections::HashMap::new(),
             started: Vec::new(),
         }));
@@ -150,6 +159,7 @@ impl LocalChat {
             .route("/api/conversation/{id}", get(conversation))
             .route("/api/conversations", get(conversations))
             .route("/api/chat", post(chat))
+            .route("/api/ended", post(ended))
             .with_state(Arc::clone(&state));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
         let addr = listener.local_addr()?;
@@ -174,6 +184,26 @@ impl LocalChat {
             .lock()
             .map(|s| s.received.clone())
             .unwrap_or_default()
+    }
+
+    /// How many messages the page has sent to the model so far.
+    pub fn received_count(&self) -> usize {
+        self.state.lock().map(|s| s.received.len()).unwrap_or(0)
+    }
+
+    /// When each message reached the model, in order (the clock of this process).
+    pub fn arrivals(&self) -> Vec<Instant> {
+        self.state
+            .lock()
+            .map(|s| s.arrived.clone())
+            .unwrap_or_default()
+    }
+
+    /// When the page reported each reply ended, in order (the clock of this process; the
+    /// report is a request the page makes the moment it marks the reply finished, so it is
+    /// late by one local round trip at most).
+    pub fn reply_ends(&self) -> Vec<Instant> {
+        self.state.lock().map(|s| s.ended.clone()).unwrap_or_default()
     }
 
     /// The user's messages of each conversation the page began, in the order they began.
@@ -343,6 +373,7 @@ async fn chat(
             });
         let body_for_record = body.clone();
         s.received.push(body);
+        s.arrived.push(Instant::now());
         let reply = match canary {
             Some(echo) => Some(echo),
             None => {
@@ -410,6 +441,14 @@ async fn chat(
         Body::from_stream(stream),
     )
         .into_response()
+}
+
+/// The page marked a reply finished.
+async fn ended(State(state): State<AppState>) -> StatusCode {
+    if let Ok(mut s) = state.lock() {
+        s.ended.push(Instant::now());
+    }
+    StatusCode::NO_CONTENT
 }
 
 /// What the site keeps of a reply: nothing for a fault that produced none, the cut text for a

@@ -1,8 +1,8 @@
 //! The page API: the one door between keyless and the script it puts into the chat page
-//! (`page.js`, which holds `discover.js`). Each page function has a typed wrapper here: its
-//! arguments go as a JSON array to the page's `call`, which runs the function of that name and
-//! answers with JSON (a promise's value once it settles); the answer comes back into a Rust
-//! type. No JavaScript is assembled anywhere else in keyless (the architecture test keeps it
+//! (`page.js`, which holds `discover.js` and `locate.js`). Each page function has a typed
+//! wrapper here: its arguments go as a JSON array to the page's `call`, which runs the function
+//! of that name and answers with JSON (a promise's value once it settles); the answer comes
+//! back into a Rust type. No JavaScript is assembled anywhere else in keyless (the architecture test keeps it
 //! so). When a navigation took the script away, it is put back and the call made again.
 
 mod answers;
@@ -22,9 +22,9 @@ use super::{CdpDriver, bounded, short};
 use crate::catalog::{Code, Failure};
 use crate::chat::selectors::Site;
 
-/// The page script's version: `page.js` says the same (`version: 4`), and a page holding
+/// The page script's version: `page.js` says the same (`version: 5`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 4;
+pub(super) const PAGE_VERSION: u32 = 5;
 
 /// What the page answers when its script is not there.
 const ABSENT: &str = "absent";
@@ -163,9 +163,10 @@ impl<'d> PageApi<'d> {
         let selectors = serde_json::to_string(&self.site.selectors).unwrap_or_else(|_| "{}".into());
         let texts = serde_json::to_string(&self.site.texts).unwrap_or_else(|_| "{}".into());
         let script = format!(
-            "({})({selectors}, {texts}, {})",
+            "({})({selectors}, {texts}, {}, {})",
             super::PAGE_JS,
-            super::DISCOVER_JS
+            super::DISCOVER_JS,
+            super::LOCATE_JS
         );
         self.eval::<String>(&script).map(|_| ())
     }
