@@ -20,7 +20,7 @@
 //! Run: `cargo bench --bench shape` (`-- exchanges`, `-- unwatched` or `-- stream` for one
 //! part; `SHAPE_EXCHANGES=40` for another length; `SHAPE_SITE=local` for the page's known
 //! selectors; `SHAPE_LOG=FILE` keeps keyless's standard error; `SHAPE_BROWSER=PATH` another
-//! browser for keyless, `SHAPE_UNWATCHED_ARGS` more flags for the unwatched one).
+//! browser for keyless, `SHAPE_KEYLESS=PATH` another build of keyless, `SHAPE_UNWATCHED_ARGS` more flags for the unwatched one).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -87,7 +87,12 @@ fn workspace() -> tempfile::TempDir {
 
 /// `keyless run` on the page, launching its own headless browser.
 fn keyless(chat: &LocalChat, ws: &Path, profile: &Path, log: &Path) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
+    // `SHAPE_KEYLESS=PATH`: another build of keyless (an earlier commit's, to compare).
+    let program = std::env::var_os("SHAPE_KEYLESS").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_keyless")),
+        PathBuf::from,
+    );
+    let mut cmd = Command::new(program);
     cmd.args(["run", "Count the lines of notes.txt, again and again."])
         .args(["--headless", "--mode", "auto", "--url", &chat.url()])
         .arg("--profile")
@@ -302,7 +307,10 @@ fn exchanges() {
         mean(last),
         median(last),
         mean(last) / mean(first),
-        turnaround.iter().map(|t| t.round() as i64).collect::<Vec<_>>()
+        turnaround
+            .iter()
+            .map(|t| t.round() as i64)
+            .collect::<Vec<_>>()
     );
     println!(
         "shape/cpu_per_exchange: keyless first ten {:.1} ms, last ten {:.1} ms; renderer first ten {:.1} ms, last ten {:.1} ms",
@@ -409,7 +417,10 @@ fn stream() {
     let root = browser.id();
     let started = Instant::now();
     while chat.received_count() == 0 {
-        assert!(started.elapsed() < Duration::from_secs(60), "the page sent nothing");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the page sent nothing"
+        );
         std::thread::sleep(LOOK);
     }
     let from = renderer_cpu(root);

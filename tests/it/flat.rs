@@ -81,8 +81,9 @@ struct Counted {
     looks: u64,
     /// Looks that searched the whole page or something holding an earlier turn.
     wide_looks: u64,
-    /// Such searches, in every call.
-    wide: u64,
+    /// Such searches, in every call (shown in a failure's message).
+    #[serde(rename = "wide")]
+    _wide: u64,
     /// Reads of an earlier turn's text (or of something holding one).
     old_text: u64,
     /// Reads of the whole page's text.
@@ -129,7 +130,10 @@ fn counted_exchange(discovered: bool) -> Counted {
         let read = driver.wait_reply(&mut |_| {}).unwrap();
         assert_eq!(read.text, reply(i));
     }
-    assert_eq!(driver.evaluate_json(COUNT).unwrap(), serde_json::json!(true));
+    assert_eq!(
+        driver.evaluate_json(COUNT).unwrap(),
+        serde_json::json!(true)
+    );
     driver.send("the last message").unwrap();
     let read = driver.wait_reply(&mut |_| {}).unwrap();
     assert_eq!(read.text, streaming_reply());

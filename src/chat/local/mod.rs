@@ -203,7 +203,10 @@ impl LocalChat {
     /// report is a request the page makes the moment it marks the reply finished, so it is
     /// late by one local round trip at most).
     pub fn reply_ends(&self) -> Vec<Instant> {
-        self.state.lock().map(|s| s.ended.clone()).unwrap_or_default()
+        self.state
+            .lock()
+            .map(|s| s.ended.clone())
+            .unwrap_or_default()
     }
 
     /// The user's messages of each conversation the page began, in the order they began.
