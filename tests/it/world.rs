@@ -196,6 +196,45 @@ fn a_command_holds_no_privilege_of_the_machine() {
     assert!(denied(&out) >= 1, "{out}");
 }
 
+/// The machine's own secrets in `/etc` (the password hashes, the ssh host keys, the TLS private
+/// keys' folder) are out of a command's reach whoever runs keyless: masked, or refused by the
+/// kernel where the command runs as an id of no one's (there a mask would only cost a bind).
+/// Where keyless is root and cannot remap (simulated), each is masked.
+#[test]
+fn the_machines_own_secrets_in_etc_are_out_of_a_commands_reach() {
+    let mut secrets = vec!["/etc/shadow".to_string(), "/etc/gshadow".to_string()];
+    if let Ok(entries) = fs::read_dir("/etc/ssh") {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with("ssh_host_") && name.ends_with("_key") {
+                secrets.push(e.path().display().to_string());
+            }
+        }
+    }
+    // The host holds them (Debian's shadow is never empty), so reading one would show.
+    assert!(fs::metadata("/etc/shadow").unwrap().len() > 0);
+    let script = format!(
+        "for f in {}; do if [ -s \"$f\" ] && head -c 64 \"$f\" >/dev/null 2>&1; then echo \"READ $f\"; fi; done\n\
+         if [ -n \"$(ls -A /etc/ssl/private 2>/dev/null)\" ]; then echo LISTED; fi\necho looked\n",
+        secrets.join(" ")
+    );
+    let mut world = World::new();
+    let mut simulations = vec![None];
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        simulations.push(Some("no-remap"));
+    }
+    for simulate in simulations {
+        if let Some(parts) = simulate {
+            world.simulate(parts);
+        }
+        let (out, _) = run_script(&world, "auto", "etc.sh", &script);
+        assert!(out.contains("looked"), "{simulate:?}: {out}");
+        assert!(!out.contains("READ "), "{simulate:?}: {out}");
+        assert!(!out.contains("LISTED"), "{simulate:?}: {out}");
+    }
+}
+
 /// One call of each family the seccomp filter refuses (issue 29), made from Python with this
 /// machine's numbers: (family, call, arguments, the errno expected).
 fn refused_calls() -> Vec<(&'static str, i64, Vec<i64>, i32)> {

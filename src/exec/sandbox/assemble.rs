@@ -322,7 +322,14 @@ impl Assembly {
         roots.extend(readable.iter().map(PathBuf::as_path));
         roots.extend(writable.iter().map(PathBuf::as_path));
         roots.push(&self.root);
-        let mut masked = world::system_secrets();
+        // Where the command runs as an id of no one's, the machine's secrets that only their
+        // owner and group may read are already out of its reach.
+        let mut masked: Vec<(PathBuf, bool)> = world::system_secrets()
+            .into_iter()
+            .filter(|(path, _)| {
+                !remapped || world::stranger_may_read(path, super::remap::COMMAND_ID)
+            })
+            .collect();
         if !remapped {
             masked.extend(self.root_only.iter().cloned());
         }

@@ -83,6 +83,11 @@ pub const SYSTEM_HOMES: &[&str] = &[
     "/usr/local/etc",
 ];
 
+/// The machine's own files named like a tool's credential file that hold none: the system's
+/// init scripts in `/etc/init.d` are no Gradle init scripts (a mask there would only cost every
+/// command's world two mounts).
+const NOT_CREDENTIALS: &[&str] = &["/etc/init.d"];
+
 /// How deep, and through how many entries, a toolchain's folder is searched for credential
 /// files (an npm prefix's `etc/npmrc` lies five folders down in nvm's and six in Volta's;
 /// pyenv's `versions/X/pip.conf` two; SDKMAN's Maven `conf/settings.xml` four).
@@ -156,6 +161,7 @@ pub fn under(home: &Path) -> Vec<(PathBuf, Treatment)> {
     FILES
         .iter()
         .filter_map(|(name, treatment)| Some((real(&home.join(name))?, *treatment)))
+        .filter(|(path, _)| !NOT_CREDENTIALS.iter().any(|n| path == Path::new(n)))
         .collect()
 }
 

@@ -449,6 +449,19 @@ pub fn system_secrets() -> Vec<(PathBuf, bool)> {
         .collect()
 }
 
+/// Whether a stranger (a command that runs as an id of no one's, in no group: `remap.rs`) may read
+/// `path`: only through the permissions for others (`o+r`, and `o+x` for a folder's names), as
+/// neither the owner nor the group is its. What it cannot read needs no mask: the kernel refuses
+/// it, and a mask costs the command's world a bind and a read of its mounts.
+pub fn stranger_may_read(path: &Path, id: u32) -> bool {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Ok(meta) = path.symlink_metadata() else {
+        return false;
+    };
+    let others = if meta.is_dir() { 0o005 } else { 0o004 };
+    meta.permissions().mode() & others != 0 || meta.uid() == id || meta.gid() == id
+}
+
 /// The most entries of a system folder looked at for what only root may read.
 const ROOT_ONLY_ENTRIES: usize = 20_000;
 
@@ -535,6 +548,33 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn a_stranger_reads_only_through_the_permissions_for_others() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("file", false, 0o644, true),
+            ("secret", false, 0o640, false),
+            ("names", true, 0o711, true),
+            ("closed", true, 0o750, false),
+        ];
+        for (name, folder, mode, readable) in cases {
+            let path = dir.path().join(name);
+            if folder {
+                std::fs::create_dir(&path).unwrap();
+            } else {
+                std::fs::write(&path, "x").unwrap();
+            }
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            assert_eq!(stranger_may_read(&path, 4_000_000_000), readable, "{name}");
+        }
+        // Its own file is its own, whatever the mode.
+        let own = dir.path().join("secret");
+        // SAFETY: getuid cannot fail.
+        let me = unsafe { libc::getuid() };
+        assert!(stranger_may_read(&own, me));
     }
 
     #[test]
