@@ -280,6 +280,12 @@ fn exchanges() {
     let log = profile.path().join("keyless.out");
     let mut child = keyless(&chat, ws.path(), profile.path(), &log);
     let watched = watch(&chat, &mut child, &log);
+    // `SHAPE_LOG=FILE` also keeps the workspace's log (`FILE.workspace`): when each reply was
+    // received, each command ran and each message went.
+    if let Some(mut keep) = std::env::var_os("SHAPE_LOG") {
+        keep.push(".workspace");
+        let _ = std::fs::copy(ws.path().join(".agent/logs/keyless.log"), keep);
+    }
     let arrivals = chat.arrivals();
     let ends = chat.reply_ends();
     assert!(

@@ -486,7 +486,14 @@ impl Sandbox {
                 hazards.join(", ")
             ));
         }
-        *found = Some(repos::find(&self.root));
+        // What the walk found stands for the next batch, unless a repository was moved away
+        // (rare: then the workspace is walked again). A walk looks at every entry of the
+        // workspace (a build's output included), so it is done once a batch, not twice.
+        *found = Some(if notes.is_empty() {
+            after
+        } else {
+            repos::find(&self.root)
+        });
         notes
     }
 
