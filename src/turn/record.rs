@@ -330,13 +330,15 @@ impl<'w> Recorder<'w> {
         }
     }
 
-    /// Empties the journal before a batch starts.
+    /// Empties the journal before a batch starts. Not waited for on the disk: its lines are
+    /// appended without it too, and each names its batch, so a journal a machine crash left
+    /// un-emptied is read for the new batch as holding nothing (`read_journal`).
     pub fn journal_start(&mut self) {
         let result = crate::workspace::backup::ensure_agent_dir(self.ws)
             .map_err(|f| f.reason)
             .and_then(|()| {
                 self.ws
-                    .write_own(&Agent::Journal.rel(), b"")
+                    .write_own_unsynced(&Agent::Journal.rel(), b"")
                     .map_err(|e| e.to_string())
             });
         if let Err(e) = result {

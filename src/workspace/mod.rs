@@ -112,6 +112,16 @@ impl Workspace {
         place.write_atomic(bytes, None)
     }
 
+    /// Replaces a file of keyless's own state atomically without waiting for the disk
+    /// ([`Place::write_atomic_unsynced`]).
+    pub(crate) fn write_own_unsynced(&self, rel: &Path, bytes: &[u8]) -> io::Result<()> {
+        let mut place = self.own(rel)?;
+        place
+            .make_missing(|_| Ok(()))
+            .map_err(|f| io::Error::other(f.reason))?;
+        place.write_atomic_unsynced(bytes)
+    }
+
     /// Appends to a file of keyless's own state (made if missing; its folder must exist).
     pub(crate) fn append_own(&self, rel: &Path, bytes: &[u8]) -> io::Result<()> {
         self.own(rel)?.append(bytes)

@@ -60,6 +60,13 @@ pub enum Replace {
     Allowed,
 }
 
+/// Whether a write waits until the disk holds it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Durable {
+    Synced,
+    Unsynced,
+}
+
 impl Place {
     pub(super) fn new(
         dir: Dir,
@@ -203,13 +210,21 @@ impl Place {
     /// `permissions`, then renamed over the name (a link there is replaced, never followed).
     /// Readers see the old or the new file, never a mix, even if keyless is killed half-way.
     pub fn write_atomic(&self, bytes: &[u8], permissions: Option<Permissions>) -> io::Result<()> {
-        self.write(bytes, permissions, Replace::Allowed)
+        self.write(bytes, permissions, Replace::Allowed, Durable::Synced)
+    }
+
+    /// Writes `bytes` here atomically as [`Place::write_atomic`] does, but without waiting for
+    /// the disk: for keyless's own state whose loss in a machine crash costs nothing (a journal
+    /// emptied for a new batch, whose lines name their batch). A killed keyless still leaves
+    /// the old file or the new one.
+    pub fn write_atomic_unsynced(&self, bytes: &[u8]) -> io::Result<()> {
+        self.write(bytes, None, Replace::Allowed, Durable::Unsynced)
     }
 
     /// Writes a new file here the same way, unless something is here by the time it is put in
     /// place (`AlreadyExists`): the rename itself never replaces.
     pub fn write_new(&self, bytes: &[u8]) -> io::Result<()> {
-        self.write(bytes, None, Replace::Never)
+        self.write(bytes, None, Replace::Never, Durable::Synced)
     }
 
     fn write(
@@ -217,6 +232,7 @@ impl Place {
         bytes: &[u8],
         permissions: Option<Permissions>,
         replace: Replace,
+        durable: Durable,
     ) -> io::Result<()> {
         self.present_folder()?;
         let temp = OsString::from(format!(
@@ -235,7 +251,9 @@ impl Place {
             if let Some(permissions) = permissions {
                 file.set_permissions(permissions)?;
             }
-            file.sync_all()?;
+            if durable == Durable::Synced {
+                file.sync_all()?;
+            }
             drop(file);
             match replace {
                 Replace::Allowed => self.dir.rename(&temp, &self.dir, &self.name),
