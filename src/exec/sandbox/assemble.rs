@@ -74,6 +74,9 @@ pub struct Assembly {
     /// files and folders of `/etc` only root may read, which such a command could read as
     /// their owner; masked.
     root_only: Vec<(PathBuf, bool)>,
+    /// For the model's commands and keyless's own: the mount namespace kept ready with the
+    /// layers and the stage in place (`Enter::make_ready`), made at the first command.
+    ready: [std::sync::OnceLock<Option<std::os::fd::OwnedFd>>; 2],
 }
 
 /// What assembling needs from the sandbox.
@@ -245,6 +248,7 @@ impl Assembly {
             remap,
             root_only,
             allow: std::sync::Arc::clone(input.allow),
+            ready: Default::default(),
         }
     }
 
@@ -410,6 +414,16 @@ impl Assembly {
                 id: super::remap::COMMAND_ID,
             });
         }
+        // The layers and the stage are the same for every command of this purpose: made once,
+        // in a namespace each command joins.
+        let slot = match purpose {
+            Purpose::Model => &self.ready[0],
+            Purpose::Probe => &self.ready[1],
+        };
+        enter.ready = slot
+            .get_or_init(|| enter.make_ready())
+            .as_ref()
+            .map(std::os::fd::AsRawFd::as_raw_fd);
         let mut seccomp_fds = Vec::new();
         if support.seccomp.is_ok() {
             let programs = super::seccomp::programs().map_err(io::Error::other)?;

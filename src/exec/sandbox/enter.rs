@@ -117,6 +117,9 @@ pub struct Enter {
     pub seccomp: Vec<(OwnedFd, RawFd)>,
     /// Running unprivileged where keyless is root.
     pub remap: Option<Remap>,
+    /// A mount namespace kept ready where the layers and the stage are already in place
+    /// ([`Enter::make_ready`]): joined instead of mounting them again for every command.
+    pub ready: Option<RawFd>,
     own_user: Option<IdMaps>,
 }
 
@@ -195,47 +198,15 @@ impl Enter {
                     }
                 }
             }
-            if !self.layers.is_empty() || self.remap.is_some() {
-                if libc::unshare(libc::CLONE_NEWNS) != 0 {
-                    return Err(failed("making a mount namespace for the cache layers"));
-                }
-                if libc::mount(
-                    std::ptr::null(),
-                    c"/".as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    std::ptr::null(),
-                ) != 0
-                {
-                    return Err(failed("making the mounts private"));
-                }
-                for layer in &self.layers {
-                    // The cache as the command's id owns it, below its layer.
-                    if let Some(remap) = &self.remap {
-                        let Ok(copy) = super::remap::idmapped_copy(&layer.target, &remap.attr)
-                        else {
-                            return Err(failed("idmapping a cache"));
-                        };
-                        let moved = move_onto(copy, &layer.target);
-                        libc::close(copy);
-                        if !moved {
-                            return Err(failed("idmapping a cache"));
-                        }
-                    }
-                    if libc::mount(
-                        c"overlay".as_ptr(),
-                        layer.target.as_ptr(),
-                        c"overlay".as_ptr(),
-                        libc::MS_NOSUID | libc::MS_NODEV,
-                        layer.options.as_ptr().cast(),
-                    ) != 0
-                    {
-                        return Err(failed("mounting a cache's copy-on-write layer"));
+            match self.ready {
+                Some(ready) => {
+                    if libc::setns(ready, libc::CLONE_NEWNS) != 0 {
+                        return Err(failed("joining the mount namespace kept ready"));
                     }
                 }
+                None => self.mounts()?,
             }
             if let Some(remap) = &self.remap {
-                remap.stage()?;
                 let id = remap.id;
                 if libc::setgroups(0, std::ptr::null()) != 0
                     || libc::setresgid(id, id, id) != 0
@@ -280,6 +251,145 @@ impl Enter {
         }
         Ok(())
     }
+}
+
+impl Enter {
+    /// The mounts every command of this kind shares: a private mount namespace, each cache's
+    /// copy-on-write layer (over its idmapped copy where the command runs unprivileged), and
+    /// the stage. Nothing when there are no layers and no stage.
+    ///
+    /// # Safety
+    /// In a forked child: system calls only, on memory prepared before the fork.
+    unsafe fn mounts(&self) -> io::Result<()> {
+        let failed = |_step: &'static str| io::Error::last_os_error();
+        if self.layers.is_empty() && self.remap.is_none() {
+            return Ok(());
+        }
+        // SAFETY (whole function): plain system calls on NUL-terminated strings owned by
+        // `self`.
+        unsafe {
+            if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                return Err(failed("making a mount namespace for the cache layers"));
+            }
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(failed("making the mounts private"));
+            }
+            for layer in &self.layers {
+                // The cache as the command's id owns it, below its layer.
+                if let Some(remap) = &self.remap {
+                    let Ok(copy) = super::remap::idmapped_copy(&layer.target, &remap.attr) else {
+                        return Err(failed("idmapping a cache"));
+                    };
+                    let moved = move_onto(copy, &layer.target);
+                    libc::close(copy);
+                    if !moved {
+                        return Err(failed("idmapping a cache"));
+                    }
+                }
+                if libc::mount(
+                    c"overlay".as_ptr(),
+                    layer.target.as_ptr(),
+                    c"overlay".as_ptr(),
+                    libc::MS_NOSUID | libc::MS_NODEV,
+                    layer.options.as_ptr().cast(),
+                ) != 0
+                {
+                    return Err(failed("mounting a cache's copy-on-write layer"));
+                }
+            }
+            if let Some(remap) = &self.remap {
+                remap.stage()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A mount namespace with [`Enter::mounts`] in place, kept by its descriptor alone (the
+    /// process that made it is killed once the descriptor is open), for every later command of this kind to join: the layers'
+    /// overlays, the idmapped copies and the stage are made once instead of once a command,
+    /// and one overlay stands over each cache's layer (overlayfs wants one mount per upper
+    /// folder, not one per command at the same time). Only where keyless is root (a
+    /// namespace the machine's root owns, which the child of a command may join before it
+    /// takes the command's id); `None` where it cannot be made, and each command mounts its
+    /// own as before.
+    pub fn make_ready(&self) -> Option<OwnedFd> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: geteuid cannot fail.
+        if unsafe { libc::geteuid() } != 0 || (self.layers.is_empty() && self.remap.is_none()) {
+            return None;
+        }
+        let (ready_read, ready_write) = pipe()?;
+        // SAFETY: the child makes only system calls on memory prepared before the fork
+        // (`mounts`), then waits to be killed (or exits) without running any destructor.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: in the child: system calls only, then `_exit`. It ends with keyless if
+            // keyless ends first.
+            unsafe {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                drop_in_child(&ready_read);
+                if self.mounts().is_ok() {
+                    libc::write(ready_write.as_raw_fd(), b"1".as_ptr().cast(), 1);
+                    loop {
+                        libc::pause();
+                    }
+                }
+                libc::_exit(1);
+            }
+        }
+        drop(ready_write);
+        if pid < 0 {
+            return None;
+        }
+        let mut byte = 0u8;
+        // SAFETY: a live one-byte buffer.
+        let said = unsafe { libc::read(ready_read.as_raw_fd(), (&raw mut byte).cast(), 1) } == 1;
+        let ns = said
+            .then(|| {
+                let path = CString::new(format!("/proc/{pid}/ns/mnt")).ok()?;
+                // SAFETY: a NUL-terminated path.
+                let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+                // SAFETY: a descriptor just opened, owned here alone.
+                (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+            })
+            .flatten();
+        let mut status = 0;
+        // SAFETY: our own child, ended and waited for once. The namespace lives on in `ns`.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, &mut status, 0);
+        }
+        ns
+    }
+}
+
+/// Closes, in a forked child, the child's copy of a descriptor the parent reads (so the
+/// parent sees the end of the pipe when the child exits).
+///
+/// # Safety
+/// In a forked child: the descriptor's owner in the parent is untouched.
+unsafe fn drop_in_child(fd: &OwnedFd) {
+    // SAFETY: closes this process's copy only.
+    unsafe { libc::close(fd.as_raw_fd()) };
+}
+
+/// A pipe whose ends close on exec: (read, write).
+fn pipe() -> Option<(OwnedFd, OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut ends = [0; 2];
+    // SAFETY: a two-int buffer for pipe2.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return None;
+    }
+    // SAFETY: two new descriptors nothing else owns.
+    Some(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
 }
 
 impl Remap {
