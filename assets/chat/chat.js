@@ -365,7 +365,10 @@
         signal: controller.signal,
       });
       showHistory().catch(() => {});
-      if (res.status === 413 || res.status === 429) {
+      const notice = res.headers.get("x-notice");
+      if (notice) {
+        showNotice(notice, await res.text(), body);
+      } else if (res.status === 413 || res.status === 429) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {
         body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";
@@ -395,6 +398,42 @@
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
     // The server notes the moment too (the shape benchmark measures from it).
     fetch("/api/ended", { method: "POST", keepalive: true }).catch(() => {});
+  }
+
+  // A site's notice in the reply's stead (x-notice): a toast outside the conversation, a modal
+  // dialog a person acknowledges, or an error in the reply's own place with a Retry button,
+  // in elements the selectors do not name.
+  function showNotice(place, text, body) {
+    if (place === "turn") {
+      const box = document.createElement("div");
+      box.className = cls("reply-failed");
+      const words = document.createElement("span");
+      words.textContent = text;
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.textContent = say("Retry");
+      box.append(words, retry);
+      body.appendChild(box);
+      return;
+    }
+    const box = document.createElement("div");
+    if (place === "dialog") {
+      box.setAttribute("role", "dialog");
+      box.setAttribute("aria-modal", "true");
+      box.className = cls("modal");
+      const words = document.createElement("p");
+      words.textContent = text;
+      const ok = document.createElement("button");
+      ok.type = "button";
+      ok.textContent = say("Got it");
+      ok.addEventListener("click", () => box.remove());
+      box.append(words, ok);
+    } else {
+      box.setAttribute("role", "alert");
+      box.className = cls("toast");
+      box.textContent = text;
+    }
+    document.body.appendChild(box);
   }
 
   // How the page shows a stream: a stop button in the send button's place, one button that

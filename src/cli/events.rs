@@ -45,6 +45,18 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
             }}),
         ),
         Event::NewChat => ("new_chat", json!({})),
+        Event::Trouble(failure) => {
+            let mut fields = failure_fields(failure);
+            if let (Value::Object(map), Some(said)) = (&mut fields, &failure.said) {
+                map.insert("words".into(), json!(said.words));
+                map.insert("resets_at".into(), json!(said.resets_at));
+            }
+            ("trouble", fields)
+        }
+        Event::Waiting { code, left } => (
+            "waiting",
+            json!({ "code": code, "seconds_left": left.as_secs() }),
+        ),
         Event::Warning(failure) => ("warning", failure_fields(failure)),
         Event::Offline { attempt, wait } => (
             "offline",

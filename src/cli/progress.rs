@@ -105,6 +105,16 @@ pub fn print(event: Event) {
                 wait.as_secs()
             );
         }
+        Event::Trouble(failure) => {
+            let _ = writeln!(err, "{warn} {}: {}", failure.code, shown(&failure.reason));
+        }
+        Event::Waiting { code, left } => {
+            let _ = writeln!(
+                err,
+                "⏳ waiting {} for the site ({code}), then going on by itself; Ctrl+C stops and keeps the session (`keyless run --resume` goes on later)",
+                crate::chat::trouble::span(left)
+            );
+        }
         Event::Resumed { reopened } => {
             let how = match reopened {
                 Reopened::Answered => "the reply is on the page: reading it (nothing is resent)",

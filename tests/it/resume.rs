@@ -475,6 +475,7 @@ fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_
             reply: format!("{}@@eof\n", block("newfile b.txt", "CONTENT", "b")),
         },
         done: vec!["newfile a.txt: ok".into()],
+        ..record::Session::default()
     };
     let stop = resume(session, &mut driver, &ws, &settings());
     assert_eq!(stop, done("continued"));

@@ -21,6 +21,11 @@ pub(super) struct Reader {
     pub(super) reply_timeout: Duration,
     /// How long a reply may stay finished without `@@eof` before it counts as cut short.
     pub(super) truncation_budget: Duration,
+    /// How long a streaming reply may make no progress before it counts as stalled.
+    pub(super) stall: Duration,
+    /// The notices already reported (a toast that stays on the page after its limit passed
+    /// is not the next message's trouble).
+    pub(super) told: Vec<String>,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -31,11 +36,17 @@ pub(super) struct Read {
 }
 
 impl Reader {
-    pub(super) fn new(reply_timeout: Duration, truncation_budget: Duration) -> Reader {
+    pub(super) fn new(
+        reply_timeout: Duration,
+        truncation_budget: Duration,
+        stall: Duration,
+    ) -> Reader {
         Reader {
             assistants_before_send: 0,
             reply_timeout,
             truncation_budget,
+            stall,
+            told: Vec::new(),
         }
     }
 

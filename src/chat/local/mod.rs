@@ -106,6 +106,9 @@ struct Turn {
     text: String,
 }
 
+/// The header that tells the page where to show a notice in the reply's stead.
+const NOTICE_HEADER: &str = "x-notice";
+
 /// The header that names the conversation a message belongs to.
 const CONVERSATION_HEADER: &str = "x-conversation";
 
@@ -425,6 +428,22 @@ async fn chat(
             let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
             return Response::new(Body::from_stream(pending));
         }
+        Some(fault @ (Fault::Toast | Fault::Dialog | Fault::ErrorTurn)) => {
+            let (status, place) = match fault {
+                Fault::Toast => (StatusCode::TOO_MANY_REQUESTS, "toast"),
+                Fault::Dialog => (StatusCode::TOO_MANY_REQUESTS, "dialog"),
+                _ => (StatusCode::INTERNAL_SERVER_ERROR, "turn"),
+            };
+            return (status, [(NOTICE_HEADER, place)], reply.text).into_response();
+        }
+        Some(Fault::Stall) => {
+            let half = truncated(&reply.text);
+            let head =
+                futures::stream::once(async move { Ok::<Bytes, Infallible>(Bytes::from(half)) });
+            use futures::StreamExt as _;
+            let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
+            return Response::new(Body::from_stream(head.chain(pending)));
+        }
         Some(Fault::Truncate) => truncated(&reply.text),
         None => reply.text,
     };
@@ -465,8 +484,12 @@ fn stored_reply(reply: &ScriptedReply) -> Option<String> {
             | Fault::Exhausted
             | Fault::ServerError
             | Fault::TooLong
-            | Fault::RateLimited,
+            | Fault::RateLimited
+            | Fault::Toast
+            | Fault::Dialog
+            | Fault::ErrorTurn,
         ) => None,
+        Some(Fault::Stall) => Some(truncated(&reply.text)),
     }
 }
 

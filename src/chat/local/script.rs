@@ -21,6 +21,17 @@ pub enum Fault {
     TooLong,
     /// The site's message limit is reached (HTTP 429).
     RateLimited,
+    /// The reply's text is the site's notice, shown in a toast (`role=alert`) outside the
+    /// conversation, the reply's turn left empty (HTTP 429).
+    Toast,
+    /// The reply's text is the site's notice, in a modal dialog with a "Got it" button that
+    /// closes it (ChatGPT's throttle modal; HTTP 429).
+    Dialog,
+    /// The reply's text is the site's error in the reply's own place, with a Retry button, in
+    /// no element the selectors know (HTTP 500).
+    ErrorTurn,
+    /// The stream sends the first half of the reply and then nothing, never ending.
+    Stall,
 }
 
 /// One reply of the script.

@@ -1,0 +1,218 @@
+//! The chat site's trouble mid-turn (issue 31), through the built binary on the local chat
+//! page with faults injected: a usage limit in the reply's place, a throttle toast and a
+//! throttle dialog, an error turn with a Retry button, a stalled stream. Each is named with its
+//! code and the site's words within seconds, nothing is sent into a refusing chat (no format
+//! correction), the session stays resumable, and `--resume` or `--wait` finishes the turn
+//! with nothing sent twice that the model had.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
+use keyless::turn::record;
+use keyless::workspace::Workspace;
+
+use crate::common::local_keyless::keyless_on;
+
+fn done_reply(message: &str) -> String {
+    format!("```\n@@done\n<<<MSG\n{message}\nMSG>>>\n@@end\n@@eof\n```")
+}
+
+/// A chat whose first answer is `fault` with `words`, and whose second is `@@done`.
+fn chat(fault: Option<Fault>, words: &str, chunk_delay: Duration) -> LocalChat {
+    LocalChat::start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: words.to_string(),
+                fault,
+            },
+            ScriptedReply {
+                text: done_reply("finished after the trouble"),
+                fault: None,
+            },
+        ],
+        chunk_delay,
+        chunk_chars: 40,
+        ..Script::default()
+    })
+    .unwrap()
+}
+
+/// Short waits, so that a missed notice shows as a timeout well within the test's bound.
+fn config(ws: &Path) {
+    std::fs::write(
+        ws.join("keyless.json"),
+        r#"{"Browser": {"ReplyTimeoutSeconds": 20, "TruncationBudgetSeconds": 2, "StallSeconds": 3}}"#,
+    )
+    .unwrap();
+}
+
+/// `keyless <args>` to its end: the output as text, and how long it took.
+fn run(chat: &LocalChat, ws: &Path, profile: &Path, args: &[&str]) -> (Output, String, Duration) {
+    let started = Instant::now();
+    let mut cmd = keyless_on(chat, ws, profile, args);
+    cmd.args(["--mode", "auto"]);
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, text, started.elapsed())
+}
+
+fn pending(ws: &Path) -> Option<String> {
+    let session = record::load_session(&Workspace::open(ws).unwrap()).unwrap();
+    session.in_flight.message().map(str::to_string)
+}
+
+/// A limit in the reply's own place, in several sites' wordings and time formats: named at
+/// once with its code and words, no format correction sent, the turn resumable; `--resume`
+/// sends the message once more and finishes.
+#[test]
+fn a_usage_limit_in_the_reply_s_place_stops_resumable_with_the_site_s_words() {
+    for words in [
+        "You've hit your limit · resets 4:00 PM",
+        "You've reached the current usage cap for GPT-4. You can continue with the default model now, or try again after 19:06",
+        "Du hast dein Nutzungslimit erreicht. Versuche es in 3 Stunden erneut.",
+        "Weekly limit reached · resets Jan 5",
+    ] {
+        let chat = chat(None, words, Duration::from_millis(10));
+        let ws = tempfile::tempdir().unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        config(ws.path());
+        let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+        assert_ne!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("KA_USAGE_LIMIT"), "{words}: {text}");
+        assert!(text.contains(words), "the site's words are shown: {text}");
+        assert!(text.contains("keyless run --resume"), "{text}");
+        assert!(!text.contains("KA_PARSE"), "{text}");
+        assert!(took < Duration::from_secs(15), "{words}: took {took:?}");
+        assert_eq!(
+            chat.received().len(),
+            1,
+            "nothing sent into the refusing chat: {text}"
+        );
+        assert!(
+            pending(ws.path()).is_some_and(|m| m.contains("the task")),
+            "{text}"
+        );
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"))
+            .args(["status", "--workspace"])
+            .arg(ws.path())
+            .env("XDG_CONFIG_HOME", profile.path())
+            .output()
+            .unwrap();
+        let status = String::from_utf8_lossy(&status.stdout).into_owned()
+            + &String::from_utf8_lossy(&status.stderr);
+        assert!(status.contains("KA_USAGE_LIMIT"), "{status}");
+
+        let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("finished after the trouble"), "{text}");
+        let received = chat.received();
+        assert_eq!(received.len(), 2, "{text}");
+        assert_eq!(received[0], received[1], "the same message once more");
+    }
+}
+
+/// A throttle toast outside the conversation with a reset seconds away: with `--wait`,
+/// keyless tells the countdown, waits it out, sends the message once more and finishes.
+#[test]
+fn a_throttle_toast_is_waited_out_with_wait() {
+    let chat = chat(
+        Some(Fault::Toast),
+        "Too many requests. You're making requests too quickly. Try again in 3 seconds.",
+        Duration::from_millis(10),
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "the task", "--wait", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_RATE_LIMITED"), "{text}");
+    assert!(text.contains(r#""type":"waiting""#), "{text}");
+    assert!(text.contains(r#""type":"trouble""#), "{text}");
+    assert!(took >= Duration::from_secs(3), "waited: {took:?}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{text}");
+    assert_eq!(received[0], received[1], "the same message once more");
+}
+
+/// ChatGPT's throttle modal, in a dialog with "Got it": named and acknowledged; without
+/// `--wait` the run stops at once, resumable.
+#[test]
+fn a_throttle_dialog_is_named_and_acknowledged() {
+    let chat = chat(
+        Some(Fault::Dialog),
+        "Too many requests. We've temporarily limited access to your conversations. Please wait a few minutes.",
+        Duration::from_millis(10),
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_RATE_LIMITED"), "{text}");
+    assert!(text.contains("temporarily limited access"), "{text}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert_eq!(chat.received().len(), 1, "{text}");
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+}
+
+/// An error in the reply's place with a Retry button, in an element no selector names: a
+/// site error, tried again by itself after a few seconds; the model is never told its reply
+/// was invalid.
+#[test]
+fn an_error_turn_is_retried_and_the_turn_finishes() {
+    let chat = chat(
+        Some(Fault::ErrorTurn),
+        "Something went wrong while generating the response. If this issue persists please contact us.",
+        Duration::from_millis(10),
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+    assert!(!text.contains("SMALLER"), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{text}");
+    assert_eq!(received[0], received[1], "no format correction");
+}
+
+/// A stream that stops growing while the page still shows it streaming: KA_REPLY_STALLED
+/// within its bound (not a timeout "the site changed"), with the resume command; `--resume`
+/// finishes the turn.
+#[test]
+fn a_stalled_stream_is_named_within_its_bound_and_resume_finishes() {
+    let chat = chat(
+        Some(Fault::Stall),
+        &done_reply("never ends"),
+        Duration::from_millis(10),
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_REPLY_STALLED"), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+    assert!(
+        pending(ws.path()).is_some_and(|m| m.contains("the task")),
+        "{text}"
+    );
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+}
