@@ -116,6 +116,15 @@
   // What the notice areas say, outside every turn (`page`) and inside the newest reply
   // (`reply`): never inside a user turn (keyless's own messages quote anything) nor an earlier
   // reply (history), never an element that holds the composer or a turn.
+  // The notice elements showing as the exchange began, with their text then: a notice counts
+  // for this exchange only if it appeared, or its words changed, after the message went (a
+  // toast that stays on the page after its limit passed is the last exchange's, whatever it
+  // says; the same words shown again in a new element are this one's).
+  let noticesAtSend = new WeakMap();
+  const noticesSeen = () => {
+    noticesAtSend = new WeakMap();
+    for (const e of (loc.inPage(NOTICE_CSS) || []).concat(all("ErrorBanner"))) noticesAtSend.set(e, e.textContent);
+  };
   const noticesNow = (a, composer, extra) => {
     const userCss = loc.turns("UserMessage").css;
     const replyCss = loc.turns("AssistantMessage").css;
@@ -127,6 +136,7 @@
     for (const e of found) {
       if (taken.has(e) || !e.isConnected) continue;
       taken.add(e);
+      if (noticesAtSend.get(e) === e.textContent) continue;
       if ((composer && e.contains(composer)) || (a && e.contains(a)) || (lastUser && e.contains(lastUser))) continue;
       if (userCss && e.closest(userCss)) continue;
       const owner = replyCss && e.closest(replyCss);
@@ -242,6 +252,7 @@
       if (text === null || text === undefined) text = api.expected;
       const inner = unfence(text);
       exchange = { users: count("UserMessage"), assistants: count("AssistantMessage"), text: inner, raw: text };
+      noticesSeen();
       return d.beginExchange(inner, first("Composer"), last("SendButton"));
     },
     // Whether the user turn of this exchange shows the message exactly, byte for byte but for
@@ -606,8 +617,10 @@
       return {
         notices: notices.page,
         replyNotices: notices.reply,
-        // The reply's own text when it is short enough to be a site's notice in its place.
-        replyText: a && text.length <= 600 ? text : null,
+        // The reply's own text when it is short enough to be a site's notice in its place: its
+        // words without the turn's controls ("Copy", "Retry") and hidden labels, which would
+        // run into the notice's last word ("resets Jan 5Copy").
+        replyText: a && text.length <= 600 ? d.answerText(a) : null,
         wallText: walled ? wall.slice(0, 1500) : null,
         users,
         assistants,

@@ -207,7 +207,7 @@ fn a_stalled_stream_is_named_within_its_bound_and_resume_finishes() {
     assert_ne!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("KA_REPLY_STALLED"), "{text}");
     assert!(text.contains("keyless run --resume"), "{text}");
-    assert!(took < Duration::from_secs(12), "took {took:?}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
     assert!(
         pending(ws.path()).is_some_and(|m| m.contains("the task")),
         "{text}"

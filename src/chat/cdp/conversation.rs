@@ -63,11 +63,7 @@ fn local_offset(unix: i64) -> i64 {
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     // SAFETY: localtime_r reads `time` and writes only into `tm`, both valid for the call.
     let converted = unsafe { libc::localtime_r(&time, &mut tm) };
-    if converted.is_null() {
-        0
-    } else {
-        tm.tm_gmtoff
-    }
+    if converted.is_null() { 0 } else { tm.tm_gmtoff }
 }
 
 /// The failure that names a site's trouble: its code, the site's words quoted, when a limit
@@ -156,7 +152,6 @@ impl CdpDriver {
     /// Anything else, or a wall nobody can pass, stops the wait with the trouble named.
     fn trouble_mid_turn(&mut self, seen: Seen) -> Result<Passed, Failure> {
         let clock = clock_now();
-        self.reader.told.push(seen.notice.words.clone());
         if let Some(text) = &seen.dialog {
             let _ = self.api().acknowledge(text);
         }
@@ -430,15 +425,12 @@ impl CdpDriver {
             }
             // The site's trouble in its notice areas, or a wall in the chat's place: named at
             // once, never waited out as a reply.
-            if let Some(seen) = state
-                .trouble(
-                    self.reader.assistants_before_send,
-                    false,
-                    &self.extra(),
-                    clock_now(),
-                )
-                .filter(|seen| !self.reader.told.contains(&seen.notice.words))
-            {
+            if let Some(seen) = state.trouble(
+                self.reader.assistants_before_send,
+                false,
+                &self.extra(),
+                clock_now(),
+            ) {
                 match self.trouble_mid_turn(seen)? {
                     Passed::Resent => {
                         last_chars = 0;

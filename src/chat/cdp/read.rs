@@ -23,9 +23,6 @@ pub(super) struct Reader {
     pub(super) truncation_budget: Duration,
     /// How long a streaming reply may make no progress before it counts as stalled.
     pub(super) stall: Duration,
-    /// The notices already reported (a toast that stays on the page after its limit passed
-    /// is not the next message's trouble).
-    pub(super) told: Vec<String>,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -46,7 +43,6 @@ impl Reader {
             reply_timeout,
             truncation_budget,
             stall,
-            told: Vec::new(),
         }
     }
 
