@@ -404,6 +404,24 @@
   // dialog a person acknowledges, or an error in the reply's own place with a Retry button,
   // in elements the selectors do not name.
   function showNotice(place, text, body) {
+    // The session expired: the site's login address, which comes back to the chat once the
+    // person logged in.
+    if (place === "login") {
+      location.assign("/login?next=" + encodeURIComponent(location.pathname));
+      return;
+    }
+    // A bot check: the same address again, as the check.
+    if (place === "challenge") {
+      location.reload();
+      return;
+    }
+    if (place === "banner") {
+      const banner = document.createElement("div");
+      banner.className = cls("usage-banner");
+      banner.textContent = text;
+      document.querySelector("header").after(banner);
+      return;
+    }
     if (place === "turn") {
       const box = document.createElement("div");
       box.className = cls("reply-failed");
@@ -611,10 +629,17 @@
     if (mode("gemini")) geminiCode(body);
   }
 
+  // The login address goes back where the person was once they are logged in, as sites do
+  // (the page there is the chat's; this one never settles).
+  function leaveLogin(c) {
+    if (location.pathname !== "/login") return c;
+    location.replace(new URLSearchParams(location.search).get("next") || "/");
+    return new Promise(() => {});
+  }
   // A login wall, as a site shows to a browser profile that is not logged in: the composer
   // appears once the user has logged in (the server says so).
   async function loggedIn(c) {
-    if (!c.loginWall && !c.challenge) return c;
+    if (!c.loginWall && !c.challenge) return leaveLogin(c);
     const title = document.title;
     const wall = document.createElement("div");
     wall.id = "login-wall";
@@ -629,6 +654,7 @@
       await new Promise((done) => setTimeout(done, 300));
       const now = await (await fetch("/api/config")).json();
       if (!now.loginWall && !now.challenge) {
+        if (location.pathname === "/login") return leaveLogin(now);
         wall.remove();
         document.title = title;
         return now;

@@ -483,6 +483,11 @@ impl<'w> Turn<'w> {
                 Ok(self.again(due, kind, driver))
             }
             code if is_trouble(code) => {
+                // Asked again now the trouble shows: a wall the page went to within moments of
+                // the send hid the chat's address then, and the tab's history tells it now.
+                if let Some(url) = driver.chat_url() {
+                    self.session.chat_url = Some(url);
+                }
                 self.session.trouble = Some(record::Trouble {
                     code: code.code().to_string(),
                     words: failure

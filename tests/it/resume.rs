@@ -638,7 +638,12 @@ fn a_message_limit_stops_the_turn_and_a_later_resume_sends_the_message_again() {
     let Stop::Chat(failure) = stop else {
         panic!("{stop:?}")
     };
-    assert_eq!(failure.code, Code::SendNotConfirmed);
+    // The site's throttle, named with its words (not a send that was not confirmed).
+    assert_eq!(failure.code, Code::RateLimited, "{failure:?}");
+    assert!(
+        failure.reason.contains("Too many requests in 1 hour"),
+        "{failure:?}"
+    );
     let session = record::load_session(&ws).unwrap();
     assert_eq!(session.in_flight.message(), Some("the task"));
 

@@ -216,3 +216,180 @@ fn a_stalled_stream_is_named_within_its_bound_and_resume_finishes() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("finished after the trouble"), "{text}");
 }
+
+/// A chat whose answers are `faults` (each with `words`) and then `@@done`.
+fn chat_of(faults: &[Fault], words: &str) -> LocalChat {
+    let mut replies: Vec<ScriptedReply> = faults
+        .iter()
+        .map(|&fault| ScriptedReply {
+            text: words.to_string(),
+            fault: Some(fault),
+        })
+        .collect();
+    replies.push(ScriptedReply {
+        text: done_reply("finished after the trouble"),
+        fault: None,
+    });
+    LocalChat::start(Script {
+        replies,
+        chunk_delay: Duration::from_millis(10),
+        chunk_chars: 40,
+        ..Script::default()
+    })
+    .unwrap()
+}
+
+/// `--resume` finishes the turn: the message that was in flight goes once more, the same
+/// message as before, and nothing else goes.
+fn resume_finishes(chat: &LocalChat, ws: &Path, profile: &Path, sent_before: usize) {
+    let (out, text, _) = run(chat, ws, profile, &["run", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), sent_before + 1, "{text}");
+    assert!(
+        received.iter().all(|m| *m == received[0]),
+        "the same message each time: {text}"
+    );
+}
+
+/// The same throttle words shown again, in a new toast, for the message sent once more after
+/// the wait: they are this message's trouble (a notice counts by when it appeared, not by its
+/// words), waited out again, and the third send finishes.
+#[test]
+fn the_same_throttle_words_again_after_the_wait_are_the_new_message_s_trouble() {
+    let chat = chat_of(
+        &[Fault::Toast, Fault::Toast],
+        "Too many requests. You're making requests too quickly. Try again in 2 seconds.",
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "the task", "--wait", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.matches(r#""type":"trouble""#).count(), 2, "{text}");
+    assert!(took >= Duration::from_secs(4), "waited twice: {took:?}");
+    let received = chat.received();
+    assert_eq!(received.len(), 3, "{text}");
+    assert!(received.iter().all(|m| *m == received[0]), "{text}");
+}
+
+/// A spend limit in a banner at the top of the page (HTTP 402): KA_SPEND_LIMIT at once with
+/// the site's words and "waiting will not help", even with `--wait`; nothing more is sent,
+/// and `--resume` (the account put in order) finishes.
+#[test]
+fn a_spend_limit_banner_stops_at_once_even_with_wait() {
+    let words =
+        "You've reached your monthly spend limit. Raise it in Settings > Billing to keep going.";
+    let chat = chat_of(&[Fault::Banner], words);
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "the task", "--wait"],
+    );
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_SPEND_LIMIT"), "{text}");
+    assert!(text.contains(words), "the site's words are shown: {text}");
+    assert!(text.contains("Waiting will not help"), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert_eq!(chat.received().len(), 1, "{text}");
+    assert!(
+        pending(ws.path()).is_some_and(|m| m.contains("the task")),
+        "{text}"
+    );
+    resume_finishes(&chat, ws.path(), profile.path(), 1);
+}
+
+/// A 5xx error in the reply's place that stays: tried again after 5 s and 20 s, then
+/// KA_SITE_ERROR with the site's words and the resume command (never a format correction);
+/// `--resume` finishes once the site works.
+#[test]
+fn a_site_error_that_stays_is_tried_twice_then_stops_resumable() {
+    let words = "Something went wrong while generating the response. If this issue persists please contact us.";
+    let chat = chat_of(
+        &[Fault::ErrorTurn, Fault::ErrorTurn, Fault::ErrorTurn],
+        words,
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_SITE_ERROR"), "{text}");
+    assert!(text.contains(words), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(
+        !text.contains("SMALLER") && !text.contains("KA_PARSE"),
+        "{text}"
+    );
+    assert!(
+        took >= Duration::from_secs(25) && took < Duration::from_secs(50),
+        "5 s and 20 s waited, then stopped: {took:?}"
+    );
+    let received = chat.received();
+    assert_eq!(received.len(), 3, "{text}");
+    assert!(received.iter().all(|m| *m == received[0]), "{text}");
+    assert!(
+        pending(ws.path()).is_some_and(|m| m.contains("the task")),
+        "{text}"
+    );
+    resume_finishes(&chat, ws.path(), profile.path(), 3);
+}
+
+/// The session expires mid-turn and the page goes to the site's login address: KA_LOGIN_REQUIRED
+/// at once with the page's words (headless: nobody can log in in the window), the login
+/// address never saved as the chat's; once logged in, `--resume` goes on in the same
+/// conversation.
+#[test]
+fn a_login_redirect_mid_turn_is_a_wall_and_resume_goes_on_in_the_same_chat() {
+    let chat = chat_of(&[Fault::LoginRedirect], "Unauthorized");
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_LOGIN_REQUIRED"), "{text}");
+    assert!(text.contains("Log in to continue"), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert_eq!(chat.received().len(), 1, "{text}");
+    let session = record::load_session(&Workspace::open(ws.path()).unwrap()).unwrap();
+    let url = session.chat_url.unwrap_or_default();
+    assert!(
+        url.contains("/c/") && !url.contains("login"),
+        "the chat's address, not the wall's: {url}"
+    );
+    chat.log_in();
+    resume_finishes(&chat, ws.path(), profile.path(), 1);
+    assert_eq!(chat.conversations().len(), 1, "the same conversation");
+}
+
+/// A bot check mid-turn (the page reloads as a challenge): KA_BOT_CHECK at once with its
+/// words; once passed, `--resume` goes on in the same conversation.
+#[test]
+fn a_bot_check_mid_turn_is_a_wall_and_resume_goes_on_in_the_same_chat() {
+    let chat = chat_of(&[Fault::BotCheck], "Forbidden");
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_BOT_CHECK"), "{text}");
+    assert!(text.contains("Verify you are human"), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert_eq!(chat.received().len(), 1, "{text}");
+    chat.log_in();
+    resume_finishes(&chat, ws.path(), profile.path(), 1);
+    assert_eq!(chat.conversations().len(), 1, "the same conversation");
+}

@@ -599,13 +599,23 @@ impl ChatDriver for CdpDriver {
         // A wall's address (a login page, a bot check) is never the chat's: after the person
         // passed it, the chat is found where the message went.
         let state = self.state().ok()?;
-        if state
+        if !state
             .trouble(usize::MAX, false, &self.extra(), clock_now())
             .is_some_and(|seen| matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck))
         {
-            return None;
+            return self.api().location().ok();
         }
-        self.api().location().ok()
+        // A wall the page went to (a login address) stands after the chat in the tab's
+        // history: the newest address on the site before it that is not the wall's own. A wall
+        // shown at the chat's own address (a bot check on reload) leaves none.
+        let (current, urls) = self.tab.history().ok()?;
+        let here = urls.get(current)?;
+        let site = crate::chat::selectors::host(here);
+        urls.get(..current)?
+            .iter()
+            .rev()
+            .find(|url| url != &here && crate::chat::selectors::host(url) == site)
+            .cloned()
     }
 
     fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {

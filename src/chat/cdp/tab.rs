@@ -15,6 +15,7 @@ use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParam
 use chromiumoxide::cdp::browser_protocol::network::{
     EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
 };
+use chromiumoxide::cdp::browser_protocol::page::GetNavigationHistoryParams;
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
@@ -181,6 +182,22 @@ impl Tab {
             bounded(page.execute(params), "emulate network conditions").await?;
             Ok(())
         })
+    }
+
+    /// The tab's history as the browser reports it (no script runs in the page): the
+    /// addresses of its entries, oldest first, and which one is shown now.
+    pub(super) fn history(&self) -> Result<(usize, Vec<String>), Failure> {
+        let page = self.page.clone();
+        let got = self.block(async move {
+            bounded(
+                page.execute(GetNavigationHistoryParams::default()),
+                "read the tab's history",
+            )
+            .await
+        })?;
+        let current = usize::try_from(got.result.current_index).unwrap_or(0);
+        let urls = got.result.entries.into_iter().map(|e| e.url).collect();
+        Ok((current, urls))
     }
 
     /// The browser's other tabs, with their addresses (a tab that closed while they were listed

@@ -140,6 +140,7 @@ impl LocalChat {
         let app = Router::new()
             .route("/", get(|| async { index() }))
             .route("/c/{id}", get(|| async { index() }))
+            .route("/login", get(|| async { index() }))
             .route("/editors/{name}", get(editor_module))
             .route(
                 "/chat.js",
@@ -404,6 +405,13 @@ async fn chat(
                 });
             }
         }
+        // The session expires, or a bot check arms: every page shows the wall until the
+        // person passes it.
+        match reply.as_ref().and_then(|r| r.fault) {
+            Some(Fault::LoginRedirect) => s.script.page.login_wall = true,
+            Some(Fault::BotCheck) => s.script.page.challenge = true,
+            _ => {}
+        }
         (reply, s.script.chunk_chars.max(1), s.script.chunk_delay)
     };
     let Some(reply) = reply else {
@@ -428,10 +436,20 @@ async fn chat(
             let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
             return Response::new(Body::from_stream(pending));
         }
-        Some(fault @ (Fault::Toast | Fault::Dialog | Fault::ErrorTurn)) => {
+        Some(
+            fault @ (Fault::Toast
+            | Fault::Dialog
+            | Fault::ErrorTurn
+            | Fault::Banner
+            | Fault::LoginRedirect
+            | Fault::BotCheck),
+        ) => {
             let (status, place) = match fault {
                 Fault::Toast => (StatusCode::TOO_MANY_REQUESTS, "toast"),
                 Fault::Dialog => (StatusCode::TOO_MANY_REQUESTS, "dialog"),
+                Fault::Banner => (StatusCode::PAYMENT_REQUIRED, "banner"),
+                Fault::LoginRedirect => (StatusCode::UNAUTHORIZED, "login"),
+                Fault::BotCheck => (StatusCode::FORBIDDEN, "challenge"),
                 _ => (StatusCode::INTERNAL_SERVER_ERROR, "turn"),
             };
             return (status, [(NOTICE_HEADER, place)], reply.text).into_response();
@@ -487,7 +505,10 @@ fn stored_reply(reply: &ScriptedReply) -> Option<String> {
             | Fault::RateLimited
             | Fault::Toast
             | Fault::Dialog
-            | Fault::ErrorTurn,
+            | Fault::ErrorTurn
+            | Fault::Banner
+            | Fault::LoginRedirect
+            | Fault::BotCheck,
         ) => None,
         Some(Fault::Stall) => Some(truncated(&reply.text)),
     }

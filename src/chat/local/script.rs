@@ -32,6 +32,17 @@ pub enum Fault {
     ErrorTurn,
     /// The stream sends the first half of the reply and then nothing, never ending.
     Stall,
+    /// The reply's text is the site's notice, in a banner at the top of the page outside the
+    /// conversation, the reply's turn left empty (a spend limit's "402 Payment Required").
+    Banner,
+    /// The session expired mid-turn: the site answers 401 and the page goes to its login
+    /// address (`/login?next=…`), a wall with no composer, until the person logs in
+    /// ([`super::LocalChat::log_in`]); then back to the chat.
+    LoginRedirect,
+    /// A bot check mid-turn: the site answers 403 and the page reloads as a challenge ("Just a
+    /// moment...", no composer) at the chat's own address, until it is passed
+    /// ([`super::LocalChat::log_in`]).
+    BotCheck,
 }
 
 /// One reply of the script.
