@@ -637,7 +637,9 @@
         // A refusal shows as a banner or as a short reply of its own, never inside a long one
         // (a model may well write "too many requests" in an answer).
         tooLong: phrases("TooLong", fresh + "\n" + (text.length < 400 ? text : "")),
-        offline: phrases("Offline", banners),
+        // The site says it is offline, in a notice of this exchange (one left from an earlier
+        // exchange is history): its words.
+        offline: notices.page.concat(notices.reply).map((n) => n.text).find((t) => phrases("Offline", t)) || null,
         login: walled && phrases("LoginRequired", wall),
         // A bot check (Cloudflare's): a person has to pass it in the window.
         // Only where there is no composer: a normal page can carry the platform's script, or

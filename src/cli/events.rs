@@ -46,10 +46,12 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
         ),
         Event::NewChat => ("new_chat", json!({})),
         Event::Trouble(failure) => {
+            // Every field always present: null where the site said nothing keyless quotes.
             let mut fields = failure_fields(failure);
-            if let (Value::Object(map), Some(said)) = (&mut fields, &failure.said) {
-                map.insert("words".into(), json!(said.words));
-                map.insert("resets_at".into(), json!(said.resets_at));
+            if let Value::Object(map) = &mut fields {
+                let said = failure.said.as_ref();
+                map.insert("words".into(), json!(said.map(|s| &s.words)));
+                map.insert("resets_at".into(), json!(said.and_then(|s| s.resets_at)));
             }
             ("trouble", fields)
         }

@@ -101,7 +101,7 @@ pub fn print(event: Event) {
         Event::Offline { attempt, wait } => {
             let _ = writeln!(
                 err,
-                "{warn} the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Resending the same message in {}s (try {attempt})",
+                "{warn} the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Going on in {}s (try {attempt}): the message is sent again unless the chat already holds it",
                 wait.as_secs()
             );
         }

@@ -1,6 +1,9 @@
 //! The chat site's trouble mid-turn (issue 31), through the built binary on the local chat
-//! page with faults injected: a usage limit in the reply's place, a throttle toast and a
-//! throttle dialog, an error turn with a Retry button, a stalled stream. Each is named with its
+//! page with faults injected: a usage limit in the reply's place, a throttle toast (and the
+//! same words again for the resent message) and a throttle dialog, a spend limit in a banner,
+//! an error turn with a Retry button (passing, and staying), a stalled stream, a login
+//! redirect and a bot check mid-turn, the tab closed mid-reply, the network dropped
+//! mid-stream with the reply kept by the site. Each is named with its
 //! code and the site's words within seconds, nothing is sent into a refusing chat (no format
 //! correction), the session stays resumable, and `--resume` or `--wait` finishes the turn
 //! with nothing sent twice that the model had.
@@ -392,4 +395,120 @@ fn a_bot_check_mid_turn_is_a_wall_and_resume_goes_on_in_the_same_chat() {
     chat.log_in();
     resume_finishes(&chat, ws.path(), profile.path(), 1);
     assert_eq!(chat.conversations().len(), 1, "the same conversation");
+}
+
+/// The DevTools HTTP endpoint of the test binary's shared browser: the answer to GET `path`.
+fn devtools(path: &str) -> String {
+    use std::io::{Read, Write};
+    let url = crate::common::shared_browser::cdp_url();
+    let host = url
+        .trim_start_matches("http://")
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let mut stream = std::net::TcpStream::connect(&host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The person closes the chat's tab while the reply streams: keyless says so in words and
+/// names `--resume`, at once; `--resume` opens the chat again, reads the reply the site kept
+/// and finishes, the message never sent twice.
+#[test]
+fn a_tab_closed_mid_reply_is_said_in_words_and_resume_reads_the_kept_reply() {
+    let chat = LocalChat::start(Script {
+        replies: vec![ScriptedReply {
+            text: done_reply("finished after the trouble"),
+            fault: None,
+        }],
+        // About four seconds of stream: the tab closes while it runs.
+        chunk_delay: Duration::from_millis(100),
+        chunk_chars: 2,
+        ..Script::default()
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let mut cmd = keyless_on(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    cmd.args(["--mode", "auto"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while chat.received_count() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // The tab on this chat's page, by its address (each test's chat has its own port).
+    let list: serde_json::Value = {
+        let raw = devtools("/json/list");
+        let body = raw.split("\r\n\r\n").nth(1).unwrap_or("[]").to_string();
+        serde_json::from_str(&body).unwrap()
+    };
+    let origin = chat.url();
+    let tab = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["url"].as_str().is_some_and(|u| u.starts_with(&origin)))
+        .unwrap_or_else(|| panic!("no tab on {origin}: {list}"));
+    let closed_at = Instant::now();
+    devtools(&format!("/json/close/{}", tab["id"].as_str().unwrap()));
+    let out = child.wait_with_output().unwrap();
+    let took = closed_at.elapsed();
+    let text = format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("tab was closed"), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(!text.contains("receiver is gone"), "{text}");
+    assert!(took < Duration::from_secs(5), "said at once: {took:?}");
+    assert!(
+        pending(ws.path()).is_some_and(|m| m.contains("the task")),
+        "{text}"
+    );
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+    assert_eq!(chat.received().len(), 1, "never sent twice: {text}");
+}
+
+/// The network drops mid-stream (half the reply came, then the connection broke and the page
+/// says "Network error"), while the site kept the whole reply: keyless waits for the network,
+/// opens the chat again, finds the message answered and reads the reply; the model received
+/// the message once.
+#[test]
+fn offline_mid_stream_never_sends_the_message_twice() {
+    let chat = chat_of(&[Fault::Offline], &done_reply("kept by the site"));
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("kept by the site"), "{text}");
+    assert!(
+        text.contains("KA_NETWORK_OFFLINE") || text.contains("offline"),
+        "{text}"
+    );
+    assert_eq!(
+        chat.received().len(),
+        1,
+        "the model received the message once: {text}"
+    );
 }

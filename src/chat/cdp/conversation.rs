@@ -417,6 +417,17 @@ impl CdpDriver {
                 return Err(offline);
             }
             let state = self.state()?;
+            // The page lost the network mid-exchange: what the site kept is found out once it
+            // is back (the turn asks whether the chat holds the message and its reply).
+            if let Some(words) = &state.offline {
+                return Err(Failure::new(
+                    Code::NetworkOffline,
+                    format!(
+                        "the page says: \"{}\": the network dropped mid-exchange. Nothing was lost; the chat is asked whether it holds the message before it is sent again.",
+                        words.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                ));
+            }
             if state.exhausted {
                 return Err(Failure::new(
                     Code::ChatExhausted,
@@ -619,6 +630,19 @@ impl ChatDriver for CdpDriver {
     }
 
     fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
+        // The chat opened again at its own address, as `--resume` does: after trouble the page
+        // may show what the site does not keep (a stream cut off, an error in the reply's
+        // place) and miss what it does (a reply it kept while the page was offline). The start
+        // page is no chat's address (it opens a new one): there the page as it is is looked at.
+        let start = self.tab.reach.url.clone();
+        let address = self
+            .chat_url()
+            .filter(|url| url != &start)
+            .or_else(|| self.composer.sent_at.clone().filter(|url| url != &start));
+        if let Some(address) = address {
+            let reopened = self.reopen_chat(&address, Some(message));
+            return self.sketched(reopened);
+        }
         let state = self.state()?;
         if state.users == 0 {
             return Ok(Reopened::Unsent);

@@ -337,7 +337,14 @@ impl CdpDriver {
 
 fn browser_gone() -> Failure {
     connection(
-        "the browser closed or crashed; run keyless again to reopen it (the turn resumes where it stopped)",
+        "the browser closed or crashed; nothing was lost: run `keyless run --resume` to open it again and go on where the turn stopped",
+    )
+}
+
+/// The chat's tab closed (by the person, or its page crashed) while the browser runs.
+fn tab_closed() -> Failure {
+    connection(
+        "the chat's tab was closed (or its page crashed) while keyless used it; nothing was lost: run `keyless run --resume` to open the chat again and go on where the turn stopped",
     )
 }
 

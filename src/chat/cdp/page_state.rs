@@ -62,6 +62,9 @@ pub(super) struct PageState {
     /// The start of the page's text where no composer shows (a wall in the chat's place).
     #[serde(default)]
     pub wall_text: Option<String>,
+    /// A notice of this exchange that says the page is offline (texts.Offline): its words.
+    #[serde(default)]
+    pub offline: Option<String>,
 }
 
 /// One notice area's text, and whether it is in a dialog (which a person acknowledges).

@@ -16,11 +16,12 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::GetNavigationHistoryParams;
+use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::{OFFLINE_ERRORS, bounded, browser_gone};
+use super::{OFFLINE_ERRORS, bounded, browser_gone, tab_closed};
 use crate::catalog::{Code, Failure};
 use crate::claim::Share;
 
@@ -89,12 +90,45 @@ impl Tab {
         if !self.alive() {
             return Err(browser_gone());
         }
-        self.runtime.block_on(async move {
+        let result = self.runtime.block_on(async move {
             tokio::select! {
                 result = future => result,
                 () = process_end(pid) => Err(browser_gone()),
             }
-        })
+        });
+        // A call that failed on a browser still running: its tab may be gone (closed by the
+        // person, or crashed), which DevTools tells only as a channel with no receiver. The
+        // browser's own list of tabs says so, in words that name what to do.
+        match result {
+            Err(failure) if failure.code == Code::BrowserConnectionFailed && !self.tab_open() => {
+                Err(tab_closed())
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the browser still lists this tab (true when it cannot say: the failure that
+    /// asked stays as it was).
+    fn tab_open(&self) -> bool {
+        if !self.alive() {
+            return true;
+        }
+        let ours = self.page.target_id().clone();
+        let browser = &self.browser;
+        self.runtime
+            .block_on(async {
+                bounded(
+                    browser.execute(GetTargetsParams::default()),
+                    "list the browser's tabs",
+                )
+                .await
+            })
+            .map_or(true, |got| {
+                got.result
+                    .target_infos
+                    .iter()
+                    .any(|target| target.target_id == ours)
+            })
     }
 
     /// Listens for the page's notifications, its failed requests and its documents' statuses.

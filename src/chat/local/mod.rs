@@ -462,6 +462,24 @@ async fn chat(
             let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
             return Response::new(Body::from_stream(head.chain(pending)));
         }
+        Some(Fault::Offline) => {
+            // Half the reply, then the connection breaks (an error ends the body mid-stream).
+            use futures::StreamExt as _;
+            let half = truncated(&reply.text);
+            let stream = futures::stream::iter([
+                Ok::<Bytes, std::io::Error>(Bytes::from(half)),
+                Err(std::io::Error::other("the network dropped")),
+            ])
+            .then(move |item| async move {
+                tokio::time::sleep(delay).await;
+                item
+            });
+            return (
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                Body::from_stream(stream),
+            )
+                .into_response();
+        }
         Some(Fault::Truncate) => truncated(&reply.text),
         None => reply.text,
     };
@@ -495,7 +513,7 @@ async fn ended(State(state): State<AppState>) -> StatusCode {
 /// truncated one.
 fn stored_reply(reply: &ScriptedReply) -> Option<String> {
     match reply.fault {
-        None => Some(reply.text.clone()),
+        None | Some(Fault::Offline) => Some(reply.text.clone()),
         Some(Fault::Truncate) => Some(truncated(&reply.text)),
         Some(
             Fault::NoReply

@@ -39,6 +39,9 @@ pub enum Fault {
     /// address (`/login?next=…`), a wall with no composer, until the person logs in
     /// ([`super::LocalChat::log_in`]); then back to the chat.
     LoginRedirect,
+    /// The network drops mid-stream: half the reply arrives, then the connection breaks and
+    /// the page says "Network error"; the site kept the whole reply (a reopened chat shows it).
+    Offline,
     /// A bot check mid-turn: the site answers 403 and the page reloads as a challenge ("Just a
     /// moment...", no composer) at the chat's own address, until it is passed
     /// ([`super::LocalChat::log_in`]).
