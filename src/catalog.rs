@@ -125,6 +125,13 @@ catalog! {
     ToolMissing = "KA_TOOL_MISSING", ChatBrowser, "a runcommand tool is listed as Missing in the environment: the process is never started; do not retry it";
     ComposerNotClean = "KA_COMPOSER_NOT_CLEAN", ChatBrowser, "the composer still holds stale text or attachment chips after the reset attempt (run keyless doctor to fix the AttachmentRemove/AttachmentFailed selectors)";
     ChatExhausted = "KA_CHAT_EXHAUSTED", ChatBrowser, "chat hit its length limit";
+    RateLimited = "KA_RATE_LIMITED", ChatBrowser, "the chat site throttles: too many requests too quickly (its words are quoted); nothing was sent into the refusing chat; retry in seconds to minutes, or resume with --wait";
+    UsageLimit = "KA_USAGE_LIMIT", ChatBrowser, "the chat site says the plan's message or usage limit is reached (its words and the reset time, when it gives one, are quoted); the turn stays resumable: resume after the reset, or with --wait";
+    SpendLimit = "KA_SPEND_LIMIT", ChatBrowser, "the chat site says a spend limit is reached or the plan lapsed: no reset, waiting will not help; the turn stays resumable once the account is in order";
+    SiteError = "KA_SITE_ERROR", ChatBrowser, "the chat site showed an error in place of the reply (a server error, a Retry button): retried while it lasts, then the turn stops resumable";
+    LoginRequired = "KA_LOGIN_REQUIRED", ChatBrowser, "the chat site asks to log in (an expired session) mid-turn: log in in the browser window (or run without --headless), then resume; the wall's address is never saved as the chat's";
+    BotCheck = "KA_BOT_CHECK", ChatBrowser, "the chat site shows a bot check: pass it in the browser window (or run without --headless), then resume; no script runs in the page while it shows";
+    ReplyStalled = "KA_REPLY_STALLED", ChatBrowser, "the reply's stream made no progress for Browser.StallSeconds: the site stalled, nothing was lost; resume the turn";
 
     ConfigInvalid = "KA_CONFIG_INVALID", ConfigInternal, "keyless.json/selectors.json is not valid JSON";
     ConfigValidation = "KA_CONFIG_VALIDATION", ConfigInternal, "a configuration value is out of range";
@@ -181,6 +188,16 @@ pub fn render_markdown() -> String {
 pub struct Failure {
     pub code: Code,
     pub reason: String,
+    /// What the chat site said, when the failure is its trouble (a limit, an error, a wall).
+    pub said: Option<Box<SiteSaid>>,
+}
+
+/// What a chat site said when it refused to go on: its own words, and when a limit resets
+/// (seconds since the Unix epoch) when it says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteSaid {
+    pub words: String,
+    pub resets_at: Option<u64>,
 }
 
 impl Failure {
@@ -188,6 +205,13 @@ impl Failure {
         Failure {
             code,
             reason: reason.into(),
+            said: None,
         }
+    }
+
+    /// The failure with what the site said attached.
+    pub fn saying(mut self, said: SiteSaid) -> Failure {
+        self.said = Some(Box::new(said));
+        self
     }
 }

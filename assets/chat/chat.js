@@ -365,7 +365,10 @@
         signal: controller.signal,
       });
       showHistory().catch(() => {});
-      if (res.status === 413 || res.status === 429) {
+      const notice = res.headers.get("x-notice");
+      if (notice) {
+        showNotice(notice, await res.text(), body);
+      } else if (res.status === 413 || res.status === 429) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {
         body.innerHTML = '<p class="error-text">Something went wrong. ' + res.status + "</p>";
@@ -395,6 +398,60 @@
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
     // The server notes the moment too (the shape benchmark measures from it).
     fetch("/api/ended", { method: "POST", keepalive: true }).catch(() => {});
+  }
+
+  // A site's notice in the reply's stead (x-notice): a toast outside the conversation, a modal
+  // dialog a person acknowledges, or an error in the reply's own place with a Retry button,
+  // in elements the selectors do not name.
+  function showNotice(place, text, body) {
+    // The session expired: the site's login address, which comes back to the chat once the
+    // person logged in.
+    if (place === "login") {
+      location.assign("/login?next=" + encodeURIComponent(location.pathname));
+      return;
+    }
+    // A bot check: the same address again, as the check.
+    if (place === "challenge") {
+      location.reload();
+      return;
+    }
+    if (place === "banner") {
+      const banner = document.createElement("div");
+      banner.className = cls("usage-banner");
+      banner.textContent = text;
+      document.querySelector("header").after(banner);
+      return;
+    }
+    if (place === "turn") {
+      const box = document.createElement("div");
+      box.className = cls("reply-failed");
+      const words = document.createElement("span");
+      words.textContent = text;
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.textContent = say("Retry");
+      box.append(words, retry);
+      body.appendChild(box);
+      return;
+    }
+    const box = document.createElement("div");
+    if (place === "dialog") {
+      box.setAttribute("role", "dialog");
+      box.setAttribute("aria-modal", "true");
+      box.className = cls("modal");
+      const words = document.createElement("p");
+      words.textContent = text;
+      const ok = document.createElement("button");
+      ok.type = "button";
+      ok.textContent = say("Got it");
+      ok.addEventListener("click", () => box.remove());
+      box.append(words, ok);
+    } else {
+      box.setAttribute("role", "alert");
+      box.className = cls("toast");
+      box.textContent = text;
+    }
+    document.body.appendChild(box);
   }
 
   // How the page shows a stream: a stop button in the send button's place, one button that
@@ -572,10 +629,17 @@
     if (mode("gemini")) geminiCode(body);
   }
 
+  // The login address goes back where the person was once they are logged in, as sites do
+  // (the page there is the chat's; this one never settles).
+  function leaveLogin(c) {
+    if (location.pathname !== "/login") return c;
+    location.replace(new URLSearchParams(location.search).get("next") || "/");
+    return new Promise(() => {});
+  }
   // A login wall, as a site shows to a browser profile that is not logged in: the composer
   // appears once the user has logged in (the server says so).
   async function loggedIn(c) {
-    if (!c.loginWall && !c.challenge) return c;
+    if (!c.loginWall && !c.challenge) return leaveLogin(c);
     const title = document.title;
     const wall = document.createElement("div");
     wall.id = "login-wall";
@@ -590,6 +654,7 @@
       await new Promise((done) => setTimeout(done, 300));
       const now = await (await fetch("/api/config")).json();
       if (!now.loginWall && !now.challenge) {
+        if (location.pathname === "/login") return leaveLogin(now);
         wall.remove();
         document.title = title;
         return now;

@@ -46,6 +46,9 @@ pub struct Settings {
     /// Takes secrets out of every result before it is reported (Secrets.Redact); `None` when
     /// the user turned redaction off.
     pub redactor: Option<Redactor>,
+    /// On a rate or usage limit, wait for the reset and go on (`--wait`,
+    /// `Browser.WaitOnLimits`); otherwise the turn stops resumable at once.
+    pub wait_on_limits: bool,
 }
 
 impl Default for Settings {
@@ -61,6 +64,7 @@ impl Default for Settings {
             missing_tools: Vec::new(),
             git_hazards: Vec::new(),
             redactor: Some(Redactor::default()),
+            wait_on_limits: false,
         }
     }
 }
@@ -91,6 +95,7 @@ impl Settings {
                 }
                 Redactor::from_known(known, config.secrets.allow.clone())
             }),
+            wait_on_limits: config.browser.wait_on_limits,
         }
     }
 }

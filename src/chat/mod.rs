@@ -7,6 +7,7 @@ pub mod cdp;
 pub mod learned;
 pub mod local;
 pub mod selectors;
+pub(crate) mod trouble;
 
 use crate::catalog::Failure;
 
@@ -50,6 +51,13 @@ pub trait ChatDriver {
     /// Opens a saved chat again (resuming a turn) and says where it stands with `pending`, the
     /// message that was being sent when keyless stopped.
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure>;
+    /// Where the chat on the page stands with `message` now, before it is sent again after a
+    /// failure (offline, a site error, a limit waited out): `Answered` when it holds the
+    /// message and a reply to it (not a site's notice), to be waited for and read instead.
+    fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
+        let _ = message;
+        Ok(Reopened::Unsent)
+    }
     /// Looks for the chat that holds `pending` (the message being sent when keyless stopped),
     /// when no address of it was saved (keyless stopped before the new chat had one): the
     /// browser's other tabs, then the site's history list. Its address, or `None`.

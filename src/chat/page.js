@@ -9,7 +9,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L) {
-  if (window.__keyless && window.__keyless.version === 5) return "present";
+  if (window.__keyless && window.__keyless.version === 6) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
   const loc = L(S);
   const TURNS = ["UserMessage", "AssistantMessage"];
@@ -107,6 +107,49 @@
     if (near(".ProseMirror")) return "prosemirror";
     return "";
   };
+  // Where a site talks to the person rather than the model (issue 31): alerts, dialogs, live
+  // regions, toasts, banners, error areas, whatever the site's class names. Searched through
+  // `loc.inPage`, so again only after the page changed outside its newest turns.
+  const NOTICE_CSS = '[role="alert"], [role="alertdialog"], [role="dialog"], [role="status"], [aria-live="assertive"], [aria-live="polite"], [class*="toast" i], [class*="snackbar" i], [class*="banner" i], [class*="error" i], [class*="notice" i], [data-sonner-toast]';
+  // The longest text read as one notice: a longer element wraps the page, not a notice.
+  const NOTICE_CHARS = 1500;
+  // What the notice areas say, outside every turn (`page`) and inside the newest reply
+  // (`reply`): never inside a user turn (keyless's own messages quote anything) nor an earlier
+  // reply (history), never an element that holds the composer or a turn.
+  // The notice elements showing as the exchange began, with their text then: a notice counts
+  // for this exchange only if it appeared, or its words changed, after the message went (a
+  // toast that stays on the page after its limit passed is the last exchange's, whatever it
+  // says; the same words shown again in a new element are this one's).
+  let noticesAtSend = new WeakMap();
+  const noticesSeen = () => {
+    noticesAtSend = new WeakMap();
+    for (const e of (loc.inPage(NOTICE_CSS) || []).concat(all("ErrorBanner"))) noticesAtSend.set(e, e.textContent);
+  };
+  const noticesNow = (a, composer, extra) => {
+    const userCss = loc.turns("UserMessage").css;
+    const replyCss = loc.turns("AssistantMessage").css;
+    const lastUser = last("UserMessage");
+    const page = [];
+    const reply = [];
+    const taken = new Set();
+    const found = (loc.inPage(NOTICE_CSS) || []).concat(extra);
+    for (const e of found) {
+      if (taken.has(e) || !e.isConnected) continue;
+      taken.add(e);
+      if (noticesAtSend.get(e) === e.textContent) continue;
+      if ((composer && e.contains(composer)) || (a && e.contains(a)) || (lastUser && e.contains(lastUser))) continue;
+      if (userCss && e.closest(userCss)) continue;
+      const owner = replyCss && e.closest(replyCss);
+      const inReply = !!(a && (owner === a || a.contains(e)));
+      if (owner && !inReply) continue;
+      if (!visible(e)) continue;
+      const text = e.textContent;
+      if (!text.trim() || text.length > NOTICE_CHARS) continue;
+      const dialog = !!e.closest('[role="dialog"], [role="alertdialog"]');
+      (inReply ? reply : page).push({ text: text.trim(), dialog });
+    }
+    return { page, reply };
+  };
   const phrases = (key, text) => {
     const lower = text.toLowerCase();
     return (T[key] || []).some((p) => lower.includes(p.toLowerCase()));
@@ -146,7 +189,7 @@
     return blocks.join("\n\n");
   };
   const api = {
-    version: 5,
+    version: 6,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -209,6 +252,7 @@
       if (text === null || text === undefined) text = api.expected;
       const inner = unfence(text);
       exchange = { users: count("UserMessage"), assistants: count("AssistantMessage"), text: inner, raw: text };
+      noticesSeen();
       return d.beginExchange(inner, first("Composer"), last("SendButton"));
     },
     // Whether the user turn of this exchange shows the message exactly, byte for byte but for
@@ -517,6 +561,20 @@
       }
       return user.textContent;
     },
+    // A dialog that says `text` is acknowledged, as a person clicks its "Got it": the button
+    // that closes it (by its words in the sites' languages, or a close label), else the first.
+    acknowledge: (text) => {
+      const want = (text || "").replace(/\s+/g, " ").trim();
+      const dialogs = loc.inPage('[role="dialog"], [role="alertdialog"]') || [];
+      for (const dlg of dialogs) {
+        if (!visible(dlg) || !dlg.textContent.replace(/\s+/g, " ").includes(want.slice(0, 80))) continue;
+        const buttons = Array.from(dlg.querySelectorAll("button, [role=button]")).filter(visible);
+        const ack = /^(got it|ok|okay|close|dismiss|understood|continue|verstanden|schließen|compris|fermer|entendido|cerrar|entendi|fechar|capito|chiudi|понятно|закрыть|閉じる|了解|知道了|关闭|확인|닫기)$/i;
+        const button = buttons.find((b) => ack.test((b.textContent || "").trim()) || ack.test((b.getAttribute("aria-label") || "").trim())) || buttons[0];
+        if (button) { button.click(); return true; }
+      }
+      return false;
+    },
     // Whether a reply follows the last user message (a reopened chat that was answered).
     replyFollows: () => {
       const u = last("UserMessage");
@@ -552,9 +610,18 @@
       if (!done && !seen.Completed && a) done = d.done(a);
       // A login wall or a bot check is looked for only where no composer shows (the page is
       // loading, or it stands in the chat's place): only then is the page's own text read.
-      const walled = !first("Composer");
+      const composer = first("Composer");
+      const walled = !composer;
       const wall = walled && document.body ? document.body.innerText.slice(0, 5000) : "";
+      const notices = noticesNow(a, composer, pageBanners);
       return {
+        notices: notices.page,
+        replyNotices: notices.reply,
+        // The reply's own text when it is short enough to be a site's notice in its place: its
+        // words without the turn's controls ("Copy", "Retry") and hidden labels, which would
+        // run into the notice's last word ("resets Jan 5Copy").
+        replyText: a && text.length <= 600 ? d.answerText(a) : null,
+        wallText: walled ? wall.slice(0, 1500) : null,
         users,
         assistants,
         userFound,
@@ -570,8 +637,9 @@
         // A refusal shows as a banner or as a short reply of its own, never inside a long one
         // (a model may well write "too many requests" in an answer).
         tooLong: phrases("TooLong", fresh + "\n" + (text.length < 400 ? text : "")),
-        rateLimited: phrases("RateLimit", fresh + "\n" + (text.length < 400 ? text : "")),
-        offline: phrases("Offline", banners),
+        // The site says it is offline, in a notice of this exchange (one left from an earlier
+        // exchange is history): its words.
+        offline: notices.page.concat(notices.reply).map((n) => n.text).find((t) => phrases("Offline", t)) || null,
         login: walled && phrases("LoginRequired", wall),
         // A bot check (Cloudflare's): a person has to pass it in the window.
         // Only where there is no composer: a normal page can carry the platform's script, or

@@ -197,6 +197,10 @@ pub enum Subcommands {
 /// Options every workspace-facing subcommand shares.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct Shared {
+    /// On a chat site's rate or usage limit, wait for its reset (with a countdown; Ctrl+C
+    /// stops and keeps the session) and go on, instead of stopping at once.
+    #[arg(long)]
+    pub wait: bool,
     /// The workspace folder the model works in [default: the current folder].
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,

@@ -77,6 +77,7 @@ pub(super) fn driver_options(
         profile,
         reply_timeout: std::time::Duration::from_secs(config.browser.reply_timeout_seconds),
         truncation_budget: std::time::Duration::from_secs(config.browser.truncation_budget_seconds),
+        stall: std::time::Duration::from_secs(config.browser.stall_seconds),
         // In a window the user can log in; headless, nobody can.
         login_wait: if headless {
             std::time::Duration::ZERO

@@ -45,6 +45,20 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
             }}),
         ),
         Event::NewChat => ("new_chat", json!({})),
+        Event::Trouble(failure) => {
+            // Every field always present: null where the site said nothing keyless quotes.
+            let mut fields = failure_fields(failure);
+            if let Value::Object(map) = &mut fields {
+                let said = failure.said.as_ref();
+                map.insert("words".into(), json!(said.map(|s| &s.words)));
+                map.insert("resets_at".into(), json!(said.and_then(|s| s.resets_at)));
+            }
+            ("trouble", fields)
+        }
+        Event::Waiting { code, left } => (
+            "waiting",
+            json!({ "code": code, "seconds_left": left.as_secs() }),
+        ),
         Event::Warning(failure) => ("warning", failure_fields(failure)),
         Event::Offline { attempt, wait } => (
             "offline",

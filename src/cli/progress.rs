@@ -101,8 +101,18 @@ pub fn print(event: Event) {
         Event::Offline { attempt, wait } => {
             let _ = writeln!(
                 err,
-                "{warn} the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Resending the same message in {}s (try {attempt})",
+                "{warn} the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Going on in {}s (try {attempt}): the message is sent again unless the chat already holds it",
                 wait.as_secs()
+            );
+        }
+        Event::Trouble(failure) => {
+            let _ = writeln!(err, "{warn} {}: {}", failure.code, shown(&failure.reason));
+        }
+        Event::Waiting { code, left } => {
+            let _ = writeln!(
+                err,
+                "⏳ waiting {} for the site ({code}), then going on by itself; Ctrl+C stops and keeps the session (`keyless run --resume` goes on later)",
+                crate::chat::trouble::span(left)
             );
         }
         Event::Resumed { reopened } => {

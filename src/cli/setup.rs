@@ -159,6 +159,9 @@ pub(super) fn batch_settings(
     if let Some(mode) = shared.mode {
         settings.mode = mode.into();
     }
+    if shared.wait {
+        settings.wait_on_limits = true;
+    }
     settings.missing_tools = crate::exec::snapshot::missing(&config.snapshot.tools);
     settings.git_hazards = crate::git::read_only_hazards(root);
     settings

@@ -192,6 +192,23 @@ fn text(report: &Report) -> String {
             if let Some(task) = &s.task {
                 out.push_str(&format!("task: {task}\n"));
             }
+            if let Some(trouble) = &s.trouble {
+                out.push_str(&format!(
+                    "last trouble: {} \"{}\"",
+                    trouble.code, trouble.words
+                ));
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                match trouble.resets_at {
+                    Some(at) if at > now => out.push_str(&format!(
+                        "; resets in {}\n",
+                        crate::chat::trouble::span(std::time::Duration::from_secs(at - now))
+                    )),
+                    Some(_) => out.push_str("; its reset time has passed\n"),
+                    None => out.push('\n'),
+                }
+            }
             let what = match &s.in_flight {
                 InFlight::Sending { kind, .. } => kind.name(),
                 _ => MessageKind::Message.name(),

@@ -71,6 +71,10 @@ pub struct BrowserConfig {
     pub reply_timeout_seconds: u64,
     /// How long a reply may stay without `@@eof` once the page says it is finished.
     pub truncation_budget_seconds: u64,
+    /// How long a streaming reply may make no progress before it counts as stalled.
+    pub stall_seconds: u64,
+    /// On a rate or usage limit with a known reset, wait for it and go on (`--wait`).
+    pub wait_on_limits: bool,
 }
 
 impl Default for BrowserConfig {
@@ -83,6 +87,9 @@ impl Default for BrowserConfig {
             url: None,
             reply_timeout_seconds: 600,
             truncation_budget_seconds: 30,
+            // Long enough for a model that thinks for minutes behind a moving indicator.
+            stall_seconds: 300,
+            wait_on_limits: false,
         }
     }
 }

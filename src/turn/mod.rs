@@ -33,6 +33,17 @@ const OFFLINE_FIRST_WAIT: Duration = Duration::from_secs(2);
 const OFFLINE_MAX_WAIT: Duration = Duration::from_secs(30);
 /// Offline: how many times the same message is resent before the turn stops.
 const OFFLINE_TRIES: u32 = 8;
+/// A site error in the reply's place: the waits before each new try (a site's hiccup lasts
+/// seconds; one that lasts longer stops the turn resumable).
+const SITE_ERROR_WAITS: [Duration; 2] = [Duration::from_secs(5), Duration::from_secs(20)];
+/// A throttle that gives no time: how long `--wait` waits before trying again.
+const THROTTLE_WAIT: Duration = Duration::from_secs(60);
+/// How many limits one run of a turn waits out before it stops (a site that keeps refusing).
+const LIMIT_WAITS: u32 = 6;
+/// How often a wait tells its countdown.
+const COUNTDOWN_EVERY: Duration = Duration::from_secs(10);
+/// The wait's step: Ctrl+C is heard within it.
+const WAIT_STEP: Duration = Duration::from_secs(1);
 
 /// What the loop tells whoever watches it.
 #[derive(Debug)]
@@ -49,6 +60,14 @@ pub enum Event<'a> {
     Offline {
         attempt: u32,
         wait: Duration,
+    },
+    /// The chat site's trouble (a limit, an error, a wall, a stall), named with its words.
+    Trouble(&'a Failure),
+    /// Waiting out a limit or a site error: `left` until keyless goes on by itself (told at
+    /// the start and every few seconds).
+    Waiting {
+        code: Code,
+        left: Duration,
     },
     Sending {
         chars: usize,
@@ -152,6 +171,9 @@ struct Turn<'w> {
     new_chats: u32,
     retries: usize,
     offline_tries: u32,
+    /// Site errors retried, and limits waited out, in this run of the turn.
+    site_errors: usize,
+    limit_waits: u32,
     /// What this run of the turn did, for the summary at the end.
     summary: Summary,
     /// How the offline backoff waits (`std::thread::sleep`; the unit tests only note the wait).
@@ -181,6 +203,8 @@ impl<'w> Turn<'w> {
             new_chats: 0,
             retries: 0,
             offline_tries: 0,
+            site_errors: 0,
+            limit_waits: 0,
             summary: Summary::default(),
             sleep: std::thread::sleep,
         }
@@ -291,6 +315,7 @@ impl<'w> Turn<'w> {
             };
             replies += 1;
             self.offline_tries = 0;
+            self.site_errors = 0;
             on_event(Event::Received {
                 chars: reply.text.chars().count(),
                 channel: reply.channel,
@@ -440,7 +465,8 @@ impl<'w> Turn<'w> {
                     kind: MessageKind::Continuation,
                 })
             }
-            // Offline: nothing reached the model; wait, then resend the same message.
+            // Offline: nothing reached the model; wait, then resend the same message (unless
+            // the chat shows it had it, and its reply).
             Code::NetworkOffline if self.offline_tries < OFFLINE_TRIES => {
                 self.offline_tries += 1;
                 let wait =
@@ -454,7 +480,67 @@ impl<'w> Turn<'w> {
                     wait,
                 });
                 (self.sleep)(wait);
-                Ok(Next::Send { message: due, kind })
+                Ok(self.again(due, kind, driver))
+            }
+            code if is_trouble(code) => {
+                // Asked again now the trouble shows: a wall the page went to within moments of
+                // the send hid the chat's address then, and the tab's history tells it now.
+                if let Some(url) = driver.chat_url() {
+                    self.session.chat_url = Some(url);
+                }
+                self.session.trouble = Some(record::Trouble {
+                    code: code.code().to_string(),
+                    words: failure
+                        .said
+                        .as_ref()
+                        .map_or_else(|| failure.reason.clone(), |s| s.words.clone()),
+                    at: now_unix(),
+                    resets_at: failure.said.as_ref().and_then(|s| s.resets_at),
+                });
+                self.recorder.entry(
+                    "trouble",
+                    serde_json::json!({ "code": code, "reason": failure.reason }),
+                );
+                let resets_at = failure.said.as_ref().and_then(|s| s.resets_at);
+                let wait = match code {
+                    // A site's hiccup: tried again a few times, seconds apart.
+                    Code::SiteError if self.site_errors < SITE_ERROR_WAITS.len() => {
+                        self.site_errors += 1;
+                        Some(SITE_ERROR_WAITS[self.site_errors - 1])
+                    }
+                    // A limit, waited out only when the person asked.
+                    Code::RateLimited | Code::UsageLimit
+                        if self.settings.wait_on_limits && self.limit_waits < LIMIT_WAITS =>
+                    {
+                        match (resets_at, code) {
+                            (Some(at), _) => {
+                                Some(Duration::from_secs(at.saturating_sub(now_unix())))
+                            }
+                            (None, Code::RateLimited) => Some(THROTTLE_WAIT),
+                            // A plan's limit with no reset time: nothing to wait for.
+                            (None, _) => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let Some(wait) = wait else {
+                    return Err(Stop::Chat(failure));
+                };
+                // Told here only when waited out: a stop tells it as the turn's end.
+                on_event(Event::Trouble(&failure));
+                if code != Code::SiteError {
+                    self.limit_waits += 1;
+                }
+                if !self.wait_out(code, wait, on_event) {
+                    return Err(Stop::Chat(Failure::new(
+                        Code::Cancelled,
+                        format!(
+                            "stopped while waiting for the site ({}); nothing was lost: run `keyless run --resume` to go on",
+                            failure.reason
+                        ),
+                    )));
+                }
+                Ok(self.again(due, kind, driver))
             }
             // A reply cut off before @@eof is asked for again in smaller pieces, as a retry.
             Code::ReplyTruncated => {
@@ -485,6 +571,40 @@ impl<'w> Turn<'w> {
         }
     }
 
+    /// What to do with the message due after a failure: wait for its reply when the chat shows
+    /// it had it and answered (never sent twice), else send it again.
+    fn again(&mut self, due: String, kind: MessageKind, driver: &mut dyn ChatDriver) -> Next {
+        match driver.holds(&due) {
+            Ok(Reopened::Answered) => {
+                self.recorder
+                    .entry("held", serde_json::json!({ "what": kind.name() }));
+                Next::Wait
+            }
+            _ => Next::Send { message: due, kind },
+        }
+    }
+
+    /// Waits `wait`, telling the countdown; false when Ctrl+C stopped it.
+    fn wait_out(&mut self, code: Code, wait: Duration, on_event: &mut dyn FnMut(Event)) -> bool {
+        let mut left = wait;
+        let mut told = None::<Duration>;
+        loop {
+            if crate::cancel::requested() {
+                return false;
+            }
+            if told.is_none_or(|t| t.saturating_sub(left) >= COUNTDOWN_EVERY) {
+                told = Some(left);
+                on_event(Event::Waiting { code, left });
+            }
+            if left.is_zero() {
+                return true;
+            }
+            let step = left.min(WAIT_STEP);
+            (self.sleep)(step);
+            left -= step;
+        }
+    }
+
     /// Adds a line to the turn's summary, keeping the latest ones.
     fn remember(&mut self, line: String) {
         self.session.done.push(line);
@@ -498,6 +618,28 @@ impl<'w> Turn<'w> {
         let rules = self.session.rules.as_deref().unwrap_or_default();
         prompt::continuation(rules, &self.session.done, due, SUMMARY_COMMANDS)
     }
+}
+
+/// The codes of a chat site's trouble: its words quoted, the turn left resumable, and never a
+/// format correction sent for them.
+fn is_trouble(code: Code) -> bool {
+    matches!(
+        code,
+        Code::RateLimited
+            | Code::UsageLimit
+            | Code::SpendLimit
+            | Code::SiteError
+            | Code::LoginRequired
+            | Code::BotCheck
+            | Code::ReplyStalled
+    )
+}
+
+/// Seconds since the Unix epoch now.
+fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]

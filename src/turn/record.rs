@@ -30,6 +30,22 @@ pub struct Session {
     pub in_flight: InFlight,
     /// What the turn has done so far, latest last (a new chat's summary).
     pub done: Vec<String>,
+    /// The chat site's last trouble (a limit, an error, a wall), for `keyless status`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trouble: Option<Trouble>,
+}
+
+/// The chat site's trouble as a turn met it: facts, for `keyless status` and `--resume`.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct Trouble {
+    /// The catalog code (`KA_USAGE_LIMIT`, …).
+    pub code: String,
+    /// The site's own words.
+    pub words: String,
+    /// When it happened, and when the limit resets (seconds since the Unix epoch).
+    pub at: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resets_at: Option<u64>,
 }
 
 impl Session {

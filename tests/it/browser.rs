@@ -862,9 +862,13 @@ fn a_message_limit_stops_with_a_clear_reason() {
     let mut s = start(faulty("", Fault::RateLimited));
     s.driver.send("one more").unwrap();
     let failure = s.driver.wait_reply(&mut |_| {}).unwrap_err();
-    assert_eq!(failure.code, Code::SendNotConfirmed, "{failure:?}");
+    // The site's own words, quoted, with the command that goes on.
+    assert_eq!(failure.code, Code::RateLimited, "{failure:?}");
     assert!(
-        failure.reason.contains("message limit is reached") && failure.reason.contains("--resume"),
+        failure
+            .reason
+            .contains(keyless::chat::local::RATE_LIMIT_TEXT)
+            && failure.reason.contains("--resume"),
         "{failure:?}"
     );
     s.driver.close();

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use keyless::chat::local::{LocalChat, Script};
+use keyless::chat::local::{Fault, LocalChat, Script, ScriptedReply};
 use serde_json::Value;
 
 use crate::common::local_keyless::keyless_on;
@@ -222,6 +222,53 @@ fn apply(ws: &Path, reply: &str) -> Output {
         .env("XDG_CONFIG_HOME", ws.join(".config-home"))
         .output()
         .unwrap()
+}
+
+/// The site's trouble waited out with `--wait`: a `trouble` event with the site's words and
+/// when it resets, then the `waiting` countdown, each by the schema; the turn then finishes.
+#[test]
+fn run_json_tells_the_site_s_trouble_and_the_wait_by_the_schema() {
+    let words = "Too many requests. You're making requests too quickly. Try again in 2 seconds.";
+    let chat = LocalChat::start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: words.into(),
+                fault: Some(Fault::Toast),
+            },
+            ScriptedReply {
+                text: "@@done\n<<<MSG\nafter the wait\nMSG>>>\n@@end\n@@eof\n".into(),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = keyless_on(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "--json", "--wait", "--mode", "auto", "the task"],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let events = read_events(&out.stdout);
+    let trouble = of(&events, "trouble");
+    assert_eq!(trouble.len(), 1, "{events:?}");
+    assert_eq!(trouble[0]["code"], "KA_RATE_LIMITED");
+    assert_eq!(trouble[0]["words"], words);
+    assert!(trouble[0]["resets_at"].is_u64(), "{:?}", trouble[0]);
+    let waiting = of(&events, "waiting");
+    assert!(!waiting.is_empty(), "{events:?}");
+    assert_eq!(waiting[0]["code"], "KA_RATE_LIMITED");
+    assert!(
+        waiting[0]["seconds_left"].as_u64().is_some_and(|s| s <= 2),
+        "{:?}",
+        waiting[0]
+    );
 }
 
 #[test]

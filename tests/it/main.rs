@@ -52,6 +52,7 @@ mod scenarios;
 mod selectors;
 mod snapshot;
 mod terminal;
+mod trouble;
 mod turn;
 mod workspace;
 mod world;

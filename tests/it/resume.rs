@@ -475,6 +475,7 @@ fn a_reply_saved_but_never_carried_out_runs_once_in_a_new_chat_when_the_old_one_
             reply: format!("{}@@eof\n", block("newfile b.txt", "CONTENT", "b")),
         },
         done: vec!["newfile a.txt: ok".into()],
+        ..record::Session::default()
     };
     let stop = resume(session, &mut driver, &ws, &settings());
     assert_eq!(stop, done("continued"));
@@ -637,7 +638,12 @@ fn a_message_limit_stops_the_turn_and_a_later_resume_sends_the_message_again() {
     let Stop::Chat(failure) = stop else {
         panic!("{stop:?}")
     };
-    assert_eq!(failure.code, Code::SendNotConfirmed);
+    // The site's throttle, named with its words (not a send that was not confirmed).
+    assert_eq!(failure.code, Code::RateLimited, "{failure:?}");
+    assert!(
+        failure.reason.contains("Too many requests in 1 hour"),
+        "{failure:?}"
+    );
     let session = record::load_session(&ws).unwrap();
     assert_eq!(session.in_flight.message(), Some("the task"));
 

@@ -68,6 +68,8 @@ pub(super) struct Composer {
     /// The last message sent and how (a site that refuses it as too long gets it again as a
     /// file, once).
     pub(super) last_sent: Option<(String, SendAs)>,
+    /// The chat's address when the last message was confirmed sent (never a wall's).
+    pub(super) sent_at: Option<String>,
 }
 
 impl Composer {

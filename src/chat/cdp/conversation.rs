@@ -5,13 +5,14 @@
 use std::time::{Duration, Instant};
 
 use super::page_api::{Drawn, ShownTurn};
-use super::page_state::ReplyEnd;
+use super::page_state::{PageState, ReplyEnd, Seen};
 use super::read::Reader;
 use super::{
     CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, fence,
     shown_as,
 };
-use crate::catalog::{Code, Failure};
+use crate::catalog::{Code, Failure, SiteSaid};
+use crate::chat::trouble::{Clock, Extra, Kind, Notice, span};
 use crate::chat::{ChatDriver, Reopened, Reply};
 
 /// How long a reopened conversation may take to show its messages, unless the site says.
@@ -36,7 +37,145 @@ pub(super) enum SendAs {
 /// How many chats of the history list a resumed turn looks into for its message.
 const HISTORY_LOOKS: usize = 5;
 
+/// What became of trouble met mid-turn once it passed.
+enum Passed {
+    /// The message was sent again (the chat did not hold it).
+    Resent,
+    /// The chat was opened again and holds the message: its reply is waited for.
+    Reopened,
+}
+
+/// The local clock now, for reading the reset times a site gives in local time.
+pub(super) fn clock_now() -> Clock {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    Clock {
+        unix,
+        offset: local_offset(unix),
+    }
+}
+
+/// The local time's offset from UTC at `unix`, in seconds (0 when the C library cannot say).
+fn local_offset(unix: i64) -> i64 {
+    let time: libc::time_t = unix;
+    // SAFETY: `tm` is a plain C struct for which all-zero bytes are a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `time` and writes only into `tm`, both valid for the call.
+    let converted = unsafe { libc::localtime_r(&time, &mut tm) };
+    if converted.is_null() { 0 } else { tm.tm_gmtoff }
+}
+
+/// The failure that names a site's trouble: its code, the site's words quoted, when a limit
+/// resets, and what to do.
+pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
+    let resets_at = notice
+        .resets_in
+        .map(|wait| u64::try_from(clock.unix).unwrap_or(0) + wait.as_secs());
+    let when = match notice.resets_in {
+        Some(wait) => format!(
+            " It resets in {} (at {}).",
+            span(wait),
+            at_local(resets_at.unwrap_or(0), clock)
+        ),
+        None => String::new(),
+    };
+    let todo = match notice.kind {
+        Kind::RateLimit => {
+            "Nothing was sent into the refusing chat and nothing was lost: run `keyless run --resume` in a minute, or `keyless run --resume --wait` to wait and go on by itself."
+        }
+        Kind::UsageLimit if notice.resets_in.is_some() => {
+            "Nothing was lost: run `keyless run --resume` after the reset, or `keyless run --resume --wait` to wait for it and go on by itself."
+        }
+        Kind::UsageLimit => {
+            "The site gave no reset time. Nothing was lost: run `keyless run --resume` once the limit has reset."
+        }
+        Kind::SpendLimit => {
+            "Waiting will not help: put the account in order (a spend limit, a lapsed plan), then run `keyless run --resume`; nothing was lost."
+        }
+        Kind::ServerError => {
+            "Nothing was lost: run `keyless run --resume` to send the message again once the site works."
+        }
+        Kind::LoginWall => {
+            "Log in in the browser window (run keyless without --headless to get one; the profile keeps the login), then run `keyless run --resume`; nothing was lost."
+        }
+        Kind::BotCheck => {
+            "Pass the check in the browser window (run keyless without --headless to get one), then run `keyless run --resume`; nothing was lost."
+        }
+    };
+    Failure::new(
+        notice.kind.code(),
+        format!("the site says: \"{}\".{when} {todo}", notice.words),
+    )
+    .saying(SiteSaid {
+        words: notice.words.clone(),
+        resets_at,
+    })
+}
+
+/// A moment as local wall-clock time, `YYYY-MM-DD HH:MM`.
+fn at_local(unix: u64, clock: Clock) -> String {
+    let local = i64::try_from(unix).unwrap_or(0) + clock.offset;
+    let days = local.div_euclid(86_400);
+    let secs = local.rem_euclid(86_400);
+    // Civil date from days (the inverse of the classifier's count).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} local time",
+        secs / 3600,
+        (secs % 3600) / 60
+    )
+}
+
 impl CdpDriver {
+    /// The site's own texts that add to the classifier's words.
+    fn extra(&self) -> Extra {
+        let texts = &self.discovery.site.texts;
+        Extra {
+            rate_limit: texts.get("RateLimit").cloned().unwrap_or_default(),
+            login: texts.get("LoginRequired").cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Trouble seen while waiting for a reply. A throttle dialog is acknowledged first (as a
+    /// person clicks its "Got it"). A wall in a window the person can see is waited out (they
+    /// log in or pass the check there), and the chat opened again where the message went: its
+    /// reply is waited for, or the message sent once more when the chat does not hold it.
+    /// Anything else, or a wall nobody can pass, stops the wait with the trouble named.
+    fn trouble_mid_turn(&mut self, seen: Seen) -> Result<Passed, Failure> {
+        let clock = clock_now();
+        if let Some(text) = &seen.dialog {
+            let _ = self.api().acknowledge(text);
+        }
+        let walled = matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck);
+        if !walled || self.tab.reach.login_wait.is_zero() {
+            return Err(trouble_failure(&seen.notice, clock));
+        }
+        // The person passes the wall in the window; the page's own wait says so.
+        self.wait_ready()?;
+        let Some(address) = self.composer.sent_at.clone() else {
+            return Err(trouble_failure(&seen.notice, clock));
+        };
+        let pending = self.composer.last_sent.clone();
+        let reopened = self.reopen_chat(&address, pending.as_ref().map(|(m, _)| m.as_str()))?;
+        match (reopened, pending) {
+            (Reopened::Answered, _) => Ok(Passed::Reopened),
+            (Reopened::Unsent, Some((message, how))) => {
+                self.send_as(&message, how)?;
+                Ok(Passed::Resent)
+            }
+            _ => Err(trouble_failure(&seen.notice, clock)),
+        }
+    }
+
     /// After a send: whether the user turn shows the message exactly. The first time it does
     /// not, keyless says so and sends its messages inside a fence from then on; when even a
     /// fenced one is altered, it says that too, once: what the model reads may then differ
@@ -228,6 +367,12 @@ impl CdpDriver {
         let Some(pending) = pending else {
             return Ok(Reopened::Unsent);
         };
+        self.stands(&state, pending)
+    }
+
+    /// Where the chat stands with `pending`, the page looked at as `state`: its last user turn
+    /// carries it and a reply (no notice) follows, or not.
+    fn stands(&mut self, state: &PageState, pending: &str) -> Result<Reopened, Failure> {
         let last_user = self.api().last_user_text()?.unwrap_or_default();
         // The message itself, or its note when it went as a file (over the composer limit, or
         // refused as too long): the note names a file unique to this message.
@@ -237,7 +382,15 @@ impl CdpDriver {
             || shown_as(&last_user, &fence(pending)) == Shown::Same
             || shown_as(&last_user, &attachment_note(pending)) == Shown::Same;
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
-        let refused = state.too_long || state.rate_limited;
+        let refused = state.too_long
+            || state
+                .trouble(
+                    state.assistants.saturating_sub(1),
+                    true,
+                    &self.extra(),
+                    clock_now(),
+                )
+                .is_some();
         if carried && !refused && self.api().reply_follows()? {
             // The reply on the page is the one to wait for and read.
             self.reader.assistants_before_send = state.assistants.saturating_sub(1);
@@ -264,17 +417,40 @@ impl CdpDriver {
                 return Err(offline);
             }
             let state = self.state()?;
+            // The page lost the network mid-exchange: what the site kept is found out once it
+            // is back (the turn asks whether the chat holds the message and its reply).
+            if let Some(words) = &state.offline {
+                return Err(Failure::new(
+                    Code::NetworkOffline,
+                    format!(
+                        "the page says: \"{}\": the network dropped mid-exchange. Nothing was lost; the chat is asked whether it holds the message before it is sent again.",
+                        words.split_whitespace().collect::<Vec<_>>().join(" ")
+                    ),
+                ));
+            }
             if state.exhausted {
                 return Err(Failure::new(
                     Code::ChatExhausted,
                     "the chat reached its length limit; a new chat is needed to go on",
                 ));
             }
-            if state.rate_limited {
-                return Err(Failure::new(
-                    Code::SendNotConfirmed,
-                    "the site says its message limit is reached (texts.RateLimit); nothing was lost: run `keyless run --resume` once the limit has reset",
-                ));
+            // The site's trouble in its notice areas, or a wall in the chat's place: named at
+            // once, never waited out as a reply.
+            if let Some(seen) = state.trouble(
+                self.reader.assistants_before_send,
+                false,
+                &self.extra(),
+                clock_now(),
+            ) {
+                match self.trouble_mid_turn(seen)? {
+                    Passed::Resent => {
+                        last_chars = 0;
+                        last_change = Instant::now();
+                        finished_without_eof = None;
+                    }
+                    Passed::Reopened => {}
+                }
+                continue;
             }
             if state.too_long {
                 match self.composer.last_sent.take() {
@@ -306,6 +482,30 @@ impl CdpDriver {
                 }
                 let end =
                     state.reply_end(self.reader.assistants_before_send, last_change.elapsed());
+                if end == ReplyEnd::Ended
+                    && let Some(seen) = state.trouble(
+                        self.reader.assistants_before_send,
+                        true,
+                        &self.extra(),
+                        clock_now(),
+                    )
+                {
+                    // A notice in the reply's place: the site's words, not the model's.
+                    return Err(trouble_failure(&seen.notice, clock_now()));
+                }
+                if end == ReplyEnd::Coming
+                    && state.streams()
+                    && last_change.elapsed() >= self.reader.stall
+                {
+                    return Err(Failure::new(
+                        Code::ReplyStalled,
+                        format!(
+                            "the reply stopped growing for {}s while the site still showed it streaming ({} characters arrived): the site stalled. Nothing was lost: run `keyless run --resume` to read the reply or send the message again",
+                            self.reader.stall.as_secs(),
+                            last_chars
+                        ),
+                    ));
+                }
                 if end == ReplyEnd::Ended {
                     let finished_at = Instant::now();
                     let mut reply = self.read()?;
@@ -332,11 +532,20 @@ impl CdpDriver {
                     finished_without_eof = None;
                 }
             }
+            if !replying && state.streams() && last_change.elapsed() >= self.reader.stall {
+                return Err(Failure::new(
+                    Code::ReplyStalled,
+                    format!(
+                        "no reply began within {}s although the site showed it streaming: the site stalled. Nothing was lost: run `keyless run --resume` to read the reply or send the message again",
+                        self.reader.stall.as_secs()
+                    ),
+                ));
+            }
             if started.elapsed() >= self.reader.reply_timeout {
                 return Err(Failure::new(
                     Code::ReplyTimeout,
                     format!(
-                        "no complete reply within {}s ({} characters arrived)",
+                        "no complete reply within {}s ({} characters arrived); nothing was lost: run `keyless run --resume` to read it or send the message again",
                         self.reader.reply_timeout.as_secs(),
                         last_chars
                     ),
@@ -398,7 +607,48 @@ impl ChatDriver for CdpDriver {
     }
 
     fn chat_url(&mut self) -> Option<String> {
-        self.api().location().ok()
+        // A wall's address (a login page, a bot check) is never the chat's: after the person
+        // passed it, the chat is found where the message went.
+        let state = self.state().ok()?;
+        if !state
+            .trouble(usize::MAX, false, &self.extra(), clock_now())
+            .is_some_and(|seen| matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck))
+        {
+            return self.api().location().ok();
+        }
+        // A wall the page went to (a login address) stands after the chat in the tab's
+        // history: the newest address on the site before it that is not the wall's own. A wall
+        // shown at the chat's own address (a bot check on reload) leaves none.
+        let (current, urls) = self.tab.history().ok()?;
+        let here = urls.get(current)?;
+        let site = crate::chat::selectors::host(here);
+        urls.get(..current)?
+            .iter()
+            .rev()
+            .find(|url| url != &here && crate::chat::selectors::host(url) == site)
+            .cloned()
+    }
+
+    fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
+        // The chat opened again at its own address, as `--resume` does: after trouble the page
+        // may show what the site does not keep (a stream cut off, an error in the reply's
+        // place) and miss what it does (a reply it kept while the page was offline). The start
+        // page is no chat's address (it opens a new one): there the page as it is is looked at.
+        let start = self.tab.reach.url.clone();
+        let address = self
+            .chat_url()
+            .filter(|url| url != &start)
+            .or_else(|| self.composer.sent_at.clone().filter(|url| url != &start));
+        if let Some(address) = address {
+            let reopened = self.reopen_chat(&address, Some(message));
+            return self.sketched(reopened);
+        }
+        let state = self.state()?;
+        if state.users == 0 {
+            return Ok(Reopened::Unsent);
+        }
+        let stands = self.stands(&state, message);
+        self.sketched(stands)
     }
 
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
@@ -454,6 +704,10 @@ impl ChatDriver for CdpDriver {
             message
         };
         let sent = self.send_as(text, how);
+        if sent.is_ok() {
+            // Where the message went: a wall mid-turn comes back here.
+            self.composer.sent_at = self.chat_url();
+        }
         // A shortened turn shows too little to judge; a file's turn shows its note.
         if let Ok(Shown::Same | Shown::Different) = sent
             && how == SendAs::Text

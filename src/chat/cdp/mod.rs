@@ -108,6 +108,9 @@ pub struct Options {
     pub profile: PathBuf,
     pub reply_timeout: Duration,
     pub truncation_budget: Duration,
+    /// How long a streaming reply may make no progress before it counts as stalled
+    /// (`Browser.StallSeconds`).
+    pub stall: Duration,
     /// How long a login wall is waited out for the user to log in (zero: report it at once,
     /// as without a window nobody can log in).
     pub login_wait: Duration,
@@ -133,6 +136,7 @@ impl Options {
             profile,
             reply_timeout: Duration::from_secs(20),
             truncation_budget: Duration::from_secs(2),
+            stall: Duration::from_secs(20),
             login_wait: Duration::ZERO,
             notice: None,
             sketches: None,
@@ -212,6 +216,7 @@ impl CdpDriver {
             profile,
             reply_timeout,
             truncation_budget,
+            stall,
             login_wait,
             notice,
             sketches,
@@ -229,7 +234,7 @@ impl CdpDriver {
                 },
             ),
             composer: Composer::default(),
-            reader: Reader::new(reply_timeout, truncation_budget),
+            reader: Reader::new(reply_timeout, truncation_budget, stall),
             discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
         })
@@ -332,7 +337,14 @@ impl CdpDriver {
 
 fn browser_gone() -> Failure {
     connection(
-        "the browser closed or crashed; run keyless again to reopen it (the turn resumes where it stopped)",
+        "the browser closed or crashed; nothing was lost: run `keyless run --resume` to open it again and go on where the turn stopped",
+    )
+}
+
+/// The chat's tab closed (by the person, or its page crashed) while the browser runs.
+fn tab_closed() -> Failure {
+    connection(
+        "the chat's tab was closed (or its page crashed) while keyless used it; nothing was lost: run `keyless run --resume` to open the chat again and go on where the turn stopped",
     )
 }
 

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::chat::trouble::{self, Clock, Extra, Kind, Notice, Place};
+
 /// How long the reply text must stay unchanged, with no stream on, to count as finished when
 /// the page gives no sign of its own (or only a discovery's guess).
 pub(super) const SETTLE: Duration = Duration::from_millis(1500);
@@ -33,8 +35,6 @@ pub(super) struct PageState {
     pub challenge: bool,
     /// The site refused the message as too long (texts.TooLong).
     pub too_long: bool,
-    /// The site says its message limit is reached (texts.RateLimit).
-    pub rate_limited: bool,
     /// Discovery sees the sent message in a new element the UserMessage selectors miss.
     #[serde(default)]
     pub user_found: bool,
@@ -49,6 +49,36 @@ pub(super) struct PageState {
     /// something else): it holds a reply open only until the text settles.
     #[serde(default)]
     pub stream_guess: bool,
+    /// What the page's notice areas outside every turn say (alerts, dialogs, toasts, banners,
+    /// the ErrorBanner selectors' areas).
+    #[serde(default)]
+    pub notices: Vec<NoticeArea>,
+    /// What notice areas inside the newest reply say.
+    #[serde(default)]
+    pub reply_notices: Vec<NoticeArea>,
+    /// The newest reply's text, when it is short enough to be a site's notice in its place.
+    #[serde(default)]
+    pub reply_text: Option<String>,
+    /// The start of the page's text where no composer shows (a wall in the chat's place).
+    #[serde(default)]
+    pub wall_text: Option<String>,
+    /// A notice of this exchange that says the page is offline (texts.Offline): its words.
+    #[serde(default)]
+    pub offline: Option<String>,
+}
+
+/// One notice area's text, and whether it is in a dialog (which a person acknowledges).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub(super) struct NoticeArea {
+    pub text: String,
+    pub dialog: bool,
+}
+
+/// Trouble one look shows: what the site said, and the dialog text to acknowledge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Seen {
+    pub notice: Notice,
+    pub dialog: Option<String>,
 }
 
 /// Where a reply stands on one look.
@@ -72,6 +102,75 @@ impl PageState {
     /// the send (`replies_before`), or discovery found it where they do not look.
     pub fn replying(&self, replies_before: usize) -> bool {
         self.assistants > replies_before || self.reply_found
+    }
+
+    /// The site's trouble on this look, if any: a notice area outside the turns; one inside a
+    /// reply to the last message; the reply itself once it `ended` (a notice in its place); a
+    /// wall in the chat's place. Earlier replies' notices are history and never count.
+    pub fn trouble(
+        &self,
+        replies_before: usize,
+        ended: bool,
+        extra: &Extra,
+        clock: Clock,
+    ) -> Option<Seen> {
+        let area = |areas: &[NoticeArea]| {
+            areas.iter().find_map(|a| {
+                trouble::classify(&a.text, Place::Area, extra, clock).map(|notice| Seen {
+                    notice,
+                    dialog: a.dialog.then(|| a.text.clone()),
+                })
+            })
+        };
+        if let Some(seen) = area(&self.notices) {
+            return Some(seen);
+        }
+        let replying = self.replying(replies_before);
+        if replying && let Some(seen) = area(&self.reply_notices) {
+            return Some(seen);
+        }
+        if replying
+            && ended
+            && let Some(notice) = self
+                .reply_text
+                .as_deref()
+                .and_then(|text| trouble::classify(text, Place::Reply, extra, clock))
+        {
+            return Some(Seen {
+                notice,
+                dialog: None,
+            });
+        }
+        let wall = self.wall_text.as_deref().unwrap_or_default();
+        let walled = |kind| {
+            let words = trouble::classify(wall, Place::Area, extra, clock)
+                .filter(|n| n.kind == kind)
+                .map_or_else(|| wall.chars().take(200).collect(), |n| n.words);
+            Some(Seen {
+                notice: Notice {
+                    kind,
+                    words: words.split_whitespace().collect::<Vec<_>>().join(" "),
+                    resets_in: None,
+                },
+                dialog: None,
+            })
+        };
+        if self.challenge {
+            return walled(Kind::BotCheck);
+        }
+        if self.login {
+            return walled(Kind::LoginWall);
+        }
+        if self.wall_text.is_some()
+            && let Some(notice) = trouble::classify(wall, Place::Area, extra, clock)
+                .filter(|n| matches!(n.kind, Kind::BotCheck | Kind::LoginWall))
+        {
+            return Some(Seen {
+                notice,
+                dialog: None,
+            });
+        }
+        None
     }
 
     /// The decision, top to bottom: no reply is `Absent`; a stream on is `Coming`; a reply

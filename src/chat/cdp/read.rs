@@ -21,6 +21,8 @@ pub(super) struct Reader {
     pub(super) reply_timeout: Duration,
     /// How long a reply may stay finished without `@@eof` before it counts as cut short.
     pub(super) truncation_budget: Duration,
+    /// How long a streaming reply may make no progress before it counts as stalled.
+    pub(super) stall: Duration,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -31,11 +33,16 @@ pub(super) struct Read {
 }
 
 impl Reader {
-    pub(super) fn new(reply_timeout: Duration, truncation_budget: Duration) -> Reader {
+    pub(super) fn new(
+        reply_timeout: Duration,
+        truncation_budget: Duration,
+        stall: Duration,
+    ) -> Reader {
         Reader {
             assistants_before_send: 0,
             reply_timeout,
             truncation_budget,
+            stall,
         }
     }
 

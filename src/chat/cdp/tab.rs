@@ -15,11 +15,13 @@ use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParam
 use chromiumoxide::cdp::browser_protocol::network::{
     EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
 };
+use chromiumoxide::cdp::browser_protocol::page::GetNavigationHistoryParams;
+use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 
-use super::{OFFLINE_ERRORS, bounded, browser_gone};
+use super::{OFFLINE_ERRORS, bounded, browser_gone, tab_closed};
 use crate::catalog::{Code, Failure};
 use crate::claim::Share;
 
@@ -88,12 +90,45 @@ impl Tab {
         if !self.alive() {
             return Err(browser_gone());
         }
-        self.runtime.block_on(async move {
+        let result = self.runtime.block_on(async move {
             tokio::select! {
                 result = future => result,
                 () = process_end(pid) => Err(browser_gone()),
             }
-        })
+        });
+        // A call that failed on a browser still running: its tab may be gone (closed by the
+        // person, or crashed), which DevTools tells only as a channel with no receiver. The
+        // browser's own list of tabs says so, in words that name what to do.
+        match result {
+            Err(failure) if failure.code == Code::BrowserConnectionFailed && !self.tab_open() => {
+                Err(tab_closed())
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the browser still lists this tab (true when it cannot say: the failure that
+    /// asked stays as it was).
+    fn tab_open(&self) -> bool {
+        if !self.alive() {
+            return true;
+        }
+        let ours = self.page.target_id().clone();
+        let browser = &self.browser;
+        self.runtime
+            .block_on(async {
+                bounded(
+                    browser.execute(GetTargetsParams::default()),
+                    "list the browser's tabs",
+                )
+                .await
+            })
+            .map_or(true, |got| {
+                got.result
+                    .target_infos
+                    .iter()
+                    .any(|target| target.target_id == ours)
+            })
     }
 
     /// Listens for the page's notifications, its failed requests and its documents' statuses.
@@ -181,6 +216,22 @@ impl Tab {
             bounded(page.execute(params), "emulate network conditions").await?;
             Ok(())
         })
+    }
+
+    /// The tab's history as the browser reports it (no script runs in the page): the
+    /// addresses of its entries, oldest first, and which one is shown now.
+    pub(super) fn history(&self) -> Result<(usize, Vec<String>), Failure> {
+        let page = self.page.clone();
+        let got = self.block(async move {
+            bounded(
+                page.execute(GetNavigationHistoryParams::default()),
+                "read the tab's history",
+            )
+            .await
+        })?;
+        let current = usize::try_from(got.result.current_index).unwrap_or(0);
+        let urls = got.result.entries.into_iter().map(|e| e.url).collect();
+        Ok((current, urls))
     }
 
     /// The browser's other tabs, with their addresses (a tab that closed while they were listed

@@ -106,6 +106,9 @@ struct Turn {
     text: String,
 }
 
+/// The header that tells the page where to show a notice in the reply's stead.
+const NOTICE_HEADER: &str = "x-notice";
+
 /// The header that names the conversation a message belongs to.
 const CONVERSATION_HEADER: &str = "x-conversation";
 
@@ -137,6 +140,7 @@ impl LocalChat {
         let app = Router::new()
             .route("/", get(|| async { index() }))
             .route("/c/{id}", get(|| async { index() }))
+            .route("/login", get(|| async { index() }))
             .route("/editors/{name}", get(editor_module))
             .route(
                 "/chat.js",
@@ -401,6 +405,13 @@ async fn chat(
                 });
             }
         }
+        // The session expires, or a bot check arms: every page shows the wall until the
+        // person passes it.
+        match reply.as_ref().and_then(|r| r.fault) {
+            Some(Fault::LoginRedirect) => s.script.page.login_wall = true,
+            Some(Fault::BotCheck) => s.script.page.challenge = true,
+            _ => {}
+        }
         (reply, s.script.chunk_chars.max(1), s.script.chunk_delay)
     };
     let Some(reply) = reply else {
@@ -424,6 +435,50 @@ async fn chat(
         Some(Fault::NoReply) => {
             let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
             return Response::new(Body::from_stream(pending));
+        }
+        Some(
+            fault @ (Fault::Toast
+            | Fault::Dialog
+            | Fault::ErrorTurn
+            | Fault::Banner
+            | Fault::LoginRedirect
+            | Fault::BotCheck),
+        ) => {
+            let (status, place) = match fault {
+                Fault::Toast => (StatusCode::TOO_MANY_REQUESTS, "toast"),
+                Fault::Dialog => (StatusCode::TOO_MANY_REQUESTS, "dialog"),
+                Fault::Banner => (StatusCode::PAYMENT_REQUIRED, "banner"),
+                Fault::LoginRedirect => (StatusCode::UNAUTHORIZED, "login"),
+                Fault::BotCheck => (StatusCode::FORBIDDEN, "challenge"),
+                _ => (StatusCode::INTERNAL_SERVER_ERROR, "turn"),
+            };
+            return (status, [(NOTICE_HEADER, place)], reply.text).into_response();
+        }
+        Some(Fault::Stall) => {
+            let half = truncated(&reply.text);
+            let head =
+                futures::stream::once(async move { Ok::<Bytes, Infallible>(Bytes::from(half)) });
+            use futures::StreamExt as _;
+            let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
+            return Response::new(Body::from_stream(head.chain(pending)));
+        }
+        Some(Fault::Offline) => {
+            // Half the reply, then the connection breaks (an error ends the body mid-stream).
+            use futures::StreamExt as _;
+            let half = truncated(&reply.text);
+            let stream = futures::stream::iter([
+                Ok::<Bytes, std::io::Error>(Bytes::from(half)),
+                Err(std::io::Error::other("the network dropped")),
+            ])
+            .then(move |item| async move {
+                tokio::time::sleep(delay).await;
+                item
+            });
+            return (
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                Body::from_stream(stream),
+            )
+                .into_response();
         }
         Some(Fault::Truncate) => truncated(&reply.text),
         None => reply.text,
@@ -458,15 +513,22 @@ async fn ended(State(state): State<AppState>) -> StatusCode {
 /// truncated one.
 fn stored_reply(reply: &ScriptedReply) -> Option<String> {
     match reply.fault {
-        None => Some(reply.text.clone()),
+        None | Some(Fault::Offline) => Some(reply.text.clone()),
         Some(Fault::Truncate) => Some(truncated(&reply.text)),
         Some(
             Fault::NoReply
             | Fault::Exhausted
             | Fault::ServerError
             | Fault::TooLong
-            | Fault::RateLimited,
+            | Fault::RateLimited
+            | Fault::Toast
+            | Fault::Dialog
+            | Fault::ErrorTurn
+            | Fault::Banner
+            | Fault::LoginRedirect
+            | Fault::BotCheck,
         ) => None,
+        Some(Fault::Stall) => Some(truncated(&reply.text)),
     }
 }
 

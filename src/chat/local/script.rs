@@ -21,6 +21,31 @@ pub enum Fault {
     TooLong,
     /// The site's message limit is reached (HTTP 429).
     RateLimited,
+    /// The reply's text is the site's notice, shown in a toast (`role=alert`) outside the
+    /// conversation, the reply's turn left empty (HTTP 429).
+    Toast,
+    /// The reply's text is the site's notice, in a modal dialog with a "Got it" button that
+    /// closes it (ChatGPT's throttle modal; HTTP 429).
+    Dialog,
+    /// The reply's text is the site's error in the reply's own place, with a Retry button, in
+    /// no element the selectors know (HTTP 500).
+    ErrorTurn,
+    /// The stream sends the first half of the reply and then nothing, never ending.
+    Stall,
+    /// The reply's text is the site's notice, in a banner at the top of the page outside the
+    /// conversation, the reply's turn left empty (a spend limit's "402 Payment Required").
+    Banner,
+    /// The session expired mid-turn: the site answers 401 and the page goes to its login
+    /// address (`/login?next=…`), a wall with no composer, until the person logs in
+    /// ([`super::LocalChat::log_in`]); then back to the chat.
+    LoginRedirect,
+    /// The network drops mid-stream: half the reply arrives, then the connection breaks and
+    /// the page says "Network error"; the site kept the whole reply (a reopened chat shows it).
+    Offline,
+    /// A bot check mid-turn: the site answers 403 and the page reloads as a challenge ("Just a
+    /// moment...", no composer) at the chat's own address, until it is passed
+    /// ([`super::LocalChat::log_in`]).
+    BotCheck,
 }
 
 /// One reply of the script.

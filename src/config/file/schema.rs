@@ -44,6 +44,8 @@ pub const SECTIONS: [(&str, &[&str]); 8] = [
             "Url",
             "ReplyTimeoutSeconds",
             "TruncationBudgetSeconds",
+            "StallSeconds",
+            "WaitOnLimits",
         ],
     ),
     ("Snapshot", &["Tools", "Scripts", "Instructions"]),
@@ -288,6 +290,8 @@ pub(super) fn set(
         ("Browser", "TruncationBudgetSeconds") => {
             config.browser.truncation_budget_seconds = int(n, value, 1, 3_600)?
         }
+        ("Browser", "StallSeconds") => config.browser.stall_seconds = int(n, value, 2, 7_200)?,
+        ("Browser", "WaitOnLimits") => config.browser.wait_on_limits = boolean(n, value)?,
         ("Snapshot", "Tools") => {
             config.snapshot.tools = match value {
                 Value::Array(a) if a.is_empty() => Vec::new(),

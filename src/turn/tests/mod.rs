@@ -220,6 +220,7 @@ fn interrupted(pending: Option<&str>, reply: Option<String>) -> Session {
             (None, None) => InFlight::Idle,
         },
         done: Vec::new(),
+        ..Session::default()
     }
 }
 

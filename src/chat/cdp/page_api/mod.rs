@@ -22,9 +22,9 @@ use super::{CdpDriver, bounded, short};
 use crate::catalog::{Code, Failure};
 use crate::chat::selectors::Site;
 
-/// The page script's version: `page.js` says the same (`version: 5`), and a page holding
+/// The page script's version: `page.js` says the same (`version: 6`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 5;
+pub(super) const PAGE_VERSION: u32 = 6;
 
 /// What the page answers when its script is not there.
 const ABSENT: &str = "absent";
@@ -398,6 +398,11 @@ impl<'d> PageApi<'d> {
 
     pub fn last_user_text(&self) -> Result<Option<String>, Failure> {
         self.call("lastUserText", json!([]))
+    }
+
+    /// Acknowledges the dialog that says `text` (its "Got it"); whether one was clicked.
+    pub fn acknowledge(&self, text: &str) -> Result<bool, Failure> {
+        self.call("acknowledge", json!([text]))
     }
 
     /// Whether a reply follows the last user turn.

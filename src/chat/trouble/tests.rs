@@ -1,0 +1,306 @@
+//! The classifier on the sites' own wordings, in their languages and time formats, and on
+//! replies that only talk about limits (which stay replies).
+
+use super::*;
+
+/// 2026-12-02 10:00:00 UTC, a Wednesday; the person's clock is UTC+1 (11:00 local).
+const NOW: Clock = Clock {
+    unix: 1_796_205_600,
+    offset: 3600,
+};
+
+fn area(text: &str) -> Option<Notice> {
+    classify(text, Place::Area, &Extra::default(), NOW)
+}
+
+fn reply(text: &str) -> Option<Notice> {
+    classify(text, Place::Reply, &Extra::default(), NOW)
+}
+
+fn kind(notice: Option<Notice>) -> Option<Kind> {
+    notice.map(|n| n.kind)
+}
+
+fn hours(h: u64, m: u64) -> Option<Duration> {
+    Some(Duration::from_secs(h * 3600 + m * 60))
+}
+
+#[test]
+fn the_clock_is_the_one_the_tests_mean() {
+    // 2026-12-02 is day 20789 since 1970-01-01.
+    assert_eq!(days_from_civil(2026, 12, 2), 20_789);
+    assert_eq!(NOW.unix, 20_789 * 86_400 + 10 * 3600);
+    assert_eq!(year_of(20_789), 2026);
+    assert_eq!(year_of(days_from_civil(2027, 1, 5)), 2027);
+    assert_eq!(year_of(days_from_civil(2024, 2, 29)), 2024);
+}
+
+#[test]
+fn each_kind_is_named_in_the_sites_words_and_languages() {
+    let cases: &[(&str, Kind)] = &[
+        (
+            "Too many requests. You're making requests too quickly. We've temporarily limited access to your conversations. Got it",
+            Kind::RateLimit,
+        ),
+        (
+            "Too many requests in 1 hour. Try again later.",
+            Kind::RateLimit,
+        ),
+        ("Error 429: slow down", Kind::RateLimit),
+        (
+            "Zu viele Anfragen. Bitte versuche es später erneut.",
+            Kind::RateLimit,
+        ),
+        ("Trop de requêtes. Réessayez plus tard.", Kind::RateLimit),
+        (
+            "Demasiadas solicitudes. Inténtalo de nuevo más tarde.",
+            Kind::RateLimit,
+        ),
+        ("请求过于频繁，请稍后再试", Kind::RateLimit),
+        (
+            "リクエストが多すぎます。しばらくしてからお試しください。",
+            Kind::RateLimit,
+        ),
+        (
+            "You've hit your session limit · resets 4pm",
+            Kind::UsageLimit,
+        ),
+        ("Weekly limit reached · resets Jan 5", Kind::UsageLimit),
+        (
+            "You've reached the current usage cap for GPT-4. You can continue with the default model now, or try again after 7:06 PM",
+            Kind::UsageLimit,
+        ),
+        ("You are out of free messages until 3 PM", Kind::UsageLimit),
+        (
+            "You've hit the Free plan limit for GPT-5.",
+            Kind::UsageLimit,
+        ),
+        (
+            "Du hast dein Nutzungslimit erreicht. Es wird um 16:00 zurückgesetzt.",
+            Kind::UsageLimit,
+        ),
+        (
+            "Vous avez atteint la limite de messages. Réessayez dans 3 heures.",
+            Kind::UsageLimit,
+        ),
+        (
+            "Has alcanzado el límite de mensajes. Vuelve a intentarlo mañana a las 9:00.",
+            Kind::UsageLimit,
+        ),
+        ("您已达到使用上限，请在 3小时后 再试", Kind::UsageLimit),
+        (
+            "メッセージの上限に達しました。午後4時にリセットされます。",
+            Kind::UsageLimit,
+        ),
+        (
+            "사용 한도에 도달했습니다. 3시간 후 다시 시도하세요.",
+            Kind::UsageLimit,
+        ),
+        (
+            "Вы достигли лимита сообщений. Попробуйте через 2 часа.",
+            Kind::UsageLimit,
+        ),
+        (
+            "You've hit your org's monthly spend limit",
+            Kind::SpendLimit,
+        ),
+        (
+            "Your subscription has expired. Renew your subscription to keep chatting.",
+            Kind::SpendLimit,
+        ),
+        ("Insufficient balance. Please top up.", Kind::SpendLimit),
+        ("余额不足", Kind::SpendLimit),
+        (
+            "Something went wrong. If this issue persists please contact us through our help center.",
+            Kind::ServerError,
+        ),
+        ("Something went wrong. 500", Kind::ServerError),
+        (
+            "There was an error generating a response. Regenerate",
+            Kind::ServerError,
+        ),
+        ("Failed to load subscription", Kind::ServerError),
+        (
+            "Claude is currently at capacity. Please try again later.",
+            Kind::ServerError,
+        ),
+        (
+            "Etwas ist schiefgelaufen. Erneut versuchen",
+            Kind::ServerError,
+        ),
+        ("Une erreur s'est produite. Réessayer", Kind::ServerError),
+        ("服务器繁忙，请稍后再试。", Kind::ServerError),
+        (
+            "Your session has expired. Please log in again.",
+            Kind::LoginWall,
+        ),
+        (
+            "Verify you are human by completing the action below.",
+            Kind::BotCheck,
+        ),
+        (
+            "Checking your browser before accessing the site.",
+            Kind::BotCheck,
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(kind(area(text)), Some(*want), "{text}");
+    }
+}
+
+#[test]
+fn a_notice_in_the_reply_s_place_is_trouble_and_its_words_are_kept() {
+    let n = reply("You've hit your limit · resets 4:00 PM").unwrap();
+    assert_eq!(n.kind, Kind::UsageLimit);
+    assert_eq!(n.words, "You've hit your limit · resets 4:00 PM");
+    // 11:00 local now: five hours.
+    assert_eq!(n.resets_in, hours(5, 0));
+    assert_eq!(
+        kind(reply("Something went wrong while generating the response.")),
+        Some(Kind::ServerError)
+    );
+    assert_eq!(
+        kind(reply("Too many requests. Please try again in 20 seconds.")),
+        Some(Kind::RateLimit)
+    );
+    let long_words = format!("{}   You've hit\n\nyour limit.", "x".repeat(10));
+    assert_eq!(
+        reply(&long_words).unwrap().words,
+        "xxxxxxxxxx You've hit your limit."
+    );
+}
+
+#[test]
+fn a_reply_that_discusses_limits_is_a_reply() {
+    for text in [
+        // AgentScript that mentions limits.
+        "```\n@@say\n<<<MSG\nThe API returns 429 Too Many Requests when you hit the rate limit; I added backoff.\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n```",
+        // Prose, short, with no address to the person.
+        "Rate limits protect the service: the limit resets each hour for every client.",
+        // A long answer about usage caps.
+        &"The usage limit of the free plan is documented. Something went wrong earlier in the code: the handler retried too quickly. ".repeat(8),
+        // A fenced block that quotes a site's notice.
+        "```text\nYou've hit your limit · resets 4pm\n```",
+        "",
+        "   ",
+    ] {
+        assert_eq!(reply(text), None, "{text}");
+    }
+    // Nothing to do with trouble, in an area either.
+    assert_eq!(area("Copied to clipboard"), None);
+    assert_eq!(area("New chat"), None);
+    // A wrapper of the page is no notice.
+    assert_eq!(area(&"too many requests ".repeat(200)), None);
+}
+
+#[test]
+fn reset_times_are_read_in_every_format_sites_use() {
+    let cases: &[(&str, Option<Duration>)] = &[
+        // Clock times, local (11:00 now).
+        ("Usage limit reached. Resets at 4:00 PM", hours(5, 0)),
+        ("Usage limit reached. Resets at 4 p.m.", hours(5, 0)),
+        ("Usage limit reached. Resets at 16:00", hours(5, 0)),
+        (
+            "Nutzungslimit erreicht, zurückgesetzt um 16:30 Uhr",
+            hours(5, 30),
+        ),
+        ("Limite atteinte jusqu'à 16h00", hours(5, 0)),
+        // Earlier than now: tomorrow.
+        ("Usage limit reached. Resets at 9am", hours(22, 0)),
+        ("Usage limit reached. Resets tomorrow at 9am", hours(22, 0)),
+        (
+            "You've hit your limit, resets tomorrow at 1 PM",
+            hours(26, 0),
+        ),
+        // Named UTC.
+        ("Usage limit reached until 12:00 UTC", hours(2, 0)),
+        // Relative.
+        ("You've hit your limit. Try again in 3 hours.", hours(3, 0)),
+        ("Usage limit reached, try again in 45 minutes", hours(0, 45)),
+        ("Usage limit reached, resets in 1h 30m", hours(1, 30)),
+        (
+            "Usage limit reached, resets in 2 hours and 15 minutes",
+            hours(2, 15),
+        ),
+        (
+            "Too many requests, try again in 20s",
+            Some(Duration::from_secs(20)),
+        ),
+        (
+            "Vous avez atteint la limite de messages. Réessayez dans 3 heures.",
+            hours(3, 0),
+        ),
+        (
+            "Nutzungslimit erreicht. Versuchen Sie es in 20 Minuten erneut.",
+            hours(0, 20),
+        ),
+        ("您已达到使用上限，请在 3小时后 再试", hours(3, 0)),
+        // ISO.
+        (
+            "Usage limit reached. Resets 2026-12-02T15:00:00Z",
+            hours(5, 0),
+        ),
+        ("Usage limit reached. Resets 2026-12-02 15:00", hours(4, 0)),
+        (
+            "Usage limit reached. Resets 2026-12-02T17:00:00+02:00",
+            hours(5, 0),
+        ),
+        // A day of a month, next occurrence.
+        ("Weekly limit reached · resets Dec 3", hours(13, 0)),
+        (
+            "Weekly limit reached · resets Dec 3 at 3:00 PM",
+            hours(28, 0),
+        ),
+        ("Weekly limit reached · resets 3 Dec", hours(13, 0)),
+        // No time given, or one past the longest believable.
+        ("You've hit your limit. Try again later.", None),
+        // Next year's: 2027-01-05 00:00 local is 33 days and 13 hours away.
+        (
+            "Weekly limit reached · resets Jan 5",
+            hours(33 * 24 + 13, 0),
+        ),
+        ("Usage limit reached, resets in 400 days", None),
+    ];
+    for (text, want) in cases {
+        let got = area(text).unwrap_or_else(|| panic!("no notice in {text}"));
+        assert_eq!(got.resets_in, *want, "{text}");
+    }
+    // A window is not a reset.
+    assert_eq!(
+        area("Too many requests in 1 hour. Try again later.")
+            .unwrap()
+            .resets_in,
+        None
+    );
+    // A spend limit has no reset however it is worded.
+    assert_eq!(
+        area("You've hit your monthly spend limit until Jan 1")
+            .unwrap()
+            .resets_in,
+        None
+    );
+}
+
+#[test]
+fn each_kind_has_its_own_code() {
+    assert_eq!(Kind::RateLimit.code(), Code::RateLimited);
+    assert_eq!(Kind::UsageLimit.code(), Code::UsageLimit);
+    assert_eq!(Kind::SpendLimit.code(), Code::SpendLimit);
+    assert_eq!(Kind::ServerError.code(), Code::SiteError);
+    assert_eq!(Kind::LoginWall.code(), Code::LoginRequired);
+    assert_eq!(Kind::BotCheck.code(), Code::BotCheck);
+    assert!(!Kind::SpendLimit.passes_with_time());
+}
+
+#[test]
+fn the_sites_own_texts_add_words() {
+    let extra = Extra {
+        rate_limit: vec!["Quota momentanément dépassé".into()],
+        login: vec!["Bitte melde dich an".into()],
+    };
+    let n = classify("Quota momentanément dépassé.", Place::Area, &extra, NOW).unwrap();
+    assert_eq!(n.kind, Kind::RateLimit);
+    assert_eq!(area("Quota momentanément dépassé."), None);
+    let n = classify("Bitte melde dich an", Place::Area, &extra, NOW).unwrap();
+    assert_eq!(n.kind, Kind::LoginWall);
+}
