@@ -7,6 +7,7 @@ pub mod cdp;
 pub mod learned;
 pub mod local;
 pub mod selectors;
+pub(crate) mod wire;
 
 use crate::catalog::Failure;
 
@@ -20,6 +21,9 @@ pub enum Channel {
     CodeBlock,
     /// Markdown rebuilt from the page's elements.
     Dom,
+    /// The reply as the site's server streamed it to the page (a response body or socket
+    /// frames), reassembled and proved by its `@@eof` and by agreeing with the rendered reply.
+    Wire,
 }
 
 /// A model's reply, read from the page.

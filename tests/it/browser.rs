@@ -1068,6 +1068,38 @@ fn a_message_the_page_alters_is_caught_and_the_next_arrives_exact_inside_a_fence
     }
 }
 
+/// A page that draws the message as sent but turns its blank lines into two spaces on the way
+/// to its server (as a self-hosted front-end did): the rendering cannot show it, the request
+/// that carried the message does. keyless says so once and fences what follows.
+#[test]
+fn a_message_altered_only_on_its_way_to_the_server_is_caught_from_the_wire() {
+    let mut s = start(Script {
+        page: PageFaults {
+            modes: vec!["blank-lines-altered".into()],
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT, SHORT])
+    });
+    let first = "first paragraph\n\nsecond paragraph\n";
+    s.driver.send(first).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(
+        s.chat.received()[0],
+        "first paragraph\n  \nsecond paragraph\n  "
+    );
+    let warnings = s.driver.take_warnings();
+    assert_eq!(
+        warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        [Code::MessageAltered],
+        "{warnings:?}"
+    );
+    assert!(warnings[0].reason.contains("server"), "{warnings:?}");
+    s.driver.send("one line only").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received()[1], "~~~~\none line only\n~~~~");
+    s.driver.close();
+}
+
 /// A chat keyless has no address for is found by what it holds: here through the site's
 /// history list (the tab has moved on to a new chat); a message no chat holds finds nothing.
 #[test]

@@ -67,7 +67,8 @@ pub struct PageFaults {
     pub ignore_paste: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
-    /// control on replies), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
+    /// control on replies), `blank-lines-altered` (each blank line of a message goes to the
+    /// server as two spaces, though the turn drawn shows it blank), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
     /// Text" card with claude.ai's markup, and goes with the message as a file).
     pub modes: Vec<String>,
 }
@@ -83,7 +84,13 @@ pub struct PageFaults {
 /// URL as a widget with an icon, as ChatGPT's does), `doubled-thoughts` (Claude's "Thought
 /// process" label twice at the top of a reply and a lagging screen-reader copy of its body),
 /// `code-editor-above` (an editable code view, contenteditable with role=textbox, above the
-/// composer with no editor library's class names).
+/// composer with no editor library's class names), `code-copy` (each code block has its own
+/// copy control, an icon only, that copies the code alone; in a toolbar, or in Gemini's
+/// decoration with `gemini`), `sse` (the reply streams as server-sent events, a JSON delta
+/// each), `sse-cumulative` (server-sent events, each with the whole text so far), `lossy` (the
+/// page draws replies as some sites do, losing what cannot be read back: a task list's `[ ]`
+/// as checkboxes, lines of HTML dropped, and no copy control), `encoded-stream` (the reply
+/// streams as base64 lines only the page decodes: the wire cannot read it).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -99,6 +106,11 @@ pub const MODES: &[&str] = &[
     "link-badges",
     "doubled-thoughts",
     "code-editor-above",
+    "code-copy",
+    "sse",
+    "sse-cumulative",
+    "lossy",
+    "encoded-stream",
 ];
 
 /// The scripted model.
