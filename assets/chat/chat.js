@@ -513,9 +513,20 @@
     actions.className = cls("actions");
     const copy = document.createElement("button");
     copy.type = "button";
-    copy.textContent = say("Copy");
-    mark(copy, "data-testid", "copy-turn-action-button");
-    copy.setAttribute("aria-label", say("Copy"));
+    if (mode("icon-copy")) {
+      // Only an icon, no label, text or test id; marked "copied" for three seconds after a
+      // click, as some front-ends do.
+      copy.className = cls("action");
+      copy.innerHTML = '<svg class="icon icon-copy" viewBox="0 0 24 24" width="16" height="16"><use href="#icon-copy"></use></svg>';
+      copy.addEventListener("click", () => {
+        copy.setAttribute("data-copied", "true");
+        setTimeout(() => copy.removeAttribute("data-copied"), 3000);
+      });
+    } else {
+      copy.textContent = say("Copy");
+      mark(copy, "data-testid", "copy-turn-action-button");
+      copy.setAttribute("aria-label", say("Copy"));
+    }
     copy.addEventListener("click", () => navigator.clipboard.writeText(raw));
     // A page with no copy control ("no-copy"): the reply is read another way.
     if (mode("gemini")) {

@@ -345,7 +345,7 @@
       for (const b of buttonsIn(root)) {
         // A code block's own copy button copies the code only.
         if (codeOwn(b, turn)) continue;
-        if (says(b, COPY_WORDS)) out.push(b);
+        if (isCopy(b)) out.push(b);
       }
     }
     return out;
@@ -563,7 +563,22 @@
     return found[0] || null;
   };
 
-  const isCopy = (el) => says(el, COPY_WORDS);
+  // A control that says "copy" in words, or only by its icon: the icon's own names (a class,
+  // `data-icon`, Material's `fonticon`, an SVG sprite's `href`) inside a control with no words
+  // at all. What its click puts on the clipboard proves it (`read.rs`).
+  const ICON_COPY = /(^|[^a-z])(copy|clipboard|content_copy|content-copy)([^a-z]|$)/i;
+  const ICON_NAMES = ["class", "data-icon", "fonticon", "icon", "name", "href", "xlink:href", "data-lucide"];
+  const iconSaysCopy = (el) => {
+    if (label(el).trim()) return false;
+    for (const part of [el, ...Array.from(el.querySelectorAll("*")).slice(0, 12)]) {
+      for (const name of ICON_NAMES) {
+        const v = part.getAttribute(name);
+        if (v && ICON_COPY.test(typeof v === "string" ? v : "")) return true;
+      }
+    }
+    return false;
+  };
+  const isCopy = (el) => says(el, COPY_WORDS) || iconSaysCopy(el);
   return {
     own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, findUser, findReply,
     streaming, done, copyControls, reasoning, unseen, answerText, agrees, learnTurns,

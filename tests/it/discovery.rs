@@ -179,6 +179,9 @@ fn correct_for(mode: &str, selectors: &mut BTreeMap<String, Vec<String>>) {
             set("UserMessage", &["main section > article:first-child"]);
             set("AssistantMessage", &["main section > article:nth-child(2)"]);
         }
+        "icon-copy" => {
+            set("CopyButton", &["button:has(> svg.icon-copy)"]);
+        }
         "busy-signal" => {
             set("StopButton", &["[aria-busy=\"true\"]"]);
             set("Completed", &["[data-raw-length]"]);
@@ -315,6 +318,7 @@ three_ways! {
     sse_cumulative_three_ways: "sse-cumulative", "claude";
     lossy_three_ways: "lossy", "deepseek";
     encoded_stream_three_ways: "encoded-stream", "grok";
+    icon_copy_three_ways: "icon-copy", "chatgpt";
 }
 
 #[test]
@@ -426,6 +430,65 @@ fn doctor_learn_keeps_selectors_with_which_the_next_run_needs_no_discovery() {
     assert_eq!(
         std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
         WRITTEN
+    );
+}
+
+/// A copy control that is only an icon (no label, text or test id) is found by its icon and
+/// proved by what its click copies; what is learned names it by what stays, never by the
+/// `data-copied="true"` it shows for three seconds after a click: the next run finds it.
+#[test]
+fn an_icon_only_copy_control_is_learned_by_what_stays() {
+    let chat = LocalChat::start(Script {
+        page: page(&["icon-copy"]),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(&chat, config.path(), &["doctor", "--learn"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let path = config.path().join("keyless/learned-selectors.json");
+    let file = keyless::chat::learned::load(&path).unwrap();
+    let (_, entry) = file
+        .sites
+        .iter()
+        .find(|(name, _)| name.starts_with("127.0.0.1:"))
+        .unwrap();
+    let copy = entry
+        .selectors
+        .get("CopyButton")
+        .unwrap_or_else(|| panic!("CopyButton not learned: {entry:#?}"));
+    assert!(
+        copy.iter().all(|css| !css.contains("copied")),
+        "learned from a moment's state: {copy:?}"
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let ws_arg = ws.path().to_str().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws_arg,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("by its shape"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
+        WRITTEN
+    );
+    let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
+    assert!(
+        transcript.contains("\"channel\":\"copy_button\""),
+        "{transcript}"
     );
 }
 

@@ -90,7 +90,9 @@ pub struct PageFaults {
 /// each), `sse-cumulative` (server-sent events, each with the whole text so far), `lossy` (the
 /// page draws replies as some sites do, losing what cannot be read back: a task list's `[ ]`
 /// as checkboxes, lines of HTML dropped, and no copy control), `encoded-stream` (the reply
-/// streams as base64 lines only the page decodes: the wire cannot read it).
+/// streams as base64 lines only the page decodes: the wire cannot read it), `icon-copy` (the
+/// copy control is an icon only, no label, text or test id, and says `data-copied="true"` for
+/// three seconds after a click).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -111,6 +113,7 @@ pub const MODES: &[&str] = &[
     "sse-cumulative",
     "lossy",
     "encoded-stream",
+    "icon-copy",
 ];
 
 /// The scripted model.
