@@ -95,13 +95,17 @@
     switch (e.inputType) {
       case "insertText":
       case "insertReplacementText":
-        model += e.data || "";
+        model += oneLine(e.data || "");
         break;
       case "insertFromPaste":
       case "insertFromDrop":
-        if (!config.ignorePaste) model += e.dataTransfer ? e.dataTransfer.getData("text/plain") : "";
+        if (!config.ignorePaste) model += oneLine(e.dataTransfer ? e.dataTransfer.getData("text/plain") : "");
         break;
       case "insertParagraph":
+        // A composer whose Enter sends ("shift-enter-only") makes no paragraph of it.
+        if (mode("shift-enter-only")) { send(); return; }
+        model += "\n";
+        break;
       case "insertLineBreak":
         model += "\n";
         break;
@@ -124,10 +128,22 @@
     }
     renderComposer();
   });
+  // A composer that takes a line break only from Shift+Enter or a pasted <br>
+  // ("shift-enter-only"): line breaks in typed or pasted text are dropped, as some editors drop
+  // them; a pasted paragraph runs into the next.
+  const oneLine = (text) => (mode("shift-enter-only") ? text.replace(/\n/g, "") : text);
   composer.addEventListener("paste", (e) => {
     e.preventDefault();
     if (config.ignorePaste) return; // Some editors take no synthetic paste.
-    model += e.clipboardData.getData("text/plain");
+    const html = e.clipboardData.getData("text/html");
+    if (mode("shift-enter-only") && html) {
+      const held = document.createElement("div");
+      held.innerHTML = html;
+      for (const br of Array.from(held.querySelectorAll("br"))) br.replaceWith("\n");
+      model += held.textContent;
+    } else {
+      model += oneLine(e.clipboardData.getData("text/plain"));
+    }
     renderComposer();
   });
   composer.addEventListener("keydown", (e) => {

@@ -372,6 +372,21 @@
       el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
       return true;
     },
+    // A paste of the lines with a <br> between them (whitespace kept by pre-wrap), for editors
+    // that take a line break only as one: Enter sends there, and a paragraph or a plain line
+    // break in a paste is dropped.
+    pasteBr: (text) => {
+      const el = first("Composer");
+      if (!el) return false;
+      api.focusComposer();
+      const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+      const html = '<span style="white-space:pre-wrap">' + text.split("\n").map(esc).join("<br>") + "</span>";
+      const data = new DataTransfer();
+      data.setData("text/html", html);
+      data.setData("text/plain", text);
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+      return true;
+    },
     // A paste of the plain text alone, for editors whose HTML paste loses whitespace (Quill
     // keeps it only inside <pre>) and that take text/plain exactly.
     pastePlain: (text) => {

@@ -319,6 +319,7 @@ three_ways! {
     lossy_three_ways: "lossy", "deepseek";
     encoded_stream_three_ways: "encoded-stream", "grok";
     icon_copy_three_ways: "icon-copy", "chatgpt";
+    shift_enter_only_three_ways: "shift-enter-only", "claude";
 }
 
 #[test]

@@ -92,7 +92,9 @@ pub struct PageFaults {
 /// as checkboxes, lines of HTML dropped, and no copy control), `encoded-stream` (the reply
 /// streams as base64 lines only the page decodes: the wire cannot read it), `icon-copy` (the
 /// copy control is an icon only, no label, text or test id, and says `data-copied="true"` for
-/// three seconds after a click).
+/// three seconds after a click), `shift-enter-only` (Enter sends, and the composer takes a
+/// line break only from Shift+Enter or a pasted `<br>`: line breaks in typed or pasted text
+/// are dropped).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -114,6 +116,7 @@ pub const MODES: &[&str] = &[
     "lossy",
     "encoded-stream",
     "icon-copy",
+    "shift-enter-only",
 ];
 
 /// The scripted model.
