@@ -453,6 +453,9 @@
     const pre = p.closest("pre");
     if (inside(pre)) return !!pre.querySelector("code") && strip(here.textContent).length <= LABEL_CHARS;
     if (inside(p.closest(CONTENT))) return false;
+    // A code view that draws each line as a block of its own (CodeMirror's `.cm-line`) keeps
+    // its whitespace: its short lines are code, not labels.
+    if (here !== turn && /^(pre|pre-wrap|break-spaces)$/.test(getComputedStyle(here).whiteSpace)) return false;
     return here !== turn && strip(here.textContent).length <= LABEL_CHARS;
   };
   // A copied text agrees with the rendered answer when every word the answer shows as its
@@ -467,7 +470,9 @@
     const pieces = [];
     answerText(turn, pieces);
     const all = words(pieces.map((x) => x.text).join(""));
-    const shown = words(pieces.map((x) => (x.label ? " " : x.text)).join(""));
+    const content = words(pieces.map((x) => (x.label ? " " : x.text)).join(""));
+    // An answer drawn as labels alone has nothing to set them apart from: all its words count.
+    const shown = content.length ? content : all;
     const text = words(copied);
     if (!shown.length || text.length > all.length * 1.5 + 200) return false;
     let j = 0;
