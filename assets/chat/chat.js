@@ -747,6 +747,18 @@
       pinned.appendChild(view);
       thread.prepend(pinned);
     }
+    // A page built from web components ("shadow-root"): every part of the chat inside an open
+    // shadow root, its styles with it.
+    if (mode("shadow-root")) {
+      const host = document.createElement("chat-app");
+      const root = host.attachShadow({ mode: "open" });
+      const style = document.createElement("link");
+      style.rel = "stylesheet";
+      style.href = "/chat.css";
+      root.appendChild(style);
+      for (const el of [document.querySelector("header"), thread, composer.closest("form")]) root.appendChild(el);
+      document.body.prepend(host);
+    }
     if (mode("enter-only")) sendButton.remove();
     if (mode("gemini")) sendButton.classList.add("send-button");
     // A long paste becomes a "Pasted Text" card (claude.ai's markup), whatever the editor: the

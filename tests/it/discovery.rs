@@ -179,6 +179,14 @@ fn correct_for(mode: &str, selectors: &mut BTreeMap<String, Vec<String>>) {
             set("UserMessage", &["main section > article:first-child"]);
             set("AssistantMessage", &["main section > article:nth-child(2)"]);
         }
+        // Every part inside the shadow root of `<chat-app>`: each selector crosses it.
+        "shadow-root" => {
+            for alternatives in selectors.values_mut() {
+                for css in alternatives.iter_mut() {
+                    *css = format!("chat-app >>> {css}");
+                }
+            }
+        }
         "icon-copy" => {
             set("CopyButton", &["button:has(> svg.icon-copy)"]);
         }
@@ -491,6 +499,15 @@ fn an_icon_only_copy_control_is_learned_by_what_stays() {
         transcript.contains("\"channel\":\"copy_button\""),
         "{transcript}"
     );
+}
+
+/// A page built from web components, every part inside an open shadow root: selectors that
+/// cross the boundary (`chat-app >>> …`) find the composer, the turns and the copy control,
+/// and the loop runs as on any page. (Discovery does not look inside shadow roots yet.)
+#[test]
+fn a_page_of_web_components_is_driven_with_selectors_that_cross_its_shadow_root() {
+    let profile = tempfile::tempdir().unwrap();
+    run_through(&["shadow-root"], Way::Correct, profile.path());
 }
 
 // --- Faults in a discovered session: as with selectors, never executed half. ---

@@ -67,7 +67,8 @@ pub struct PageFaults {
     pub ignore_paste: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
-    /// control on replies), `blank-lines-altered` (each blank line of a message goes to the
+    /// control on replies), `shadow-root` (every part of the chat inside an open shadow root of
+    /// a `<chat-app>` element), `blank-lines-altered` (each blank line of a message goes to the
     /// server as two spaces, though the turn drawn shows it blank), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
     /// Text" card with claude.ai's markup, and goes with the message as a file).
     pub modes: Vec<String>,
