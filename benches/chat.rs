@@ -58,6 +58,12 @@ fn main() {
         latency_ms.iter().cloned().fold(f64::MIN, f64::max)
     );
 
+    // The same replies on a page with no copy control: read from the wire, as the page's
+    // server streamed them (plain text, and server-sent events of JSON deltas).
+    for modes in [vec!["no-copy"], vec!["no-copy", "sse"]] {
+        wire_rounds(&modes);
+    }
+
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let peak = status
         .lines()
@@ -73,6 +79,44 @@ fn main() {
     );
     driver.close();
     prosemirror(&text);
+}
+
+/// `ROUNDS` replies read from the wire on the local page in `modes`: the time from the page's
+/// end of the stream to the reply read (as `chat/end_of_stream_to_driver` measures the copy
+/// channel's), every reply read exactly through the wire.
+fn wire_rounds(modes: &[&str]) {
+    let replies: Vec<String> = (0..ROUNDS)
+        .map(|i| format!("@@say\n<<<MSG\nreply {i}\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n"))
+        .collect();
+    let chat = LocalChat::start(Script {
+        chunk_chars: 16,
+        chunk_delay: Duration::from_millis(5),
+        page: PageFaults {
+            modes: modes.iter().map(|m| m.to_string()).collect(),
+            ..Default::default()
+        },
+        ..Script::replies(replies.clone())
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    options.reply_timeout = Duration::from_secs(30);
+    options.truncation_budget = Duration::from_secs(2);
+    let mut driver = CdpDriver::start(options).unwrap();
+    let mut latency_ms = Vec::new();
+    for (i, want) in replies.iter().enumerate() {
+        driver.send(&format!("message {i}")).unwrap();
+        let reply = driver.wait_reply(&mut |_| {}).unwrap();
+        assert_eq!(reply.channel, keyless::chat::Channel::Wire);
+        assert_eq!(&reply.text, want);
+        latency_ms.push(support::end_noticed_after(&driver, &reply));
+    }
+    println!(
+        "chat/end_of_stream_to_reply_via_wire {modes:?}: median {:.1} ms, max {:.1} ms over {ROUNDS} replies",
+        median(latency_ms.clone()),
+        latency_ms.iter().cloned().fold(f64::MIN, f64::max)
+    );
+    driver.close();
 }
 
 /// The same prompt into a real ProseMirror composer (Claude, Grok) with `pasteHtml`.

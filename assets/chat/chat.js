@@ -95,13 +95,17 @@
     switch (e.inputType) {
       case "insertText":
       case "insertReplacementText":
-        model += e.data || "";
+        model += oneLine(e.data || "");
         break;
       case "insertFromPaste":
       case "insertFromDrop":
-        if (!config.ignorePaste) model += e.dataTransfer ? e.dataTransfer.getData("text/plain") : "";
+        if (!config.ignorePaste) model += oneLine(e.dataTransfer ? e.dataTransfer.getData("text/plain") : "");
         break;
       case "insertParagraph":
+        // A composer whose Enter sends ("shift-enter-only") makes no paragraph of it.
+        if (mode("shift-enter-only")) { send(); return; }
+        model += "\n";
+        break;
       case "insertLineBreak":
         model += "\n";
         break;
@@ -124,10 +128,22 @@
     }
     renderComposer();
   });
+  // A composer that takes a line break only from Shift+Enter or a pasted <br>
+  // ("shift-enter-only"): line breaks in typed or pasted text are dropped, as some editors drop
+  // them; a pasted paragraph runs into the next.
+  const oneLine = (text) => (mode("shift-enter-only") ? text.replace(/\n/g, "") : text);
   composer.addEventListener("paste", (e) => {
     e.preventDefault();
     if (config.ignorePaste) return; // Some editors take no synthetic paste.
-    model += e.clipboardData.getData("text/plain");
+    const html = e.clipboardData.getData("text/html");
+    if (mode("shift-enter-only") && html) {
+      const held = document.createElement("div");
+      held.innerHTML = html;
+      for (const br of Array.from(held.querySelectorAll("br"))) br.replaceWith("\n");
+      model += held.textContent;
+    } else {
+      model += oneLine(e.clipboardData.getData("text/plain"));
+    }
     renderComposer();
   });
   composer.addEventListener("keydown", (e) => {
@@ -249,22 +265,37 @@
     reply.insertBefore(thoughts, reply.firstChild);
   }
   // Code blocks as Gemini draws them: a decoration with the language, and the code as one text.
+  // The code's text is the page's own renderer's lines, or what a real renderer (markdown-it,
+  // marked with highlight.js) drew. With "code-copy", the decoration holds the block's own copy
+  // control, an icon only (Gemini's "Copy code"), which copies the code alone.
   function geminiCode(body) {
     for (const pre of Array.from(body.querySelectorAll("pre"))) {
       const code = pre.querySelector("code");
-      const lines = code ? Array.from(code.children).map((line) => line.textContent) : [];
+      const drawnLines = code ? Array.from(code.querySelectorAll(":scope > .line")) : [];
+      const text = drawnLines.length ? drawnLines.map((line) => line.textContent).join("\n") + "\n" : code ? code.textContent : "";
       const block = document.createElement("code-block");
       const decoration = document.createElement("div");
       decoration.className = "code-block-decoration";
-      decoration.textContent = (pre.querySelector(".code-header") || {}).textContent || "Code snippet";
+      const label = document.createElement("span");
+      label.textContent = (pre.querySelector(".code-header") || {}).textContent || "Code snippet";
+      decoration.appendChild(label);
+      if (mode("code-copy")) decoration.appendChild(codeCopyButton(text));
       const newPre = document.createElement("pre");
       const newCode = document.createElement("code");
       newCode.setAttribute("role", "text");
-      newCode.textContent = lines.join("\n") + "\n";
+      if (code && !drawnLines.length) newCode.innerHTML = code.innerHTML;
+      else newCode.textContent = text;
       newPre.appendChild(newCode);
       block.append(decoration, newPre);
       pre.replaceWith(block);
     }
+  }
+  function codeCopyButton(text) {
+    const button = document.createElement("button");
+    button.setAttribute("aria-label", "Copy code");
+    button.innerHTML = "<mat-icon fonticon=\"content_copy\"></mat-icon>";
+    button.addEventListener("click", () => navigator.clipboard.writeText(text));
+    return button;
   }
 
   // A virtual list (config.modes "virtual-list", as DeepSeek's): only the last turns are
@@ -349,6 +380,9 @@
     }
     // Attached files travel with the message, as a real site uploads them.
     let payload = text;
+    // A page that alters the message on its way out ("blank-lines-altered"): each blank line
+    // goes to the server as two spaces, though the turn drawn shows it blank.
+    if (mode("blank-lines-altered")) payload = payload.split("\n").map((l) => (l === "" ? "  " : l)).join("\n");
     for (const file of attached) payload += "\n\n[attachment " + file.name + "]\n" + (await file.text());
     attached = [];
     addMessage("user", text);
@@ -378,14 +412,43 @@
         if (mode("gemini")) geminiThoughts(reply);
         const reader = res.body.getReader();
         const decoder = new TextDecoder();
+        // Server-sent events ("sse", "sse-cumulative"): each event's JSON holds a delta or the
+        // whole text so far.
+        const events = (res.headers.get("content-type") || "").startsWith("text/event-stream");
+        let pending = "";
+        const encoded = (res.headers.get("content-type") || "").startsWith("application/x-encoded-lines");
+        const take = (text) => {
+          if (encoded) {
+            pending += text;
+            let end;
+            while ((end = pending.indexOf("\n")) >= 0) {
+              const line = pending.slice(0, end);
+              pending = pending.slice(end + 1);
+              raw += new TextDecoder().decode(Uint8Array.from(atob(line), (c) => c.charCodeAt(0)));
+            }
+            return;
+          }
+          if (!events) { raw += text; return; }
+          pending += text;
+          let end;
+          while ((end = pending.indexOf("\n\n")) >= 0) {
+            const event = pending.slice(0, end);
+            pending = pending.slice(end + 2);
+            const data = event.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+            if (!data || data === "[DONE]") continue;
+            const json = JSON.parse(data);
+            if (json && json.choices) raw += json.choices[0].delta.content || "";
+            else if (json && json.message) raw = json.message.content.parts[0];
+          }
+        };
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
-          raw += decoder.decode(value, { stream: true });
+          take(decoder.decode(value, { stream: true }));
           draw(body, raw);
           if (live) live.innerHTML = window.renderMarkdown(raw.slice(0, Math.ceil(raw.length / 2)));
         }
-        raw += decoder.decode();
+        take(decoder.decode());
         draw(body, raw);
       }
     } catch (err) {
@@ -523,9 +586,20 @@
     actions.className = cls("actions");
     const copy = document.createElement("button");
     copy.type = "button";
-    copy.textContent = say("Copy");
-    mark(copy, "data-testid", "copy-turn-action-button");
-    copy.setAttribute("aria-label", say("Copy"));
+    if (mode("icon-copy")) {
+      // Only an icon, no label, text or test id; marked "copied" for three seconds after a
+      // click, as some front-ends do.
+      copy.className = cls("action");
+      copy.innerHTML = '<svg class="icon icon-copy" viewBox="0 0 24 24" width="16" height="16"><use href="#icon-copy"></use></svg>';
+      copy.addEventListener("click", () => {
+        copy.setAttribute("data-copied", "true");
+        setTimeout(() => copy.removeAttribute("data-copied"), 3000);
+      });
+    } else {
+      copy.textContent = say("Copy");
+      mark(copy, "data-testid", "copy-turn-action-button");
+      copy.setAttribute("aria-label", say("Copy"));
+    }
     copy.addEventListener("click", () => navigator.clipboard.writeText(raw));
     // A page with no copy control ("no-copy"): the reply is read another way.
     if (mode("gemini")) {
@@ -544,7 +618,7 @@
       if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
       return;
     }
-    if (!mode("no-copy")) actions.appendChild(copy);
+    if (!mode("no-copy") && !mode("lossy")) actions.appendChild(copy);
     reply.appendChild(actions);
     if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
   }
@@ -624,9 +698,37 @@
   // How a reply is drawn: the page's own renderer, or a real one (config.renderer).
   let renderer = null;
   function draw(body, raw) {
+    // A lossy page ("lossy") draws no line of HTML and a task's `[ ]` as a checkbox.
+    if (mode("lossy")) raw = raw.split("\n").filter((l) => !/^\s*<\/?[a-z][^>]*>\s*$/i.test(l)).join("\n");
     if (renderer) renderer.renderInto(body, raw);
     else body.innerHTML = window.renderMarkdown(raw);
+    if (mode("lossy")) {
+      for (const li of Array.from(body.querySelectorAll("li"))) {
+        const task = li.innerHTML.match(/^\[( |x)\] /);
+        if (!task) continue;
+        li.innerHTML = li.innerHTML.slice(4);
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.checked = task[1] === "x";
+        li.prepend(box);
+      }
+    }
     if (mode("gemini")) geminiCode(body);
+    else if (mode("code-copy")) {
+      // A toolbar per code block holding its own copy control (ChatGPT's and most renderers').
+      for (const pre of Array.from(body.querySelectorAll("pre"))) {
+        const wrapper = document.createElement("div");
+        wrapper.className = "code-block";
+        const bar = document.createElement("div");
+        bar.className = "code-bar";
+        const lines = Array.from(pre.querySelectorAll("code > .line"));
+        const code = pre.querySelector("code");
+        const text = lines.length ? lines.map((l) => l.textContent).join("\n") + "\n" : code ? code.textContent : pre.textContent;
+        bar.appendChild(codeCopyButton(text));
+        pre.replaceWith(wrapper);
+        wrapper.append(bar, pre);
+      }
+    }
   }
 
   // The login address goes back where the person was once they are logged in, as sites do
@@ -709,6 +811,18 @@
       }
       pinned.appendChild(view);
       thread.prepend(pinned);
+    }
+    // A page built from web components ("shadow-root"): every part of the chat inside an open
+    // shadow root, its styles with it.
+    if (mode("shadow-root")) {
+      const host = document.createElement("chat-app");
+      const root = host.attachShadow({ mode: "open" });
+      const style = document.createElement("link");
+      style.rel = "stylesheet";
+      style.href = "/chat.css";
+      root.appendChild(style);
+      for (const el of [document.querySelector("header"), thread, composer.closest("form")]) root.appendChild(el);
+      document.body.prepend(host);
     }
     if (mode("enter-only")) sendButton.remove();
     if (mode("gemini")) sendButton.classList.add("send-button");

@@ -345,7 +345,7 @@
       for (const b of buttonsIn(root)) {
         // A code block's own copy button copies the code only.
         if (codeOwn(b, turn)) continue;
-        if (says(b, COPY_WORDS)) out.push(b);
+        if (isCopy(b)) out.push(b);
       }
     }
     return out;
@@ -409,8 +409,9 @@
   };
   // The answer's text, a line break between text in different blocks: a code view that draws
   // each line as its own element holds no newline, and its lines' words must not run together
-  // (`eta` and `alpha` are two words, not `etaalpha`).
-  const answerText = (turn) => {
+  // (`eta` and `alpha` are two words, not `etaalpha`). `pieces`, when given, hears each text
+  // with whether it is the answer's content or a label the page adds (`label`).
+  const answerText = (turn, pieces) => {
     let out = "";
     let before = null;
     const blockOf = new Map();
@@ -423,46 +424,62 @@
     };
     const seen = new Map();
     const thought = new Map();
+    const labels = new Map();
     const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const p = walker.currentNode.parentElement;
       if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p, turn, thought) || unseen(p, turn, seen)) continue;
       const here = block(p);
-      if (before !== null && here !== before) out += "\n";
+      const text = (before !== null && here !== before ? "\n" : "") + walker.currentNode.textContent;
       before = here;
-      out += walker.currentNode.textContent;
+      out += text;
+      if (pieces) {
+        if (!labels.has(here)) labels.set(here, isLabel(p, here, turn));
+        pieces.push({ text, label: labels.get(here) });
+      }
     }
     return out;
   };
-  // Copied Markdown agrees with the rendered answer when the words shown are in it, in order
-  // (a site's own labels, like a code block's language, may be missing from it), and it holds
-  // little more (not the whole conversation; not the code alone, which lacks the prose).
+  // What Markdown draws a reply's own words as. Text in these (or in code) is the answer's
+  // content; a page adds its labels (a code block's language, "Code snippet") in other blocks.
+  const CONTENT = "p, li, h1, h2, h3, h4, h5, h6, td, th, blockquote, dt, dd, summary, figcaption";
+  // A label the page draws beside the answer: a short block that is not content. Inside a `pre`
+  // that holds a `code`, what is outside the code is the block's header; text in code is
+  // always content (however short a line is).
+  const LABEL_CHARS = 40;
+  const isLabel = (p, here, turn) => {
+    const inside = (el) => !!el && turn.contains(el) && el !== turn;
+    if (inside(p.closest("code"))) return false;
+    const pre = p.closest("pre");
+    if (inside(pre)) return !!pre.querySelector("code") && strip(here.textContent).length <= LABEL_CHARS;
+    if (inside(p.closest(CONTENT))) return false;
+    // A code view that draws each line as a block of its own (CodeMirror's `.cm-line`) keeps
+    // its whitespace: its short lines are code, not labels.
+    if (here !== turn && /^(pre|pre-wrap|break-spaces)$/.test(getComputedStyle(here).whiteSpace)) return false;
+    return here !== turn && strip(here.textContent).length <= LABEL_CHARS;
+  };
+  // A copied text agrees with the rendered answer when every word the answer shows as its
+  // content is in it, in order, and it holds little more (not the whole conversation). Only the
+  // page's labels may be missing from it. No other word may: a copy of one code block (its own
+  // copy button, or the reply's only block) lacks the reply's lines around it, often a few
+  // short ones like `@@eof`, and a tolerance for a few missing words let exactly those through.
+  // With nothing missing, matching each shown word at its first place in the copy is exact
+  // (it finds the shown words in the copy whenever they are there in order), also where lines
+  // repeat their words.
   const agrees = (turn, copied) => {
-    const shown = words(answerText(turn));
+    const pieces = [];
+    answerText(turn, pieces);
+    const all = words(pieces.map((x) => x.text).join(""));
+    const content = words(pieces.map((x) => (x.label ? " " : x.text)).join(""));
+    // An answer drawn as labels alone has nothing to set them apart from: all its words count.
+    const shown = content.length ? content : all;
     const text = words(copied);
-    if (!shown.length || text.length > shown.length * 1.5 + 200) return false;
-    const allowed = 8 + shown.length / 50;
-    // Both word lists walked together. Where they part, the nearer way back wins: copied words
-    // skipped (Markdown marks, a fence's info) cost nothing, shown words skipped (a label the
-    // page adds) count as missing. A greedy search for each shown word would instead jump ahead
-    // to the next line of a reply whose lines repeat their words, and lose its way for good.
-    const WINDOW = 64;
-    let i = 0;
+    if (!shown.length || text.length > all.length * 1.5 + 200) return false;
     let j = 0;
-    let missing = 0;
-    while (i < shown.length) {
-      if (j < text.length && shown[i] === text[j]) { i++; j++; continue; }
-      let ahead = -1;
-      for (let k = j + 1; k < Math.min(text.length, j + WINDOW); k++) if (text[k] === shown[i]) { ahead = k - j; break; }
-      let behind = -1;
-      if (j < text.length) for (let k = i + 1; k < Math.min(shown.length, i + WINDOW); k++) if (shown[k] === text[j]) { behind = k - i; break; }
-      if (ahead >= 0 && (behind < 0 || ahead <= behind)) {
-        j += ahead;
-      } else {
-        // shown[i] is not in the copy here: a missing word.
-        if (++missing > allowed) return false;
-        i++;
-      }
+    for (const word of shown) {
+      while (j < text.length && text[j] !== word) j++;
+      if (j === text.length) return false;
+      j++;
     }
     return true;
   };
@@ -551,7 +568,22 @@
     return found[0] || null;
   };
 
-  const isCopy = (el) => says(el, COPY_WORDS);
+  // A control that says "copy" in words, or only by its icon: the icon's own names (a class,
+  // `data-icon`, Material's `fonticon`, an SVG sprite's `href`) inside a control with no words
+  // at all. What its click puts on the clipboard proves it (`read.rs`).
+  const ICON_COPY = /(^|[^a-z])(copy|clipboard|content_copy|content-copy)([^a-z]|$)/i;
+  const ICON_NAMES = ["class", "data-icon", "fonticon", "icon", "name", "href", "xlink:href", "data-lucide"];
+  const iconSaysCopy = (el) => {
+    if (label(el).trim()) return false;
+    for (const part of [el, ...Array.from(el.querySelectorAll("*")).slice(0, 12)]) {
+      for (const name of ICON_NAMES) {
+        const v = part.getAttribute(name);
+        if (v && ICON_COPY.test(typeof v === "string" ? v : "")) return true;
+      }
+    }
+    return false;
+  };
+  const isCopy = (el) => says(el, COPY_WORDS) || iconSaysCopy(el);
   return {
     own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, findUser, findReply,
     streaming, done, copyControls, reasoning, unseen, answerText, agrees, learnTurns,

@@ -12,11 +12,41 @@
 //   changes, and what changes all the time (`setHot`: the newest turns while a reply streams,
 //   the composer while a message goes in) is searched each time, alone.
 //
+// - A selector may cross open shadow roots (`chat-app >>> textarea`): each part is searched in
+//   the shadow roots of what the part before found. Every shadow root such a search passes is
+//   watched by the same observer, so changes inside it count like any other.
+//
 // It never reads text or layout: only selectors are matched here.
 (function (S) {
-  const matches = (el, css) => { try { return el.matches(css); } catch (e) { return false; } };
+  const DEEP = ">>>";
+  const deep = (css) => css.includes(DEEP);
+  // Shadow roots watched already (the observer is made below; roots found before it are
+  // watched once it is).
+  const watched = new WeakSet();
+  let watch = () => {};
   // What `css` finds under `root` (null: not a selector this browser takes).
-  const under = (root, css) => { try { return Array.from(root.querySelectorAll(css)); } catch (e) { return null; } };
+  const plain = (root, css) => { try { return Array.from(root.querySelectorAll(css)); } catch (e) { return null; } };
+  const under = (root, css) => {
+    if (!deep(css)) return plain(root, css);
+    const parts = css.split(DEEP).map((p) => p.trim());
+    let scopes = [root];
+    for (let i = 0; i < parts.length; i++) {
+      const found = [];
+      for (const scope of scopes) {
+        const here = plain(scope, parts[i]);
+        if (here === null) return null;
+        found.push(...here);
+      }
+      if (i === parts.length - 1) return found;
+      scopes = found.map((el) => el.shadowRoot).filter(Boolean);
+      for (const s of scopes) watch(s);
+    }
+    return [];
+  };
+  const matches = (el, css) => {
+    if (deep(css)) return (under(document, css) || []).includes(el);
+    try { return el.matches(css); } catch (e) { return false; }
+  };
 
   // --- What changed, and where. ---
   // Changes anywhere, and changes outside what is hot, since the script came: a search result
@@ -36,7 +66,13 @@
     if (notify) notify();
   };
   const observer = new MutationObserver(note);
-  observer.observe(document, { childList: true, subtree: true, characterData: true, attributes: true });
+  const OBSERVED = { childList: true, subtree: true, characterData: true, attributes: true };
+  observer.observe(document, OBSERVED);
+  watch = (root) => {
+    if (watched.has(root)) return;
+    watched.add(root);
+    observer.observe(root, OBSERVED);
+  };
   // The changes made since the observer last ran (this same task's, say), counted before any
   // look: a search must never answer from before them.
   const sync = () => note(observer.takeRecords());
@@ -94,7 +130,9 @@
     const alternatives = S[key] || [];
     const t = tracked[key];
     if (t && t.alternatives === alternatives && t.changes === changes) return t;
-    if (t && t.alternatives === alternatives && t.last && t.last.isConnected && matches(t.last, t.css)) {
+    // Turns behind a shadow boundary are counted whole again: the walk below stays in the
+    // document's own tree.
+    if (t && t.alternatives === alternatives && t.last && t.last.isConnected && !deep(t.css) && matches(t.last, t.css)) {
       for (const el of after(t.last)) {
         if (matches(el, t.css)) { t.count++; t.last = el; }
       }

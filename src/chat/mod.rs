@@ -8,6 +8,7 @@ pub mod learned;
 pub mod local;
 pub mod selectors;
 pub(crate) mod trouble;
+pub(crate) mod wire;
 
 use crate::catalog::Failure;
 
@@ -21,6 +22,9 @@ pub enum Channel {
     CodeBlock,
     /// Markdown rebuilt from the page's elements.
     Dom,
+    /// The reply as the site's server streamed it to the page (a response body or socket
+    /// frames), reassembled and proved by its `@@eof` and by agreeing with the rendered reply.
+    Wire,
 }
 
 /// A model's reply, read from the page.

@@ -299,14 +299,10 @@
     // Selectors for the turns discovery found in this exchange (null where none fits).
     learnTurns: () => d.learnTurns(),
     // A selector for the copy control that proved itself (`index` of the candidates).
-    learnCopy: (index) => {
-      const a = replyTurn();
-      const known = a && first("CopyButton", a);
-      const b = d.copyControls(a).filter((c) => c !== known)[known ? index - 1 : index];
-      // Never a code block's own copy button, which copies the code alone.
-      const accept = (found) => found.includes(b) && found.every((f) => d.isCopy(f) && !d.codeOwn(f, a));
-      return b ? d.cssFor(b, accept) : null;
-    },
+    // Made before the click (`copy`): a control marks itself for a moment after one
+    // (`data-copied="true"` for three seconds), and a selector learned from that state would
+    // match nothing on the next run.
+    learnCopy: (index) => (api.copySelectors && api.copySelectors[index]) || null,
     agrees: (text) => { const a = replyTurn(); return !!a && d.agrees(a, text); },
     exists: (key) => !!first(key),
     // The first alternative of `key` that matches, for CDP calls that need one selector.
@@ -414,6 +410,21 @@
       const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
       const html = text.split("\n").map((line, i) =>
         "<p" + (i === 0 ? ' data-pm-slice="1 1 []"' : "") + ' style="white-space:pre-wrap">' + esc(line) + "</p>").join("");
+      const data = new DataTransfer();
+      data.setData("text/html", html);
+      data.setData("text/plain", text);
+      el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+      return true;
+    },
+    // A paste of the lines with a <br> between them (whitespace kept by pre-wrap), for editors
+    // that take a line break only as one: Enter sends there, and a paragraph or a plain line
+    // break in a paste is dropped.
+    pasteBr: (text) => {
+      const el = first("Composer");
+      if (!el) return false;
+      api.focusComposer();
+      const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+      const html = '<span style="white-space:pre-wrap">' + text.split("\n").map(esc).join("<br>") + "</span>";
       const data = new DataTransfer();
       data.setData("text/html", html);
       data.setData("text/plain", text);
@@ -671,6 +682,12 @@
       const candidates = (known ? [known] : []).concat(d.copyControls(a).filter((b) => b !== known));
       const button = candidates[index || 0];
       if (!button) return "no-button";
+      if (button !== known) {
+        // Never a code block's own copy button, which copies the code alone.
+        const accept = (found) => found.includes(button) && found.every((f) => d.isCopy(f) && !d.codeOwn(f, a));
+        api.copySelectors = api.copySelectors || {};
+        api.copySelectors[index || 0] = d.cssFor(button, accept);
+      }
       button.click();
       return button === known ? "clicked" : "discovered";
     },

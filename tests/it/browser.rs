@@ -129,7 +129,10 @@ fn without_a_copy_button_the_code_block_is_read_exactly() {
     let inner =
         "@@say\n<<<MSG\n*kept*  and _kept_\n\n  indented\nMSG>>>\n@@end\n@@done\n@@end\n@@eof";
     let reply = format!("```agentscript\n{inner}\n```\n");
-    let mut s = start_with(no_copy(Script::replies([reply])), |o| {
+    // A stream keyless cannot read, so that the code block is the channel that reads it.
+    let mut script = no_copy(Script::replies([reply]));
+    script.page.modes.push("encoded-stream".into());
+    let mut s = start_with(script, |o| {
         o.site.selectors.remove("CopyButton");
     });
     s.driver.send("go").unwrap();
@@ -140,8 +143,24 @@ fn without_a_copy_button_the_code_block_is_read_exactly() {
 }
 
 #[test]
-fn without_copy_button_or_code_block_the_dom_is_rebuilt() {
-    let mut s = start_with(no_copy(Script::replies(["@@done\n@@end\n@@eof\n"])), |o| {
+fn without_copy_button_or_code_block_the_wire_reads_it_exactly() {
+    let reply = "@@say\n<<<MSG\n  *kept*  as sent\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n";
+    let mut s = start_with(no_copy(Script::replies([reply])), |o| {
+        o.site.selectors.remove("CopyButton");
+        o.site.selectors.remove("CodeBlock");
+    });
+    s.driver.send("go").unwrap();
+    let got = s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(got.channel, Channel::Wire);
+    assert_eq!(got.text, reply);
+    s.driver.close();
+}
+
+#[test]
+fn without_copy_button_code_block_or_a_readable_stream_the_dom_is_rebuilt() {
+    let mut script = no_copy(Script::replies(["@@done\n@@end\n@@eof\n"]));
+    script.page.modes.push("encoded-stream".into());
+    let mut s = start_with(script, |o| {
         o.site.selectors.remove("CopyButton");
         o.site.selectors.remove("CodeBlock");
     });
@@ -1070,6 +1089,76 @@ fn a_message_the_page_alters_is_caught_and_the_next_arrives_exact_inside_a_fence
             "{display:?}"
         );
     }
+}
+
+/// A composer whose Enter sends and that takes a line break only from Shift+Enter or a pasted
+/// `<br>` (line breaks in typed or pasted text are dropped): every other strategy leaves the
+/// lines run together, and is undone; a paste with `<br>` and typing each line with Shift+Enter
+/// between both put it in exactly, and nothing goes before the message is whole.
+#[test]
+fn a_composer_that_breaks_lines_only_on_shift_enter_gets_the_message_exactly() {
+    let message = "first line\n\n  indented\tand a tab\nlast";
+    for (insert, used) in [
+        (vec![], None),
+        (vec!["pasteBr"], Some("pasteBr")),
+        (vec!["shiftEnter"], Some("shiftEnter")),
+    ] {
+        let mut s = start_with(
+            Script {
+                page: PageFaults {
+                    modes: vec!["shift-enter-only".into()],
+                    ..PageFaults::default()
+                },
+                ..Script::replies([SHORT])
+            },
+            |o| o.site.insert = insert.iter().map(|s| s.to_string()).collect(),
+        );
+        s.driver.send(message).unwrap();
+        s.driver.wait_reply(&mut |_| {}).unwrap();
+        assert_eq!(s.chat.received(), vec![message.to_string()], "{insert:?}");
+        if let Some(used) = used {
+            assert_eq!(s.driver.inserted_with(), Some(used));
+        } else {
+            let chosen = s.driver.inserted_with().unwrap().to_string();
+            assert!(
+                ["pasteBr", "shiftEnter"].contains(&chosen.as_str()),
+                "{chosen}"
+            );
+        }
+        s.driver.close();
+    }
+}
+
+/// A page that draws the message as sent but turns its blank lines into two spaces on the way
+/// to its server (as a self-hosted front-end did): the rendering cannot show it, the request
+/// that carried the message does. keyless says so once and fences what follows.
+#[test]
+fn a_message_altered_only_on_its_way_to_the_server_is_caught_from_the_wire() {
+    let mut s = start(Script {
+        page: PageFaults {
+            modes: vec!["blank-lines-altered".into()],
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT, SHORT])
+    });
+    let first = "first paragraph\n\nsecond paragraph\n";
+    s.driver.send(first).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(
+        s.chat.received()[0],
+        "first paragraph\n  \nsecond paragraph\n  "
+    );
+    let warnings = s.driver.take_warnings();
+    assert_eq!(
+        warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        [Code::MessageAltered],
+        "{warnings:?}"
+    );
+    assert!(warnings[0].reason.contains("server"), "{warnings:?}");
+    s.driver.send("one line only").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received()[1], "~~~~\none line only\n~~~~");
+    s.driver.close();
 }
 
 /// A chat keyless has no address for is found by what it holds: here through the site's

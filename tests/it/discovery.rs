@@ -50,6 +50,16 @@ fn driver(chat: &LocalChat, knowledge: Knowledge, profile: PathBuf) -> CdpDriver
     CdpDriver::start(options).unwrap()
 }
 
+/// The channel a reply on a page in `modes` is read through: its copy control, or the wire on
+/// a page that has none and draws replies lossily.
+fn expected_channel(modes: &[&str]) -> Channel {
+    if modes.contains(&"lossy") {
+        Channel::Wire
+    } else {
+        Channel::CopyButton
+    }
+}
+
 fn exchange_twice(modes: &[&str], knowledge: Knowledge) {
     let second = "@@done\n@@end\n@@eof\n";
     let chat = LocalChat::start(Script {
@@ -65,7 +75,7 @@ fn exchange_twice(modes: &[&str], knowledge: Knowledge) {
     assert_eq!(reply.text, HOSTILE, "{modes:?} {knowledge:?}");
     assert_eq!(
         reply.channel,
-        Channel::CopyButton,
+        expected_channel(modes),
         "{modes:?} {knowledge:?}"
     );
     let warnings = d.take_warnings();
@@ -169,6 +179,17 @@ fn correct_for(mode: &str, selectors: &mut BTreeMap<String, Vec<String>>) {
             set("UserMessage", &["main section > article:first-child"]);
             set("AssistantMessage", &["main section > article:nth-child(2)"]);
         }
+        // Every part inside the shadow root of `<chat-app>`: each selector crosses it.
+        "shadow-root" => {
+            for alternatives in selectors.values_mut() {
+                for css in alternatives.iter_mut() {
+                    *css = format!("chat-app >>> {css}");
+                }
+            }
+        }
+        "icon-copy" => {
+            set("CopyButton", &["button:has(> svg.icon-copy)"]);
+        }
         "busy-signal" => {
             set("StopButton", &["[aria-busy=\"true\"]"]);
             set("Completed", &["[data-raw-length]"]);
@@ -251,8 +272,12 @@ fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
     assert!(received[1].starts_with("[KEYLESSAGENT RESULTS]"), "{what}");
     // The reading channel is in the transcript.
     let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
+    let channel = match expected_channel(modes) {
+        Channel::Wire => "wire",
+        _ => "copy_button",
+    };
     assert!(
-        transcript.contains("\"channel\":\"copy_button\""),
+        transcript.contains(&format!("\"channel\":\"{channel}\"")),
         "{what}\n{transcript}"
     );
     stderr
@@ -296,6 +321,13 @@ three_ways! {
     link_badges_three_ways: "link-badges", "chatgpt";
     doubled_thoughts_three_ways: "doubled-thoughts", "claude";
     code_editor_above_three_ways: "code-editor-above", "mistral";
+    code_copy_three_ways: "code-copy", "gemini";
+    sse_three_ways: "sse", "chatgpt";
+    sse_cumulative_three_ways: "sse-cumulative", "claude";
+    lossy_three_ways: "lossy", "deepseek";
+    encoded_stream_three_ways: "encoded-stream", "grok";
+    icon_copy_three_ways: "icon-copy", "chatgpt";
+    shift_enter_only_three_ways: "shift-enter-only", "claude";
 }
 
 #[test]
@@ -408,6 +440,74 @@ fn doctor_learn_keeps_selectors_with_which_the_next_run_needs_no_discovery() {
         std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
         WRITTEN
     );
+}
+
+/// A copy control that is only an icon (no label, text or test id) is found by its icon and
+/// proved by what its click copies; what is learned names it by what stays, never by the
+/// `data-copied="true"` it shows for three seconds after a click: the next run finds it.
+#[test]
+fn an_icon_only_copy_control_is_learned_by_what_stays() {
+    let chat = LocalChat::start(Script {
+        page: page(&["icon-copy"]),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(&chat, config.path(), &["doctor", "--learn"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let path = config.path().join("keyless/learned-selectors.json");
+    let file = keyless::chat::learned::load(&path).unwrap();
+    let (_, entry) = file
+        .sites
+        .iter()
+        .find(|(name, _)| name.starts_with("127.0.0.1:"))
+        .unwrap();
+    let copy = entry
+        .selectors
+        .get("CopyButton")
+        .unwrap_or_else(|| panic!("CopyButton not learned: {entry:#?}"));
+    assert!(
+        copy.iter().all(|css| !css.contains("copied")),
+        "learned from a moment's state: {copy:?}"
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let ws_arg = ws.path().to_str().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws_arg,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(!stderr.contains("by its shape"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
+        WRITTEN
+    );
+    let transcript = std::fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap();
+    assert!(
+        transcript.contains("\"channel\":\"copy_button\""),
+        "{transcript}"
+    );
+}
+
+/// A page built from web components, every part inside an open shadow root: selectors that
+/// cross the boundary (`chat-app >>> …`) find the composer, the turns and the copy control,
+/// and the loop runs as on any page. (Discovery does not look inside shadow roots yet.)
+#[test]
+fn a_page_of_web_components_is_driven_with_selectors_that_cross_its_shadow_root() {
+    let profile = tempfile::tempdir().unwrap();
+    run_through(&["shadow-root"], Way::Correct, profile.path());
 }
 
 // --- Faults in a discovered session: as with selectors, never executed half. ---

@@ -72,6 +72,11 @@ fn the_local_page_is_healthy_and_passes_the_canary() {
     let exact =
         |name: &str| channels.iter().find(|c| c["channel"] == name).unwrap()["exact"].clone();
     assert_eq!(exact("copy_button"), true, "{report:#}");
+    assert_eq!(
+        exact("wire"),
+        true,
+        "the reply as the page's server streamed it: {report:#}"
+    );
     assert_eq!(exact("code_block"), true, "{report:#}");
     assert_eq!(
         exact("dom"),
@@ -284,8 +289,9 @@ fn a_stale_composer_selector_is_a_problem_even_when_discovery_stands_in() {
     );
 }
 
-/// The matrix, honestly: on a Quill composer whose replies have no copy control and draw code
-/// in CodeMirror views (which hold only the lines on screen), doctor reports each insertion
+/// The matrix, honestly: on a Quill composer whose replies have no copy control, draw code in
+/// CodeMirror views (which hold only the lines on screen) and stream in a form only the page
+/// reads (the wire cannot), doctor reports each insertion
 /// strategy and each reading channel as exact, not exact or unavailable, with its time.
 #[test]
 fn the_canary_reports_each_strategy_and_channel_as_exact_not_exact_or_unavailable() {
@@ -293,7 +299,7 @@ fn the_canary_reports_each_strategy_and_channel_as_exact_not_exact_or_unavailabl
         page: PageFaults {
             editor: Some("quill".into()),
             renderer: Some("codemirror".into()),
-            modes: vec!["no-copy".into()],
+            modes: vec!["no-copy".into(), "encoded-stream".into()],
             ..PageFaults::default()
         },
         modules: Some(crate::editors::modules()),
@@ -328,6 +334,7 @@ fn the_canary_reports_each_strategy_and_channel_as_exact_not_exact_or_unavailabl
             .to_string()
     };
     assert_eq!(state("copy_button"), "unavailable", "{report:#}");
+    assert_eq!(state("wire"), "unavailable", "{report:#}");
     assert_eq!(state("code_block"), "unavailable", "{report:#}");
     assert_eq!(state("dom"), "not exact", "{report:#}");
     assert!(

@@ -29,19 +29,35 @@ fn replies(content: &str) -> [String; 2] {
 /// `keyless run` on the local page drawn with `modes`, with `site`'s selectors (or the local
 /// page's own); returns what it printed, the workspace and the chat.
 fn run(site: &str, modes: &[&str], content: &str) -> (String, tempfile::TempDir, LocalChat) {
-    let chat = LocalChat::start(Script {
-        page: PageFaults {
+    run_on(
+        Some(site),
+        PageFaults {
             modes: modes.iter().map(|m| m.to_string()).collect(),
             ..PageFaults::default()
         },
-        ..Script::replies(replies(content))
+        Vec::from(replies(content)),
+    )
+}
+
+/// `keyless run` on the local page drawn as `page` says, with `site`'s selectors (`None`: the
+/// page's address only, its parts found by their shape), the model answering `replies`.
+fn run_on(
+    site: Option<&str>,
+    page: PageFaults,
+    replies: Vec<String>,
+) -> (String, tempfile::TempDir, LocalChat) {
+    let modules = page.editor.is_some() || page.renderer.is_some();
+    let chat = LocalChat::start(Script {
+        page,
+        modules: modules.then(crate::editors::modules),
+        ..Script::replies(replies)
     })
     .unwrap();
     let ws = tempfile::tempdir().unwrap();
     let config = tempfile::tempdir().unwrap();
     let out = attached(keyless_at(
         &chat.url(),
-        Some(site),
+        site,
         &config.path().join("browser"),
         config.path(),
         &["run", "Write the data", "--mode", "auto", "--pace", "batch"],
@@ -146,4 +162,132 @@ fn doubled_thought_labels_and_a_lagging_live_copy_are_not_read_as_the_reply() {
     let content = repeating();
     let (text, ws, chat) = run("local", &["doubled-thoughts", "no-copy"], &content);
     exact(&text, &ws, &chat, &content);
+}
+
+/// Issue 30's first shape: the file's lines in a fenced block of their own, and only a few
+/// short protocol lines around it (`@@next`, `@@eof`). The block alone once agreed with the
+/// rendered reply (a few missing words were tolerated, and those were exactly the lines around
+/// it), so the block was read as the whole reply: no `@@eof`, a wait for the rest, format
+/// corrections. A text that lacks any word the reply shows as its content never agrees.
+fn block_with_lines_around(content: &str) -> String {
+    format!(
+        "@@newfile data.txt\n<<<CONTENT\n```\n{content}```\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n"
+    )
+}
+
+const DONE: &str = "```\n@@done\n<<<MSG\nWritten.\nMSG>>>\n@@end\n@@eof\n```";
+
+#[test]
+fn a_code_block_with_protocol_lines_around_it_is_never_read_as_the_whole_reply() {
+    let content = repeating();
+    let shape = block_with_lines_around(&content);
+    // No copy control and a stream keyless cannot read: the page cannot give this reply
+    // exactly, so keyless asks for it fenced (and never takes the block for the reply).
+    let fenced = format!("````\n{shape}````");
+    let (text, ws, chat) = run_on(
+        Some("local"),
+        PageFaults {
+            modes: vec!["no-copy".into(), "encoded-stream".into()],
+            ..PageFaults::default()
+        },
+        vec![shape.clone(), fenced, DONE.to_string()],
+    );
+    let written = fs::read_to_string(ws.path().join("data.txt")).unwrap_or_default();
+    assert_eq!(written, format!("```\n{content}```\n"), "{text}");
+    assert!(!text.contains("stopped before @@eof"), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), 3, "{text}\n{received:#?}");
+    assert!(
+        received[1].contains("could not read your reply exactly"),
+        "{}",
+        received[1]
+    );
+}
+
+/// The same shape read exactly the first time wherever the page gives it whole: its copy
+/// control, or the stream the server sent (plain, or server-sent events of JSON deltas).
+#[test]
+fn a_code_block_with_protocol_lines_around_it_is_read_exactly_from_the_copy_or_the_wire() {
+    let content = repeating();
+    for (modes, channel) in [
+        (vec![], "CopyButton"),
+        (vec!["no-copy"], "Wire"),
+        (vec!["no-copy", "sse"], "Wire"),
+    ] {
+        let (text, ws, chat) = run_on(
+            Some("local"),
+            PageFaults {
+                modes: modes.iter().map(|m| m.to_string()).collect(),
+                ..PageFaults::default()
+            },
+            vec![block_with_lines_around(&content), DONE.to_string()],
+        );
+        let written = fs::read_to_string(ws.path().join("data.txt")).unwrap_or_default();
+        assert_eq!(written, format!("```\n{content}```\n"), "{modes:?}: {text}");
+        assert_eq!(chat.received().len(), 2, "{modes:?}: {text}");
+        assert!(
+            text.contains(&format!("read via {channel}")),
+            "{modes:?}: {text}"
+        );
+    }
+}
+
+/// A page that draws replies lossily (a task list's `[ ]` as checkboxes, lines of HTML
+/// dropped, no copy control) cannot be read exactly from its rendering; the stream the server
+/// sent can, in each way a site streams: plain text, JSON deltas, the whole text so far. With
+/// the page's selectors and with its address only.
+#[test]
+fn a_lossy_page_is_read_exactly_from_the_wire() {
+    let content = "- [ ] first task\n- [x] done task\n<details>\n<summary>More</summary>\nhidden words\n</details>\n  indented  line  \n";
+    let reply = format!(
+        "@@newfile notes.md\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n"
+    );
+    for site in [Some("local"), None] {
+        for stream in [None, Some("sse"), Some("sse-cumulative")] {
+            let mut modes = vec!["lossy".to_string()];
+            modes.extend(stream.map(str::to_string));
+            let (text, ws, chat) = run_on(
+                site,
+                PageFaults {
+                    modes: modes.clone(),
+                    ..PageFaults::default()
+                },
+                vec![reply.clone(), DONE.to_string()],
+            );
+            let what = format!("{site:?} {modes:?}");
+            let written = fs::read_to_string(ws.path().join("notes.md")).unwrap_or_default();
+            assert_eq!(written, content, "{what}: {text}");
+            assert_eq!(chat.received().len(), 2, "{what}: {text}");
+            assert!(text.contains("read via Wire"), "{what}: {text}");
+        }
+    }
+}
+
+/// Issue 30's second shape: a page shaped like gemini.google.com (Quill composer, markdown-it
+/// with highlight.js, each code block with its own icon-only copy control), driven with its
+/// address only: every reply is read exactly, whatever its code blocks.
+#[test]
+fn a_gemini_shaped_page_with_code_copy_buttons_is_read_exactly_from_its_address_alone() {
+    let content = repeating();
+    for renderer in [None, Some("markdown-it")] {
+        let page = PageFaults {
+            modes: vec!["gemini".into(), "code-copy".into()],
+            editor: Some("quill".into()),
+            renderer: renderer.map(str::to_string),
+            ..PageFaults::default()
+        };
+        let (text, ws, chat) = run_on(
+            None,
+            page,
+            vec![block_with_lines_around(&content), DONE.to_string()],
+        );
+        let written = fs::read_to_string(ws.path().join("data.txt")).unwrap_or_default();
+        assert_eq!(
+            written,
+            format!("```\n{content}```\n"),
+            "{renderer:?}: {text}"
+        );
+        assert_eq!(chat.received().len(), 2, "{renderer:?}: {text}");
+        assert!(!text.contains("stopped before @@eof"), "{text}");
+    }
 }

@@ -118,13 +118,13 @@ fn no_secret_reaches_the_chat_or_the_transcript() {
 }
 
 /// A reply the page could only give back as text rebuilt from its prose (no copy control, no
-/// single code block) is never executed: the model is asked to resend it fenced, and the
-/// fenced reply writes the file byte for byte.
+/// single code block, a stream keyless cannot read) is never executed: the model is asked to
+/// resend it fenced, and the fenced reply writes the file byte for byte.
 #[test]
 fn a_reply_read_only_from_the_pages_prose_is_never_executed() {
     let chat = LocalChat::start(Script {
         page: keyless::chat::local::PageFaults {
-            modes: vec!["no-copy".into()],
+            modes: vec!["no-copy".into(), "encoded-stream".into()],
             ..Default::default()
         },
         ..Script::replies([

@@ -21,6 +21,8 @@ pub const STRATEGIES: &[&str] = &[
     "pastePlain",
     "insertTextWhole",
     "insertText",
+    "pasteBr",
+    "shiftEnter",
 ];
 
 /// The fastest exact strategies for a composer's editor, known by the marks its library puts on
@@ -43,7 +45,7 @@ fn fastest_for(editor: &str) -> Option<&'static [&'static str]> {
 const UNKNOWN_EDITOR: &[&str] = &["pastePlain", "pasteHtml", "setValue", "insertTextWhole"];
 
 /// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
-const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain"];
+const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain", "pasteBr"];
 
 /// Why a paste failed when the site made a file of it.
 const CARDED: &str = "the site turned the pasted message into an attachment";
@@ -269,6 +271,8 @@ impl Composer {
             "insertText" => self.insert_chunks(page, message, INSERT_CHUNK),
             "pasteHtml" => self.paste(page, "pasteHtml", message),
             "pastePlain" => self.paste(page, "pastePlain", message),
+            "pasteBr" => self.paste(page, "pasteBr", message),
+            "shiftEnter" => self.shift_enter(page, message),
             "setValue" => self.set_value(page, message),
             _ => Err(Failure::new(
                 Code::ConfigValidation,
@@ -356,6 +360,39 @@ impl Composer {
     /// A text field's value, set whole and checked.
     fn set_value(&self, page: &PageApi<'_>, message: &str) -> Result<(), Failure> {
         self.put(page, "setValue", 0, message.encode_utf16().count(), true)
+    }
+
+    /// Each line typed as text and a Shift+Enter between lines, as a person types into a
+    /// composer whose Enter sends; checked after every line. Last of all strategies: it costs
+    /// a key press per line.
+    fn shift_enter(&self, page: &PageApi<'_>, message: &str) -> Result<(), Failure> {
+        let mut sent = 0;
+        let lines: Vec<&str> = message.split('\n').collect();
+        for (i, line) in lines.iter().enumerate() {
+            page.focus_composer()?;
+            if !line.is_empty() {
+                page.insert_text(line)?;
+                sent += line.encode_utf16().count();
+            }
+            if i + 1 < lines.len() {
+                page.shift_enter()?;
+                sent += 1;
+            }
+            let started = Instant::now();
+            while !self.holds(page, Some(sent))?.exact {
+                if started.elapsed() > INSERT_SETTLE {
+                    return Err(Failure::new(
+                        Code::SendNotConfirmed,
+                        format!(
+                            "the composer does not hold line {} of the message after shiftEnter; nothing was sent",
+                            i + 1
+                        ),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Ok(())
     }
 
     fn insert_chunks(&self, page: &PageApi<'_>, message: &str, max: usize) -> Result<(), Failure> {

@@ -184,6 +184,7 @@ impl CdpDriver {
         let Ok(Some(shown)) = self.api().sent_exact() else {
             return;
         };
+        let shown = self.carried(shown);
         let composer = &mut self.composer;
         // Not the message altered, but something else in its place (a chip for a pasted
         // file): it counts as sent, and a resumed turn cannot recognise it.
@@ -562,7 +563,7 @@ impl CdpDriver {
 
     /// Reads the finished reply; a copy control found by its shape that gave it is healed.
     fn read(&mut self) -> Result<Reply, Failure> {
-        let read = Reader::read(&self.api())?;
+        let read = Reader::read(&self.api(), &self.tab.heard()?)?;
         if let Some(css) = read.proved_copy {
             self.discovery.heal_copy(&self.tab, css)?;
         }

@@ -36,6 +36,7 @@ mod sent;
 mod sketch;
 mod spawn;
 mod tab;
+mod wire;
 
 use composer::Composer;
 use discovery::Discovery;

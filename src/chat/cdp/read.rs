@@ -1,13 +1,20 @@
 //! Reading a finished reply through its channels, each proving itself: a copy control (the
 //! selectors' or one found by its shape) whose text agrees with the rendered answer, else the
-//! reply's only code block, else Markdown rebuilt from the page (which is never executed).
+//! reply as the server streamed it (the wire: closed by `@@eof`, agreeing with the rendered
+//! answer, and the only such text heard), else the reply's only code block, else Markdown
+//! rebuilt from the page (which is never executed).
 
 use std::time::{Duration, Instant};
 
 use super::COPY_WAIT;
 use super::page_api::{Clicked, PageApi};
 use crate::catalog::Failure;
+use crate::chat::wire::{Heard, candidates};
 use crate::chat::{Channel, Reply};
+
+/// The marker that closes a reply: a text from the wire that holds it more than once is two
+/// texts run together (deltas and the whole text sent again), never proved.
+const EOF_MARK: &str = "@@eof";
 
 /// How many copy controls found by their shape are tried on one reply.
 const MAX_COPY_CANDIDATES: usize = 3;
@@ -59,8 +66,32 @@ impl Reader {
         Ok(None)
     }
 
-    /// Reads the last reply: the copy button, else the only code block, else the DOM.
-    pub(super) fn read(page: &PageApi<'_>) -> Result<Read, Failure> {
+    /// The reply as the network carried it, when exactly one text reassembled from what was
+    /// heard since the send is a closed reply (its `@@eof`, once) that agrees with the rendered
+    /// answer. Two different such texts prove neither.
+    pub(super) fn from_wire(
+        page: &PageApi<'_>,
+        heard: &[Heard],
+    ) -> Result<Option<String>, Failure> {
+        let mut proved: Option<String> = None;
+        for text in heard.iter().flat_map(candidates) {
+            if text.matches(EOF_MARK).count() != 1 || !crate::protocol::is_closed(&text) {
+                continue;
+            }
+            if proved.as_deref() == Some(text.as_str()) || !page.agrees(&text)? {
+                continue;
+            }
+            if proved.is_some() {
+                return Ok(None);
+            }
+            proved = Some(text);
+        }
+        Ok(proved)
+    }
+
+    /// Reads the last reply: the copy button, else the wire, else the only code block, else
+    /// the DOM. The copy control comes first: proving one teaches discovery the site's control.
+    pub(super) fn read(page: &PageApi<'_>, heard: &[Heard]) -> Result<Read, Failure> {
         // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
@@ -88,6 +119,16 @@ impl Reader {
                     finished_at: Instant::now(),
                 },
                 proved_copy,
+            });
+        }
+        if let Some(text) = Reader::from_wire(page, heard)? {
+            return Ok(Read {
+                reply: Reply {
+                    text,
+                    channel: Channel::Wire,
+                    finished_at: Instant::now(),
+                },
+                proved_copy: None,
             });
         }
         if let Some(text) = page.code_block()? {

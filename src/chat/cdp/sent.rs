@@ -145,6 +145,42 @@ pub(super) fn fence(message: &str) -> String {
     format!("{marks}\n{}\n{marks}", message.trim_end_matches('\n'))
 }
 
+/// How long after its user turn shows the request carrying a message may take to be heard
+/// (the page sends it as it draws the turn).
+const CARRIED_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl super::CdpDriver {
+    /// How the page drew the message (`shown`), corrected by the request that carried it to
+    /// the site's server: a page may draw blank lines either way and still send them as
+    /// spaces. A message sent as text whose request holds it altered is altered, whatever the
+    /// turn draws exactly; a request keyless cannot read changes nothing. Once a message was not
+    /// found on the wire, later ones are not waited for.
+    pub(super) fn carried(&self, shown: super::page_api::Drawn) -> super::page_api::Drawn {
+        use crate::chat::wire::{Outbound, outbound};
+        let Some((meant, super::conversation::SendAs::Text)) = self.composer.last_sent.as_ref()
+        else {
+            return shown;
+        };
+        // What the turn shows altered, or as something else, it says best itself.
+        if shown != super::page_api::Drawn::Exact {
+            return shown;
+        }
+        let wire = &self.tab.wire;
+        let started = std::time::Instant::now();
+        loop {
+            match outbound(meant, &wire.posts()) {
+                Outbound::Exact => return shown,
+                Outbound::Altered(what) => return super::page_api::Drawn::Altered(what),
+                Outbound::Unknown if wire.blind() || started.elapsed() >= CARRIED_WAIT => {
+                    wire.set_blind();
+                    return shown;
+                }
+                Outbound::Unknown => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,7 @@
 //! The tab: the connection to the browser, the one chat page keyless drives in it, and the
 //! claims on the profile. It owns the runtime every CDP call runs on, knows at once when the
-//! browser is gone, hears the page's notifications and failed requests, and opens addresses
+//! browser is gone, hears the page's notifications, failed requests and streams (`wire.rs`),
+//! and opens addresses
 //! (`navigate.rs`); launching and closing the browser are in `launch.rs`.
 
 use std::collections::VecDeque;
@@ -40,6 +41,8 @@ pub(super) struct Tab {
     /// browser closes it.
     pub(super) profile_share: Option<crate::claim::Share>,
     failed_requests: Arc<Mutex<Vec<String>>>,
+    /// What the page's network said since the last message (`wire.rs`).
+    pub(super) wire: super::wire::Wire,
     /// The statuses of the documents the page loaded (`navigate.rs`).
     pub(super) documents: Documents,
     notified: Arc<tokio::sync::Notify>,
@@ -73,6 +76,7 @@ impl Tab {
             browser_process: opened.child,
             profile_share: opened.share,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
+            wire: super::wire::Wire::default(),
             documents: Documents::default(),
             notified: Arc::new(tokio::sync::Notify::new()),
             reach,
@@ -137,6 +141,7 @@ impl Tab {
         let failed = Arc::clone(&self.failed_requests);
         let notified = Arc::clone(&self.notified);
         let documents = Arc::clone(&self.documents);
+        let wire = self.wire.clone();
         self.block(async move {
             bounded(
                 page.execute(EnableParams::default()),
@@ -144,6 +149,7 @@ impl Tab {
             )
             .await?;
             watch_documents(&page, documents).await?;
+            wire.listen(&page).await?;
             bounded(
                 page.execute(AddBindingParams::new("__keylessNotify")),
                 "add the page binding",
@@ -189,8 +195,10 @@ impl Tab {
         });
     }
 
-    /// Forgets the failed requests heard so far (a new message is about to go).
+    /// Forgets the failed requests and the network's streams heard so far (a new message is
+    /// about to go).
     pub(super) fn forget_failures(&self) {
+        self.wire.mark();
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
         }
@@ -204,6 +212,17 @@ impl Tab {
                 Code::NetworkOffline,
                 format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
             )
+        })
+    }
+
+    /// What the page's network said since the last message, responses that finished before
+    /// they could be heard streaming read whole now.
+    pub(super) fn heard(&self) -> Result<Vec<crate::chat::wire::Heard>, Failure> {
+        let page = self.page.clone();
+        let wire = self.wire.clone();
+        self.block(async move {
+            wire.complete(&page).await;
+            Ok(wire.heard())
         })
     }
 

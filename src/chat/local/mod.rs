@@ -366,7 +366,7 @@ async fn chat(
         .get(CONVERSATION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let (reply, chunk_chars, delay) = {
+    let (reply, chunk_chars, delay, stream_as) = {
         let Ok(mut s) = state.lock() else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
@@ -412,7 +412,13 @@ async fn chat(
             Some(Fault::BotCheck) => s.script.page.challenge = true,
             _ => {}
         }
-        (reply, s.script.chunk_chars.max(1), s.script.chunk_delay)
+        let stream_as = StreamAs::of(&s.script.page.modes);
+        (
+            reply,
+            s.script.chunk_chars.max(1),
+            s.script.chunk_delay,
+            stream_as,
+        )
     };
     let Some(reply) = reply else {
         return (
@@ -489,16 +495,77 @@ async fn chat(
         .chunks(chunk_chars)
         .map(|c| c.iter().collect())
         .collect();
-    let stream = futures::stream::unfold(chunks.into_iter(), move |mut rest| async move {
+    let (kind, pieces) = stream_as.pieces(chunks);
+    let stream = futures::stream::unfold(pieces.into_iter(), move |mut rest| async move {
         let chunk = rest.next()?;
         tokio::time::sleep(delay).await;
         Some((Ok::<Bytes, Infallible>(Bytes::from(chunk)), rest))
     });
-    (
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        Body::from_stream(stream),
-    )
-        .into_response()
+    ([(header::CONTENT_TYPE, kind)], Body::from_stream(stream)).into_response()
+}
+
+/// How the reply goes to the page, as real sites stream theirs: plain text (the default),
+/// server-sent events with a JSON delta each (`sse`, as OpenAI-style APIs), or with the whole
+/// text so far each (`sse-cumulative`, as ChatGPT's page once did), or in a form only the
+/// page's own script reads (`encoded-stream`: a base64 line per piece, as a site's binary or
+/// encrypted stream is to keyless).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StreamAs {
+    Plain,
+    Deltas,
+    Cumulative,
+    Encoded,
+}
+
+impl StreamAs {
+    fn of(modes: &[String]) -> StreamAs {
+        if modes.iter().any(|m| m == "encoded-stream") {
+            StreamAs::Encoded
+        } else if modes.iter().any(|m| m == "sse-cumulative") {
+            StreamAs::Cumulative
+        } else if modes.iter().any(|m| m == "sse") {
+            StreamAs::Deltas
+        } else {
+            StreamAs::Plain
+        }
+    }
+
+    /// The content type and the pieces sent for the reply's `chunks`.
+    fn pieces(self, chunks: Vec<String>) -> (&'static str, Vec<String>) {
+        match self {
+            StreamAs::Plain => ("text/plain; charset=utf-8", chunks),
+            StreamAs::Encoded => {
+                use base64::Engine;
+                let out = chunks
+                    .iter()
+                    .map(|c| base64::engine::general_purpose::STANDARD.encode(c) + "\n")
+                    .collect();
+                ("application/x-encoded-lines", out)
+            }
+            StreamAs::Deltas => {
+                let mut out: Vec<String> = chunks
+                    .iter()
+                    .map(|c| {
+                        let event = serde_json::json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": c}}]});
+                        format!("data: {event}\n\n")
+                    })
+                    .collect();
+                out.push("data: [DONE]\n\n".to_string());
+                ("text/event-stream", out)
+            }
+            StreamAs::Cumulative => {
+                let mut so_far = String::new();
+                let mut out = vec!["event: delta_encoding\ndata: \"v1\"\n\n".to_string()];
+                for c in &chunks {
+                    so_far.push_str(c);
+                    let event = serde_json::json!({"message": {"author": {"role": "assistant"}, "content": {"content_type": "text", "parts": [so_far]}, "status": "in_progress"}});
+                    out.push(format!("data: {event}\n\n"));
+                }
+                out.push("data: [DONE]\n\n".to_string());
+                ("text/event-stream", out)
+            }
+        }
+    }
 }
 
 /// The page marked a reply finished.

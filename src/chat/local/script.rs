@@ -92,7 +92,9 @@ pub struct PageFaults {
     pub ignore_paste: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
-    /// control on replies), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
+    /// control on replies), `shadow-root` (every part of the chat inside an open shadow root of
+    /// a `<chat-app>` element), `blank-lines-altered` (each blank line of a message goes to the
+    /// server as two spaces, though the turn drawn shows it blank), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
     /// Text" card with claude.ai's markup, and goes with the message as a file).
     pub modes: Vec<String>,
 }
@@ -108,7 +110,17 @@ pub struct PageFaults {
 /// URL as a widget with an icon, as ChatGPT's does), `doubled-thoughts` (Claude's "Thought
 /// process" label twice at the top of a reply and a lagging screen-reader copy of its body),
 /// `code-editor-above` (an editable code view, contenteditable with role=textbox, above the
-/// composer with no editor library's class names).
+/// composer with no editor library's class names), `code-copy` (each code block has its own
+/// copy control, an icon only, that copies the code alone; in a toolbar, or in Gemini's
+/// decoration with `gemini`), `sse` (the reply streams as server-sent events, a JSON delta
+/// each), `sse-cumulative` (server-sent events, each with the whole text so far), `lossy` (the
+/// page draws replies as some sites do, losing what cannot be read back: a task list's `[ ]`
+/// as checkboxes, lines of HTML dropped, and no copy control), `encoded-stream` (the reply
+/// streams as base64 lines only the page decodes: the wire cannot read it), `icon-copy` (the
+/// copy control is an icon only, no label, text or test id, and says `data-copied="true"` for
+/// three seconds after a click), `shift-enter-only` (Enter sends, and the composer takes a
+/// line break only from Shift+Enter or a pasted `<br>`: line breaks in typed or pasted text
+/// are dropped).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -124,6 +136,13 @@ pub const MODES: &[&str] = &[
     "link-badges",
     "doubled-thoughts",
     "code-editor-above",
+    "code-copy",
+    "sse",
+    "sse-cumulative",
+    "lossy",
+    "encoded-stream",
+    "icon-copy",
+    "shift-enter-only",
 ];
 
 /// The scripted model.

@@ -154,6 +154,7 @@ pub(super) fn round_trip(
     };
     for (channel, (text, took), want) in [
         ("copy_button", copied, CANARY),
+        ("wire", timed(&|| driver.channel_wire()), CANARY),
         (
             "code_block",
             timed(&|| driver.channel_code_block()),

@@ -24,6 +24,10 @@ pub(in crate::chat::cdp) struct Press<'a> {
 
 /// The Ctrl modifier bit of `Input.dispatchKeyEvent`.
 const CTRL: i64 = 2;
+/// The Shift modifier bit of `Input.dispatchKeyEvent`.
+const SHIFT: i64 = 8;
+/// Windows' virtual key code of Enter.
+const ENTER_KEY: i64 = 13;
 
 impl PageApi<'_> {
     /// Presses and releases a key named like its code (Enter, Backspace).
@@ -34,6 +38,33 @@ impl PageApi<'_> {
             virtual_code: code,
             ctrl: false,
             command: None,
+        })
+    }
+
+    /// Shift+Enter as a person types it: a key down that carries its text (a carriage return),
+    /// which Chrome turns into a line break in the focused editor, then the key up.
+    pub(in crate::chat::cdp) fn shift_enter(&self) -> Result<(), Failure> {
+        let page = self.tab.page.clone();
+        self.tab.block(async move {
+            for (kind, text) in [
+                (DispatchKeyEventType::KeyDown, Some("\r")),
+                (DispatchKeyEventType::KeyUp, None),
+            ] {
+                let mut params = DispatchKeyEventParams::builder()
+                    .r#type(kind)
+                    .key("Enter")
+                    .code("Enter")
+                    .windows_virtual_key_code(ENTER_KEY)
+                    .modifiers(SHIFT);
+                if let Some(text) = text {
+                    params = params.text(text).unmodified_text(text);
+                }
+                let params = params
+                    .build()
+                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                bounded(page.execute(params), "press Shift+Enter").await?;
+            }
+            Ok(())
         })
     }
 

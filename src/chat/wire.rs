@@ -1,0 +1,385 @@
+//! The reply as the site's server sent it: the texts a streamed response (or a WebSocket's
+//! frames) can be reassembled into, without knowing the site's format. Pure: the CDP driver
+//! hands over the bytes it heard (`cdp/wire.rs`), and chooses among the candidates by the
+//! protocol's own end and by agreeing with the rendered reply (`cdp/read.rs`).
+//!
+//! What a stream may be, as sites send them: plain text in pieces; server-sent events
+//! (`data:` lines), each a JSON object whose string fields grow (the whole text so far) or
+//! append (a delta), or plain text; JSON lines; JSON inside a JSON string (Gemini's `wrb.fr`);
+//! WebSocket frames of any of these. Every string field is followed by its path (array indices
+//! left out), and each path yields the text its values build, both by appending and by growing.
+//! Nothing here decides that a candidate is the reply: a candidate is only a text to prove.
+
+use std::collections::BTreeMap;
+
+/// A candidate longer than this is not a reply anyone reads (bounds the work per stream).
+const MAX_CANDIDATE_BYTES: usize = 4 << 20;
+/// JSON nested in JSON strings is looked into this deep, no deeper.
+const MAX_NESTING: usize = 3;
+/// A stream is reassembled from at most this many events (a chat reply streams a few
+/// thousand; a busy socket's history is not a reply).
+const MAX_EVENTS: usize = 100_000;
+
+/// What was heard of one network exchange of the page: a response body (streamed or not), or
+/// the frames a WebSocket received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// A response's body, as far as it came.
+    Body(Vec<u8>),
+    /// A WebSocket's received frames, text ones, in order.
+    Frames(Vec<String>),
+}
+
+/// The texts `heard` can be reassembled into, longest first, without duplicates.
+pub fn candidates(heard: &Heard) -> Vec<String> {
+    let mut out = Vec::new();
+    match heard {
+        Heard::Body(bytes) => {
+            let text = String::from_utf8_lossy(bytes);
+            // The body as it is: a plain text stream.
+            out.push(text.to_string());
+            let events = sse_events(&text);
+            if !events.is_empty() {
+                from_events(&events, &mut out);
+            }
+            // JSON lines (or one JSON document).
+            let lines: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .take(MAX_EVENTS)
+                .map(str::to_string)
+                .collect();
+            from_json_lines(&lines, &mut out);
+        }
+        Heard::Frames(frames) => {
+            let frames: Vec<String> = frames.iter().take(MAX_EVENTS).cloned().collect();
+            from_events(&frames, &mut out);
+        }
+    }
+    out.retain(|c| !c.trim().is_empty() && c.len() <= MAX_CANDIDATE_BYTES);
+    out.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    out.dedup();
+    out
+}
+
+/// The data of each server-sent event in `text` (its `data:` lines joined by line breaks, as
+/// the EventSource standard joins them); none when `text` has no `data:` line.
+fn sse_events(text: &str) -> Vec<String> {
+    let mut events = Vec::new();
+    let mut data: Option<String> = None;
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            if let Some(d) = data.take() {
+                events.push(d);
+            }
+            continue;
+        }
+        if let Some(value) = line.strip_prefix("data:") {
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match data.as_mut() {
+                Some(d) => {
+                    d.push('\n');
+                    d.push_str(value);
+                }
+                None => data = Some(value.to_string()),
+            }
+        }
+        if events.len() >= MAX_EVENTS {
+            break;
+        }
+    }
+    if let Some(d) = data {
+        events.push(d);
+    }
+    events
+}
+
+/// Candidates from a sequence of events (SSE data, JSON lines, frames): the events' text
+/// appended when they are not JSON, and each string path's texts when they are.
+fn from_events(events: &[String], out: &mut Vec<String>) {
+    let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut plain = String::new();
+    let mut plain_count = 0usize;
+    for event in events {
+        match serde_json::from_str::<serde_json::Value>(event) {
+            Ok(value) if value.is_object() || value.is_array() => {
+                strings(&value, String::new(), 0, &mut paths);
+            }
+            // A JSON string is text; `[DONE]`-style markers are not JSON and not text either
+            // when they stand alone, but a plain stream's pieces are kept together.
+            Ok(serde_json::Value::String(s)) => {
+                plain.push_str(&s);
+                plain_count += 1;
+            }
+            _ => {
+                plain.push_str(event);
+                plain_count += 1;
+            }
+        }
+    }
+    if plain_count > 0 {
+        out.push(plain);
+    }
+    for values in paths.values() {
+        out.extend(build(values));
+    }
+}
+
+/// Candidates from lines that are JSON (JSON lines, or one document): a line that is not JSON
+/// is not a piece of a JSON stream's text (a plain stream is its own candidate already).
+fn from_json_lines(lines: &[String], out: &mut Vec<String>) {
+    let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for line in lines {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(line)
+            && (value.is_object() || value.is_array())
+        {
+            strings(&value, String::new(), 0, &mut paths);
+        }
+    }
+    for values in paths.values() {
+        out.extend(build(values));
+    }
+}
+
+/// Every string of `value` under its path (object keys joined by `.`, array indices left out
+/// so that a list's items build one text), looking into strings that hold JSON themselves.
+fn strings(
+    value: &serde_json::Value,
+    path: String,
+    depth: usize,
+    paths: &mut BTreeMap<String, Vec<String>>,
+) {
+    match value {
+        serde_json::Value::String(s) => {
+            let inner = s.trim_start();
+            if depth < MAX_NESTING
+                && (inner.starts_with('{') || inner.starts_with('['))
+                && let Ok(nested) = serde_json::from_str::<serde_json::Value>(s)
+            {
+                strings(&nested, format!("{path}>"), depth + 1, paths);
+                return;
+            }
+            paths.entry(path).or_default().push(s.clone());
+        }
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                strings(v, format!("{path}.{key}"), depth, paths);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for v in items {
+                strings(v, format!("{path}[]"), depth, paths);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text one path's values build: the last value where every value extends the one before
+/// (the whole text so far, sent again and again), else the values appended (deltas). Two
+/// values where the second extends the first may be either: both texts are offered, and the
+/// caller's proof finds them both or neither.
+fn build(values: &[String]) -> Vec<String> {
+    let grows = values.windows(2).all(|w| w[1].starts_with(w[0].as_str()));
+    let last = values.last().cloned().unwrap_or_default();
+    let mut appended = String::new();
+    for v in values {
+        if appended.len() + v.len() > MAX_CANDIDATE_BYTES {
+            break;
+        }
+        appended.push_str(v);
+    }
+    match (grows, values.len()) {
+        (true, 0..=2) => vec![appended, last],
+        (true, _) => vec![last],
+        (false, _) => vec![appended],
+    }
+}
+
+/// How the message keyless meant to send went to the site's server, by the request bodies the
+/// page sent after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outbound {
+    /// A body holds the message byte for byte.
+    Exact,
+    /// A body holds the message's words in order, but other bytes: what differs, in words.
+    Altered(String),
+    /// No body holds it (not sent yet, sent in a form keyless cannot read, or as a file).
+    Unknown,
+}
+
+/// How `meant` went out in `bodies`: each body as text and each string in it (JSON, JSON in
+/// JSON strings) is looked at.
+pub fn outbound(meant: &str, bodies: &[Vec<u8>]) -> Outbound {
+    let want = words(meant);
+    if want.is_empty() {
+        return Outbound::Unknown;
+    }
+    let mut altered = None;
+    for body in bodies {
+        let text = String::from_utf8_lossy(body);
+        let mut texts = vec![text.to_string()];
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+            let mut paths = BTreeMap::new();
+            strings(&value, String::new(), 0, &mut paths);
+            texts.extend(paths.into_values().flatten());
+        }
+        for t in texts {
+            if t.contains(meant) {
+                return Outbound::Exact;
+            }
+            if altered.is_none() && format!(" {} ", words(&t)).contains(&format!(" {want} ")) {
+                altered = Some(difference(meant, &t));
+            }
+        }
+    }
+    altered.map_or(Outbound::Unknown, Outbound::Altered)
+}
+
+/// A text's words (letters and digits), joined by one space: two texts with the same words in
+/// the same order differ only in what lies between them.
+fn words(text: &str) -> String {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where `sent` first differs from `meant` (both start at the message's first word), in words
+/// a person reads.
+fn difference(meant: &str, sent: &str) -> String {
+    let first = meant
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or_default();
+    let sent = sent.find(first).map_or(sent, |at| &sent[at..]);
+    let meant = meant.find(first).map_or(meant, |at| &meant[at..]);
+    let same = meant
+        .chars()
+        .zip(sent.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let line = meant.chars().take(same).filter(|c| *c == '\n').count() + 1;
+    let show = |s: &str| format!("{:?}", s.chars().skip(same).take(12).collect::<String>());
+    format!(
+        "the request that carried it to the site's server differs from line {line}: {} where keyless sent {}",
+        show(sent),
+        show(meant)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPLY: &str =
+        "```\n@@done\n<<<MSG\n  two  spaces\n\nand \"quotes\"\nMSG>>>\n@@end\n@@eof\n```";
+
+    fn pieces(text: &str, size: usize) -> Vec<String> {
+        text.chars()
+            .collect::<Vec<_>>()
+            .chunks(size)
+            .map(|c| c.iter().collect())
+            .collect()
+    }
+
+    fn has(heard: &Heard) -> bool {
+        candidates(heard).iter().any(|c| c == REPLY)
+    }
+
+    #[test]
+    fn a_plain_text_stream_is_its_own_candidate() {
+        assert!(has(&Heard::Body(REPLY.as_bytes().to_vec())));
+    }
+
+    #[test]
+    fn sse_with_json_deltas_is_appended() {
+        let mut body = String::new();
+        for p in pieces(REPLY, 7) {
+            let event = serde_json::json!({"id": "x", "choices": [{"delta": {"content": p}}]});
+            body.push_str(&format!("data: {event}\n\n"));
+        }
+        body.push_str("data: [DONE]\n\n");
+        assert!(has(&Heard::Body(body.into_bytes())));
+    }
+
+    #[test]
+    fn sse_with_the_whole_text_so_far_is_grown() {
+        let mut body = String::from("event: start\ndata: {\"status\":\"started\"}\n\n");
+        let mut so_far = String::new();
+        for p in pieces(REPLY, 9) {
+            so_far.push_str(&p);
+            let event = serde_json::json!({"message": {"content": {"parts": [so_far]}}});
+            body.push_str(&format!("data: {event}\r\n\r\n"));
+        }
+        assert!(has(&Heard::Body(body.into_bytes())));
+    }
+
+    #[test]
+    fn json_inside_json_strings_is_looked_into() {
+        let mut body = String::new();
+        let mut so_far = String::new();
+        for p in pieces(REPLY, 11) {
+            so_far.push_str(&p);
+            let inner = serde_json::json!([null, [so_far]]).to_string();
+            body.push_str(&serde_json::json!([["wrb.fr", null, inner]]).to_string());
+            body.push('\n');
+        }
+        assert!(has(&Heard::Body(body.into_bytes())));
+    }
+
+    #[test]
+    fn websocket_frames_of_json_deltas_are_appended() {
+        let frames = pieces(REPLY, 5)
+            .into_iter()
+            .map(|p| serde_json::json!({"type": "delta", "text": p}).to_string())
+            .collect();
+        assert!(has(&Heard::Frames(frames)));
+    }
+
+    #[test]
+    fn sse_plain_text_data_lines_are_joined_as_the_standard_says() {
+        let body = "data: first\ndata: second\n\n";
+        assert!(
+            candidates(&Heard::Body(body.as_bytes().to_vec()))
+                .contains(&"first\nsecond".to_string())
+        );
+    }
+
+    #[test]
+    fn a_message_carried_in_json_is_exact() {
+        let meant = "Task:\n\n  indented\tand \"quoted\"\n";
+        let body = serde_json::json!({"messages": [{"role": "user", "content": meant}]});
+        assert_eq!(
+            outbound(meant, &[b"ping".to_vec(), body.to_string().into_bytes()]),
+            Outbound::Exact
+        );
+    }
+
+    #[test]
+    fn blank_lines_turned_into_spaces_are_an_alteration() {
+        let meant = "Task:\n\nfirst\n\nsecond\n";
+        let sent = "Task:\n  \nfirst\n  \nsecond\n";
+        let body = serde_json::json!({"prompt": sent}).to_string().into_bytes();
+        match outbound(meant, &[body]) {
+            Outbound::Altered(what) => assert!(what.contains("line 2"), "{what}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_body_without_the_message_says_nothing() {
+        assert_eq!(
+            outbound("Task: write it", &[b"{\"event\":\"typing\"}".to_vec()]),
+            Outbound::Unknown
+        );
+    }
+
+    #[test]
+    fn a_stream_of_other_text_offers_no_reply() {
+        let body = serde_json::json!({"title": "Conversation 1"}).to_string();
+        assert!(!has(&Heard::Body(body.into_bytes())));
+    }
+}
