@@ -17,7 +17,7 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::GetNavigationHistoryParams;
-use chromiumoxide::cdp::browser_protocol::target::GetTargetsParams;
+use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetId};
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
@@ -94,10 +94,13 @@ impl Tab {
         if !self.alive() {
             return Err(browser_gone());
         }
+        let browser = &self.browser;
+        let ours = self.page.target_id().clone();
         let result = self.runtime.block_on(async move {
             tokio::select! {
                 result = future => result,
                 () = process_end(pid) => Err(browser_gone()),
+                () = tab_end(browser, ours) => Err(tab_closed()),
             }
         });
         // A call that failed on a browser still running: its tab may be gone (closed by the
@@ -293,6 +296,29 @@ async fn process_end(pid: Option<i32>) {
         }
     }
 }
+
+/// Ends when the browser no longer lists the tab `ours` (the person closed it): a call in
+/// flight on a closed tab is never answered, and would otherwise wait out its time limit. Looked
+/// at only once a call has taken [`TAB_WATCH`], so quick calls cost nothing.
+async fn tab_end(browser: &Browser, ours: TargetId) {
+    loop {
+        tokio::time::sleep(TAB_WATCH).await;
+        let listed = bounded(
+            browser.execute(GetTargetsParams::default()),
+            "list the browser's tabs",
+        )
+        .await;
+        if let Ok(got) = listed
+            && !got.result.target_infos.iter().any(|t| t.target_id == ours)
+        {
+            return;
+        }
+    }
+}
+
+/// How long a call runs before its tab is looked for among the browser's tabs, and how often
+/// after.
+const TAB_WATCH: Duration = Duration::from_secs(1);
 
 /// How often a call in flight looks at the browser's process.
 const PROCESS_WATCH: Duration = Duration::from_millis(100);
