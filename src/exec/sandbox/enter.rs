@@ -484,14 +484,7 @@ const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
 /// bubblewrap reads it to its end once. Both ends close on exec; the child hands the read end
 /// on at a descriptor of its choice (`dup2` clears close-on-exec there).
 pub fn readable(bytes: &[u8]) -> io::Result<OwnedFd> {
-    use std::os::fd::FromRawFd;
-    let mut ends = [0; 2];
-    // SAFETY: a two-int buffer for pipe2.
-    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: pipe2 returned two new descriptors that nothing else owns.
-    let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    let (read, write) = pipe().ok_or_else(io::Error::last_os_error)?;
     let mut write = std::fs::File::from(write);
     std::io::Write::write_all(&mut write, bytes)?;
     Ok(read)

@@ -292,7 +292,7 @@ fn setting_paths(text: &str, setting: &str, home: &Path) -> Vec<PathBuf> {
 }
 
 /// `path` with `.` and `..` taken out.
-fn lexical(path: &Path) -> PathBuf {
+pub(super) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {

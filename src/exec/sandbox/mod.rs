@@ -146,20 +146,7 @@ pub fn secret_places(home: Option<&Path>, config: &SandboxConfig) -> Vec<PathBuf
 
 /// `path` through its links when it exists, else with `.` and `..` taken out.
 fn real_place(path: &Path) -> PathBuf {
-    if let Ok(real) = path.canonicalize() {
-        return real;
-    }
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
+    path.canonicalize().unwrap_or_else(|_| home::lexical(path))
 }
 
 /// Names inside the workspace the model's commands may read but never change.
