@@ -1,6 +1,7 @@
 //! The classifier on the sites' own wordings, in their languages and time formats, and on
 //! replies that only talk about limits (which stay replies).
 
+use super::reset::{days_from_civil, year_of};
 use super::*;
 
 /// 2026-12-02 10:00:00 UTC, a Wednesday; the person's clock is UTC+1 (11:00 local).

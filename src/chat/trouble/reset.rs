@@ -1,0 +1,333 @@
+//! When a limit resets, read from the site's words: a relative time ("in 3 hours", "dans 20
+//! minutes", "3時間後"), an ISO date and time, a month and day, or a clock time ("4:00 PM",
+//! "tomorrow at 9am"), in local time unless the text names UTC or an offset. Pure: a clock
+//! reading comes in; which kind of trouble the words name is `trouble.rs`'s.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+
+use super::{Clock, LONGEST_RESET};
+
+/// Seconds in one unit of a relative time, by the unit's word in the languages above.
+fn unit_seconds(unit: &str) -> Option<u64> {
+    let unit = unit.trim_end_matches('.');
+    Some(match unit {
+        "s" | "sec" | "secs" | "second" | "seconds" | "sek" | "sekunde" | "sekunden"
+        | "seconde" | "secondes" | "segundo" | "segundos" | "secondi" | "秒" | "초" | "секунд"
+        | "секунды" | "секунду" => 1,
+        "m" | "min" | "mins" | "minute" | "minutes" | "minuten" | "minuto" | "minutos"
+        | "minuti" | "minuut" | "分" | "分钟" | "分鐘" | "분" | "минут" | "минуты" | "минуту" => {
+            60
+        }
+        "h" | "hr" | "hrs" | "hour" | "hours" | "std" | "stunde" | "stunden" | "heure"
+        | "heures" | "hora" | "horas" | "ora" | "ore" | "uur" | "時間" | "小时" | "小時"
+        | "시간" | "час" | "часа" | "часов" => 3600,
+        "d" | "day" | "days" | "tag" | "tage" | "tagen" | "jour" | "jours" | "día" | "días"
+        | "dia" | "dias" | "giorno" | "giorni" | "dag" | "dagen" | "日" | "天" | "일" | "день"
+        | "дня" | "дней" => 86_400,
+        _ => return None,
+    })
+}
+
+/// When the limit resets, as the text says: a relative time ("in 3 hours", "in 1h 30m",
+/// "dans 20 minutes", "3時間後"), an ISO date and time, a month and day ("Jan 5", "5 Jan",
+/// with a time or not), or a clock time ("4:00 PM", "16:00", "9am", "tomorrow at 9am"),
+/// each in local time unless it names UTC or an offset.
+pub(super) fn reset(lower: &str, clock: Clock) -> Option<Duration> {
+    let found = relative(lower)
+        .or_else(|| iso(lower, clock))
+        .or_else(|| month_day(lower, clock))
+        .or_else(|| clock_time(lower, clock))?;
+    (found <= LONGEST_RESET).then_some(found)
+}
+
+/// Words after which "in 3 hours" is a limit's window ("40 messages in 3 hours"), not a reset.
+const WINDOWED: &[&str] = &[
+    "requests",
+    "messages",
+    "prompts",
+    "queries",
+    "anfragen",
+    "nachrichten",
+    "requêtes",
+    "messages",
+    "solicitudes",
+    "mensajes",
+];
+
+fn relative(lower: &str) -> Option<Duration> {
+    // "in", "after", "within" and their kin before it; or an east-Asian "after" behind it.
+    static LEAD: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(?:\bin|\bafter|\bwithin|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
+    });
+    static PART: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(\d+)\s*([\p{L}.]+)").ok());
+    static TRAIL: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"((?:\d+\s*(?:時間|小时|小時|分钟|分鐘|分|秒|시간|분|초|天|日)\s*)+)(?:後|后|후|以后|之后)").ok()
+    });
+    let (lead, part, trail) = (LEAD.as_ref()?, PART.as_ref()?, TRAIL.as_ref()?);
+    let sum = |span: &str| {
+        let mut total = 0u64;
+        let mut any = false;
+        for c in part.captures_iter(span) {
+            let (Some(n), Some(unit)) = (c.get(1), c.get(2)) else {
+                continue;
+            };
+            let Some(seconds) = unit_seconds(unit.as_str()) else {
+                break;
+            };
+            total += n.as_str().parse::<u64>().ok()? * seconds;
+            any = true;
+        }
+        any.then(|| Duration::from_secs(total))
+    };
+    for c in lead.captures_iter(lower) {
+        // "Too many requests in 1 hour" names the limit's window, not its reset.
+        let before = c.get(0).map_or("", |m| &lower[..m.start()]);
+        if WINDOWED.iter().any(|w| before.trim_end().ends_with(w)) {
+            continue;
+        }
+        if let Some(found) = c.get(1).and_then(|m| sum(m.as_str())) {
+            return Some(found);
+        }
+    }
+    let c = trail.captures(lower)?;
+    sum(c.get(1)?.as_str())
+}
+
+/// Days from 1970-01-01 to a civil date (proleptic Gregorian).
+pub(super) fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil year of a day count from 1970-01-01.
+pub(super) fn year_of(days: i64) -> i64 {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    yoe + era * 400 + i64::from(month <= 2)
+}
+
+/// From now until a moment given in seconds since the epoch; `None` when it is past.
+fn until(clock: Clock, at: i64) -> Option<Duration> {
+    u64::try_from(at - clock.unix).ok().map(Duration::from_secs)
+}
+
+fn iso(lower: &str, clock: Clock) -> Option<Duration> {
+    static ISO: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"\b(\d{4})-(\d{2})-(\d{2})[t ](\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*(z|utc|[+-]\d{2}:?\d{2})?").ok()
+    });
+    let c = ISO.as_ref()?.captures(lower)?;
+    let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
+    let days = days_from_civil(num(1)?, num(2)?, num(3)?);
+    let local = days * 86_400 + num(4)? * 3600 + num(5)? * 60 + num(6).unwrap_or(0);
+    let offset = match c.get(7).map(|m| m.as_str()) {
+        None => clock.offset,
+        Some("z" | "utc") => 0,
+        Some(zone) => {
+            let digits: String = zone.chars().filter(char::is_ascii_digit).collect();
+            let hours: i64 = digits.get(..2)?.parse().ok()?;
+            let minutes: i64 = digits.get(2..)?.parse().ok()?;
+            let sign = if zone.starts_with('-') { -1 } else { 1 };
+            sign * (hours * 3600 + minutes * 60)
+        }
+    };
+    until(clock, local - offset)
+}
+
+/// A clock time in a text: seconds after local midnight, and whether it names UTC.
+fn time_of_day(text: &str) -> Option<(i64, bool)> {
+    static TWELVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?:\s*(utc|gmt))?").ok()
+    });
+    static TWENTY_FOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"\b(\d{1,2})[:h](\d{2})\b(?:\s*(?:uhr|h))?(?:\s*(utc|gmt))?").ok()
+    });
+    static EAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(\d{1,2})\s*(?:時|点|點|시)(?:\s*(\d{1,2})\s*(?:分|분))?").ok()
+    });
+    let utc = |m: Option<regex::Match>| m.is_some();
+    if let Some(c) = TWELVE.as_ref()?.captures(text) {
+        let hour: i64 = c.get(1)?.as_str().parse().ok()?;
+        let minute: i64 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
+        if !(1..=12).contains(&hour) || minute > 59 {
+            return None;
+        }
+        let pm = c.get(3)?.as_str().starts_with('p');
+        let hour = hour % 12 + if pm { 12 } else { 0 };
+        return Some((hour * 3600 + minute * 60, utc(c.get(4))));
+    }
+    if let Some(c) = TWENTY_FOUR.as_ref()?.captures(text) {
+        let hour: i64 = c.get(1)?.as_str().parse().ok()?;
+        let minute: i64 = c.get(2)?.as_str().parse().ok()?;
+        if hour > 23 || minute > 59 {
+            return None;
+        }
+        return Some((hour * 3600 + minute * 60, utc(c.get(3))));
+    }
+    let c = EAST.as_ref()?.captures(text)?;
+    let hour: i64 = c.get(1)?.as_str().parse().ok()?;
+    let minute: i64 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
+    let afternoon = ["下午", "午後", "오후"].iter().any(|w| text.contains(w)) && hour < 12;
+    (hour <= 23 && minute <= 59).then_some((
+        (hour + if afternoon { 12 } else { 0 }) * 3600 + minute * 60,
+        false,
+    ))
+}
+
+/// The words for "tomorrow".
+const TOMORROW: &[&str] = &[
+    "tomorrow",
+    "morgen",
+    "demain",
+    "mañana",
+    "amanhã",
+    "domani",
+    "завтра",
+    "明日",
+    "明天",
+    "내일",
+];
+
+fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
+    let (seconds, utc) = time_of_day(lower)?;
+    let offset = if utc { 0 } else { clock.offset };
+    let local_now = clock.unix + offset;
+    let midnight = local_now.div_euclid(86_400) * 86_400;
+    let mut at = midnight + seconds;
+    if TOMORROW.iter().any(|w| lower.contains(w)) {
+        at += 86_400;
+    } else if at <= local_now {
+        // A time already past today is tomorrow's.
+        at += 86_400;
+    }
+    until(clock, at - offset)
+}
+
+/// Month names and their numbers (English and the sites' other languages, short and long).
+const MONTHS: &[(&str, i64)] = &[
+    ("january", 1),
+    ("jan", 1),
+    ("januar", 1),
+    ("janvier", 1),
+    ("enero", 1),
+    ("february", 2),
+    ("feb", 2),
+    ("februar", 2),
+    ("février", 2),
+    ("febrero", 2),
+    ("march", 3),
+    ("mar", 3),
+    ("märz", 3),
+    ("mars", 3),
+    ("marzo", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("avril", 4),
+    ("abril", 4),
+    ("may", 5),
+    ("mai", 5),
+    ("mayo", 5),
+    ("june", 6),
+    ("jun", 6),
+    ("juni", 6),
+    ("juin", 6),
+    ("junio", 6),
+    ("july", 7),
+    ("jul", 7),
+    ("juli", 7),
+    ("juillet", 7),
+    ("julio", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("août", 8),
+    ("agosto", 8),
+    ("september", 9),
+    ("sep", 9),
+    ("sept", 9),
+    ("septembre", 9),
+    ("septiembre", 9),
+    ("october", 10),
+    ("oct", 10),
+    ("oktober", 10),
+    ("octobre", 10),
+    ("octubre", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("novembre", 11),
+    ("noviembre", 11),
+    ("december", 12),
+    ("dec", 12),
+    ("dezember", 12),
+    ("décembre", 12),
+    ("diciembre", 12),
+];
+
+fn month_day(lower: &str, clock: Clock) -> Option<Duration> {
+    static MONTH_FIRST: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"\b(\p{L}{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4}))?").ok()
+    });
+    static DAY_FIRST: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"\b(\d{1,2})\.?\s+(?:de\s+)?(\p{L}{3,10})\.?(?:\s+(\d{4}))?").ok()
+    });
+    static EAST: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]").ok());
+    let month_of = |name: &str| MONTHS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m);
+    let mut found = None;
+    if let Some(re) = MONTH_FIRST.as_ref() {
+        for c in re.captures_iter(lower) {
+            if let (Some(month), Some(day)) = (
+                c.get(1).and_then(|m| month_of(m.as_str())),
+                c.get(2).and_then(|d| d.as_str().parse::<i64>().ok()),
+            ) {
+                found = Some((month, day, c.get(3).and_then(|y| y.as_str().parse().ok())));
+                break;
+            }
+        }
+    }
+    if found.is_none()
+        && let Some(re) = DAY_FIRST.as_ref()
+    {
+        for c in re.captures_iter(lower) {
+            if let (Some(day), Some(month)) = (
+                c.get(1).and_then(|d| d.as_str().parse::<i64>().ok()),
+                c.get(2).and_then(|m| month_of(m.as_str())),
+            ) {
+                found = Some((month, day, c.get(3).and_then(|y| y.as_str().parse().ok())));
+                break;
+            }
+        }
+    }
+    if found.is_none()
+        && let Some(c) = EAST.as_ref().and_then(|re| re.captures(lower))
+    {
+        let num = |i: usize| c.get(i).and_then(|m| m.as_str().parse::<i64>().ok());
+        found = Some((num(1)?, num(2)?, None));
+    }
+    let (month, day, year) = found?;
+    if !(1..=31).contains(&day) {
+        return None;
+    }
+    let local_now = clock.unix + clock.offset;
+    let this_year = year_of(local_now.div_euclid(86_400));
+    let seconds = time_of_day(lower).map_or(0, |(s, _)| s);
+    let at = |year: i64| days_from_civil(year, month, day) * 86_400 + seconds - clock.offset;
+    let mut moment = at(year.unwrap_or(this_year));
+    if year.is_none() && moment <= clock.unix {
+        // A date already past this year is next year's ("Jan 5", said in December).
+        moment = at(this_year + 1);
+    }
+    until(clock, moment)
+}
