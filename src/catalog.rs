@@ -100,6 +100,7 @@ catalog! {
     CommandDenied = "KA_COMMAND_DENIED", PolicyGit, "blocked by the command policy";
     CommandDeclined = "KA_COMMAND_DECLINED", PolicyGit, "the user declined a confirmation";
     CommandFailed = "KA_COMMAND_FAILED", PolicyGit, "command ran but exited non-zero";
+    DoneCheckFailed = "KA_DONE_CHECK_FAILED", PolicyGit, "the person's done-check (--until) failed after @@done: its output goes back to the model";
     CommandNotFound = "KA_COMMAND_NOT_FOUND", PolicyGit, "the program of a command does not exist on this machine";
     Cancelled = "KA_CANCELLED", PolicyGit, "the command was cancelled by the user (Ctrl+C); partial output is kept";
     ParseBadOption = "KA_PARSE_BAD_OPTION", PolicyGit, "unknown command option or option value";

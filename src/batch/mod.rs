@@ -11,8 +11,9 @@ pub(crate) mod command;
 pub(crate) mod report;
 pub mod results;
 
+use crate::exec::sandbox::Refusal;
 pub use command::{Attempt, Machine, Runner};
-pub use report::{CommandResult, Done, Outcome, Report, SkipReason, Skipped};
+pub use report::{Check, CommandResult, Done, Outcome, Report, SkipReason, Skipped};
 
 use std::path::Path;
 use std::time::Duration;
@@ -49,6 +50,10 @@ pub struct Settings {
     /// On a rate or usage limit, wait for the reset and go on (`--wait`,
     /// `Browser.WaitOnLimits`); otherwise the turn stops resumable at once.
     pub wait_on_limits: bool,
+    /// The done-check (`keyless run --until CMD`): a command line of the person's that must
+    /// succeed, in the sandbox, before a reply's `@@done` is honoured; when it fails, its output
+    /// goes back to the model with the batch's results and the turn goes on.
+    pub until: Option<String>,
 }
 
 impl Default for Settings {
@@ -65,6 +70,7 @@ impl Default for Settings {
             git_hazards: Vec::new(),
             redactor: Some(Redactor::default()),
             wait_on_limits: false,
+            until: None,
         }
     }
 }
@@ -96,6 +102,7 @@ impl Settings {
                 Redactor::from_known(known, config.secrets.allow.clone())
             }),
             wait_on_limits: config.browser.wait_on_limits,
+            until: None,
         }
     }
 }
@@ -261,6 +268,7 @@ pub fn execute_observed(
         results: Vec::new(),
         skipped: Vec::new(),
         done: Done::NotRequested,
+        check: None,
         redacted: 0,
     };
     let mut counted = start.counted;
@@ -354,6 +362,26 @@ pub fn execute_observed(
         on_step(Step::Finished(&result));
         report.results.push(result);
     }
+    if let (Done::Honoured { .. }, Some(until), false) = (&report.done, &settings.until, cancelled)
+    {
+        let mut outcome = done_check(until, host, settings);
+        if let Some(redactor) = &mut redactor {
+            redactor.learn(ws.dotenv_secrets());
+            report.redacted += redact_outcome(&mut outcome, redactor);
+        }
+        if outcome.error.is_some() {
+            report.done = Done::NotHonoured {
+                why: format!(
+                    "the done-check the user set (`{}`) failed (its output is above); fix what it reports, then finish with @@done",
+                    until.trim()
+                ),
+            };
+        }
+        report.check = Some(Check {
+            command: until.clone(),
+            outcome,
+        });
+    }
     let notes = host.runner().batch_finished();
     // What the batch as a whole left behind is said with its last result.
     if let Some(last) = report.results.last_mut() {
@@ -362,6 +390,36 @@ pub fn execute_observed(
         }
     }
     report
+}
+
+/// Runs the person's done-check in the sandbox, as the model's commands run (the person gave
+/// it, so no policy asks about it; it may take as long as a command may at most). A check that
+/// fails, in any way, is a [`Code::DoneCheckFailed`] with the reason it failed.
+fn done_check(until: &str, host: &mut dyn Host, settings: &Settings) -> Outcome {
+    host.person().running(until);
+    let Attempt {
+        mut outcome,
+        refusal,
+    } = host
+        .runner()
+        .contained(until, settings.max_timeout, settings.mode);
+    match refusal {
+        None => {}
+        Some(Refusal::Noted(note)) => outcome.lines.push(note),
+        Some(Refusal::Tampered(failure) | Refusal::Refused(failure)) => {
+            outcome.error = Some(failure)
+        }
+    }
+    if let Some(failure) = &mut outcome.error {
+        *failure = Failure::new(
+            Code::DoneCheckFailed,
+            format!(
+                "the done-check failed ({}): {}",
+                failure.code, failure.reason
+            ),
+        );
+    }
+    outcome
 }
 
 /// Takes secrets out of everything a result shows (the reason, the lines, the output); returns

@@ -84,6 +84,19 @@ pub enum Done {
     NotHonoured { why: String },
 }
 
+/// The done-check as it ran: the person's command line and what it produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub command: String,
+    pub outcome: Outcome,
+}
+
+impl Check {
+    pub fn passed(&self) -> bool {
+        self.outcome.error.is_none()
+    }
+}
+
 /// Everything one batch produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
@@ -94,6 +107,9 @@ pub struct Report {
     pub results: Vec<CommandResult>,
     pub skipped: Vec<Skipped>,
     pub done: Done,
+    /// The person's done-check (`--until`), run when the reply's `@@done` would be honoured:
+    /// when it fails, `done` is not honoured.
+    pub check: Option<Check>,
     /// Secrets taken out of the results.
     pub redacted: usize,
 }

@@ -34,6 +34,10 @@ fn push_report(out: &mut String, prior: &[(CommandResultHead, String)], report: 
         push_head(out, prior.len() + i + 1, total, &head);
         out.push_str(&outcome_text(&result.outcome));
     }
+    if let Some(check) = &report.check {
+        out.push_str(&format!("--- done-check | {} ---\n", check.command.trim()));
+        out.push_str(&outcome_text(&check.outcome));
+    }
     push_redacted(out, report.redacted);
     closing(out, &report.skipped, &report.done);
 }

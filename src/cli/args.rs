@@ -61,6 +61,11 @@ pub enum Subcommands {
         /// .agent/session.json: its reply is read if the chat has it, nothing runs twice.
         #[arg(long)]
         resume: bool,
+        /// A done-check: after the model's @@done, run CMD in the sandbox; when it fails, its
+        /// output goes back to the model and the loop goes on (within the iteration limit).
+        /// Kept with the turn, so --resume checks too. Example: --until "cargo test".
+        #[arg(long, value_name = "CMD")]
+        until: Option<String>,
         /// Print every event as one JSON object per line on standard output (schema:
         /// docs/json-events.md); what people read goes to standard error.
         #[arg(long)]

@@ -95,6 +95,11 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
                 "ok": summary.ok,
                 "failed": summary.failed,
                 "changed": summary.changed,
+                "check": summary.check.as_ref().map(|c| json!({
+                    "command": c.command,
+                    "runs": c.runs,
+                    "passed": c.passed,
+                })),
             }),
         ),
     })
@@ -144,6 +149,21 @@ pub fn batch(report: &Report) {
                 "reason": skip_reason(skipped.reason),
                 "text": skipped.reason.text(),
                 "commands": commands,
+            }),
+        );
+    }
+    if let Some(check) = &report.check {
+        let failure = check.outcome.error.as_ref();
+        emit(
+            "done_check",
+            json!({
+                "turn": report.turn,
+                "batch": report.batch,
+                "command": check.command,
+                "status": if check.passed() { "ok" } else { "error" },
+                "code": failure.map(|f| f.code.code()),
+                "reason": failure.map(|f| f.reason.as_str()),
+                "details": check.outcome.details,
             }),
         );
     }

@@ -94,9 +94,10 @@ pub fn run(args: Args) -> Status {
         Subcommands::Run {
             task,
             resume,
+            until,
             json,
             shared,
-        } => run::run(task.as_deref(), resume, json, &shared),
+        } => run::run(task.as_deref(), resume, until, json, &shared),
         Subcommands::Interactive {
             local,
             json,

@@ -136,6 +136,15 @@ pub fn print(event: Event) {
                     "Summary: {} batch(es), {} command(s) ok{failed}.",
                     summary.batches, summary.ok
                 );
+                if let Some(check) = &summary.check {
+                    let _ = writeln!(
+                        err,
+                        "Done-check `{}`: {} (run {} time(s)).",
+                        shown(&check.command),
+                        if check.passed { "passed" } else { "failed" },
+                        check.runs
+                    );
+                }
                 if !summary.changed.is_empty() {
                     let _ = writeln!(
                         err,
@@ -236,6 +245,13 @@ pub fn print(event: Event) {
                     skipped.commands.len(),
                     skipped.reason.text()
                 );
+            }
+            if let Some(check) = &report.check {
+                let status = match &check.outcome.error {
+                    None => paint.green("ok: the turn is finished"),
+                    Some(_) => paint.red("failed: its output goes back to the model"),
+                };
+                let _ = writeln!(err, "  done-check {} — {status}", shown(&check.command));
             }
         }
     }

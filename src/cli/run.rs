@@ -10,13 +10,25 @@ use super::args::Shared;
 use super::session::{self, Saved};
 use super::setup::Start;
 
-pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Status {
-    let (start, options) = match Start::chat(shared, "run") {
+pub fn run(
+    task: Option<&str>,
+    resume: bool,
+    until: Option<String>,
+    json: bool,
+    shared: &Shared,
+) -> Status {
+    let (mut start, options) = match Start::chat(shared, "run") {
         Ok(started) => started,
         Err(status) => return status,
     };
+    let saved = session::saved(&start.ws, &options.site_name, shared.new_chat, "run");
+    // A resumed turn keeps the done-check it was started with, unless another is given.
+    start.settings.until = match (&saved, until) {
+        (_, Some(until)) => Some(until),
+        (Saved::Interrupted(s), None) => s.until.clone(),
+        (_, None) => None,
+    };
     let (ws, settings) = (&start.ws, &start.settings);
-    let saved = session::saved(ws, &options.site_name, shared.new_chat, "run");
     // Decide before the browser opens: a mistake costs nothing then.
     match (&saved, task) {
         (Saved::Interrupted(s), Some(task)) if !resume && s.task.as_deref() != Some(task) => {

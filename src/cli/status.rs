@@ -192,6 +192,11 @@ fn text(report: &Report) -> String {
             if let Some(task) = &s.task {
                 out.push_str(&format!("task: {task}\n"));
             }
+            if let Some(until) = &s.until {
+                out.push_str(&format!(
+                    "done-check: {until} (run after @@done; --resume keeps it)\n"
+                ));
+            }
             if let Some(trouble) = &s.trouble {
                 out.push_str(&format!(
                     "last trouble: {} \"{}\"",

@@ -96,6 +96,19 @@ impl Turn<'_> {
             let code = result.outcome.error.as_ref().map(|f| f.code.code());
             tracing::info!(index = result.index, command = result.kind.name(), label = %result.label, ?code, "executed");
         }
+        if let Some(check) = &report.check {
+            let runs = self.summary.check.as_ref().map_or(0, |c| c.runs) + 1;
+            self.summary.check = Some(super::CheckSummary {
+                command: check.command.clone(),
+                runs,
+                passed: check.passed(),
+            });
+            self.remember(format!(
+                "done-check {}: {}",
+                check.command.trim(),
+                if check.passed() { "ok" } else { "failed" }
+            ));
+        }
         let rendered = match &prior {
             None => results::render(&report),
             Some(prior) => results::render_resumed(prior, &report),

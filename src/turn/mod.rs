@@ -190,10 +190,22 @@ pub struct Summary {
     pub failed: usize,
     /// Files and folders the file commands changed, in the order first changed.
     pub changed: Vec<String>,
+    /// The person's done-check (`--until`), when it ran: its command line, how many times it
+    /// ran, and whether it passed the last time.
+    pub check: Option<CheckSummary>,
+}
+
+/// The done-check's part of a turn's summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckSummary {
+    pub command: String,
+    pub runs: u32,
+    pub passed: bool,
 }
 
 impl<'w> Turn<'w> {
-    fn new(session: Session, ws: &'w Workspace, settings: &'w Settings) -> Turn<'w> {
+    fn new(mut session: Session, ws: &'w Workspace, settings: &'w Settings) -> Turn<'w> {
+        session.until = settings.until.clone();
         Turn {
             ws,
             settings,

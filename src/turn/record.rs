@@ -33,6 +33,9 @@ pub struct Session {
     /// The chat site's last trouble (a limit, an error, a wall), for `keyless status`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trouble: Option<Trouble>,
+    /// The person's done-check (`--until`), kept so that `--resume` checks too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
 }
 
 /// The chat site's trouble as a turn met it: facts, for `keyless status` and `--resume`.

@@ -241,3 +241,66 @@ fn results_header_numbers_turn_and_batch_and_results() {
     assert!(text.starts_with("[KEYLESSAGENT RESULTS] turn=2 batch=5\n--- result 1/2 | #1 runcommand | echo one ---\nstatus: ok | tier: ReadOnly\n--- result 2/2 | #2 runcommand | echo two ---\n"), "{text}");
     assert!(text.ends_with("[END RESULTS]\nContinue with the next commands, or finish with @@done. Reply in AgentScript v1 only.\n"));
 }
+
+/// The done-check (`--until`) runs only when the reply's `@@done` would be honoured, after every
+/// command; its failure keeps `@@done` from being honoured and is reported after the results.
+#[test]
+fn the_done_check_runs_only_for_an_honoured_done_and_its_failure_refuses_it() {
+    const DONE: &str = "@@done\n@@end\n@@eof\n";
+    let with_check = |check: &str| Settings {
+        until: Some(check.to_string()),
+        ..settings(FailureMode::StopOnAnyFailure)
+    };
+
+    // A passing check: done stays honoured, and the check ran last.
+    let mut host = Scripted::default();
+    let report = run(
+        &(cmd("echo one") + DONE),
+        &mut host,
+        with_check("make check"),
+    );
+    assert_eq!(host.ran, ["echo one", "make check"]);
+    assert_eq!(report.done, Done::Honoured { message: None });
+    assert!(report.check.as_ref().unwrap().passed());
+
+    // A failing check: done is refused, with the check's code and its command named.
+    let mut host = Scripted::default();
+    let report = run(
+        &(cmd("echo one") + DONE),
+        &mut host,
+        with_check("make fail"),
+    );
+    let Done::NotHonoured { why } = &report.done else {
+        panic!("{:?}", report.done)
+    };
+    assert!(why.contains("`make fail`"), "{why}");
+    let check = report.check.as_ref().unwrap();
+    assert_eq!(
+        check.outcome.error.as_ref().map(|f| f.code),
+        Some(Code::DoneCheckFailed)
+    );
+    let text = results::render(&report);
+    let check_at = text.find("--- done-check | make fail ---").unwrap();
+    assert!(
+        text[..check_at].contains("#1 runcommand | echo one"),
+        "{text}"
+    );
+
+    // No check when @@done is not honoured anyway (a command failed), or not asked for.
+    let mut host = Scripted::default();
+    let report = run(
+        &(cmd("fail now") + DONE),
+        &mut host,
+        with_check("make check"),
+    );
+    assert_eq!(host.ran, ["fail now"]);
+    assert!(report.check.is_none());
+    let mut host = Scripted::default();
+    let report = run(
+        &(cmd("echo one") + NEXT),
+        &mut host,
+        with_check("make check"),
+    );
+    assert_eq!(host.ran, ["echo one"]);
+    assert!(report.check.is_none());
+}

@@ -428,3 +428,92 @@ fn interactive_json_streams_each_turn_and_the_slash_commands() {
     assert!(stderr.contains("Mode: AutoSafe."), "{stderr}");
     assert!(stderr.contains("Undid batch 1:"), "{stderr}");
 }
+
+/// `run --until CMD` (issue 34): the model's first `@@done` leaves a failing test; the person's
+/// done-check (`cargo test`, in the sandbox) fails, its output goes back with the results, the
+/// model fixes the code, and the second `@@done` passes the check and ends the turn.
+#[test]
+fn until_sends_a_failing_done_check_back_and_the_model_fixes_it() {
+    let chat = LocalChat::start(Script::replies([
+        "@@say\n<<<MSG\nAll done, the sum works.\nMSG>>>\n@@end\n@@done\n@@end\n@@eof\n",
+        "@@editfile src/lib.rs\n<<<FIND\na - b\nFIND>>>\n<<<REPLACE\na + b\nREPLACE>>>\n@@end\n@@done\n<<<MSG\nFixed the sum.\nMSG>>>\n@@end\n@@eof\n",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join("src")).unwrap();
+    std::fs::write(
+        ws.path().join("Cargo.toml"),
+        "[package]\nname = \"sum\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.path().join("src/lib.rs"),
+        "pub fn sum(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[test]\nfn two_and_two() {\n    assert_eq!(sum(2, 2), 4, \"sum is wrong\");\n}\n",
+    )
+    .unwrap();
+    let out = keyless_on(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &[
+            "run",
+            "--json",
+            "--mode",
+            "auto",
+            "--until",
+            "cargo test --offline",
+            "Make sum add",
+        ],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let events = read_events(&out.stdout);
+
+    // The first @@done was not honoured: the check's failure went back to the model.
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{received:?}");
+    let results = &received[1];
+    assert!(
+        results.contains(
+            "--- done-check | cargo test --offline ---\nstatus: error | code: KA_DONE_CHECK_FAILED"
+        ),
+        "{results}"
+    );
+    assert!(results.contains("sum is wrong"), "{results}");
+    assert!(
+        results.contains(
+            "--- @@done not honoured: the done-check the user set (`cargo test --offline`) failed"
+        ),
+        "{results}"
+    );
+    // The fix is in, and the check passed the second time.
+    assert!(
+        std::fs::read_to_string(ws.path().join("src/lib.rs"))
+            .unwrap()
+            .contains("a + b")
+    );
+    let checks = of(&events, "done_check");
+    assert_eq!(checks.len(), 2, "{events:?}");
+    assert_eq!(checks[0]["status"], "error");
+    assert_eq!(checks[0]["code"], "KA_DONE_CHECK_FAILED");
+    assert_eq!(checks[1]["status"], "ok");
+    assert_eq!(checks[1]["code"], Value::Null);
+    let batches = of(&events, "batch");
+    assert_eq!(batches[0]["done"], "not_honoured");
+    assert_eq!(batches[1]["done"], "honoured");
+    let summary = of(&events, "summary")[0];
+    assert_eq!(
+        summary["check"],
+        serde_json::json!({ "command": "cargo test --offline", "runs": 2, "passed": true })
+    );
+    let last = events.last().unwrap();
+    assert_eq!(last["stop"], "done");
+    assert_eq!(last["message"], "Fixed the sum.");
+    assert!(
+        stderr.contains("Done-check `cargo test --offline`: passed (run 2 time(s))."),
+        "{stderr}"
+    );
+}
