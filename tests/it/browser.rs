@@ -762,6 +762,72 @@ fn note(text: &str) {
     NOTICES.lock().unwrap().push(text.to_string());
 }
 
+/// What the page noted of each bot check it showed, once passed (it tells the server a moment
+/// after).
+fn passed_check_looks(chat: &LocalChat) -> Vec<Vec<u64>> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while chat.check_looks().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    chat.check_looks()
+}
+
+/// keyless reached into the page only in the moment it saw the check (a few calls at once, each
+/// reaching for its script two or three times),
+/// not again while it showed (seconds): the looks span well under the check's time.
+fn assert_looked_only_to_see_it(looks: &[u64]) {
+    assert!(looks.len() <= 30, "{} looks: {looks:?}", looks.len());
+    let span = looks.iter().max().unwrap_or(&0) - looks.iter().min().unwrap_or(&0);
+    assert!(
+        span < 1200,
+        "looked for {span} ms while the check showed: {looks:?}"
+    );
+}
+
+/// A bot check mid-turn in a window the person can see: keyless looks into the page once to
+/// see it, then watches only the tab's address and title (as the browser reports them) until
+/// the person passed it, and goes on in the same chat.
+#[test]
+fn a_bot_check_mid_turn_is_watched_from_outside_the_page_until_passed() {
+    let chat = LocalChat::start(Script {
+        replies: vec![
+            ScriptedReply {
+                text: "Forbidden".to_string(),
+                fault: Some(Fault::BotCheck),
+            },
+            ScriptedReply {
+                text: SHORT.to_string(),
+                fault: None,
+            },
+        ],
+        ..Script::default()
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut opts = options(chat.url(), profile.path().to_path_buf());
+    opts.login_wait = Duration::from_secs(60);
+    let mut driver = CdpDriver::start(opts).unwrap();
+    let reply = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let started = std::time::Instant::now();
+            while chat.received_count() == 0 && started.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            // The person takes a few seconds to pass the check.
+            std::thread::sleep(Duration::from_millis(3000));
+            chat.log_in();
+        });
+        driver.send("through the check").unwrap();
+        driver.wait_reply(&mut |_| {})
+    });
+    let reply = reply.unwrap();
+    assert_eq!(reply.text.trim_end(), SHORT);
+    let looks = passed_check_looks(&chat);
+    assert_eq!(looks.len(), 1, "one check, passed: {looks:?}");
+    assert_looked_only_to_see_it(&looks[0]);
+    driver.close();
+}
+
 /// A page that asks the user to log in, or shows a bot check, until `LocalChat::log_in`.
 fn walled(challenge: bool, replies: Script) -> LocalChat {
     LocalChat::start(Script {
@@ -803,7 +869,7 @@ fn a_login_wall_or_a_bot_check_is_waited_out_while_the_user_deals_with_it() {
                 {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                std::thread::sleep(Duration::from_millis(1000));
+                std::thread::sleep(Duration::from_millis(if challenge { 2500 } else { 1000 }));
                 chat.log_in();
             });
             CdpDriver::start(opts).unwrap()
@@ -811,6 +877,13 @@ fn a_login_wall_or_a_bot_check_is_waited_out_while_the_user_deals_with_it() {
         let notices = NOTICES.lock().unwrap().clone();
         assert_eq!(notices.len(), 1, "{notices:?}");
         assert!(notices[0].starts_with(told), "{notices:?}");
+        if challenge {
+            // keyless looked into the page to see the check, then only watched the tab from
+            // outside until it changed (a real check re-arms while script runs in the page).
+            let looks = passed_check_looks(&chat);
+            assert_eq!(looks.len(), 1, "one check, passed: {looks:?}");
+            assert_looked_only_to_see_it(&looks[0]);
+        }
         driver.send("after the wall").unwrap();
         driver.wait_reply(&mut |_| {}).unwrap();
         assert_eq!(chat.received(), vec!["after the wall"]);

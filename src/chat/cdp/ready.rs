@@ -1,6 +1,10 @@
 //! Waiting until the chat page is usable: its composer shows (found by the selectors, or by
 //! its shape), or the page says why not: a login wall or a bot check (waited out in a window
 //! the person can see), an HTTP error page, or a page that is not a chat at all.
+//!
+//! While a bot check shows, no script runs in the page: such checks re-arm while a debugger
+//! evaluates script, so keyless watches only what the browser reports of the tab (its address
+//! and title, [`super::tab::Tab::shown`]) and looks into the page again once that changes.
 
 use std::time::{Duration, Instant};
 
@@ -77,6 +81,13 @@ impl CdpDriver {
                     "stopped while waiting for the chat page (Ctrl+C)",
                 ));
             }
+            // A bot check is left alone until the browser shows the tab changed.
+            if state.challenge && !self.watch_check(started, limit)? {
+                return Err(self.discovery.selector_not_found(
+                    "Composer",
+                    " The page shows a bot check: run keyless without --headless and pass it in the window it opens.",
+                ));
+            }
             if started.elapsed() > limit {
                 if let (false, false, Some((status, url))) = (
                     state.login,
@@ -94,7 +105,38 @@ impl CdpDriver {
                 };
                 return Err(self.discovery.selector_not_found("Composer", why));
             }
-            std::thread::sleep(Duration::from_millis(100));
+            if !state.challenge {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+
+    /// Watches a bot check from outside the page until the browser shows the tab's address or
+    /// title changed (true: time to look into the page again) or the wait started at `started`
+    /// passed `limit` (false). Ctrl+C and a browser that is gone end it with their failure.
+    fn watch_check(&self, started: Instant, limit: Duration) -> Result<bool, Failure> {
+        let before = self.tab.shown().ok();
+        loop {
+            if crate::cancel::requested() {
+                return Err(Failure::new(
+                    Code::Cancelled,
+                    "stopped while waiting for the chat page (Ctrl+C)",
+                ));
+            }
+            if started.elapsed() > limit {
+                return Ok(false);
+            }
+            std::thread::sleep(CHECK_WATCH);
+            match self.tab.shown() {
+                Ok(now) if Some(&now) != before.as_ref() => return Ok(true),
+                Ok(_) => {}
+                Err(failure) if !self.tab.alive() => return Err(failure),
+                // A tab between documents may not answer for a moment.
+                Err(_) => {}
+            }
         }
     }
 }
+
+/// How often a bot check is looked at from outside the page.
+const CHECK_WATCH: Duration = Duration::from_millis(250);

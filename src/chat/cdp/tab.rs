@@ -16,7 +16,7 @@ use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParam
 use chromiumoxide::cdp::browser_protocol::network::{
     EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
 };
-use chromiumoxide::cdp::browser_protocol::page::GetNavigationHistoryParams;
+use chromiumoxide::cdp::browser_protocol::page::{GetNavigationHistoryParams, NavigationEntry};
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetId};
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
@@ -243,6 +243,23 @@ impl Tab {
     /// The tab's history as the browser reports it (no script runs in the page): the
     /// addresses of its entries, oldest first, and which one is shown now.
     pub(super) fn history(&self) -> Result<(usize, Vec<String>), Failure> {
+        let (current, entries) = self.entries()?;
+        Ok((current, entries.into_iter().map(|e| e.url).collect()))
+    }
+
+    /// What the browser shows of the tab, as the browser reports it (no script runs in the
+    /// page): the address and the title of the entry shown now. A bot check is watched this
+    /// way (`ready.rs`): such checks re-arm while a debugger runs script in the page.
+    pub(super) fn shown(&self) -> Result<(String, String), Failure> {
+        let (current, mut entries) = self.entries()?;
+        if current >= entries.len() {
+            return Ok(Default::default());
+        }
+        let entry = entries.swap_remove(current);
+        Ok((entry.url, entry.title))
+    }
+
+    fn entries(&self) -> Result<(usize, Vec<NavigationEntry>), Failure> {
         let page = self.page.clone();
         let got = self.block(async move {
             bounded(
@@ -252,8 +269,7 @@ impl Tab {
             .await
         })?;
         let current = usize::try_from(got.result.current_index).unwrap_or(0);
-        let urls = got.result.entries.into_iter().map(|e| e.url).collect();
-        Ok((current, urls))
+        Ok((current, got.result.entries))
     }
 
     /// The browser's other tabs, with their addresses (a tab that closed while they were listed

@@ -97,6 +97,9 @@ struct Shared {
     conversations: std::collections::HashMap<String, Vec<Turn>>,
     /// The conversations' ids in the order they began, for the page's history list.
     started: Vec<String>,
+    /// Each bot check the page showed, once passed: when keyless's page script was reached for
+    /// while it showed, in milliseconds since it appeared (`POST /api/check-looks`).
+    check_looks: Vec<Vec<u64>>,
 }
 
 /// One message of a stored conversation.
@@ -136,6 +139,7 @@ impl LocalChat {
             ended: Vec::new(),
             conversations: std::collections::HashMap::new(),
             started: Vec::new(),
+            check_looks: Vec::new(),
         }));
         let app = Router::new()
             .route("/", get(|| async { index() }))
@@ -164,6 +168,7 @@ impl LocalChat {
             .route("/api/conversations", get(conversations))
             .route("/api/chat", post(chat))
             .route("/api/ended", post(ended))
+            .route("/api/check-looks", post(check_looks))
             .with_state(Arc::clone(&state));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
         let addr = listener.local_addr()?;
@@ -191,6 +196,16 @@ impl LocalChat {
     }
 
     /// How many messages the page has sent to the model so far.
+    /// For each bot check the page showed and the person passed: when the page script keyless
+    /// puts into the page was reached for while it showed (milliseconds since it appeared).
+    /// keyless looks once to see the check, then watches only what the browser reports.
+    pub fn check_looks(&self) -> Vec<Vec<u64>> {
+        self.state
+            .lock()
+            .map(|s| s.check_looks.clone())
+            .unwrap_or_default()
+    }
+
     pub fn received_count(&self) -> usize {
         self.state.lock().map(|s| s.received.len()).unwrap_or(0)
     }
@@ -569,6 +584,16 @@ impl StreamAs {
 }
 
 /// The page marked a reply finished.
+async fn check_looks(State(state): State<AppState>, body: String) -> StatusCode {
+    let Ok(looks) = serde_json::from_str::<Vec<u64>>(&body) else {
+        return StatusCode::BAD_REQUEST;
+    };
+    if let Ok(mut s) = state.lock() {
+        s.check_looks.push(looks);
+    }
+    StatusCode::NO_CONTENT
+}
+
 async fn ended(State(state): State<AppState>) -> StatusCode {
     if let Ok(mut s) = state.lock() {
         s.ended.push(Instant::now());

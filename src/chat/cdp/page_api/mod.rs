@@ -26,6 +26,27 @@ use crate::chat::selectors::Site;
 /// another version's script gets this one.
 pub(super) const PAGE_VERSION: u32 = 6;
 
+/// How long a page may be between two documents (no context to evaluate in) before a call
+/// into it fails, and how often it is tried meanwhile.
+const BETWEEN_DOCUMENTS: std::time::Duration = std::time::Duration::from_secs(3);
+const BETWEEN_DOCUMENTS_STEP: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Whether the browser refused an evaluation because the page's document went away under it
+/// (a reload or a navigation): its own words for that, the only thing that tells it from other
+/// refusals (the protocol's code is the generic server error).
+fn between_documents(error: &chromiumoxide::error::CdpError) -> bool {
+    let chromiumoxide::error::CdpError::Chrome(error) = error else {
+        return false;
+    };
+    [
+        "Cannot find context with specified id",
+        "Inspected target navigated or closed",
+        "Execution context was destroyed",
+    ]
+    .iter()
+    .any(|words| error.message.contains(words))
+}
+
 /// What the page answers when its script is not there.
 const ABSENT: &str = "absent";
 
@@ -116,8 +137,22 @@ impl<'d> PageApi<'d> {
         let page = self.tab.page.clone();
         let expression = expression.to_string();
         self.tab.block(async move {
-            let result =
-                bounded(page.evaluate(expression.as_str()), "evaluate in the page").await?;
+            // A page between two documents (a reload, a navigation) has no place to evaluate
+            // for a moment; that is not a broken browser: the call is made again, a while.
+            let gone_by = tokio::time::Instant::now() + BETWEEN_DOCUMENTS;
+            let evaluated = async {
+                loop {
+                    match page.evaluate(expression.as_str()).await {
+                        Err(e)
+                            if between_documents(&e) && tokio::time::Instant::now() < gone_by =>
+                        {
+                            tokio::time::sleep(BETWEEN_DOCUMENTS_STEP).await;
+                        }
+                        answered => break answered,
+                    }
+                }
+            };
+            let result = bounded(evaluated, "evaluate in the page").await?;
             result.into_value::<T>().map_err(|e| {
                 Failure::new(
                     Code::Internal,
