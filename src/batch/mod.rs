@@ -11,7 +11,6 @@ pub(crate) mod command;
 pub(crate) mod report;
 pub mod results;
 
-use crate::exec::sandbox::Refusal;
 pub use command::{Attempt, Machine, Runner};
 pub use report::{Check, CommandResult, Done, Outcome, Report, SkipReason, Skipped};
 
@@ -364,7 +363,7 @@ pub fn execute_observed(
     }
     if let (Done::Honoured { .. }, Some(until), false) = (&report.done, &settings.until, cancelled)
     {
-        let mut outcome = done_check(until, host, settings);
+        let mut outcome = command::done_check(until, host, settings);
         if let Some(redactor) = &mut redactor {
             redactor.learn(ws.dotenv_secrets());
             report.redacted += redact_outcome(&mut outcome, redactor);
@@ -390,36 +389,6 @@ pub fn execute_observed(
         }
     }
     report
-}
-
-/// Runs the person's done-check in the sandbox, as the model's commands run (the person gave
-/// it, so no policy asks about it; it may take as long as a command may at most). A check that
-/// fails, in any way, is a [`Code::DoneCheckFailed`] with the reason it failed.
-fn done_check(until: &str, host: &mut dyn Host, settings: &Settings) -> Outcome {
-    host.person().running(until);
-    let Attempt {
-        mut outcome,
-        refusal,
-    } = host
-        .runner()
-        .contained(until, settings.max_timeout, settings.mode);
-    match refusal {
-        None => {}
-        Some(Refusal::Noted(note)) => outcome.lines.push(note),
-        Some(Refusal::Tampered(failure) | Refusal::Refused(failure)) => {
-            outcome.error = Some(failure)
-        }
-    }
-    if let Some(failure) = &mut outcome.error {
-        *failure = Failure::new(
-            Code::DoneCheckFailed,
-            format!(
-                "the done-check failed ({}): {}",
-                failure.code, failure.reason
-            ),
-        );
-    }
-    outcome
 }
 
 /// Takes secrets out of everything a result shows (the reason, the lines, the output); returns

@@ -194,5 +194,35 @@ pub(super) fn run(
     outcome
 }
 
+/// Runs the person's done-check in the sandbox, as the model's commands run (the person gave
+/// it, so no policy asks about it; it may take as long as a command may at most). A check that
+/// fails, in any way, is a [`Code::DoneCheckFailed`] with the reason it failed.
+pub(super) fn done_check(until: &str, host: &mut dyn Host, settings: &Settings) -> Outcome {
+    host.person().running(until);
+    let Attempt {
+        mut outcome,
+        refusal,
+    } = host
+        .runner()
+        .contained(until, settings.max_timeout, settings.mode);
+    match refusal {
+        None => {}
+        Some(Refusal::Noted(note)) => outcome.lines.push(note),
+        Some(Refusal::Tampered(failure) | Refusal::Refused(failure)) => {
+            outcome.error = Some(failure)
+        }
+    }
+    if let Some(failure) = &mut outcome.error {
+        *failure = Failure::new(
+            Code::DoneCheckFailed,
+            format!(
+                "the done-check failed ({}): {}",
+                failure.code, failure.reason
+            ),
+        );
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests;
