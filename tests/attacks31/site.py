@@ -81,7 +81,15 @@ LOGIN = """<!doctype html><html><head><meta charset="utf-8"><title>Parlor · Sig
 <body><main class="gate"><h1>Session expired</h1>
 <p>Your session has expired. Please sign in again to keep chatting.</p>
 <form method="post" action="/account/signin"><label>Email <input type="email" name="email"></label>
-<label>Password <input type="password" name="pw"></label><button>Sign in</button></form></main></body></html>"""
+<label>Password <input type="password" name="pw"></label><button>Sign in</button></form></main>
+<script>
+// Once the person signed in (the test lifts the fault), back to where they were.
+setInterval(function () {
+  fetch("/api/passed").then(function (r) { return r.json(); }).then(function (j) {
+    if (j.passed) location.href = new URLSearchParams(location.search).get("return") || "/";
+  });
+}, 500);
+</script></body></html>"""
 
 CHALLENGE = """<!doctype html><html lang="en-US"><head><title>Just a moment...</title>
 <meta http-equiv="refresh" content="3600"><meta charset="utf-8"></head>
@@ -113,6 +121,12 @@ CHALLENGE = """<!doctype html><html lang="en-US"><head><title>Just a moment...</
     navigator.sendBeacon("/beacon", JSON.stringify({calls: calls, foreign: foreign, mutations: mutations}));
   }
   setInterval(report, 500);
+  // Once the person passed the check (the test lifts the fault), the chat comes back.
+  setInterval(function () {
+    fetch("/api/passed").then(function (r) { return r.json(); }).then(function (j) {
+      if (j.passed) location.reload();
+    });
+  }, 500);
 })();
 </script></body></html>"""
 
@@ -156,6 +170,8 @@ class Handler(BaseHTTPRequestHandler):
             if turns is None:
                 return self.send_text(404, json.dumps({"missing": True}), "application/json")
             return self.send_text(200, json.dumps({"turns": turns}), "application/json")
+        if p == "/api/passed":
+            return self.send_text(200, json.dumps({"passed": not active(fault())}), "application/json")
         if p == "/favicon.ico":
             return self.send_text(404, "")
         return self.send_text(404, "not here")

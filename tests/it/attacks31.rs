@@ -259,6 +259,27 @@ impl Place {
         cmd
     }
 
+    /// keyless as a person runs it with a window they see (no `--headless`), in a tab of the
+    /// shared browser: a wall mid-turn is for them to pass, and keyless waits for it.
+    fn command_in_a_window(&self, site: &Site, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_keyless"));
+        cmd.args(["run", "--mode", "auto", "--pace", "batch"])
+            .args(args)
+            .args(["--site", "parlor", "--url", &site.url()])
+            .arg("--profile")
+            .arg(self.dir.path().join("browser"))
+            .args(["--cdp", crate::common::shared_browser::cdp_url()])
+            .arg("--selectors")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/attacks31/selectors.json"))
+            .arg("--workspace")
+            .arg(self.ws())
+            .env("XDG_CONFIG_HOME", self.dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
     fn run(&self, site: &Site, args: &[&str]) -> Out {
         let started = Instant::now();
         let out = self.command(site, args).output().unwrap();
@@ -928,4 +949,116 @@ fn a_tab_closed_mid_reply_is_said_in_words_and_resume_reads_the_kept_reply() {
     let resumed = assert_resumes(&place, &site, 0);
     assert!(resumed.stderr.contains("nothing is resent"), "{resumed:#?}");
     assert_eq!(site.received().len(), 2, "a message went twice");
+}
+
+/// How long a test waits for keyless to reach a wall, or to finish once the wall is passed.
+const WALL_WAIT: Duration = Duration::from_secs(60);
+
+/// Waits until `ready` holds while `child` runs; a child that ends first is a failure (it
+/// stopped instead of waiting for the person), reported with what it said.
+fn wait_while_running(child: &mut Child, what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            panic!("keyless ended ({status}) before {what}: {stderr}");
+        }
+        assert!(started.elapsed() < WALL_WAIT, "never {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `child`'s end, bounded by [`WALL_WAIT`] (killed after it).
+fn finish(mut child: Child) -> (Option<i32>, String) {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > WALL_WAIT {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A bot check at the chat's address mid-turn, in a window the person sees: keyless tells them
+/// and waits, runs no script in the page while the check shows (the page watches for script
+/// of someone else's: calls into its DOM, new globals), and once the check is passed goes on in
+/// the same chat and finishes, nothing twice.
+#[test]
+#[ignore = "attack31: keyless's page script runs in the bot check page while it shows (a `__keyless` global and 5 querySelector calls), and in 1 of 4 runs keyless stopped with KA_BOT_CHECK (exit 4) the moment the check was passed instead of going on"]
+fn a_bot_check_in_a_window_is_waited_for_without_script_in_the_page() {
+    let site = Site::start(fault("botcheck", 2, "turn", ""));
+    let place = Place::new();
+    let mut child = place.command_in_a_window(&site, &[TASK]).spawn().unwrap();
+    wait_while_running(&mut child, "the check showed for a second", || {
+        site.lines("beacons.jsonl").len() >= 3
+    });
+    site.lift();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("bot check"),
+        "the person was not told: {stderr}"
+    );
+    place.assert_done();
+    site.assert_nothing_twice(1);
+    let received = site.received();
+    assert!(
+        received
+            .iter()
+            .all(|r| r["thread"] == received[0]["thread"]),
+        "went on in another chat: {received:#?}"
+    );
+    for seen in site.lines("beacons.jsonl") {
+        assert!(
+            seen["calls"] == 0 && seen["foreign"].as_array().is_some_and(|f| f.is_empty()),
+            "keyless ran script in the page while the bot check showed: {seen}"
+        );
+    }
+}
+
+/// A login redirect mid-turn in a window the person sees: keyless waits while they sign in,
+/// then goes on in the same chat and finishes, nothing twice.
+#[test]
+#[ignore = "attack31: a login redirect mid-turn in a window: keyless waits silently (no word to the person, no countdown) and sends again once the chat is back; the task finishes, but the person is never told to log in"]
+fn a_login_redirect_in_a_window_is_waited_for_and_the_turn_goes_on() {
+    let site = Site::start(fault("login", 2, "turn", ""));
+    let place = Place::new();
+    let mut child = place.command_in_a_window(&site, &[TASK]).spawn().unwrap();
+    // The person takes a few seconds to sign in.
+    wait_while_running(&mut child, "the sign-in page showed for 3 s", || {
+        site.lines("visits.jsonl").iter().any(|v| {
+            v["path"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("/account/signin"))
+                && now() - v["t"].as_f64().unwrap() > 3.0
+        })
+    });
+    site.lift();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("KA_LOGIN_REQUIRED") || stderr.contains("log in"),
+        "the person was not told: {stderr}"
+    );
+    place.assert_done();
+    site.assert_nothing_twice(1);
+    let received = site.received();
+    assert!(
+        received
+            .iter()
+            .all(|r| r["thread"] == received[0]["thread"]),
+        "went on in another chat: {received:#?}"
+    );
 }
