@@ -13,6 +13,9 @@ Run: python3 site.py DIR PORT. DIR holds:
 
 fault.json: {"kind": KIND, "at": N, "words": TEXT, "until": EPOCH or null, "lifted": bool,
              "place": "turn"|"area"|"toast"|"modal", "for": SECONDS}
+KIND: limit, throttle, spend, login, botcheck (the site refuses messages while on), error (a
+server error turn with Retry, for `for` seconds), stall, drop, slow (once, mid-stream), warn (a
+notice beside a reply that comes all the same).
 The fault fires when message number `at` (counting answered ones + 1) arrives and stays while
 it is not lifted (limits, errors) or fires once (stall, drop, closed tab).
 """
@@ -55,7 +58,7 @@ def fault():
 def active(f):
     """Whether the fault `f` applies to the next message."""
     kind = f.get("kind")
-    if not kind or f.get("lifted"):
+    if not kind or f.get("lifted") or kind == "warn":
         return False
     until = f.get("until")
     if until is not None and time.time() >= until:
@@ -251,6 +254,7 @@ class Handler(BaseHTTPRequestHandler):
             record["outcome"] = "answered:" + kind
             append("received.jsonl", record)
             return self.faulty_stream(tid, reply, kind, f)
+        warn = kind == "warn" and not f.get("lifted") and STATE["answered"] + 1 >= f.get("at", 1)
         reply = next_reply()
         with LOCK:
             STATE["answered"] += 1
@@ -259,6 +263,9 @@ class Handler(BaseHTTPRequestHandler):
         append("received.jsonl", record)
         self.stream_head()
         self.chunk({"thread": tid})
+        if warn:
+            # A warning before a limit: the reply comes all the same.
+            self.chunk({"warn": f.get("words", ""), "place": f.get("place", "area")})
         for at in range(0, len(reply), 80):
             time.sleep(0.02)
             self.chunk({"delta": reply[at:at + 80]})

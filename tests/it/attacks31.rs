@@ -1062,3 +1062,68 @@ fn a_login_redirect_in_a_window_is_waited_for_and_the_turn_goes_on() {
         "went on in another chat: {received:#?}"
     );
 }
+
+/// A warning before a limit ("5 messages remaining until 4:00 PM", as sites show while they still
+/// answer) beside a reply that comes all the same: not trouble; the turn goes on and finishes.
+#[test]
+fn a_warning_before_a_limit_beside_a_reply_does_not_stop_the_turn() {
+    for place_on_page in ["area", "toast"] {
+        let site = Site::start(fault(
+            "warn",
+            2,
+            place_on_page,
+            "You have 5 messages remaining until 4:00 PM.",
+        ));
+        let place = Place::new();
+        let out = place.run(&site, &[TASK]);
+        assert_eq!(out.code, Some(0), "{place_on_page}: {out:#?}");
+        place.assert_done();
+        site.assert_nothing_twice(0);
+    }
+}
+
+/// Ctrl+C while `--wait` counts down: keyless stops (130), keeps the session and the trouble,
+/// and `--resume` once the limit is gone finishes, nothing twice.
+#[test]
+fn ctrl_c_during_a_wait_keeps_the_session_and_resume_finishes() {
+    let site = Site::start(fault(
+        "limit",
+        2,
+        "turn",
+        "You've reached your message limit. Try again in 10 minutes.",
+    ));
+    let place = Place::new();
+    let mut child = place
+        .command(&site, &[TASK, "--wait", "--json"])
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (seen, waiting) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.contains("\"waiting\"") {
+                let _ = seen.send(());
+            }
+        }
+    });
+    waiting
+        .recv_timeout(WALL_WAIT)
+        .expect("no waiting event within a minute");
+    // SAFETY: kill has no preconditions; the process is keyless, started above.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(130), "{stderr}");
+    let status = place.status();
+    assert!(
+        status.contains("KA_USAGE_LIMIT") && status.contains("resets in"),
+        "{status}"
+    );
+    assert_eq!(site.received().len(), 2, "a message went during the wait");
+    assert_resumes(&place, &site, 1);
+}
