@@ -12,6 +12,7 @@ mod common;
 mod architecture;
 mod attacks29;
 mod attacks29b;
+mod attacks31;
 mod batch;
 mod browser;
 mod catalog;
