@@ -9,7 +9,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L) {
-  if (window.__keyless && window.__keyless.version === 6) return "present";
+  if (window.__keyless && window.__keyless.version === 7) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
   const loc = L(S);
   const TURNS = ["UserMessage", "AssistantMessage"];
@@ -125,6 +125,31 @@
     noticesAtSend = new WeakMap();
     for (const e of (loc.inPage(NOTICE_CSS) || []).concat(all("ErrorBanner"))) noticesAtSend.set(e, e.textContent);
   };
+  // A notice's words as a person reads them: its buttons' labels left out ("OK", "Retry"), and
+  // parts in separate blocks (a dialog's title and its message) kept apart by a space.
+  const BLOCKS = "p, div, h1, h2, h3, h4, h5, h6, li, section, header, footer, article, dialog, td, th, label";
+  const CONTROLS = 'button, [role="button"]';
+  const shownWords = (e) => {
+    const parts = [];
+    let lastBlock = null;
+    const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      const control = node.parentElement.closest(CONTROLS);
+      if (control && e.contains(control) && control !== e) continue;
+      const raw = node.textContent;
+      if (!raw.trim()) continue;
+      const block = node.parentElement.closest(BLOCKS);
+      const apart = parts.length && (block !== lastBlock || /^\s/.test(raw) || /\s$/.test(parts[parts.length - 1]));
+      parts.push((apart ? " " : "") + raw);
+      lastBlock = block;
+    }
+    return parts.join("").replace(/\s+/g, " ").trim();
+  };
+  // A control's label as a person or a screen reader gets it.
+  const controlLabel = (b) => (b.getAttribute("aria-label") || b.textContent || b.getAttribute("title") || "").replace(/\s+/g, " ").trim();
+  // "Retry" in the sites' languages.
+  const RETRY = /^(retry|try again|réessayer|erneut versuchen|wiederholen|nochmal versuchen|reintentar|volver a intentar|tentar novamente|tentar de novo|riprova|повторить|再試行|重试|重試|다시 시도)$/i;
   const noticesNow = (a, composer, extra) => {
     const userCss = loc.turns("UserMessage").css;
     const replyCss = loc.turns("AssistantMessage").css;
@@ -143,8 +168,9 @@
       const inReply = !!(a && (owner === a || a.contains(e)));
       if (owner && !inReply) continue;
       if (!visible(e)) continue;
-      const text = e.textContent;
-      if (!text.trim() || text.length > NOTICE_CHARS) continue;
+      if (e.textContent.length > NOTICE_CHARS) continue;
+      const text = shownWords(e);
+      if (!text) continue;
       const dialog = !!e.closest('[role="dialog"], [role="alertdialog"]');
       (inReply ? reply : page).push({ text: text.trim(), dialog });
     }
@@ -189,7 +215,7 @@
     return blocks.join("\n\n");
   };
   const api = {
-    version: 6,
+    version: 7,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -578,7 +604,7 @@
       const want = (text || "").replace(/\s+/g, " ").trim();
       const dialogs = loc.inPage('[role="dialog"], [role="alertdialog"]') || [];
       for (const dlg of dialogs) {
-        if (!visible(dlg) || !dlg.textContent.replace(/\s+/g, " ").includes(want.slice(0, 80))) continue;
+        if (!visible(dlg) || !(shownWords(dlg).includes(want.slice(0, 80)) || dlg.textContent.replace(/\s+/g, " ").includes(want.slice(0, 80)))) continue;
         const buttons = Array.from(dlg.querySelectorAll("button, [role=button]")).filter(visible);
         const ack = /^(got it|ok|okay|close|dismiss|understood|continue|verstanden|schließen|compris|fermer|entendido|cerrar|entendi|fechar|capito|chiudi|понятно|закрыть|閉じる|了解|知道了|关闭|확인|닫기)$/i;
         const button = buttons.find((b) => ack.test((b.textContent || "").trim()) || ack.test((b.getAttribute("aria-label") || "").trim())) || buttons[0];
@@ -632,6 +658,11 @@
         // words without the turn's controls ("Copy", "Retry") and hidden labels, which would
         // run into the notice's last word ("resets Jan 5Copy").
         replyText: a && text.length <= 600 ? d.answerText(a) : null,
+        // The reply's place holds an error's shape: short, a Retry control and no copy
+        // control (a site's error turn, in whatever words; a real reply has its copy control,
+        // and on some sites a Retry beside it).
+        replyRetry: !!a && text.length <= 600 && !first("CopyButton", a) && d.copyControls(a).length === 0 &&
+          Array.from(a.querySelectorAll('button, [role="button"]')).some((b) => RETRY.test(controlLabel(b))),
         wallText: walled ? wall.slice(0, 1500) : null,
         users,
         assistants,

@@ -525,7 +525,6 @@ fn a_usage_limit_with_a_month_and_day_at_the_first_exchange_is_named_and_resumed
 
 /// French month and day ("le 3 déc.").
 #[test]
-#[ignore = "attack31: a French month-day reset (\"Réessayez le 3 déc.\") is not read: keyless says \"The site gave no reset time\" and offers no --wait"]
 fn a_french_usage_limit_with_a_month_and_day_is_named_with_its_reset() {
     let tomorrow = now() as u64 + 86_400;
     let months = [
@@ -550,7 +549,6 @@ fn a_french_usage_limit_with_a_month_and_day_is_named_with_its_reset() {
 /// A modal dialog with a title and an acknowledge button: the words quoted are the dialog's
 /// message, not its title and button run into it ("Hold onLimit reached. … 14:30.OK").
 #[test]
-#[ignore = "attack31: a dialog's words are quoted with its title and button glued on: \"Hold onLimit reached. Come back after 14:30.OK\""]
 fn a_usage_limit_in_a_modal_is_quoted_as_the_site_wrote_it() {
     let words = "Limit reached. Come back after 14:30.";
     refusal(
@@ -744,7 +742,7 @@ fn a_site_error_lasting_forty_seconds_is_named_and_the_task_finishes() {
 /// A server error in words unlike keyless's list ("went sideways"), in the reply's place with
 /// a Retry button: an error turn by its shape.
 #[test]
-#[ignore = "attack31: an error turn with a Retry button in other words (\"Something went sideways on our end\") is not named: keyless waits the whole reply timeout and says KA_REPLY_TIMEOUT with a \"site changed\" page sketch"]
+#[ignore = "attack31 (left, issue 31): the error turn's shape (short, Retry, no copy control) is read by the page now, but this page's error turn is never taken as ended: KA_REPLY_TIMEOUT after the whole reply timeout"]
 fn a_site_error_turn_with_a_retry_button_is_named_by_its_shape() {
     let words = "Something went sideways on our end. Please retry.";
     let mut f = fault("error", 2, "turn", words);
@@ -787,7 +785,6 @@ fn a_stalled_stream_is_named_within_its_bound_and_resume_reads_the_kept_reply() 
 /// site kept the reply. The page says "Connection lost" with a Retry button: keyless names it
 /// within seconds, and the reply is read from the chat, never asked for twice.
 #[test]
-#[ignore = "attack31: a connection cut mid-stream (the page shows \"Connection lost. Check your network and try again.\" with Retry) is not named: KA_REPLY_TIMEOUT after the whole reply timeout, with a \"site changed\" page sketch"]
 fn a_connection_cut_mid_stream_is_named_and_the_kept_reply_is_read() {
     let site = Site::start(fault("drop", 2, "turn", ""));
     let place = Place::new();
@@ -846,12 +843,18 @@ fn a_login_redirect_mid_turn_is_named_and_resume_goes_on_in_the_same_chat() {
 /// A Cloudflare-like check served at the chat's own address mid-turn: named, the chat's
 /// address kept, and `--resume` once it passed goes on in the same chat.
 #[test]
-#[ignore = "attack31: a bot check at the chat's own address mid-turn saves the site's origin (the history entry before) as the chat's address: --resume finds \"the chat is gone\" and starts a new chat"]
 fn a_bot_check_at_the_chats_address_is_named_and_resume_goes_on_in_the_same_chat() {
     let site = Site::start(fault("botcheck", 2, "turn", ""));
     let place = Place::new();
     let out = place.run(&site, &[TASK]);
-    assert_stopped(&place, &site, &out, "KA_BOT_CHECK", "Verify you are human");
+    // No script runs in a check's page (issue 31), so its words are its title as the browser
+    // reports it, or, in the moment before the title shows, what the site's answer said.
+    let words = if out.stderr.contains("Just a moment...") {
+        "Just a moment..."
+    } else {
+        "the site's answer marked the page a check"
+    };
+    assert_stopped(&place, &site, &out, "KA_BOT_CHECK", words);
     let chat = place.session()["chat_url"].as_str().unwrap().to_string();
     assert!(chat.contains("/talk/"), "saved chat address: {chat}");
     let resumed = assert_resumes(&place, &site, 1);
@@ -996,7 +999,7 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
 /// of someone else's: calls into its DOM, new globals), and once the check is passed goes on in
 /// the same chat and finishes, nothing twice.
 #[test]
-#[ignore = "attack31: keyless's page script runs in the bot check page while it shows (a `__keyless` global and 5 querySelector calls), and in 1 of 4 runs keyless stopped with KA_BOT_CHECK (exit 4) the moment the check was passed instead of going on"]
+#[ignore = "attack31 (left, issue 31): no script runs in the check page now (a check the browser reports is never looked into), but once the check is passed keyless stops with KA_BOT_CHECK instead of going on in the chat"]
 fn a_bot_check_in_a_window_is_waited_for_without_script_in_the_page() {
     let site = Site::start(fault("botcheck", 2, "turn", ""));
     let place = Place::new();
@@ -1031,7 +1034,6 @@ fn a_bot_check_in_a_window_is_waited_for_without_script_in_the_page() {
 /// A login redirect mid-turn in a window the person sees: keyless waits while they sign in,
 /// then goes on in the same chat and finishes, nothing twice.
 #[test]
-#[ignore = "attack31: a login redirect mid-turn in a window: keyless waits silently (no word to the person, no countdown) and sends again once the chat is back; the task finishes, but the person is never told to log in"]
 fn a_login_redirect_in_a_window_is_waited_for_and_the_turn_goes_on() {
     let site = Site::start(fault("login", 2, "turn", ""));
     let place = Place::new();

@@ -66,6 +66,25 @@ fn local_offset(unix: i64) -> i64 {
     if converted.is_null() { 0 } else { tm.tm_gmtoff }
 }
 
+/// An address without the query parameters a bot check adds to it (Cloudflare's
+/// `__cf_chl_…`): the address the check stands in front of.
+fn without_check_parameters(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return url.to_string();
+    };
+    let kept: Vec<(String, String)> = parsed
+        .query_pairs()
+        .filter(|(name, _)| !name.starts_with("__cf_chl"))
+        .map(|(name, value)| (name.into_owned(), value.into_owned()))
+        .collect();
+    if kept.is_empty() {
+        parsed.set_query(None);
+    } else {
+        parsed.query_pairs_mut().clear().extend_pairs(kept);
+    }
+    parsed.to_string()
+}
+
 /// The failure that names a site's trouble: its code, the site's words quoted, when a limit
 /// resets, and what to do.
 pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
@@ -160,7 +179,7 @@ impl CdpDriver {
             return Err(trouble_failure(&seen.notice, clock));
         }
         // The person passes the wall in the window; the page's own wait says so.
-        self.wait_ready()?;
+        self.wait_ready_behind(Some(seen.notice.kind))?;
         let Some(address) = self.composer.sent_at.clone() else {
             return Err(trouble_failure(&seen.notice, clock));
         };
@@ -611,11 +630,19 @@ impl ChatDriver for CdpDriver {
         // A wall's address (a login page, a bot check) is never the chat's: after the person
         // passed it, the chat is found where the message went.
         let state = self.state().ok()?;
-        if !state
+        let wall = state
             .trouble(usize::MAX, false, &self.extra(), clock_now())
-            .is_some_and(|seen| matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck))
-        {
-            return self.api().location().ok();
+            .map(|seen| seen.notice.kind)
+            .filter(|kind| matches!(kind, Kind::LoginWall | Kind::BotCheck));
+        match wall {
+            None => return self.api().location().ok(),
+            // A bot check stands in front of the address asked for (the chat's, on a reload):
+            // that address, as the browser shows it, without the check's own parameters.
+            Some(Kind::BotCheck) => {
+                let (url, _) = self.tab.shown().ok()?;
+                return Some(without_check_parameters(&url));
+            }
+            Some(_) => {}
         }
         // A wall the page went to (a login address) stands after the chat in the tab's
         // history: the newest address on the site before it that is not the wall's own. A wall

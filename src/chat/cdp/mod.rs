@@ -256,7 +256,12 @@ impl CdpDriver {
 
     /// The page's state: one round trip while the helper is there (the usual case: it is
     /// sent again only after a navigation took it away).
+    /// The page's state: from the page script's look, or, while the browser reports a bot
+    /// check, from that alone (no script runs in a check's page).
     fn state(&self) -> Result<PageState, Failure> {
+        if let Some(words) = self.tab.check_shown() {
+            return Ok(PageState::bot_check(words));
+        }
         self.api().state()
     }
 

@@ -59,6 +59,10 @@ pub(super) struct PageState {
     /// The newest reply's text, when it is short enough to be a site's notice in its place.
     #[serde(default)]
     pub reply_text: Option<String>,
+    /// The reply's place has an error turn's shape: short, a Retry control and no copy
+    /// control.
+    #[serde(default)]
+    pub reply_retry: bool,
     /// The start of the page's text where no composer shows (a wall in the chat's place).
     #[serde(default)]
     pub wall_text: Option<String>,
@@ -93,6 +97,14 @@ pub(super) enum ReplyEnd {
 }
 
 impl PageState {
+    /// A bot check the browser reported, its words (the page's title) as the wall's text.
+    pub fn bot_check(words: String) -> PageState {
+        PageState {
+            challenge: true,
+            wall_text: Some(words),
+            ..PageState::default()
+        }
+    }
     /// Whether a stream is on: the selectors' stop control, or discovery's sure sign of one.
     pub fn streams(&self) -> bool {
         self.stop_shown || self.busy_sign
@@ -138,6 +150,25 @@ impl PageState {
         {
             return Some(Seen {
                 notice,
+                dialog: None,
+            });
+        }
+        // An error turn by its shape, in words no list knows: a site error, its words quoted.
+        if replying
+            && ended
+            && self.reply_retry
+            && let Some(words) = self
+                .reply_text
+                .as_deref()
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|t| !t.is_empty() && !t.contains("@@"))
+        {
+            return Some(Seen {
+                notice: Notice {
+                    kind: Kind::ServerError,
+                    words,
+                    resets_in: None,
+                },
                 dialog: None,
             });
         }

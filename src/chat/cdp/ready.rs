@@ -10,28 +10,52 @@ use std::time::{Duration, Instant};
 
 use super::{CdpDriver, DISCOVERY_GRACE, LOGIN_GRACE, PAGE_READY, PageState, navigate};
 use crate::catalog::{Code, Failure};
+use crate::chat::trouble::Kind;
 
 impl CdpDriver {
     /// Waits until the page shows its composer (and says why not: a login wall, a bot check, a
     /// wrong page). A login wall or a bot check in a browser the user can see is waited out
     /// (`Options::login_wait`): the user deals with it there, and keyless goes on by itself.
     pub(super) fn wait_ready(&mut self) -> Result<(), Failure> {
+        self.wait_ready_behind(None)
+    }
+
+    /// [`CdpDriver::wait_ready`] behind a wall the turn already met (`wall`: a login wall or a
+    /// bot check named by its words or by the site's answer): while the tab stays at the
+    /// address it showed then, it is that wall even where the page's look does not recognise it
+    /// (a sign-in page in words keyless does not know), so the person is told at once and given
+    /// the time to deal with it, and its form is never taken for the chat's composer.
+    pub(super) fn wait_ready_behind(&mut self, wall: Option<Kind>) -> Result<(), Failure> {
         let started = Instant::now();
         let mut told = false;
+        let wall_at = wall.and_then(|_| self.tab.shown().ok()).map(|(url, _)| url);
         loop {
             // A page that navigates (as a login does) loses the helper and may fail a call in
             // the middle: only a browser that is gone ends the wait early.
-            let page = self.api();
-            let ready = page.install().and_then(|()| page.exists("Composer"));
-            match ready {
-                Ok(true) => {
-                    let _ = self.api().observe();
-                    return Ok(());
+            // A bot check the browser reports (the site's answer said so) is not looked into.
+            let state = match self.tab.check_shown() {
+                Some(words) => PageState::bot_check(words),
+                None => {
+                    let page = self.api();
+                    let ready = page.install().and_then(|()| page.exists("Composer"));
+                    match ready {
+                        Ok(true) => {
+                            let _ = self.api().observe();
+                            return Ok(());
+                        }
+                        Err(failure) if !self.tab.alive() => return Err(failure),
+                        _ => {}
+                    }
+                    self.api().state().unwrap_or_default()
                 }
-                Err(failure) if !self.tab.alive() => return Err(failure),
-                _ => {}
+            };
+            let mut state = state;
+            if let Some(at) = &wall_at
+                && self.tab.shown().is_ok_and(|(url, _)| &url == at)
+            {
+                state.login |= wall == Some(Kind::LoginWall);
+                state.challenge |= wall == Some(Kind::BotCheck);
             }
-            let state: PageState = self.api().state().unwrap_or_default();
             // No selector finds the composer: look for it by its shape (never on a login wall
             // or a bot check, whose fields are not a chat's).
             let known = self.discovery.knows("Composer");

@@ -45,6 +45,9 @@ pub(super) struct Tab {
     pub(super) wire: super::wire::Wire,
     /// The statuses of the documents the page loaded (`navigate.rs`).
     pub(super) documents: Documents,
+    /// The page's own document as its response came (not a frame's): whether the site's
+    /// answer marked it a bot check, and its status ([`Tab::check_shown`]).
+    pub(super) last_answer: Arc<Mutex<Option<(u16, bool)>>>,
     notified: Arc<tokio::sync::Notify>,
     /// Where the chat is, and how the person at the browser is reached.
     pub(super) reach: Reach,
@@ -78,6 +81,7 @@ impl Tab {
             failed_requests: Arc::new(Mutex::new(Vec::new())),
             wire: super::wire::Wire::default(),
             documents: Documents::default(),
+            last_answer: Arc::default(),
             notified: Arc::new(tokio::sync::Notify::new()),
             reach,
         }
@@ -144,6 +148,7 @@ impl Tab {
         let failed = Arc::clone(&self.failed_requests);
         let notified = Arc::clone(&self.notified);
         let documents = Arc::clone(&self.documents);
+        let last_answer = Arc::clone(&self.last_answer);
         let wire = self.wire.clone();
         self.block(async move {
             bounded(
@@ -151,7 +156,7 @@ impl Tab {
                 "enable network events",
             )
             .await?;
-            watch_documents(&page, documents).await?;
+            watch_documents(&page, documents, last_answer).await?;
             wire.listen(&page).await?;
             bounded(
                 page.execute(AddBindingParams::new("__keylessNotify")),
@@ -259,6 +264,30 @@ impl Tab {
         Ok((entry.url, entry.title))
     }
 
+    /// The bot check the tab shows, known from what the browser reports alone (no script in the
+    /// page: such checks re-arm while a debugger runs script): the page's document was answered
+    /// with Cloudflare's check header, or with an error status (403, 503) under a check's title.
+    /// Its title is returned as the site's words. A check a page draws itself, with no such
+    /// answer, is seen by the page script's look instead.
+    pub(super) fn check_shown(&self) -> Option<String> {
+        let (status, mitigated) = (*self.last_answer.lock().ok()?)?;
+        if !mitigated && !matches!(status, 403 | 503) {
+            return None;
+        }
+        let (_, title) = self.shown().ok()?;
+        let titled = CHECK_TITLES.iter().any(|t| title.contains(t));
+        if !mitigated && !titled {
+            return None;
+        }
+        // The title is the check's words once the browser shows the check's own title (in the
+        // moment after its answer came, the title may still be the page's before).
+        Some(if titled {
+            title.trim().to_string()
+        } else {
+            "a bot check (the site's answer marked the page a check)".to_string()
+        })
+    }
+
     fn entries(&self) -> Result<(usize, Vec<NavigationEntry>), Failure> {
         let page = self.page.clone();
         let got = self.block(async move {
@@ -360,13 +389,21 @@ pub(super) type Documents = Arc<Mutex<VecDeque<(String, u16)>>>;
 /// How many documents' statuses are kept (a navigation looks its own up at once).
 const DOCUMENTS_KEPT: usize = 8;
 
-/// Notes the status of every document the page loads, from the page's network events.
-pub(super) async fn watch_documents(page: &Page, documents: Documents) -> Result<(), Failure> {
+/// Notes the status of every document the page loads, from the page's network events, and of
+/// the page's own document whether the site's answer marked it a bot check (Cloudflare's
+/// `cf-mitigated: challenge` header): known with no script in the page.
+pub(super) async fn watch_documents(
+    page: &Page,
+    documents: Documents,
+    last_answer: Arc<Mutex<Option<(u16, bool)>>>,
+) -> Result<(), Failure> {
     let mut responses = bounded(
         page.event_listener::<EventResponseReceived>(),
         "listen for the page's documents",
     )
     .await?;
+    // A page's own frame has the id of its target.
+    let own_frame = page.target_id().inner().clone();
     tokio::spawn(async move {
         while let Some(event) = responses.next().await {
             let Ok(status) = u16::try_from(event.response.status) else {
@@ -374,6 +411,26 @@ pub(super) async fn watch_documents(page: &Page, documents: Documents) -> Result
             };
             if event.r#type != ResourceType::Document {
                 continue;
+            }
+            if event
+                .frame_id
+                .as_ref()
+                .is_some_and(|f| f.inner() == &own_frame)
+            {
+                let mitigated = event
+                    .response
+                    .headers
+                    .inner()
+                    .as_object()
+                    .is_some_and(|headers| {
+                        headers.iter().any(|(name, value)| {
+                            name.eq_ignore_ascii_case(CHECK_HEADER)
+                                && value.as_str().is_some_and(|v| v.contains("challenge"))
+                        })
+                    });
+                if let Ok(mut shown) = last_answer.lock() {
+                    *shown = Some((status, mitigated));
+                }
             }
             if let Ok(mut kept) = documents.lock() {
                 kept.push_back((event.loader_id.inner().clone(), status));
@@ -385,3 +442,10 @@ pub(super) async fn watch_documents(page: &Page, documents: Documents) -> Result
     });
     Ok(())
 }
+
+/// The response header with which Cloudflare marks a page it answered with a check.
+const CHECK_HEADER: &str = "cf-mitigated";
+
+/// Titles of bot-check pages (Cloudflare's interstitial, its block page), as a page answered
+/// with an error status shows them.
+const CHECK_TITLES: &[&str] = &["Just a moment", "Attention Required", "One more step"];

@@ -253,6 +253,15 @@ fn reset_times_are_read_in_every_format_sites_use() {
             hours(28, 0),
         ),
         ("Weekly limit reached · resets 3 Dec", hours(13, 0)),
+        // Other languages' short forms of a month (found by an outside attack, issue 31).
+        ("Limite atteinte. Réessayez le 3 déc.", hours(13, 0)),
+        ("Limit erreicht. Wieder verfügbar am 3. Dez.", hours(13, 0)),
+        (
+            "Has alcanzado el límite de uso. Vuelve el 3 de dic.",
+            hours(13, 0),
+        ),
+        // A short form that is an English word is no month.
+        ("Usage limit reached: you ran out 3 times today.", None),
         // No time given, or one past the longest believable.
         ("You've hit your limit. Try again later.", None),
         // Next year's: 2027-01-05 00:00 local is 33 days and 13 hours away.

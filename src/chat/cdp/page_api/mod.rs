@@ -22,9 +22,9 @@ use super::{CdpDriver, bounded, short};
 use crate::catalog::{Code, Failure};
 use crate::chat::selectors::Site;
 
-/// The page script's version: `page.js` says the same (`version: 6`), and a page holding
+/// The page script's version: `page.js` says the same (`version: 7`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 6;
+pub(super) const PAGE_VERSION: u32 = 7;
 
 /// How long a page may be between two documents (no context to evaluate in) before a call
 /// into it fails, and how often it is tried meanwhile.
@@ -45,6 +45,15 @@ fn between_documents(error: &chromiumoxide::error::CdpError) -> bool {
     ]
     .iter()
     .any(|words| error.message.contains(words))
+}
+
+/// Whether the page's newest document came with an error status or Cloudflare's check mark.
+fn answered_with_trouble(shown: &std::sync::Mutex<Option<(u16, bool)>>) -> bool {
+    shown
+        .lock()
+        .ok()
+        .and_then(|s| *s)
+        .is_some_and(|(status, mitigated)| mitigated || status >= 400)
 }
 
 /// What the page answers when its script is not there.
@@ -134,6 +143,17 @@ impl<'d> PageApi<'d> {
 
     /// Evaluates `expression` in the chat page and returns its value.
     fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
+        // No script runs in a bot check's page (such checks re-arm while a debugger runs
+        // script): a check the browser reports ends the call before it is made.
+        if let Some(words) = self.tab.check_shown() {
+            return Err(Failure::new(
+                Code::BotCheck,
+                format!(
+                    "the page shows a bot check (\"{words}\"): no script runs in it; pass it in the browser window (or run keyless without --headless), then resume"
+                ),
+            ));
+        }
+        let last_answer = std::sync::Arc::clone(&self.tab.last_answer);
         let page = self.tab.page.clone();
         let expression = expression.to_string();
         self.tab.block(async move {
@@ -143,8 +163,12 @@ impl<'d> PageApi<'d> {
             let evaluated = async {
                 loop {
                     match page.evaluate(expression.as_str()).await {
+                        // Never into the next document when the site answered it with an
+                        // error or a check (a bot check comes as a reload).
                         Err(e)
-                            if between_documents(&e) && tokio::time::Instant::now() < gone_by =>
+                            if between_documents(&e)
+                                && tokio::time::Instant::now() < gone_by
+                                && !answered_with_trouble(&last_answer) =>
                         {
                             tokio::time::sleep(BETWEEN_DOCUMENTS_STEP).await;
                         }
