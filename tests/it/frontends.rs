@@ -196,16 +196,27 @@ impl Drop for FrontEnd {
 /// `keyless run --url` on the front-end, knowing no site, in a fresh workspace whose keyless.json
 /// adds `browser` to its `Browser` section; returns what keyless printed and the workspace.
 fn run(front: &FrontEnd, task: &str, browser: &str) -> (String, Option<i32>, tempfile::TempDir) {
-    let ws = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
+    run_at(front, task, browser, home.path())
+}
+
+/// `run` with `home` as keyless's config folder and browser profile's parent (what it learns
+/// stays there for the next run).
+fn run_at(
+    front: &FrontEnd,
+    task: &str,
+    browser: &str,
+    home: &Path,
+) -> (String, Option<i32>, tempfile::TempDir) {
+    let ws = tempfile::tempdir().unwrap();
     // A reply that never comes ends a test in a minute, not in keyless's usual ten.
     let config = format!("{{ \"Browser\": {{ \"ReplyTimeoutSeconds\": 60{browser} }} }}");
     fs::write(ws.path().join("keyless.json"), config).unwrap();
     let out = attached(keyless_at(
         &front.url(),
         None,
-        &home.path().join("browser"),
-        home.path(),
+        &home.join("browser"),
+        home,
         &["run", task, "--mode", "auto", "--pace", "batch"],
     ))
     .arg("--workspace")
@@ -485,7 +496,10 @@ fn doctor_learns_streamlit_within_a_minute_and_the_next_run_needs_no_discovery()
 
 /// Deep Chat, every part inside its own open shadow root, driven with `--url` only: a task in
 /// two batches writes its file byte for byte, and nothing is sent twice (the model's own
-/// record). Deep Chat sends the composer's text trimmed, which keyless's messages survive.
+/// record); what the run learned crosses into the shadow root (`deep-chat >>> …`) and the next
+/// run needs no discovery. Deep Chat has no copy control: its replies are read from the wire
+/// (its server-sent events), proved by `@@eof` and by agreeing with the rendered turn. It sends
+/// the composer's text trimmed, which keyless's messages survive.
 ///
 /// Its composer (a plain contenteditable) does not keep a run of spaces inside a line as
 /// keyless puts it in by any strategy: keyless then stops that message with
@@ -500,8 +514,12 @@ fn deep_chat_in_its_shadow_root_carries_two_batches_exactly() {
     let second = fenced(
         "@@editfile notes.md\n<<<FIND\n\tindented by a tab\nFIND>>>\n<<<REPLACE\n\tindented by a tab, edited\nREPLACE>>>\n@@end\n@@eof\n",
     );
-    let front = FrontEnd::start(Kind::DeepChat, &[first, second, DONE.to_string()]);
-    let (out, code, ws) = run(&front, "Write the notes, then edit them", "");
+    let front = FrontEnd::start(
+        Kind::DeepChat,
+        &[first, second, DONE.to_string(), DONE.to_string()],
+    );
+    let home = tempfile::tempdir().unwrap();
+    let (out, code, ws) = run_at(&front, "Write the notes, then edit them", "", home.path());
     let transcript =
         fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap_or_default();
     assert_eq!(code, Some(0), "{out}\n{transcript}");
@@ -534,5 +552,16 @@ fn deep_chat_in_its_shadow_root_carries_two_batches_exactly() {
     let read = channels(ws.path());
     assert_eq!(read.len(), 3, "{read:?}\n{out}");
     assert!(!read.iter().any(|c| c == "rebuilt"), "{read:?}");
-    eprintln!("Deep Chat read through {read:?}\n{out}");
+    // What the run learned crosses into Deep Chat's shadow root, and the next run finds every
+    // part by it: no discovery.
+    let learned = fs::read_to_string(home.path().join("keyless/learned-selectors.json")).unwrap();
+    assert!(learned.contains("deep-chat >>> "), "{learned}");
+    let (again, code, _ws) = run_at(&front, "Nothing to do", "", home.path());
+    assert_eq!(code, Some(0), "{again}");
+    assert!(
+        again.contains("using the selectors keyless learned on it"),
+        "{again}"
+    );
+    assert!(!again.contains("by its shape"), "{again}\n{learned}");
+    assert_eq!(front.received().len(), 4, "{again}");
 }
