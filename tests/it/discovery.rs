@@ -619,6 +619,50 @@ fn a_chat_in_a_frame_of_another_origin_is_named_as_unreadable_and_nothing_runs()
     );
     assert!(chat.received().is_empty());
     assert!(!ws.path().join("notes").exists());
+    // The sketch saved for the report marks the frame too.
+    let sketches: String = std::fs::read_dir(ws.path().join(".agent/logs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("page-sketch-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        sketches.contains("(a frame from another origin, which keyless cannot look into)"),
+        "{sketches}"
+    );
+}
+
+/// The page sketch for a report shows what sits inside shadow roots (marked as such, at any
+/// depth) and inside a frame of the same origin.
+#[test]
+fn the_page_sketch_looks_inside_shadow_roots_and_same_origin_frames() {
+    for (mode, marked) in [
+        ("nested-shadow", "#shadow-root (open)"),
+        ("iframe", "iframe"),
+    ] {
+        let chat = LocalChat::start(Script {
+            page: page(&[mode]),
+            ..Script::replies([HOSTILE])
+        })
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let d = driver(&chat, Knowledge::None, profile.path().to_path_buf());
+        let folder = tempfile::tempdir().unwrap();
+        let path = d.save_sketch(folder.path(), "a test").unwrap();
+        let sketch = std::fs::read_to_string(path).unwrap();
+        for part in [
+            "div#prompt-textarea",
+            "main#thread",
+            "button#send-button",
+            marked,
+        ] {
+            assert!(sketch.contains(part), "{mode}: no {part} in\n{sketch}");
+        }
+        if mode == "nested-shadow" {
+            assert_eq!(sketch.matches("#shadow-root (open)").count(), 3, "{sketch}");
+        }
+        d.close();
+    }
 }
 
 // --- Faults in a discovered session: as with selectors, never executed half. ---
