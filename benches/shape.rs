@@ -19,7 +19,7 @@
 //!
 //! Run: `cargo bench --bench shape` (`-- exchanges`, `-- unwatched` or `-- stream` for one
 //! part; `SHAPE_EXCHANGES=40` for another length; `SHAPE_SITE=local` for the page's known
-//! selectors; `SHAPE_LOG=FILE` keeps keyless's standard error; `SHAPE_BROWSER=PATH` another
+//! selectors; `SHAPE_MODES=nested-shadow` for the page in its modes (comma-separated); `SHAPE_LOG=FILE` keeps keyless's standard error; `SHAPE_BROWSER=PATH` another
 //! browser for keyless, `SHAPE_KEYLESS=PATH` another build of keyless, `SHAPE_UNWATCHED_ARGS` more flags for the unwatched one).
 
 use std::path::{Path, PathBuf};
@@ -269,9 +269,17 @@ fn median(v: &[f64]) -> f64 {
 
 fn exchanges() {
     let n = env_number("SHAPE_EXCHANGES", 100) as usize;
+    // `SHAPE_MODES=nested-shadow,…`: the page in those modes (the chat in shadow roots, say).
+    let modes: Vec<String> = std::env::var("SHAPE_MODES")
+        .map(|m| m.split(',').map(str::to_string).collect())
+        .unwrap_or_default();
     let chat = LocalChat::start(Script {
         chunk_chars: FAST_CHUNK,
         chunk_delay: FAST_DELAY,
+        page: keyless::chat::local::PageFaults {
+            modes,
+            ..Default::default()
+        },
         ..Script::replies((0..n).map(exchange_reply).chain([done_reply()]))
     })
     .unwrap();

@@ -52,6 +52,12 @@
   const match = location.pathname.match(/^\/c\/([A-Za-z0-9_-]+)/);
   let conversation = match ? match[1] : null;
 
+  // The selection as the composer's own tree sees it: inside a shadow root the window's is
+  // moved out to the host (Chrome's shadow roots answer `getSelection` themselves).
+  const selection = () => {
+    const root = composer.getRootNode();
+    return typeof root.getSelection === "function" ? root.getSelection() : window.getSelection();
+  };
   // --- The composer: one <p> per line; the model is the truth. ---
   function renderComposer() {
     composer.innerHTML = "";
@@ -62,7 +68,7 @@
       else p.textContent = line;
       composer.appendChild(p);
     }
-    const sel = window.getSelection();
+    const sel = selection();
     const range = document.createRange();
     range.selectNodeContents(composer);
     range.collapse(false);
@@ -111,7 +117,7 @@
         break;
       case "deleteContentBackward": {
         // With a selection (select-all, then Backspace) the selection goes; else one character.
-        const sel = window.getSelection();
+        const sel = selection();
         model = sel && !sel.isCollapsed ? "" : model.slice(0, -1);
         break;
       }
@@ -840,6 +846,27 @@
       for (const el of [document.querySelector("header"), thread, composer.closest("form")]) root.appendChild(el);
       document.body.prepend(host);
     }
+    // Components inside a component ("nested-shadow"): the chat in the shadow root of
+    // `<chat-app>`, the conversation in the shadow root of a `<chat-thread>` inside it and the
+    // composer in that of a `<chat-composer>`, each with its styles.
+    if (mode("nested-shadow")) {
+      const component = (name, parts) => {
+        const host = document.createElement(name);
+        const root = host.attachShadow({ mode: "open" });
+        const style = document.createElement("link");
+        style.rel = "stylesheet";
+        style.href = "/chat.css";
+        root.appendChild(style);
+        for (const el of parts) root.appendChild(el);
+        return host;
+      };
+      const app = component("chat-app", [
+        document.querySelector("header"),
+        component("chat-thread", [thread]),
+        component("chat-composer", [composer.closest("form")]),
+      ]);
+      document.body.prepend(app);
+    }
     if (mode("enter-only")) sendButton.remove();
     if (mode("gemini")) sendButton.classList.add("send-button");
     // A long paste becomes a "Pasted Text" card (claude.ai's markup), whatever the editor: the
@@ -879,10 +906,27 @@
       }, 20);
     }
   }
+  // The whole chat inside a frame ("iframe": of the same origin; "far-frame": of another
+  // origin, `localhost` for `127.0.0.1`, which no script of the page may look into): the page
+  // itself is only the frame, the chat runs in it.
+  const framing = (c) => {
+    const modes = c.modes || [];
+    const far = modes.includes("far-frame");
+    if (window !== window.top || !(far || modes.includes("iframe"))) return false;
+    const frame = document.createElement("iframe");
+    const url = new URL(location.href);
+    if (far) url.hostname = "localhost";
+    frame.src = url.href;
+    frame.title = "Chat";
+    frame.style.cssText = "width: 100%; height: 95vh; border: 0";
+    document.body.replaceChildren(frame);
+    return true;
+  };
   fetch("/api/config")
     .then((r) => r.json())
     .then(loggedIn)
     .then(async (c) => {
+      if (framing(c)) return;
       config = Object.assign(config, c);
       await disguise();
       if (config.editor) await mountEditor(config.editor);

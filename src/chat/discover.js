@@ -11,8 +11,13 @@
 // copied agrees with the rendered reply. `cssFor` turns what was found into a selector that was
 // checked against the page, so the driver can use it for the rest of the session, name it in
 // its warning, and keep it (learning). Generated class names are never used.
+//
+// Open shadow roots and same-origin frames are part of the page here: every finder looks in
+// every tree of the page and climbs across their boundaries through `locate.js` (`k.loc`, the
+// one walk over them), and `cssFor` writes a part inside such a tree with the `>>>` crossing
+// (`chat-app >>> textarea`), which the selectors take.
 (function (k) {
-  const { visible } = k;
+  const { visible, loc } = k;
   const SEND_WORDS = ["send", "submit", "senden", "absenden", "envoyer", "enviar", "invia", "verzend", "wyślij", "отправ", "发送", "傳送", "送信", "전송", "gönder", "skicka"];
   const NOT_STOP_WORDS = ["dictat", "voice", "read aloud", "read-aloud", "vorlesen", "microphone", "recording", "audio", "speech", "diktier", "音声", "読み上げ"];
   const STOP_WORDS = ["stop", "arrêter", "arreter", "detener", "parar", "interromp", "ferma", "anhalten", "abbrechen", "остановить", "停止", "中止", "중지", "durdur", "zatrzymaj"];
@@ -30,11 +35,11 @@
     .filter(Boolean).join(" ").toLowerCase();
   const says = (el, words) => { const l = label(el); return words.some((w) => l.includes(w)); };
   const enabled = (el) => !el.disabled && el.getAttribute("aria-disabled") !== "true";
-  const buttonsIn = (root) => Array.from(root.querySelectorAll('button, [role="button"], input[type="submit"]'));
+  const buttonsIn = (root) => loc.beneath(root, 'button, [role="button"], input[type="submit"]');
   // A value that reads like a word, not like an id or a hash.
   const stableValue = (v) => v.length > 0 && v.length <= 48 && !/\d{3,}/.test(v) && !/[0-9a-f]{8,}/i.test(v) && !/^[:_]/.test(v);
   const readableClass = (c) => /^[a-z][a-z-]*[a-z]$/i.test(c) && CLASS_WORDS.some((w) => c.toLowerCase().includes(w));
-  const q = (css) => { try { return Array.from(document.querySelectorAll(css)); } catch (e) { return null; } };
+  const q = (css) => loc.under(document, css);
   const attr = (v) => '"' + v.replace(/\\/g, "\\\\").replace(/"/g, '\\"') + '"';
 
   // The simple selectors that describe `el` by itself, the most lasting first: an id, the
@@ -59,24 +64,38 @@
     return tokens.concat(present, words, [tag]);
   };
 
+  // What a selector for something in `el`'s tree starts with: "" in the page's own document,
+  // else a selector for the tree's holder and the crossing (`chat-app >>> `); null when the
+  // holder has none.
+  const prefixFor = (el) => {
+    const root = el.getRootNode();
+    if (root === document) return "";
+    const holder = loc.holder(root);
+    if (!holder) return null;
+    const css = cssFor(holder, (found) => found.includes(holder));
+    return css === null ? null : css + " >>> ";
+  };
   // A selector for `el` that `accept` approves of on this page: its own hooks first, then
-  // with its parent's, then with its grandparent's; null when none is good enough.
+  // with its parent's, then with its grandparent's; null when none is good enough. Inside a
+  // shadow root or a frame, the selector crosses into it from the holder's own selector.
   const cssFor = (el, accept) => {
+    const prefix = prefixFor(el);
+    if (prefix === null) return null;
     const tried = new Set();
     const test = (css) => {
       if (tried.has(css)) return false;
       tried.add(css);
-      const found = q(css);
-      return !!found && found.length > 0 && accept(found, css);
+      const found = q(prefix + css);
+      return !!found && found.length > 0 && accept(found, prefix + css);
     };
-    for (const css of own(el)) if (test(css)) return css;
+    for (const css of own(el)) if (test(css)) return prefix + css;
     let contexts = [""];
     let up = el.parentElement;
-    for (let depth = 0; depth < 3 && up && up !== document.documentElement; depth++, up = up.parentElement) {
+    for (let depth = 0; depth < 3 && up && up !== el.ownerDocument.documentElement; depth++, up = up.parentElement) {
       const next = [];
       for (const p of own(up).slice(0, 4)) for (const c of contexts) next.push(p + " > " + c);
       contexts = next.slice(0, 24);
-      for (const c of contexts) for (const css of own(el)) if (test(c + css)) return c + css;
+      for (const c of contexts) for (const css of own(el)) if (test(c + css)) return prefix + c + css;
     }
     return null;
   };
@@ -94,12 +113,15 @@
     const shown = fit.filter(visible);
     const pool = shown.length ? shown : fit;
     if (pool.length <= 1) return pool[0] || null;
-    const focused = pool.find((el) => el === document.activeElement || el.contains(document.activeElement));
+    // The focused element, inside the shadow roots and frames that hold the focus.
+    let active = document.activeElement;
+    for (let i = 0; i < 32 && active && loc.inside(active) && loc.inside(active).activeElement; i++) active = loc.inside(active).activeElement;
+    const focused = pool.find((el) => el === active || loc.holds(el, active));
     if (focused) return focused;
     return pool.reduce((a, b) => (b.getBoundingClientRect().bottom > a.getBoundingClientRect().bottom ? b : a));
   };
   const composer = () => composerAmong(
-    Array.from(document.querySelectorAll('textarea, input, [contenteditable]:not([contenteditable="false"])'))
+    loc.everywhere('textarea, input, [contenteditable]:not([contenteditable="false"])')
       .filter((el) => editable(el) && visible(el) && enabled(el) && !el.readOnly)
       // The editing host, not a paragraph inside it.
       .filter((el) => !(el.parentElement && el.parentElement.isContentEditable))
@@ -115,9 +137,9 @@
   };
   const sendButton = (composerEl) => {
     if (!composerEl) return null;
-    let up = composerEl.parentElement;
-    for (let depth = 0; depth < 6 && up && up !== document.body; depth++, up = up.parentElement) {
-      const buttons = buttonsIn(up).filter((b) => visible(b) && enabled(b) && !composerEl.contains(b));
+    let up = loc.up(composerEl);
+    for (let depth = 0; depth < 6 && up && up !== document.body; depth++, up = loc.up(up)) {
+      const buttons = buttonsIn(up).filter((b) => visible(b) && enabled(b) && !loc.holds(composerEl, b));
       const worded = buttons.filter((b) => says(b, SEND_WORDS) && !says(b, STOP_WORDS));
       if (worded.length) return worded[worded.length - 1];
       const submit = buttons.filter((b) => b.type === "submit");
@@ -142,14 +164,25 @@
       for (const n of r.addedNodes) {
         if (n.nodeType !== 1 || added.has(n)) continue;
         let inside = false;
-        for (let at = n.parentElement; at && !inside; at = at.parentElement) inside = added.has(at);
+        for (let at = loc.up(n); at && !inside; at = loc.up(at)) inside = added.has(at);
         if (!inside) added.add(n);
       }
+    }
+  };
+  // Every tree of the page is watched for what is added (a tree found later too).
+  let observed = new WeakSet();
+  const observeTrees = () => {
+    if (!adding) return;
+    for (const root of loc.roots()) {
+      if (observed.has(root)) continue;
+      observed.add(root);
+      adding.observe(root, { childList: true, subtree: true });
     }
   };
   // The tops added since the exchange began that are on the page now.
   const addedNow = () => {
     if (adding) noteAdded(adding.takeRecords());
+    observeTrees();
     for (const n of added) if (!n.isConnected) added.delete(n);
     return added;
   };
@@ -157,7 +190,8 @@
     if (adding) adding.disconnect();
     added = new Set();
     adding = new MutationObserver(noteAdded);
-    adding.observe(document, { childList: true, subtree: true });
+    observed = new WeakSet();
+    observeTrees();
     ex = {
       // The message's first words, letters and digits only: a page that draws the message as
       // Markdown drops its marks (a fence, `*`), never its words.
@@ -173,20 +207,19 @@
     return true;
   };
   const isNew = (el) => {
-    for (let at = el; at; at = at.parentElement) if (added.has(at)) return true;
+    for (let at = el; at; at = loc.up(at)) if (added.has(at)) return true;
     return false;
   };
   // Whether `el` holds something added since the exchange began.
   const holdsNew = (el) => {
-    for (const n of added) if (el.contains(n)) return true;
+    for (const n of added) if (loc.holds(el, n)) return true;
     return false;
   };
   // The largest part of the page that holds the composer and not the user turn.
   const composerRegion = () => {
     let region = ex.composer && ex.composer.isConnected ? ex.composer : k.first("Composer");
     if (!region) return null;
-    while (region.parentElement && region.parentElement !== document.body &&
-      !(ex.user && region.parentElement.contains(ex.user))) region = region.parentElement;
+    for (let up = loc.up(region); up && up !== document.body && !(ex.user && loc.holds(up, ex.user)); up = loc.up(region)) region = up;
     return region;
   };
   // The user turn holds the whole message, not only its opening: a site that renders the
@@ -214,17 +247,17 @@
     let best = null;
     let bestLength = 0;
     const candidates = [];
-    for (const top of addedNow()) if (document.body.contains(top) && top !== document.body) candidates.push(top, ...top.querySelectorAll("*"));
+    for (const top of addedNow()) if (top.isConnected && top !== document.body) candidates.push(top, ...loc.beneath(top, "*"));
     for (const el of candidates) {
-      if (el.contains(ex.composer) || (ex.composer && ex.composer.contains(el))) continue;
+      if (loc.holds(el, ex.composer) || (ex.composer && loc.holds(ex.composer, el))) continue;
       if (/^(SCRIPT|STYLE|TEXTAREA|INPUT)$/.test(el.tagName) || el.isContentEditable) continue;
       const text = words(el.textContent).join("");
       if (!text.includes(ex.probe)) continue;
       if (!best || text.length <= bestLength) { best = el; bestLength = text.length; }
     }
     while (best && ex.tail.length && !holdsEnd(best)) {
-      const up = best.parentElement;
-      if (!up || up === document.body || up.contains(ex.composer)) { best = null; break; }
+      const up = loc.up(best);
+      if (!up || up === document.body || loc.holds(up, ex.composer)) { best = null; break; }
       best = up;
     }
     ex.user = best;
@@ -258,10 +291,11 @@
     if (!user) return null;
     const region = composerRegion();
     let candidate = null;
-    for (let at = user; at && at.parentElement && at !== document.body; at = at.parentElement) {
-      if (region && at.contains(region)) break;
+    // Climbing across shadow roots and frames: turns may sit at the top of a shadow root.
+    for (let at = user; at && at.parentNode && at.parentNode.nodeType !== 9 && at !== document.body; at = loc.up(at)) {
+      if (region && loc.holds(at, region)) break;
       for (let sib = at.nextElementSibling; sib; sib = sib.nextElementSibling) {
-        if (region && (sib.contains(region) || region.contains(sib))) continue;
+        if (region && (loc.holds(sib, region) || loc.holds(region, sib))) continue;
         if (!isNew(sib) && !sib.querySelector("*:not(br)")) continue;
         const fresh = isNew(sib) || holdsNew(sib);
         // A line of text, or any text in an element shaped like the user's turn (its tag and a
@@ -269,7 +303,7 @@
         // cuts `<<<` for a tag), and its copy control still holds the whole of it.
         const text = ownText(sib);
         if (!fresh || text < 16 && !(text > 0 && sameShape(at, sib))) continue;
-        candidate = { thread: at.parentElement, userTurn: at, turn: sib };
+        candidate = { thread: at.parentNode, userTurn: at, turn: sib };
         break;
       }
       if (candidate) break;
@@ -289,7 +323,7 @@
   const ACTIVE = /^(streaming|generating|loading|pending|running|thinking|typing|in[-_]?progress)$/i;
   const busy = (turn) => {
     if (!turn) return false;
-    for (let el = turn; el && el !== document.body; el = el.parentElement) {
+    for (let el = turn; el && el !== document.body; el = loc.up(el)) {
       if (el.getAttribute("aria-busy") === "true") return true;
     }
     for (const el of [turn, ...turn.querySelectorAll("*")]) {
@@ -495,10 +529,19 @@
   const turnSelector = (thread, mine, other, early) => {
     const nested = (found) => found.some((a) => found.some((b) => a !== b && a.contains(b)));
     const accept = (found) => found.includes(mine) && !found.includes(other) && !found.some((f) => f.contains(other) || other.contains(f)) && !nested(found);
-    const parents = own(thread).slice(0, 4);
+    // What a turn's selector starts with: its thread's selector and a child combinator, or,
+    // for turns at the top of a shadow root, the crossing into it alone.
+    let parents;
+    if (thread.nodeType === 11) {
+      const into = prefixFor(thread.firstElementChild || mine);
+      parents = into === null ? [] : [into];
+    } else {
+      const into = prefixFor(thread);
+      parents = into === null ? [] : own(thread).slice(0, 4).map((p) => into + p + " > ");
+    }
     const shapes = own(mine).filter((s) => !early || mine !== ex.reply || early.own.includes(s));
     for (const p of parents) for (const s of shapes) {
-      const css = p + " > " + s;
+      const css = p + s;
       const found = q(css);
       if (found && accept(found)) return css;
     }
@@ -507,7 +550,7 @@
     for (const f of features(mine)) {
       if (other.querySelector(f) || (early && mine === ex.reply && !early.features.includes(f))) continue;
       for (const p of parents) {
-        const css = p + " > " + tag + ":has(" + f + ")";
+        const css = p + tag + ":has(" + f + ")";
         const found = q(css);
         if (found && accept(found)) return css;
       }
@@ -515,7 +558,7 @@
     for (const f of features(other)) {
       if (mine.querySelector(f) || (early && other === ex.reply && !early.features.includes(f))) continue;
       for (const p of parents) {
-        const css = p + " > " + tag + ":not(:has(" + f + "))";
+        const css = p + tag + ":not(:has(" + f + "))";
         const found = q(css);
         if (found && accept(found)) return css;
       }
@@ -563,7 +606,7 @@
   // --- New chat: a visible link or button that says so. ---
   const NEW_CHAT_WORDS = ["new chat", "new conversation", "neuer chat", "neue unterhaltung", "nouveau chat", "nouvelle discussion", "nueva conversación", "nuevo chat", "nuova chat", "novo chat", "新对话", "新聊天", "新しいチャット", "새 채팅", "новый чат", "yeni sohbet", "nowy czat"];
   const newChatControl = () => {
-    const found = Array.from(document.querySelectorAll('a, button, [role="button"]'))
+    const found = loc.everywhere('a, button, [role="button"]')
       .filter((el) => visible(el) && says(el, NEW_CHAT_WORDS));
     return found[0] || null;
   };

@@ -52,7 +52,7 @@
     return a.length ? a[a.length - 1] : null;
   };
   const count = (key) => loc.turns(key).count;
-  const d = D({ visible, first });
+  const d = D({ visible, first, loc });
   // Keys whose selectors matched at least once on this page: their discovered stand-ins rest.
   const seen = {};
   // Selector counts when the current exchange began, to tell whether the selectors see it.
@@ -331,14 +331,22 @@
     learnCopy: (index) => (api.copySelectors && api.copySelectors[index]) || null,
     agrees: (text) => { const a = replyTurn(); return !!a && d.agrees(a, text); },
     exists: (key) => !!first(key),
+    // The frames from another origin on the page, which no script of the page may look into.
+    farFrames: () => loc.farFrames(),
     // The first alternative of `key` that matches, for CDP calls that need one selector.
     which: (key) => {
       for (const css of S[key] || []) {
-        try { if (document.querySelector(css)) return css; } catch (e) { /* invalid selector */ }
+        const found = loc.under(document, css);
+        if (found && found.length) return css;
       }
       return null;
     },
     count: (key) => all(key).length,
+    // How many elements `css` finds in the page (crossings followed), and whether one shows.
+    matchCount: (css) => {
+      const found = loc.under(document, css) || [];
+      return { count: found.length, visible: found.some(visible) };
+    },
     turns: () => [count("UserMessage"), count("AssistantMessage")],
     composer: () => composerText(first("Composer")),
     // The message being inserted, kept in the page so that checking the composer against it
@@ -406,10 +414,11 @@
       const el = first("Composer");
       if (!el) return false;
       el.focus();
-      const range = document.createRange();
+      // The composer's own document and window: a frame's, when the chat is inside one.
+      const range = el.ownerDocument.createRange();
       range.selectNodeContents(el);
       range.collapse(false);
-      const sel = window.getSelection();
+      const sel = el.ownerDocument.defaultView.getSelection();
       sel.removeAllRanges();
       sel.addRange(range);
       return true;
@@ -419,9 +428,9 @@
       if (!el) return false;
       el.focus();
       if (typeof el.select === "function") { el.select(); return true; }
-      const range = document.createRange();
+      const range = el.ownerDocument.createRange();
       range.selectNodeContents(el);
-      const sel = window.getSelection();
+      const sel = el.ownerDocument.defaultView.getSelection();
       sel.removeAllRanges();
       sel.addRange(range);
       return true;
@@ -475,7 +484,8 @@
       const el = first("Composer");
       if (!el || !/^(TEXTAREA|INPUT)$/.test(el.tagName)) return false;
       el.focus();
-      const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      const view = el.ownerDocument.defaultView;
+      const proto = el.tagName === "TEXTAREA" ? view.HTMLTextAreaElement.prototype : view.HTMLInputElement.prototype;
       Object.getOwnPropertyDescriptor(proto, "value").set.call(el, text);
       el.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertReplacementText", data: text }));
       return true;
@@ -501,8 +511,20 @@
       const r = el.getBoundingClientRect();
       const x = r.left + r.width / 2;
       const y = r.top + r.height / 2;
-      const hit = document.elementFromPoint(x, y);
-      return hit && (hit === el || el.contains(hit)) ? [x, y] : null;
+      // Asked of the element's own tree (a shadow root answers with what is in it, the page
+      // with its host), then the point moved out of each frame it is in, to the tab's place.
+      const hit = el.getRootNode().elementFromPoint(x, y);
+      if (!(hit && (hit === el || el.contains(hit)))) return null;
+      let [px, py] = [x, y];
+      for (let doc = el.ownerDocument; doc !== document;) {
+        const frame = doc.defaultView && doc.defaultView.frameElement;
+        if (!frame) return null;
+        const f = frame.getBoundingClientRect();
+        px += f.left + frame.clientLeft;
+        py += f.top + frame.clientTop;
+        doc = frame.ownerDocument;
+      }
+      return [px, py];
     },
     // The page's structure for a report when the site seems to have changed: elements with
     // their ids, classes and the attributes selectors use, which selector alternative matched
@@ -532,7 +554,16 @@
         lines.push(line);
         if (el.tagName === "svg") return;
         for (const child of el.children) walk(child, depth + 1);
-        if (el.shadowRoot) for (const child of el.shadowRoot.children) walk(child, depth + 1);
+        if (el.shadowRoot) {
+          lines.push("  ".repeat(depth + 1) + "#shadow-root (open)");
+          for (const child of el.shadowRoot.children) walk(child, depth + 2);
+        }
+        if (/^I?FRAME$/.test(el.tagName)) {
+          const doc = loc.inside(el);
+          if (doc && doc.body) walk(doc.body, depth + 1);
+          else if (loc.far(el)) lines.push("  ".repeat(depth + 1) + "(a frame from another origin, which keyless cannot look into)");
+          else lines.push("  ".repeat(depth + 1) + "(a frame still loading)");
+        }
       };
       walk(document.body, 0);
       if (count > 5000) lines.push("… cut at 5000 elements");
@@ -581,7 +612,12 @@
     showsMessage: (message) => {
       const bare = (t) => wordsOf(t).join("");
       const all = wordsOf(unfence(message));
-      const page = bare(document.body ? document.body.innerText : "");
+      // The page's text in every tree of it (shadow roots and frames hold text of their own).
+      const text = loc.roots().map((root) => {
+        const top = root.nodeType === 9 ? [root.body] : Array.from(root.children);
+        return top.filter(Boolean).map((el) => el.innerText || "").join("\n");
+      }).join("\n");
+      const page = bare(text);
       return page.includes(all.slice(0, 12).join("")) && page.includes(all.slice(-12).join(""));
     },
     lastUserText: () => {
@@ -642,7 +678,7 @@
         })
         .map((e) => e.textContent)
         .join("\n");
-      let done = !!a && (S.Completed || []).some((css) => { try { return a.matches(css) || !!a.querySelector(css); } catch (e) { return false; } });
+      let done = !!a && (S.Completed || []).some((css) => loc.touches(a, css));
       if (done) seen.Completed = true;
       if (!done && !seen.Completed && a) done = d.done(a);
       // A login wall or a bot check is looked for only where no composer shows (the page is
@@ -705,7 +741,10 @@
         readText: async () => "",
         read: async () => [],
       };
-      try { Object.defineProperty(navigator, "clipboard", { value: fake, configurable: true }); } catch (e) { return "no-clipboard"; }
+      const capturing = (view) => {
+        try { Object.defineProperty(view.navigator, "clipboard", { value: fake, configurable: true }); return true; } catch (e) { return false; }
+      };
+      if (!capturing(window)) return "no-clipboard";
       const a = replyTurn();
       const known = (a && first("CopyButton", a)) || (a && a === last("AssistantMessage") && last("CopyButton"));
       // The selectors' copy control first, then those found by their shape (the caller
@@ -713,6 +752,9 @@
       const candidates = (known ? [known] : []).concat(d.copyControls(a).filter((b) => b !== known));
       const button = candidates[index || 0];
       if (!button) return "no-button";
+      // A control in a frame writes to its frame's clipboard: captured there too.
+      const view = button.ownerDocument.defaultView;
+      if (view && view !== window && !capturing(view)) return "no-clipboard";
       if (button !== known) {
         // Never a code block's own copy button, which copies the code alone.
         const accept = (found) => found.includes(button) && found.every((f) => d.isCopy(f) && !d.codeOwn(f, a));

@@ -187,6 +187,29 @@ fn correct_for(mode: &str, selectors: &mut BTreeMap<String, Vec<String>>) {
                 }
             }
         }
+        // Components inside `<chat-app>`'s shadow root: the conversation's parts cross into
+        // `<chat-thread>`'s, the composer's into `<chat-composer>`'s.
+        "nested-shadow" => {
+            for (key, alternatives) in selectors.iter_mut() {
+                let into = match key.as_str() {
+                    "NewChat" => "chat-app >>> ",
+                    "Composer" | "SendButton" | "StopButton" => "chat-app >>> chat-composer >>> ",
+                    k if k.starts_with("Attachment") => "chat-app >>> chat-composer >>> ",
+                    _ => "chat-app >>> chat-thread >>> ",
+                };
+                for css in alternatives.iter_mut() {
+                    *css = format!("{into}{css}");
+                }
+            }
+        }
+        // The whole chat in a frame of the same origin: each selector crosses into it.
+        "iframe" => {
+            for alternatives in selectors.values_mut() {
+                for css in alternatives.iter_mut() {
+                    *css = format!("iframe >>> {css}");
+                }
+            }
+        }
         "icon-copy" => {
             set("CopyButton", &["button:has(> svg.icon-copy)"]);
         }
@@ -328,6 +351,9 @@ three_ways! {
     encoded_stream_three_ways: "encoded-stream", "grok";
     icon_copy_three_ways: "icon-copy", "chatgpt";
     shift_enter_only_three_ways: "shift-enter-only", "claude";
+    shadow_root_three_ways: "shadow-root", "gemini";
+    nested_shadow_three_ways: "nested-shadow", "chatgpt";
+    iframe_three_ways: "iframe", "claude";
 }
 
 #[test]
@@ -501,13 +527,142 @@ fn an_icon_only_copy_control_is_learned_by_what_stays() {
     );
 }
 
-/// A page built from web components, every part inside an open shadow root: selectors that
-/// cross the boundary (`chat-app >>> …`) find the composer, the turns and the copy control,
-/// and the loop runs as on any page. (Discovery does not look inside shadow roots yet.)
+/// What `doctor --learn` keeps for a page whose parts sit in shadow roots inside shadow roots
+/// crosses each boundary with `>>>`, and the next run finds every part by it.
 #[test]
-fn a_page_of_web_components_is_driven_with_selectors_that_cross_its_shadow_root() {
-    let profile = tempfile::tempdir().unwrap();
-    run_through(&["shadow-root"], Way::Correct, profile.path());
+fn what_is_learned_inside_nested_shadow_roots_crosses_them_and_serves_the_next_run() {
+    let chat = LocalChat::start(Script {
+        page: page(&["nested-shadow"]),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(&chat, config.path(), &["doctor", "--learn"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let path = config.path().join("keyless/learned-selectors.json");
+    let file = keyless::chat::learned::load(&path).unwrap();
+    let (_, entry) = file
+        .sites
+        .iter()
+        .find(|(name, _)| name.starts_with("127.0.0.1:"))
+        .unwrap();
+    let first = |key: &str| {
+        entry
+            .selectors
+            .get(key)
+            .and_then(|list| list.first().cloned())
+            .unwrap_or_else(|| panic!("{key} not learned: {entry:#?}"))
+    };
+    // Two crossings each: into `<chat-app>`, then into the component that holds the part.
+    for (key, component) in [
+        ("Composer", "chat-composer"),
+        ("UserMessage", "chat-thread"),
+        ("AssistantMessage", "chat-thread"),
+    ] {
+        let css = first(key);
+        assert_eq!(css.matches(">>>").count(), 2, "{key}: {css}");
+        assert!(css.starts_with("chat-app"), "{key}: {css}");
+        assert!(css.contains(component), "{key}: {css}");
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("by its shape"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
+        WRITTEN
+    );
+}
+
+/// A chat inside a frame of another origin cannot be looked into by any script of the page:
+/// keyless says so in words, naming the frame, and nothing is sent or executed.
+#[test]
+fn a_chat_in_a_frame_of_another_origin_is_named_as_unreadable_and_nothing_runs() {
+    let chat = LocalChat::start(Script {
+        page: page(&["far-frame"]),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("KA_SELECTOR_NOT_FOUND"), "{stderr}");
+    assert!(
+        stderr.contains("a frame from another origin (http://localhost:"),
+        "{stderr}"
+    );
+    assert!(chat.received().is_empty());
+    assert!(!ws.path().join("notes").exists());
+    // The sketch saved for the report marks the frame too.
+    let sketches: String = std::fs::read_dir(ws.path().join(".agent/logs"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("page-sketch-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert!(
+        sketches.contains("(a frame from another origin, which keyless cannot look into)"),
+        "{sketches}"
+    );
+}
+
+/// The page sketch for a report shows what sits inside shadow roots (marked as such, at any
+/// depth) and inside a frame of the same origin.
+#[test]
+fn the_page_sketch_looks_inside_shadow_roots_and_same_origin_frames() {
+    for (mode, marked) in [
+        ("nested-shadow", "#shadow-root (open)"),
+        ("iframe", "iframe"),
+    ] {
+        let chat = LocalChat::start(Script {
+            page: page(&[mode]),
+            ..Script::replies([HOSTILE])
+        })
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let d = driver(&chat, Knowledge::None, profile.path().to_path_buf());
+        let folder = tempfile::tempdir().unwrap();
+        let path = d.save_sketch(folder.path(), "a test").unwrap();
+        let sketch = std::fs::read_to_string(path).unwrap();
+        for part in [
+            "div#prompt-textarea",
+            "main#thread",
+            "button#send-button",
+            marked,
+        ] {
+            assert!(sketch.contains(part), "{mode}: no {part} in\n{sketch}");
+        }
+        if mode == "nested-shadow" {
+            assert_eq!(sketch.matches("#shadow-root (open)").count(), 3, "{sketch}");
+        }
+        d.close();
+    }
 }
 
 // --- Faults in a discovered session: as with selectors, never executed half. ---

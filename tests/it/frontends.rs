@@ -8,6 +8,12 @@
 //! checks the files byte for byte, that nothing was sent twice (the model's own record), and
 //! what keyless says about the page.
 //!
+//! Deep Chat (`deep-chat` from npm, pinned by `tests/deepchat/package-lock.json` and installed
+//! there with `npm ci` on first use) is a front-end built as a web component: its whole chat,
+//! composer, send button and messages, sits in its own open shadow root. It is served by
+//! `tests/frontends/deepchat_server.py` with the same scripted model, its replies streamed as
+//! server-sent events.
+//!
 //! One fact of Gradio's is a limit, not a failure: it replaces tabs with spaces in everything it
 //! shows and copies (its code blocks and its copy button alike), so a reply's tabs cannot be
 //! read there; the hostile content on Gradio has none (`keyless doctor --canary` reports that
@@ -60,6 +66,27 @@ fn venv() -> &'static Path {
 enum Kind {
     Gradio,
     Streamlit,
+    DeepChat,
+}
+
+/// Deep Chat's package, installed from its lock file once per machine.
+fn deep_chat() -> &'static Path {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(|| {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deepchat");
+        if !folder
+            .join("node_modules/deep-chat/dist/deepChat.bundle.js")
+            .exists()
+        {
+            let installed = Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(&folder)
+                .status()
+                .unwrap();
+            assert!(installed.success(), "npm ci in tests/deepchat failed");
+        }
+        folder
+    })
 }
 
 /// A front-end serving on this machine, with its scripted model.
@@ -71,7 +98,6 @@ struct FrontEnd {
 
 impl FrontEnd {
     fn start(kind: Kind, replies: &[String]) -> FrontEnd {
-        let venv = venv();
         let dir = tempfile::tempdir().unwrap();
         fs::write(
             dir.path().join("script.json"),
@@ -86,12 +112,12 @@ impl FrontEnd {
         let apps = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frontends");
         let mut command = match kind {
             Kind::Gradio => {
-                let mut c = Command::new(venv.join("bin/python"));
+                let mut c = Command::new(venv().join("bin/python"));
                 c.arg(apps.join("gradio_app.py")).arg(port.to_string());
                 c
             }
             Kind::Streamlit => {
-                let mut c = Command::new(venv.join("bin/streamlit"));
+                let mut c = Command::new(venv().join("bin/streamlit"));
                 c.arg("run")
                     .arg(apps.join("streamlit_app.py"))
                     .args(["--server.address", "127.0.0.1", "--server.port"])
@@ -102,6 +128,12 @@ impl FrontEnd {
                         "--browser.gatherUsageStats",
                         "false",
                     ]);
+                c
+            }
+            Kind::DeepChat => {
+                deep_chat();
+                let mut c = Command::new("python3");
+                c.arg(apps.join("deepchat_server.py")).arg(port.to_string());
                 c
             }
         };
@@ -164,16 +196,27 @@ impl Drop for FrontEnd {
 /// `keyless run --url` on the front-end, knowing no site, in a fresh workspace whose keyless.json
 /// adds `browser` to its `Browser` section; returns what keyless printed and the workspace.
 fn run(front: &FrontEnd, task: &str, browser: &str) -> (String, Option<i32>, tempfile::TempDir) {
-    let ws = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
+    run_at(front, task, browser, home.path())
+}
+
+/// `run` with `home` as keyless's config folder and browser profile's parent (what it learns
+/// stays there for the next run).
+fn run_at(
+    front: &FrontEnd,
+    task: &str,
+    browser: &str,
+    home: &Path,
+) -> (String, Option<i32>, tempfile::TempDir) {
+    let ws = tempfile::tempdir().unwrap();
     // A reply that never comes ends a test in a minute, not in keyless's usual ten.
     let config = format!("{{ \"Browser\": {{ \"ReplyTimeoutSeconds\": 60{browser} }} }}");
     fs::write(ws.path().join("keyless.json"), config).unwrap();
     let out = attached(keyless_at(
         &front.url(),
         None,
-        &home.path().join("browser"),
-        home.path(),
+        &home.join("browser"),
+        home,
         &["run", task, "--mode", "auto", "--pace", "batch"],
     ))
     .arg("--workspace")
@@ -449,4 +492,76 @@ fn doctor_learns_gradio_within_a_minute_and_the_next_run_needs_no_discovery() {
 #[test]
 fn doctor_learns_streamlit_within_a_minute_and_the_next_run_needs_no_discovery() {
     doctor_learns(Kind::Streamlit);
+}
+
+/// Deep Chat, every part inside its own open shadow root, driven with `--url` only: a task in
+/// two batches writes its file byte for byte, and nothing is sent twice (the model's own
+/// record); what the run learned crosses into the shadow root (`deep-chat >>> …`) and the next
+/// run needs no discovery. Deep Chat has no copy control: its replies are read from the wire
+/// (its server-sent events), proved by `@@eof` and by agreeing with the rendered turn. It sends
+/// the composer's text trimmed, which keyless's messages survive.
+///
+/// Its composer (a plain contenteditable) does not keep a run of spaces inside a line as
+/// keyless puts it in by any strategy: keyless then stops that message with
+/// `KA_SEND_NOT_CONFIRMED`, nothing sent. The file here has no such run, since the results
+/// message quotes the file's first and last characters (`first="…\n    four…"` would be one).
+#[test]
+fn deep_chat_in_its_shadow_root_carries_two_batches_exactly() {
+    let content = "# not a heading *stars* _under_ <b>tag</b> &amp;\n\tindented by a tab\n  two leading spaces\ntrailing space \n\n\nafter two blank lines\n";
+    let first = fenced(&format!(
+        "@@newfile notes.md\n<<<CONTENT:n1\n{content}CONTENT:n1>>>\n@@end\n@@runcommand\n<<<CMD\nwc -l notes.md\nCMD>>>\n@@end\n@@eof\n"
+    ));
+    let second = fenced(
+        "@@editfile notes.md\n<<<FIND\n\tindented by a tab\nFIND>>>\n<<<REPLACE\n\tindented by a tab, edited\nREPLACE>>>\n@@end\n@@eof\n",
+    );
+    let front = FrontEnd::start(
+        Kind::DeepChat,
+        &[first, second, DONE.to_string(), DONE.to_string()],
+    );
+    let home = tempfile::tempdir().unwrap();
+    let (out, code, ws) = run_at(&front, "Write the notes, then edit them", "", home.path());
+    let transcript =
+        fs::read_to_string(ws.path().join(".agent/transcript.jsonl")).unwrap_or_default();
+    assert_eq!(code, Some(0), "{out}\n{transcript}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("notes.md")).unwrap(),
+        content.replace("\tindented by a tab\n", "\tindented by a tab, edited\n"),
+        "{out}"
+    );
+    let received = front.received();
+    assert_eq!(
+        received.len(),
+        3,
+        "nothing sent twice: {received:#?}\n{out}"
+    );
+    assert!(
+        received[0].contains("Task:\nWrite the notes, then edit them"),
+        "{}",
+        received[0]
+    );
+    assert!(
+        received[1].contains("[KEYLESSAGENT RESULTS] turn=1 batch=1"),
+        "{}",
+        received[1]
+    );
+    assert!(
+        received[2].contains("[KEYLESSAGENT RESULTS] turn=1 batch=2"),
+        "{}",
+        received[2]
+    );
+    let read = channels(ws.path());
+    assert_eq!(read.len(), 3, "{read:?}\n{out}");
+    assert!(!read.iter().any(|c| c == "rebuilt"), "{read:?}");
+    // What the run learned crosses into Deep Chat's shadow root, and the next run finds every
+    // part by it: no discovery.
+    let learned = fs::read_to_string(home.path().join("keyless/learned-selectors.json")).unwrap();
+    assert!(learned.contains("deep-chat >>> "), "{learned}");
+    let (again, code, _ws) = run_at(&front, "Nothing to do", "", home.path());
+    assert_eq!(code, Some(0), "{again}");
+    assert!(
+        again.contains("using the selectors keyless learned on it"),
+        "{again}"
+    );
+    assert!(!again.contains("by its shape"), "{again}\n{learned}");
+    assert_eq!(front.received().len(), 4, "{again}");
 }

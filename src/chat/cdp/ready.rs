@@ -127,7 +127,9 @@ impl CdpDriver {
                 } else {
                     ""
                 };
-                return Err(self.discovery.selector_not_found("Composer", why));
+                let far = self.api().far_frames().unwrap_or_default();
+                let why = format!("{why}{}", far_frames_said(&far));
+                return Err(self.discovery.selector_not_found("Composer", &why));
             }
             if !state.challenge {
                 std::thread::sleep(Duration::from_millis(100));
@@ -164,3 +166,45 @@ impl CdpDriver {
 
 /// How often a bot check is looked at from outside the page.
 const CHECK_WATCH: Duration = Duration::from_millis(250);
+
+/// Words for the frames from another origin on a page where no composer was found: keyless
+/// cannot look into them (the browser keeps each origin's page to itself), so a chat inside
+/// one is opened at its own address.
+fn far_frames_said(far: &[String]) -> String {
+    const NAMED: usize = 3;
+    if far.is_empty() {
+        return String::new();
+    }
+    let named: Vec<&str> = far
+        .iter()
+        .take(NAMED)
+        .map(|s| {
+            if s.is_empty() {
+                "with no address"
+            } else {
+                s.as_str()
+            }
+        })
+        .collect();
+    format!(
+        " The page shows {} from another origin ({}), which keyless cannot look into: if the chat is inside it, open that address with --url.",
+        if far.len() == 1 { "a frame" } else { "frames" },
+        named.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::far_frames_said;
+
+    #[test]
+    fn far_frames_are_named_and_nothing_is_said_without_them() {
+        assert_eq!(far_frames_said(&[]), "");
+        let said = far_frames_said(&["http://localhost:9/".into()]);
+        assert!(
+            said.contains("a frame from another origin (http://localhost:9/)"),
+            "{said}"
+        );
+        assert!(said.contains("--url"), "{said}");
+    }
+}

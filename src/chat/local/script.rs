@@ -92,8 +92,9 @@ pub struct PageFaults {
     pub ignore_paste: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
-    /// control on replies), `shadow-root` (every part of the chat inside an open shadow root of
-    /// a `<chat-app>` element), `blank-lines-altered` (each blank line of a message goes to the
+    /// control on replies), `far-frame` (the whole chat inside a frame of another origin,
+    /// `localhost` for `127.0.0.1`, which no script of the page may look into),
+    /// `blank-lines-altered` (each blank line of a message goes to the
     /// server as two spaces, though the turn drawn shows it blank), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
     /// Text" card with claude.ai's markup, and goes with the message as a file).
     pub modes: Vec<String>,
@@ -120,7 +121,10 @@ pub struct PageFaults {
 /// copy control is an icon only, no label, text or test id, and says `data-copied="true"` for
 /// three seconds after a click), `shift-enter-only` (Enter sends, and the composer takes a
 /// line break only from Shift+Enter or a pasted `<br>`: line breaks in typed or pasted text
-/// are dropped).
+/// are dropped), `shadow-root` (every part of the chat inside an open shadow root of a
+/// `<chat-app>` element), `nested-shadow` (shadow roots inside a shadow root: the conversation
+/// in a `<chat-thread>`'s, the composer in a `<chat-composer>`'s, both inside `<chat-app>`'s),
+/// `iframe` (the whole chat inside a frame of the same origin).
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -143,6 +147,9 @@ pub const MODES: &[&str] = &[
     "encoded-stream",
     "icon-copy",
     "shift-enter-only",
+    "shadow-root",
+    "nested-shadow",
+    "iframe",
 ];
 
 /// The scripted model.

@@ -84,12 +84,9 @@ impl CdpDriver {
     }
 
     /// How many elements `css` finds, and whether one is visible (a selector that does not
-    /// parse finds none).
+    /// parse finds none; one that crosses into shadow roots or frames with `>>>` is followed).
     pub fn matches(&self, css: &str) -> Result<Matches, Failure> {
-        let css = serde_json::to_string(css).unwrap_or_default();
-        self.api().eval_json(&format!(
-            "(() => {{ try {{ const a = Array.from(document.querySelectorAll({css})); return {{count: a.length, visible: a.some(e => e.getClientRects().length > 0)}}; }} catch (e) {{ return {{count: 0, visible: false}}; }} }})()"
-        ))
+        self.api().call("matchCount", json!([css]))
     }
 
     /// `keyless doctor` times each reading channel on its own: clicks the reply's copy control
@@ -288,6 +285,12 @@ impl<'d> PageApi<'d> {
 
     pub fn exists(&self, key: &str) -> Result<bool, Failure> {
         self.call("exists", json!([key]))
+    }
+
+    /// The addresses of the frames from another origin on the page, which no script of the
+    /// page may look into (discovery says so when it finds no composer).
+    pub fn far_frames(&self) -> Result<Vec<String>, Failure> {
+        self.call("farFrames", json!([]))
     }
 
     pub fn count(&self, key: &str) -> Result<usize, Failure> {
