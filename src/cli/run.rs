@@ -59,6 +59,9 @@ pub fn run(task: Option<&str>, resume: bool, json: bool, shared: &Shared) -> Sta
             return Status::Chat;
         }
     };
+    if json {
+        super::driver::tell_chosen(&driver);
+    }
     let mut host = start.host(shared);
     let progress = &mut |event: turn::Event| {
         if json {

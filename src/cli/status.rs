@@ -192,6 +192,14 @@ fn text(report: &Report) -> String {
             if let Some(task) = &s.task {
                 out.push_str(&format!("task: {task}\n"));
             }
+            if let Some(model) = &s.model {
+                match &s.effort {
+                    Some(effort) => out.push_str(&format!(
+                        "model: {model} ({effort} effort) answered the last reply\n"
+                    )),
+                    None => out.push_str(&format!("model: {model} answered the last reply\n")),
+                }
+            }
             if let Some(trouble) = &s.trouble {
                 out.push_str(&format!(
                     "last trouble: {} \"{}\"",

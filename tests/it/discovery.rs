@@ -328,6 +328,13 @@ three_ways! {
     encoded_stream_three_ways: "encoded-stream", "grok";
     icon_copy_three_ways: "icon-copy", "chatgpt";
     shift_enter_only_three_ways: "shift-enter-only", "claude";
+    picker_menu_three_ways: "picker-menu", "chatgpt";
+    picker_listbox_three_ways: "picker-listbox", "claude";
+    model_locked_three_ways: "model-locked", "gemini";
+    model_downgrade_three_ways: "model-downgrade", "deepseek";
+    model_cap_three_ways: "model-cap", "grok";
+    work_mode_three_ways: "work-mode", "chatgpt";
+    temporary_chat_three_ways: "temporary-chat", "claude";
 }
 
 #[test]

@@ -120,7 +120,17 @@ pub struct PageFaults {
 /// copy control is an icon only, no label, text or test id, and says `data-copied="true"` for
 /// three seconds after a click), `shift-enter-only` (Enter sends, and the composer takes a
 /// line break only from Shift+Enter or a pasted `<br>`: line breaks in typed or pasted text
-/// are dropped).
+/// are dropped); and the chat's own controls: `picker-menu` (a model picker shaped like
+/// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
+/// their own in it), `picker-listbox` (shaped like Claude's and Gemini's: a combobox opening a
+/// listbox of options, no effort), `model-locked` (the best model's row holds an "Upgrade"
+/// button, and choosing it opens an upgrade prompt instead), `model-downgrade` (each reply is
+/// answered by the weakest model while the picker shows the chosen one: its
+/// `data-message-model-slug` says so), `model-cap` (after a reply the page says a usage cap is
+/// reached and swaps the picker to the weakest model), `work-mode` (Chat and Work radios, Work
+/// checked: a metered surface beside plain chat) and `temporary-chat` (a toggle for a chat the
+/// site keeps no history of). Which model, effort, surface and temporary state each message
+/// went with is told by [`super::LocalChat::sent_with`].
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -143,6 +153,13 @@ pub const MODES: &[&str] = &[
     "encoded-stream",
     "icon-copy",
     "shift-enter-only",
+    "picker-menu",
+    "picker-listbox",
+    "model-locked",
+    "model-downgrade",
+    "model-cap",
+    "work-mode",
+    "temporary-chat",
 ];
 
 /// The scripted model.
