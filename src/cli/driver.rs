@@ -84,6 +84,8 @@ pub(super) fn driver_options(
     }
     let headless = shared.headless || config.browser.headless;
     let profile = profile(shared, config);
+    // keyless.json's model and effort for this site; the flags win.
+    let chosen = config.browser.models.get(&site_name);
     Ok(crate::chat::cdp::Options {
         url: url.unwrap_or_else(|| site.url.clone()),
         site_name,
@@ -108,8 +110,14 @@ pub(super) fn driver_options(
         // Set by the command that knows where its logs go.
         sketches: None,
         wanted: crate::chat::models::Wanted {
-            model: shared.model.clone(),
-            effort: shared.effort.clone(),
+            model: shared
+                .model
+                .clone()
+                .or_else(|| chosen.and_then(|c| c.model.clone())),
+            effort: shared
+                .effort
+                .clone()
+                .or_else(|| chosen.and_then(|c| c.effort.clone())),
             allow_fallback: shared.allow_fallback,
             temporary: shared.temporary,
         },

@@ -568,3 +568,28 @@ fn a_given_conversation_goes_on_without_its_earlier_replies_run() {
     let said = String::from_utf8_lossy(&status.stdout);
     assert!(said.contains(&format!("chat: {url} on local")), "{said}");
 }
+
+#[test]
+fn keyless_json_chooses_the_model_per_site_and_the_flag_wins() {
+    for (flag, expected) in [(None, "GPT-5.5 Thinking"), (Some("auto"), "Auto")] {
+        let chat = LocalChat::start(Script {
+            page: page(&["picker-menu"]),
+            ..Script::replies([DONE])
+        })
+        .unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::write(
+            ws.path().join("keyless.json"),
+            r#"{"Browser": {"Models": {"local": {"Model": "thinking"}, "chatgpt": {"Model": "pro"}}}}"#,
+        )
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let mut args = vec!["run", "Do it"];
+        if let Some(model) = flag {
+            args.extend(["--model", model]);
+        }
+        let (out, text) = keyless(&chat, ws.path(), profile.path(), &args);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert_eq!(chat.sent_with()[0].model, expected, "{flag:?}");
+    }
+}
