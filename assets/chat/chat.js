@@ -250,6 +250,7 @@
       e.stopPropagation();
       closePicker();
       if (locked) { upgradePrompt(name); return; }
+      if (config.pickerIgnoresClicks) return;
       pick();
     });
     return el;

@@ -593,3 +593,35 @@ fn keyless_json_chooses_the_model_per_site_and_the_flag_wins() {
         assert_eq!(chat.sent_with()[0].model, expected, "{flag:?}");
     }
 }
+
+/// A click the page did not take (the menu closed, nothing changed) is caught by reading the
+/// choice back, before anything is sent.
+#[test]
+fn a_choice_the_page_did_not_take_is_caught_by_reading_it_back() {
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            picker_ignores_clicks: true,
+            ..page(&["picker-menu"])
+        },
+        ..Script::replies([DONE])
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let refused = start(
+        &chat,
+        Way::Right,
+        wanted(Some("thinking"), None),
+        profile.path().into(),
+    )
+    .err()
+    .expect("a choice the page did not take was confirmed");
+    assert_eq!(refused.code, Code::ModelNotConfirmed);
+    assert!(
+        refused.reason.contains(
+            "keyless chose the model \"GPT-5.5 Thinking\", but the page shows \"GPT-5.5 Instant\""
+        ),
+        "{}",
+        refused.reason
+    );
+    assert_eq!(chat.received_count(), 0);
+}

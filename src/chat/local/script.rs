@@ -90,6 +90,9 @@ pub struct PageFaults {
     pub slow_user_turn_ms: u64,
     /// The composer takes no pasted text (the `pasteHtml` strategy fails on it).
     pub ignore_paste: bool,
+    /// The model picker's rows close the menu when clicked but change nothing (a click the
+    /// site's framework did not take): only reading the choice back tells.
+    pub picker_ignores_clicks: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
     /// control on replies), `shadow-root` (every part of the chat inside an open shadow root of
@@ -250,6 +253,7 @@ impl Script {
                 real_clicks_only: false,
                 slow_user_turn_ms: 0,
                 ignore_paste: false,
+                picker_ignores_clicks: false,
                 modes: Vec::new(),
                 renderer: None,
             },
