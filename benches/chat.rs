@@ -16,6 +16,11 @@ use support::{median, prompt};
 const ROUNDS: usize = 15;
 
 fn main() {
+    // `cargo bench --bench chat -- model`: only what choosing a model adds to a task's start.
+    if std::env::args().any(|a| a == "model") {
+        model_choice();
+        return;
+    }
     let replies: Vec<String> = (0..ROUNDS)
         .map(|i| format!("@@say\n<<<MSG\nreply {i}\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n"))
         .collect();
@@ -79,6 +84,60 @@ fn main() {
     );
     driver.close();
     prosemirror(&text);
+    model_choice();
+}
+
+/// What choosing a model and an effort and reading them back adds to a task's start (issue 33,
+/// target < 300 ms): on a page with ChatGPT's picker shape, the choice made on a started driver
+/// (as its start makes it), alternating between two models and two efforts so that each choice
+/// clicks, by the selectors and found by its shape (no selectors).
+fn model_choice() {
+    const CHOICES: usize = 10;
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: vec!["picker-menu".into()],
+            ..Default::default()
+        },
+        ..Script::default()
+    })
+    .unwrap();
+    for (way, known) in [("selectors", true), ("shape", false)] {
+        let profile = tempfile::tempdir().unwrap();
+        let mut options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+        if !known {
+            options.site = keyless::chat::selectors::load(None)
+                .unwrap()
+                .unknown_site(&chat.url());
+        }
+        let mut driver = CdpDriver::start(options).unwrap();
+        let mut times = Vec::new();
+        for i in 0..CHOICES {
+            let (model, effort) = if i % 2 == 0 {
+                ("thinking", "heavy")
+            } else {
+                ("instant", "light")
+            };
+            let started = Instant::now();
+            let chosen = driver
+                .choose_now(Some(model.into()), Some(effort.into()))
+                .unwrap();
+            times.push(started.elapsed().as_secs_f64() * 1e3);
+            assert!(
+                chosen
+                    .model
+                    .as_deref()
+                    .unwrap()
+                    .to_lowercase()
+                    .contains(model)
+            );
+        }
+        println!(
+            "chat/model_and_effort_chosen_and_read_back ({way}): median {:.1} ms, max {:.1} ms over {CHOICES} choices",
+            median(times.clone()),
+            times.iter().cloned().fold(f64::MIN, f64::max)
+        );
+        driver.close();
+    }
 }
 
 /// `ROUNDS` replies read from the wire on the local page in `modes`: the time from the page's

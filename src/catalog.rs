@@ -133,6 +133,9 @@ catalog! {
     LoginRequired = "KA_LOGIN_REQUIRED", ChatBrowser, "the chat site asks to log in (an expired session) mid-turn: log in in the browser window (or run without --headless), then resume; the wall's address is never saved as the chat's";
     BotCheck = "KA_BOT_CHECK", ChatBrowser, "the chat site shows a bot check: pass it in the browser window (or run without --headless), then resume; no script runs in the page while it shows";
     ReplyStalled = "KA_REPLY_STALLED", ChatBrowser, "the reply's stream made no progress for Browser.StallSeconds: the site stalled, nothing was lost; resume the turn";
+    ModelNotConfirmed = "KA_MODEL_NOT_CONFIRMED", ChatBrowser, "the model or effort asked for (--model, --effort) could not be chosen and read back on the page: no picker, a name no option or more than one option answers to, a locked model, a choice the page did not take; nothing was sent, and what the page offers is named";
+    ModelChanged = "KA_MODEL_CHANGED", ChatBrowser, "a reply says another model answered than the one chosen, or the page swapped the chosen model (a usage cap's fallback): the turn stops before anything of that reply runs; --allow-fallback makes it a warning";
+    TemporaryNotAvailable = "KA_TEMPORARY_NOT_AVAILABLE", ChatBrowser, "--temporary was asked for, but the page shows no temporary chat (or it did not turn on): nothing was sent, so nothing went into the chat history";
 
     ConfigInvalid = "KA_CONFIG_INVALID", ConfigInternal, "keyless.json/selectors.json is not valid JSON";
     ConfigValidation = "KA_CONFIG_VALIDATION", ConfigInternal, "a configuration value is out of range";

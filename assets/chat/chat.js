@@ -41,6 +41,7 @@
     "Send prompt": "Nachricht senden", "Send": "Senden", "Stop streaming": "Antwort anhalten",
     "Stop": "Stopp", "Copy": "Kopieren", "New chat": "Neuer Chat", "Message": "Nachricht",
     "Remove attachment": "Anhang entfernen", "Remove": "Entfernen",
+    "Effort": "Aufwand", "Upgrade": "Upgraden", "Temporary chat": "Temporärer Chat", "Work": "Arbeit",
   };
   const say = (english) => (mode("translated") && GERMAN[english]) || english;
   // How long a paste may be before "paste-to-file" turns it into a card (claude.ai: about 4,000).
@@ -191,6 +192,173 @@
     }
     fileInput.value = "";
   });
+
+  // --- The chat's own controls (config.modes): a model picker shaped like ChatGPT's
+  // ("picker-menu": a button opening a menu of menuitemradio rows, the effort a group of its
+  // own in the same menu) or like Claude's and Gemini's ("picker-listbox": a combobox opening a
+  // listbox of options); a locked model with an upgrade prompt ("model-locked"); a reply
+  // answered by another model than the one shown ("model-downgrade"); the model swapped after
+  // a usage cap ("model-cap"); a separately metered mode beside plain chat ("work-mode"); a
+  // temporary chat ("temporary-chat"). The choice is kept in localStorage, as sites keep it.
+  const listbox = () => mode("picker-listbox");
+  const hasPicker = () => ["picker-menu", "picker-listbox", "model-locked", "model-downgrade", "model-cap"].some(mode);
+  const MODELS = () => (listbox() ? ["Claude Sonnet 4.6", "Claude Opus 4.6", "Claude Haiku 4.5"] : ["Auto", "GPT-5.5 Instant", "GPT-5.5 Thinking", "GPT-5.5 Pro"]);
+  const EFFORTS = ["Light", "Standard", "Extended", "Heavy"];
+  const LOCKED = () => (listbox() ? "Claude Opus 4.6" : "GPT-5.5 Pro");
+  const FALLBACK = () => (listbox() ? "Claude Haiku 4.5" : "GPT-5.5 Instant");
+  const slug = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  const chosen = () => {
+    const kept = JSON.parse(localStorage.getItem("local-model") || "null");
+    return kept && MODELS().includes(kept.model) ? kept : { model: MODELS()[1], effort: listbox() ? "" : "Standard" };
+  };
+  const keepChoice = (c) => localStorage.setItem("local-model", JSON.stringify(c));
+  let pickerButton = null;
+  let popup = null;
+  const closePicker = () => {
+    if (popup) popup.remove();
+    popup = null;
+    if (pickerButton) pickerButton.setAttribute("aria-expanded", "false");
+  };
+  const showChoice = () => {
+    if (pickerButton) pickerButton.textContent = chosen().model;
+  };
+  // The upgrade prompt a locked model opens instead of being chosen.
+  function upgradePrompt(model) {
+    const box = document.createElement("div");
+    box.setAttribute("role", "dialog");
+    box.className = cls("upgrade");
+    const words = document.createElement("p");
+    words.textContent = model + " is available on the Pro plan. Upgrade to use it.";
+    const close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Not now";
+    close.addEventListener("click", () => box.remove());
+    box.append(words, close);
+    document.body.appendChild(box);
+  }
+  function row(name, checked, locked, pick) {
+    const el = document.createElement(listbox() ? "li" : "div");
+    el.setAttribute("role", listbox() ? "option" : "menuitemradio");
+    el.setAttribute(listbox() ? "aria-selected" : "aria-checked", checked ? "true" : "false");
+    el.className = cls("model-row");
+    mark(el, "data-testid", "model-option");
+    el.tabIndex = -1;
+    const text = document.createElement("span");
+    text.textContent = name;
+    el.appendChild(text);
+    if (locked) {
+      const upgrade = document.createElement("button");
+      upgrade.type = "button";
+      upgrade.textContent = say("Upgrade");
+      el.appendChild(upgrade);
+    }
+    el.addEventListener("click", (e) => {
+      e.stopPropagation();
+      closePicker();
+      if (locked) { upgradePrompt(name); return; }
+      if (config.pickerIgnoresClicks) return;
+      pick();
+    });
+    return el;
+  }
+  function openPicker() {
+    if (popup) { closePicker(); return; }
+    const now = chosen();
+    popup = document.createElement(listbox() ? "ul" : "div");
+    popup.setAttribute("role", listbox() ? "listbox" : "menu");
+    popup.id = "model-popup";
+    popup.className = cls("model-popup");
+    for (const name of MODELS()) {
+      const locked = mode("model-locked") && name === LOCKED();
+      popup.appendChild(row(name, name === now.model, locked, () => { keepChoice({ ...chosen(), model: name }); showChoice(); }));
+    }
+    if (!listbox()) {
+      const group = document.createElement("div");
+      group.setAttribute("role", "group");
+      group.setAttribute("aria-label", say("Effort"));
+      for (const name of EFFORTS) group.appendChild(row(name, name === now.effort, false, () => keepChoice({ ...chosen(), effort: name })));
+      popup.appendChild(group);
+    }
+    pickerButton.after(popup);
+    pickerButton.setAttribute("aria-expanded", "true");
+  }
+  let workRadios = null;
+  let temporaryToggle = null;
+  function controls() {
+    const header = document.querySelector("header");
+    if (hasPicker()) {
+      pickerButton = document.createElement("button");
+      pickerButton.type = "button";
+      pickerButton.className = cls("model-picker");
+      mark(pickerButton, "data-testid", "model-picker");
+      pickerButton.setAttribute("aria-haspopup", listbox() ? "listbox" : "menu");
+      pickerButton.setAttribute("aria-expanded", "false");
+      if (listbox()) {
+        pickerButton.setAttribute("role", "combobox");
+        pickerButton.setAttribute("aria-controls", "model-popup");
+      }
+      pickerButton.addEventListener("click", (e) => { e.stopPropagation(); openPicker(); });
+      header.appendChild(pickerButton);
+      showChoice();
+      document.addEventListener("keydown", (e) => { if (e.key === "Escape") closePicker(); });
+      document.addEventListener("click", (e) => { if (popup && !popup.contains(e.target)) closePicker(); });
+    }
+    if (mode("work-mode")) {
+      workRadios = document.createElement("div");
+      workRadios.setAttribute("role", "radiogroup");
+      workRadios.className = cls("surface");
+      for (const [name, on] of [["Chat", false], ["Work", true]]) {
+        const radio = document.createElement("button");
+        radio.type = "button";
+        radio.setAttribute("role", "radio");
+        radio.setAttribute("aria-checked", String(on));
+        mark(radio, "data-testid", "surface-" + name.toLowerCase());
+        radio.textContent = say(name);
+        radio.addEventListener("click", () => {
+          for (const r of workRadios.children) r.setAttribute("aria-checked", String(r === radio));
+        });
+        workRadios.appendChild(radio);
+      }
+      header.appendChild(workRadios);
+    }
+    if (mode("temporary-chat")) {
+      temporaryToggle = document.createElement("button");
+      temporaryToggle.type = "button";
+      temporaryToggle.setAttribute("aria-pressed", "false");
+      mark(temporaryToggle, "data-testid", "temporary-chat-toggle");
+      temporaryToggle.setAttribute("aria-label", say("Temporary chat"));
+      temporaryToggle.textContent = "\u{1F441}";
+      temporaryToggle.addEventListener("click", () => {
+        const on = temporaryToggle.getAttribute("aria-pressed") !== "true";
+        temporaryToggle.setAttribute("aria-pressed", String(on));
+      });
+      header.appendChild(temporaryToggle);
+    }
+  }
+  // What the message goes with: the model and effort, the surface, whether the chat is kept.
+  function sentWith() {
+    const c = hasPicker() ? chosen() : { model: "", effort: "" };
+    const work = !!workRadios && workRadios.children[1].getAttribute("aria-checked") === "true";
+    const temporary = !!temporaryToggle && temporaryToggle.getAttribute("aria-pressed") === "true";
+    return { model: c.model, effort: c.effort, work, temporary };
+  }
+  // Which model answered: the one chosen, another one than the page shows ("model-downgrade"),
+  // and after a usage cap the page goes on with its fallback ("model-cap").
+  function answered(reply, used) {
+    if (!hasPicker()) return;
+    let model = used.model;
+    if (mode("model-downgrade") && model !== FALLBACK()) model = FALLBACK();
+    reply.setAttribute("data-message-model-slug", slug(model));
+  }
+  function afterReply(used) {
+    if (!mode("model-cap") || used.model === FALLBACK()) return;
+    const note = document.createElement("div");
+    note.className = cls("cap-info");
+    note.textContent = "You've reached the usage cap for " + used.model + ". You can continue with " + FALLBACK() + " now.";
+    document.querySelector("header").after(note);
+    keepChoice({ ...chosen(), model: FALLBACK() });
+    showChoice();
+  }
 
   // --- Messages ---
   // The user's text, drawn the way the site under test draws it (config.userDisplay).
@@ -392,7 +560,9 @@
     for (const file of attached) payload += "\n\n[attachment " + file.name + "]\n" + (await file.text());
     attached = [];
     addMessage("user", text);
+    const used = sentWith();
     const reply = addMessage("assistant", "");
+    answered(reply, used);
     const body = replyBody(reply);
     streamStarted(reply);
     controller = new AbortController();
@@ -401,7 +571,7 @@
       const res = await fetch("/api/chat", {
         method: "POST",
         body: payload,
-        headers: { "x-conversation": conversation },
+        headers: { "x-conversation": conversation, "x-sent-with": JSON.stringify(used) },
         signal: controller.signal,
       });
       showHistory().catch(() => {});
@@ -464,6 +634,7 @@
     showHistory();
     streamEnded(reply);
     finishReply(reply, raw);
+    afterReply(used);
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
     // The server notes the moment too (the shape benchmark measures from it).
     fetch("/api/ended", { method: "POST", keepalive: true }).catch(() => {});
@@ -928,6 +1099,7 @@
     .then(async (c) => {
       if (framing(c)) return;
       config = Object.assign(config, c);
+      controls();
       await disguise();
       if (config.editor) await mountEditor(config.editor);
       if (config.renderer) renderer = await import("/editors/" + config.renderer + ".js");

@@ -6,6 +6,7 @@
 pub mod cdp;
 pub mod learned;
 pub mod local;
+pub mod models;
 pub mod selectors;
 pub(crate) mod trouble;
 pub(crate) mod wire;
@@ -34,6 +35,11 @@ pub struct Reply {
     pub channel: Channel,
     /// When the driver saw the reply finished (before reading it).
     pub finished_at: std::time::Instant,
+    /// The model the page says answered (the reply's own label, or the picker's words after
+    /// it), when it says one.
+    pub model: Option<String>,
+    /// The effort keyless chose and read back for it, when one was asked for.
+    pub effort: Option<String>,
 }
 
 /// What the turn loop needs from a chat. The CDP driver implements it for real browsers.

@@ -2,13 +2,14 @@
 // alternatives, reads the composer the way its editor holds text, reports the page's state, and
 // reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
 // captured inside the page. `D` is discover.js: it finds the parts no selector matches. `L` is
-// locate.js: where the selectors' elements are, without searching the whole conversation.
+// locate.js: where the selectors' elements are, without searching the whole conversation. `C` is
+// controls.js: the chat's own controls (the model picker, plain chat, the temporary chat).
 //
 // Nothing here that runs on every look, read or send reads the whole page's text or layout, or
 // walks every earlier turn: turns are counted from the last one known, other elements searched
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
-(function (S, T, D, L) {
+(function (S, T, D, L, C) {
   if (window.__keyless && window.__keyless.version === 7) return "present";
   const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
   const loc = L(S);
@@ -53,6 +54,7 @@
   };
   const count = (key) => loc.turns(key).count;
   const d = D({ visible, first, loc });
+  const c = C({ visible, all: (key, root) => Array.from(all(key, root)) });
   // Keys whose selectors matched at least once on this page: their discovered stand-ins rest.
   const seen = {};
   // Selector counts when the current exchange began, to tell whether the selectors see it.
@@ -225,6 +227,15 @@
       const out = f(...args);
       return out && typeof out.then === "function" ? out.then(json) : json(out);
     },
+    // The chat's own controls (controls.js): what the model picker offers, choosing a row,
+    // the model shown chosen, the model the newest reply says it came from, plain chat, the
+    // temporary chat.
+    modelsOffered: () => c.offered(),
+    chooseModel: (label, group) => c.choose(label, group),
+    modelShown: () => c.shown(),
+    replyModel: () => c.answeredBy(replyTurn()),
+    plainChat: () => c.plainChat(),
+    temporaryChat: () => c.temporary(),
     // Turn counts and whether a send button is there, as a send begins.
     beforeSend: () => {
       const [users, assistants] = api.turns();

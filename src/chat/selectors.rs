@@ -31,6 +31,11 @@ pub const KEYS: &[&str] = &[
     "AttachmentFailed",
     "NewChat",
     "ErrorBanner",
+    "ModelPicker",
+    "ModelOption",
+    "ReplyModel",
+    "PlainChat",
+    "TemporaryChat",
 ];
 
 /// Every phrase list a site may give.
@@ -85,6 +90,14 @@ pub struct Site {
     pub selectors: BTreeMap<String, Vec<String>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub texts: BTreeMap<String, Vec<String>>,
+    /// Other names of the site's models, each standing for the label its picker shows
+    /// (`"gemini-3-pro": "Pro"`), for `--model`.
+    #[serde(
+        default,
+        rename = "modelAliases",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub model_aliases: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     /// No selectors file knows this page: its parts are found by their shape.
@@ -106,6 +119,7 @@ impl Site {
             history_wait_ms: None,
             selectors: BTreeMap::new(),
             texts: BTreeMap::new(),
+            model_aliases: BTreeMap::new(),
             notes: None,
             discovered: true,
         }

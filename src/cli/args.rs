@@ -101,6 +101,10 @@ pub enum Subcommands {
         /// time); prints the entry, ready to contribute to selectors.json.
         #[arg(long)]
         learn: bool,
+        /// Open the site's model picker and list what it offers: the models (locked ones
+        /// marked), the effort levels, the one chosen now.
+        #[arg(long)]
+        models: bool,
         #[command(flatten)]
         shared: Shared,
     },
@@ -244,6 +248,23 @@ pub struct Shared {
     /// Start a new chat instead of resuming the saved one.
     #[arg(long)]
     pub new_chat: bool,
+    /// The model to choose in the site's picker before anything is sent, read back on the
+    /// page (loosely: case, spaces and punctuation aside, a word of the name will do when it
+    /// names one model only); every reply's model is checked against it.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The reasoning effort to choose in the site's picker (its own words: Light, Heavy, …),
+    /// read back on the page.
+    #[arg(long, value_name = "LEVEL")]
+    pub effort: Option<String>,
+    /// A reply from another model than the one chosen (a site's fallback after a usage cap)
+    /// is a warning, not a stop.
+    #[arg(long)]
+    pub allow_fallback: bool,
+    /// Run in the site's temporary chat (its history is not kept); a page without one stops
+    /// before anything is sent.
+    #[arg(long)]
+    pub temporary: bool,
 }
 
 impl Shared {
@@ -268,6 +289,10 @@ impl Shared {
             ("--headless", self.headless),
             ("--profile", self.profile.is_some()),
             ("--new-chat", self.new_chat),
+            ("--model", self.model.is_some()),
+            ("--effort", self.effort.is_some()),
+            ("--allow-fallback", self.allow_fallback),
+            ("--temporary", self.temporary),
         ]
         .into_iter()
         .filter_map(|(name, given)| given.then_some(name))

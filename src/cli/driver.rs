@@ -18,9 +18,29 @@ pub(super) fn start_driver_failing(
         options.url,
         options.profile.display()
     ));
-    crate::chat::cdp::CdpDriver::start(options).inspect_err(|failure| {
+    let driver = crate::chat::cdp::CdpDriver::start(options).inspect_err(|failure| {
         eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
-    })
+    })?;
+    let chosen = driver.confirmed();
+    if chosen.model.is_some() || chosen.effort.is_some() {
+        let what: Vec<String> = [("model", &chosen.model), ("effort", &chosen.effort)]
+            .into_iter()
+            .filter_map(|(name, value)| value.as_ref().map(|v| format!("{name} \"{v}\"")))
+            .collect();
+        super::progress::note(&format!(
+            "keyless {command}: {} chosen and read back on the page",
+            what.join(", ")
+        ));
+    }
+    Ok(driver)
+}
+
+/// Tells `--json` what was chosen on the page before anything was sent.
+pub(super) fn tell_chosen(driver: &crate::chat::cdp::CdpDriver) {
+    let chosen = driver.confirmed();
+    if chosen.model.is_some() || chosen.effort.is_some() {
+        super::events::model_chosen(chosen);
+    }
 }
 
 /// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
@@ -64,6 +84,8 @@ pub(super) fn driver_options(
     }
     let headless = shared.headless || config.browser.headless;
     let profile = profile(shared, config);
+    // keyless.json's model and effort for this site; the flags win.
+    let chosen = config.browser.models.get(&site_name);
     Ok(crate::chat::cdp::Options {
         url: url.unwrap_or_else(|| site.url.clone()),
         site_name,
@@ -87,6 +109,18 @@ pub(super) fn driver_options(
         notice: Some(notice),
         // Set by the command that knows where its logs go.
         sketches: None,
+        wanted: crate::chat::models::Wanted {
+            model: shared
+                .model
+                .clone()
+                .or_else(|| chosen.and_then(|c| c.model.clone())),
+            effort: shared
+                .effort
+                .clone()
+                .or_else(|| chosen.and_then(|c| c.effort.clone())),
+            allow_fallback: shared.allow_fallback,
+            temporary: shared.temporary,
+        },
     })
 }
 

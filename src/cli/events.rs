@@ -73,9 +73,11 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
             chars,
             channel,
             text,
+            model,
+            effort,
         } => (
             "reply_received",
-            json!({ "chars": chars, "channel": channel, "text": text }),
+            json!({ "chars": chars, "channel": channel, "text": text, "model": model, "effort": effort }),
         ),
         Event::Rejected {
             problems,
@@ -313,5 +315,13 @@ pub fn finished(stop: &str, message: Option<&str>, failure: Option<&Failure>, st
             "reason": failure.map(|f| f.reason.as_str()),
             "exit_status": status.code(),
         }),
+    );
+}
+
+/// The model and effort chosen and read back on the page, before anything is sent.
+pub fn model_chosen(confirmed: &crate::chat::models::Confirmed) {
+    emit(
+        "model_chosen",
+        json!({ "model": confirmed.model, "effort": confirmed.effort }),
     );
 }

@@ -30,6 +30,9 @@ Commands:
   /mode [ask|autosafe|auto]   who approves commands (alone: shows it)
   /pace [step|balanced|batch] how many commands one reply may carry (alone: shows it;
                               the chat is told of a change with the next task)
+  /model [NAME]               choose the model in the site's picker, read back on the page
+                              (alone: shows the one chosen)
+  /effort [LEVEL]             choose the reasoning effort the same way
   /help                       this help
   /quit                       leave (Ctrl+D works too)";
 
@@ -177,6 +180,9 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             return Status::Chat;
         }
     };
+    if json {
+        super::driver::tell_chosen(&driver);
+    }
     let progress = &mut |event: turn::Event| {
         if json {
             events::on_turn(&event);
@@ -283,6 +289,29 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                     events::settings(settings.mode, settings.pace);
                 }
                 out.line(&format!("Pace: {}.", settings.pace.name()));
+            }
+            which @ ("/model" | "/effort") => {
+                let named = line[which.len()..].trim();
+                let chosen = if named.is_empty() {
+                    Ok(driver.confirmed())
+                } else if which == "/model" {
+                    driver.choose_now(Some(named.to_string()), None)
+                } else {
+                    driver.choose_now(None, Some(named.to_string()))
+                };
+                match chosen {
+                    Ok(chosen) => {
+                        if json && !named.is_empty() {
+                            events::model_chosen(chosen);
+                        }
+                        out.line(&format!(
+                            "Model: {}; effort: {} (read back on the page).",
+                            chosen.model.as_deref().unwrap_or("as the page has it"),
+                            chosen.effort.as_deref().unwrap_or("as the page has it")
+                        ));
+                    }
+                    Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
+                }
             }
             command if command.starts_with('/') => {
                 out.line(&format!("Unknown command {command}. /help lists them."))

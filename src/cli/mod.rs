@@ -107,8 +107,9 @@ pub fn run(args: Args) -> Status {
             json,
             canary,
             learn,
+            models,
             shared,
-        } => doctor::run(&shared, json, canary, learn),
+        } => doctor::run(&shared, json, canary, learn, models),
         Subcommands::Apply { file, json, shared } => apply::apply(file.as_deref(), json, &shared),
         Subcommands::Policy {
             cmdline,

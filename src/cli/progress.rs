@@ -199,11 +199,18 @@ pub fn print(event: Event) {
             chars,
             channel,
             text,
+            model,
+            effort,
         } => {
             let lead = if terminal { "\r" } else { "" };
+            let from = match (model, effort) {
+                (Some(model), Some(effort)) => format!(", answered by {model} ({effort} effort)"),
+                (Some(model), None) => format!(", answered by {model}"),
+                _ => String::new(),
+            };
             let _ = writeln!(
                 err,
-                "{lead}← reply received: {chars} characters, read via {channel:?}            "
+                "{lead}← reply received: {chars} characters, read via {channel:?}{from}            "
             );
             if level == Level::Verbose {
                 let _ = writeln!(err, "{}", shown(text));

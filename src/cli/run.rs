@@ -71,6 +71,9 @@ pub fn run(
             return Status::Chat;
         }
     };
+    if json {
+        super::driver::tell_chosen(&driver);
+    }
     let mut host = start.host(shared);
     let progress = &mut |event: turn::Event| {
         if json {

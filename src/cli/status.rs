@@ -197,6 +197,14 @@ fn text(report: &Report) -> String {
                     "done-check: {until} (run after @@done; --resume keeps it)\n"
                 ));
             }
+            if let Some(model) = &s.model {
+                match &s.effort {
+                    Some(effort) => out.push_str(&format!(
+                        "model: {model} ({effort} effort) answered the last reply\n"
+                    )),
+                    None => out.push_str(&format!("model: {model} answered the last reply\n")),
+                }
+            }
             if let Some(trouble) = &s.trouble {
                 out.push_str(&format!(
                     "last trouble: {} \"{}\"",

@@ -75,6 +75,16 @@ pub struct BrowserConfig {
     pub stall_seconds: u64,
     /// On a rate or usage limit with a known reset, wait for it and go on (`--wait`).
     pub wait_on_limits: bool,
+    /// The model and effort to choose per site (its name in selectors.json), as `--model` and
+    /// `--effort` do; the flags win.
+    pub models: std::collections::BTreeMap<String, SiteModel>,
+}
+
+/// `Browser.Models.<site>`: the model and effort chosen on that site.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SiteModel {
+    pub model: Option<String>,
+    pub effort: Option<String>,
 }
 
 impl Default for BrowserConfig {
@@ -90,6 +100,7 @@ impl Default for BrowserConfig {
             // Long enough for a model that thinks for minutes behind a moving indicator.
             stall_seconds: 300,
             wait_on_limits: false,
+            models: std::collections::BTreeMap::new(),
         }
     }
 }

@@ -81,6 +81,9 @@ pub enum Event<'a> {
         chars: usize,
         channel: Channel,
         text: &'a str,
+        /// The model the page says answered, and the effort keyless chose for it.
+        model: Option<&'a str>,
+        effort: Option<&'a str>,
     },
     Rejected {
         problems: usize,
@@ -332,11 +335,17 @@ impl<'w> Turn<'w> {
                 chars: reply.text.chars().count(),
                 channel: reply.channel,
                 text: &reply.text,
+                model: reply.model.as_deref(),
+                effort: reply.effort.as_deref(),
             });
             self.recorder.entry(
                 "reply",
-                serde_json::json!({ "channel": reply.channel, "text": reply.text }),
+                serde_json::json!({ "channel": reply.channel, "text": reply.text, "model": reply.model, "effort": reply.effort }),
             );
+            if reply.model.is_some() {
+                self.session.model.clone_from(&reply.model);
+                self.session.effort.clone_from(&reply.effort);
+            }
             tracing::info!(chars = reply.text.chars().count(), channel = ?reply.channel, "reply received");
             let mut parsed = parse(&reply.text, &settings.limits);
             if reply.channel == Channel::Dom {

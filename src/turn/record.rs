@@ -36,6 +36,12 @@ pub struct Session {
     /// The person's done-check (`--until`), kept so that `--resume` checks too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<String>,
+    /// The model the page said answered the last reply, for `keyless status`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The effort keyless chose and read back for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
 }
 
 /// The chat site's trouble as a turn met it: facts, for `keyless status` and `--resume`.

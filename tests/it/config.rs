@@ -287,3 +287,19 @@ fn the_proxys_allow_list_entries_are_checked_and_name_what_is_wrong() {
     assert_eq!(config.sandbox.network_allow_only, Some(Vec::new()));
     assert_eq!(Config::default().sandbox.network_allow_only, None);
 }
+
+#[test]
+fn models_per_site_are_read_and_a_wrong_shape_is_named() {
+    let config = parse(
+        r#"{"Browser": {"Models": {"chatgpt": {"Model": "thinking", "Effort": "heavy"}, "claude": {"Model": "opus"}}}}"#,
+    )
+    .unwrap();
+    let chatgpt = &config.browser.models["chatgpt"];
+    assert_eq!(chatgpt.model.as_deref(), Some("thinking"));
+    assert_eq!(chatgpt.effort.as_deref(), Some("heavy"));
+    assert_eq!(config.browser.models["claude"].effort, None);
+    let reason = validation(r#"{"Browser": {"Models": {"chatgpt": {"Modle": "x"}}}}"#);
+    assert!(reason.contains("Browser.Models.chatgpt.Modle"), "{reason}");
+    let reason = validation(r#"{"Browser": {"Models": {"chatgpt": "thinking"}}}"#);
+    assert!(reason.contains("must be an object"), "{reason}");
+}

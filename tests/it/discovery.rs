@@ -354,6 +354,13 @@ three_ways! {
     shadow_root_three_ways: "shadow-root", "gemini";
     nested_shadow_three_ways: "nested-shadow", "chatgpt";
     iframe_three_ways: "iframe", "claude";
+    picker_menu_three_ways: "picker-menu", "chatgpt";
+    picker_listbox_three_ways: "picker-listbox", "claude";
+    model_locked_three_ways: "model-locked", "gemini";
+    model_downgrade_three_ways: "model-downgrade", "deepseek";
+    model_cap_three_ways: "model-cap", "grok";
+    work_mode_three_ways: "work-mode", "chatgpt";
+    temporary_chat_three_ways: "temporary-chat", "claude";
 }
 
 #[test]

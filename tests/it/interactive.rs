@@ -323,3 +323,35 @@ fn an_interrupted_turn_is_finished_first_and_later_lines_go_on_in_its_chat() {
         "Next task (turn 2; reply in AgentScript v1 only):\nsecond thing\n"
     );
 }
+
+/// `/model` and `/effort` choose in the site's picker and read the choice back; the next task
+/// goes with them, and a locked model is refused with its code, the choice before kept.
+#[test]
+fn model_and_effort_are_chosen_from_the_repl_and_read_back() {
+    let chat = LocalChat::start(Script {
+        page: keyless::chat::local::PageFaults {
+            modes: vec!["model-locked".into()],
+            ..Default::default()
+        },
+        ..Script::replies(["@@done\n<<<MSG\nNothing to do.\nMSG>>>\n@@end\n@@eof\n"])
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let text = at_terminal(
+        &chat,
+        ws.path(),
+        &[
+            ("", "/model gpt-5.5 thinking"),
+            ("Model: GPT-5.5 Thinking;", "/effort extended"),
+            ("effort: Extended (read back on the page)", "/model pro"),
+            ("KA_MODEL_NOT_CONFIRMED", "/model"),
+            ("Model: GPT-5.5 Thinking;", "check it"),
+            ("Done. Nothing to do.", "/quit"),
+        ],
+    );
+    assert!(text.contains("\"GPT-5.5 Pro\" is locked"), "{text}");
+    let with = chat.sent_with();
+    assert_eq!(with.len(), 1, "{with:?}");
+    assert_eq!(with[0].model, "GPT-5.5 Thinking");
+    assert_eq!(with[0].effort, "Extended");
+}

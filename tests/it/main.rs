@@ -34,6 +34,7 @@ mod instructions;
 mod interactive;
 mod json_events;
 mod loop_e2e;
+mod models;
 mod network;
 mod parser;
 mod parser_props;

@@ -619,6 +619,7 @@ impl ChatDriver for CdpDriver {
             self.tab.navigate(&url, "open a new chat")?;
         }
         self.reader.assistants_before_send = 0;
+        self.controls.settled = false;
         self.wait_ready()
     }
 
@@ -680,6 +681,8 @@ impl ChatDriver for CdpDriver {
     }
 
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
+        // Another chat's page: set and read back again before the next message.
+        self.controls.settled = false;
         let reopened = self.reopen_chat(url, pending);
         self.sketched(reopened)
     }
@@ -713,6 +716,9 @@ impl ChatDriver for CdpDriver {
     }
 
     fn send(&mut self, message: &str) -> Result<(), Failure> {
+        // The page as the person asked (again after a navigation), its model unchanged.
+        let checked = self.check_controls();
+        self.sketched(checked)?;
         // Over the site's composer limit the message goes as a file.
         let how = if self
             .discovery
@@ -746,7 +752,16 @@ impl ChatDriver for CdpDriver {
     }
 
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
-        let reply = self.wait_for_reply(progress);
+        let mut reply = self.wait_for_reply(progress);
+        if let Ok(read) = &mut reply {
+            match self.answered_by() {
+                Ok(model) => {
+                    read.model = model;
+                    read.effort = self.controls.confirmed.effort.clone();
+                }
+                Err(failure) => reply = Err(failure),
+            }
+        }
         self.sketched(reply)
     }
 }

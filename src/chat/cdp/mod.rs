@@ -7,13 +7,14 @@
 //! never stopped on an error: chromiumoxide's schema is older than Chromium and some events fail
 //! to decode.
 //!
-//! The driver is four parts, each owning its state in a file of its own: the **tab**
+//! The driver is five parts, each owning its state in a file of its own: the **tab**
 //! (`tab.rs`: the connection, the page, the profile's claims; `launch.rs` and `spawn.rs` start
 //! and end the browser, `navigate.rs` opens an address), the **composer** (`composer.rs`:
 //! clearing, insertion strategies and their memory, attaching, how messages reach the page),
 //! the **reader** (`read.rs`: the reading channels and their proofs), and **discovery**
 //! (`discovery.rs`: the site's entry as the session heals it, finding and learning;
-//! `sketch.rs` its reports). All of them reach the page only through `page_api/`. This file
+//! `sketch.rs` its reports), and the **controls** (`controls.rs`: the model and effort chosen
+//! and read back, plain chat, the temporary chat, each reply's model checked). All of them reach the page only through `page_api/`. This file
 //! composes them; `conversation.rs` sends, reopens and waits, `ready.rs` waits for the page.
 
 use std::future::Future;
@@ -24,6 +25,7 @@ use super::selectors::Site;
 use crate::catalog::{Code, Failure};
 
 mod composer;
+mod controls;
 mod conversation;
 mod discovery;
 mod launch;
@@ -39,6 +41,7 @@ mod tab;
 mod wire;
 
 use composer::Composer;
+use controls::Controls;
 use discovery::Discovery;
 use page_api::PageApi;
 use read::Reader;
@@ -58,6 +61,8 @@ const DISCOVER_JS: &str = include_str!("../discover.js");
 /// Where the selectors' elements are, found with work that does not grow with the
 /// conversation.
 const LOCATE_JS: &str = include_str!("../locate.js");
+/// The chat's own controls: the model picker, plain chat, the temporary chat.
+const CONTROLS_JS: &str = include_str!("../controls.js");
 /// How long a known site's page has to show its composer by the selectors before discovery
 /// looks for it by its shape (a page still mounting its editor is not a changed page).
 const DISCOVERY_GRACE: Duration = Duration::from_millis(1500);
@@ -120,6 +125,8 @@ pub struct Options {
     /// A folder for sketches of the page (its structure, no text), saved when the chat fails
     /// in a way a changed site explains; `None` saves none.
     pub sketches: Option<PathBuf>,
+    /// The model, effort and temporary chat the person asked for (`controls.rs`).
+    pub wanted: crate::chat::models::Wanted,
 }
 
 impl Options {
@@ -141,12 +148,13 @@ impl Options {
             login_wait: Duration::ZERO,
             notice: None,
             sketches: None,
+            wanted: Default::default(),
         })
     }
 }
 
-/// The driver: the tab it drives, the composer, the reader, discovery, and the warnings not
-/// yet taken. Each part owns its state; the driver composes them (`conversation.rs`: sending,
+/// The driver: the tab it drives, the composer, the reader, discovery, the chat's own
+/// controls, and the warnings not yet taken. Each part owns its state; the driver composes them (`conversation.rs`: sending,
 /// reopening, waiting; `ready.rs`: waiting for the page to be usable).
 pub struct CdpDriver {
     /// The browser, the chat page and the profile's claims (`tab.rs`).
@@ -159,6 +167,9 @@ pub struct CdpDriver {
     discovery: Discovery,
     /// Problems to tell the user, not yet taken (`take_warnings`).
     warnings: Vec<Failure>,
+    /// The chat's own controls: the model, the effort, plain chat, the temporary chat
+    /// (`controls.rs`).
+    controls: Controls,
 }
 
 /// How long an attached file has to show its chip.
@@ -176,6 +187,8 @@ impl CdpDriver {
         let mut driver = CdpDriver::launch(options)?;
         let prepared = driver.prepare_page();
         driver.sketched(prepared)?;
+        // The page is set as the person asked before anything is sent.
+        driver.settle_controls()?;
         Ok(driver)
     }
 
@@ -221,6 +234,7 @@ impl CdpDriver {
             login_wait,
             notice,
             sketches,
+            wanted,
         } = options;
         Ok(CdpDriver {
             tab: Tab::new(
@@ -238,6 +252,10 @@ impl CdpDriver {
             reader: Reader::new(reply_timeout, truncation_budget, stall),
             discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
+            controls: Controls {
+                wanted,
+                ..Default::default()
+            },
         })
     }
 

@@ -117,6 +117,8 @@ impl Reader {
                     text,
                     channel: Channel::CopyButton,
                     finished_at: Instant::now(),
+                    model: None,
+                    effort: None,
                 },
                 proved_copy,
             });
@@ -127,6 +129,8 @@ impl Reader {
                     text,
                     channel: Channel::Wire,
                     finished_at: Instant::now(),
+                    model: None,
+                    effort: None,
                 },
                 proved_copy: None,
             });
@@ -137,6 +141,8 @@ impl Reader {
                     text,
                     channel: Channel::CodeBlock,
                     finished_at: Instant::now(),
+                    model: None,
+                    effort: None,
                 },
                 proved_copy: None,
             });
@@ -147,6 +153,8 @@ impl Reader {
                 text: text.unwrap_or_default(),
                 channel: Channel::Dom,
                 finished_at: Instant::now(),
+                model: None,
+                effort: None,
             },
             proved_copy: None,
         })

@@ -93,6 +93,9 @@ struct Shared {
     /// When the page said each reply had ended (`POST /api/ended`, sent the moment it marks a
     /// reply finished), in order.
     ended: Vec<Instant>,
+    /// What each message of `received` went with (model, effort, surface, temporary), as the
+    /// page said in its request.
+    sent_with: Vec<SentWith>,
     /// Conversations by id, as a real site keeps them: a reopened `/c/{id}` shows them again.
     conversations: std::collections::HashMap<String, Vec<Turn>>,
     /// The conversations' ids in the order they began, for the page's history list.
@@ -111,6 +114,22 @@ struct Turn {
 
 /// The header that tells the page where to show a notice in the reply's stead.
 const NOTICE_HEADER: &str = "x-notice";
+
+/// The header that says what a message went with (JSON: model, effort, work, temporary).
+const SENT_WITH_HEADER: &str = "x-sent-with";
+
+/// What a message went with on the local page.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct SentWith {
+    /// The model the page's picker had chosen (empty: the page has no picker).
+    pub model: String,
+    /// The effort chosen (empty: none).
+    pub effort: String,
+    /// Sent in the separately metered "Work" surface instead of plain chat.
+    pub work: bool,
+    /// Sent in a temporary chat (the site keeps no history of it).
+    pub temporary: bool,
+}
 
 /// The header that names the conversation a message belongs to.
 const CONVERSATION_HEADER: &str = "x-conversation";
@@ -137,6 +156,7 @@ impl LocalChat {
             received: Vec::new(),
             arrived: Vec::new(),
             ended: Vec::new(),
+            sent_with: Vec::new(),
             conversations: std::collections::HashMap::new(),
             started: Vec::new(),
             check_looks: Vec::new(),
@@ -193,6 +213,34 @@ impl LocalChat {
             .lock()
             .map(|s| s.received.clone())
             .unwrap_or_default()
+    }
+
+    /// What each message went with, in the order of [`LocalChat::received`]: the model and
+    /// effort the page had chosen, whether it was sent in the metered "Work" surface, and
+    /// whether the chat was temporary.
+    pub fn sent_with(&self) -> Vec<SentWith> {
+        self.state
+            .lock()
+            .map(|s| s.sent_with.clone())
+            .unwrap_or_default()
+    }
+
+    /// Opens a conversation the person had before keyless came: `turns` as (role, text) pairs,
+    /// stored as the site keeps them; its address is `url()` + `c/{id}`.
+    pub fn seed_conversation(&self, id: &str, turns: &[(&'static str, &str)]) {
+        if let Ok(mut s) = self.state.lock() {
+            s.started.push(id.to_string());
+            s.conversations.insert(
+                id.to_string(),
+                turns
+                    .iter()
+                    .map(|(role, text)| Turn {
+                        role,
+                        text: text.to_string(),
+                    })
+                    .collect(),
+            );
+        }
     }
 
     /// How many messages the page has sent to the model so far.
@@ -394,6 +442,14 @@ async fn chat(
                 fault: None,
             });
         let body_for_record = body.clone();
+        let with: SentWith = headers
+            .get(SENT_WITH_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| serde_json::from_str(v).ok())
+            .unwrap_or_default();
+        // A temporary chat is kept nowhere: no history, no conversation to reopen.
+        let conversation = conversation.filter(|_| !with.temporary);
+        s.sent_with.push(with);
         s.received.push(body);
         s.arrived.push(Instant::now());
         let reply = match canary {

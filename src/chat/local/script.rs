@@ -90,6 +90,9 @@ pub struct PageFaults {
     pub slow_user_turn_ms: u64,
     /// The composer takes no pasted text (the `pasteHtml` strategy fails on it).
     pub ignore_paste: bool,
+    /// The model picker's rows close the menu when clicked but change nothing (a click the
+    /// site's framework did not take): only reading the choice back tells.
+    pub picker_ignores_clicks: bool,
     /// Ways the page is unlike itself, as real sites are unlike each other (see [`MODES`]),
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
     /// control on replies), `far-frame` (the whole chat inside a frame of another origin,
@@ -124,7 +127,18 @@ pub struct PageFaults {
 /// are dropped), `shadow-root` (every part of the chat inside an open shadow root of a
 /// `<chat-app>` element), `nested-shadow` (shadow roots inside a shadow root: the conversation
 /// in a `<chat-thread>`'s, the composer in a `<chat-composer>`'s, both inside `<chat-app>`'s),
-/// `iframe` (the whole chat inside a frame of the same origin).
+/// `iframe` (the whole chat inside a frame of the same origin); and the chat's own controls:
+/// `picker-menu` (a model picker shaped like
+/// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
+/// their own in it), `picker-listbox` (shaped like Claude's and Gemini's: a combobox opening a
+/// listbox of options, no effort), `model-locked` (the best model's row holds an "Upgrade"
+/// button, and choosing it opens an upgrade prompt instead), `model-downgrade` (each reply is
+/// answered by the weakest model while the picker shows the chosen one: its
+/// `data-message-model-slug` says so), `model-cap` (after a reply the page says a usage cap is
+/// reached and swaps the picker to the weakest model), `work-mode` (Chat and Work radios, Work
+/// checked: a metered surface beside plain chat) and `temporary-chat` (a toggle for a chat the
+/// site keeps no history of). Which model, effort, surface and temporary state each message
+/// went with is told by [`super::LocalChat::sent_with`].
 pub const MODES: &[&str] = &[
     "generated-classes",
     "no-ids",
@@ -150,6 +164,13 @@ pub const MODES: &[&str] = &[
     "shadow-root",
     "nested-shadow",
     "iframe",
+    "picker-menu",
+    "picker-listbox",
+    "model-locked",
+    "model-downgrade",
+    "model-cap",
+    "work-mode",
+    "temporary-chat",
 ];
 
 /// The scripted model.
@@ -240,6 +261,7 @@ impl Script {
                 real_clicks_only: false,
                 slow_user_turn_ms: 0,
                 ignore_paste: false,
+                picker_ignores_clicks: false,
                 modes: Vec::new(),
                 renderer: None,
             },

@@ -81,6 +81,22 @@ struct Report {
     /// With --learn: where the learned entry was kept, the entry, and its difference from the
     /// built-in one (`+` new, `=` known).
     learned: Option<LearnedReport>,
+    /// With --models: what the page's model picker offers (`null` rows: no picker found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    models: Option<ModelsReport>,
+}
+
+/// What `keyless doctor --models` found of the model picker.
+#[derive(Serialize)]
+struct ModelsReport {
+    /// A picker was found (by the selectors or by its shape).
+    found: bool,
+    /// The picker's own words, how it was found, and every row it offers.
+    #[serde(flatten)]
+    offered: Option<crate::chat::models::Offered>,
+    /// The rows that are models and those that are effort levels, by label.
+    models: Vec<String>,
+    efforts: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -96,7 +112,7 @@ const CANARY_REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 /// How long a canary reply may stay without its end before doctor calls it truncated.
 const CANARY_TRUNCATION_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
 
-pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
+pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool, models: bool) -> Status {
     // Learning proves what it keeps in an exchange.
     let canary = canary || learn;
     let config = match shared.load_config("doctor") {
@@ -147,6 +163,7 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
         },
         discovered: Vec::new(),
         learned: None,
+        models: None,
     };
     if let Some(driver) = driver.as_mut() {
         report.selectors = KEYS.iter().map(|key| check_key(driver, key)).collect();
@@ -226,6 +243,26 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
                 )),
                 _ => {}
             }
+        }
+    }
+    if let (true, Some(driver)) = (models, driver.as_ref()) {
+        match driver.models_offered() {
+            Ok(offered) => {
+                let labels = |rows: Vec<&crate::chat::models::Row>| {
+                    rows.iter().map(|r| r.label.clone()).collect()
+                };
+                report.models = Some(ModelsReport {
+                    found: offered.is_some(),
+                    models: offered
+                        .as_ref()
+                        .map_or_else(Vec::new, |o| labels(o.models())),
+                    efforts: offered
+                        .as_ref()
+                        .map_or_else(Vec::new, |o| labels(o.efforts())),
+                    offered,
+                });
+            }
+            Err(failure) => problems.push(format!("{}: {}", failure.code, failure.reason)),
         }
     }
     if let Some(driver) = driver {

@@ -17,6 +17,32 @@ pub(super) fn print_text(report: &Report) {
             "problems found"
         }
     );
+    if let Some(models) = &report.models {
+        match &models.offered {
+            None => println!(
+                "  model picker: none found (no ModelPicker matched, and no control opens a list of models)"
+            ),
+            Some(offered) => {
+                println!(
+                    "  model picker: \"{}\" (found by {})",
+                    offered.shown, offered.how
+                );
+                for row in &offered.options {
+                    println!(
+                        "    {} {}{}{}",
+                        if row.checked { "*" } else { "-" },
+                        row.label,
+                        if row.group.is_empty() {
+                            String::new()
+                        } else {
+                            format!("  [{}]", row.group)
+                        },
+                        if row.locked { "  (locked)" } else { "" }
+                    );
+                }
+            }
+        }
+    }
     for s in &report.selectors {
         match &s.matched {
             Some(css) => println!(

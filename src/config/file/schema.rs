@@ -46,6 +46,7 @@ pub const SECTIONS: [(&str, &[&str]); 8] = [
             "TruncationBudgetSeconds",
             "StallSeconds",
             "WaitOnLimits",
+            "Models",
         ],
     ),
     ("Snapshot", &["Tools", "Scripts", "Instructions"]),
@@ -181,6 +182,38 @@ fn hosts(name: &str, value: &Value) -> Result<Vec<crate::hosts::Pattern>, Failur
         .collect()
 }
 
+/// `Browser.Models`: per site name, `{"Model": "…", "Effort": "…"}` (either may be left out).
+fn site_models(
+    name: &str,
+    value: &Value,
+) -> Result<std::collections::BTreeMap<String, crate::config::SiteModel>, Failure> {
+    let Some(sites) = value.as_object() else {
+        return Err(validation(format!(
+            "{name} is {value}; it must be an object: {{\"chatgpt\": {{\"Model\": \"thinking\", \"Effort\": \"heavy\"}}}}"
+        )));
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for (site, choice) in sites {
+        let here = format!("{name}.{site}");
+        let Some(keys) = choice.as_object() else {
+            return Err(validation(format!(
+                "{here} is {choice}; it must be an object with Model and/or Effort"
+            )));
+        };
+        let mut chosen = crate::config::SiteModel::default();
+        for (key, v) in keys {
+            let field = format!("{here}.{key}");
+            match key.as_str() {
+                "Model" => chosen.model = Some(string(&field, v)?),
+                "Effort" => chosen.effort = Some(string(&field, v)?),
+                _ => return Err(unknown(&field, &["Model", "Effort"])),
+            }
+        }
+        out.insert(site.clone(), chosen);
+    }
+    Ok(out)
+}
+
 fn choice<T: Copy>(name: &str, value: &Value, options: &[(&str, T)]) -> Result<T, Failure> {
     let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
     value
@@ -284,6 +317,7 @@ pub(super) fn set(
         ("Browser", "Headless") => config.browser.headless = boolean(n, value)?,
         ("Browser", "CdpUrl") => config.browser.cdp_url = Some(string(n, value)?),
         ("Browser", "Url") => config.browser.url = Some(string(n, value)?),
+        ("Browser", "Models") => config.browser.models = site_models(n, value)?,
         ("Browser", "ReplyTimeoutSeconds") => {
             config.browser.reply_timeout_seconds = int(n, value, 10, 7_200)?
         }

@@ -62,6 +62,8 @@ impl ChatDriver for ScriptedChat {
                 text,
                 channel: self.channels.pop_front().unwrap_or(Channel::CopyButton),
                 finished_at: Instant::now(),
+                model: None,
+                effort: None,
             }
         })
     }

@@ -133,3 +133,18 @@ pub(in crate::chat::cdp) struct Found {
     /// False for a mark keyless put on the element itself: good for this page only.
     pub kept: bool,
 }
+
+/// What the page says of a switch keyless set (plain chat, the temporary chat).
+#[derive(Debug, Deserialize, Default)]
+#[serde(default)]
+pub(in crate::chat::cdp) struct Switched {
+    /// The selectors found the control.
+    pub found: bool,
+    /// It was on before keyless looked (plain chat).
+    pub was: bool,
+    /// It is on now (`now` for plain chat, `on` for the temporary chat).
+    #[serde(alias = "on")]
+    pub now: bool,
+    /// The control's words.
+    pub label: String,
+}

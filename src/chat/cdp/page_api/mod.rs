@@ -1,5 +1,5 @@
 //! The page API: the one door between keyless and the script it puts into the chat page
-//! (`page.js`, which holds `discover.js` and `locate.js`). Each page function has a typed
+//! (`page.js`, which holds `discover.js`, `locate.js` and `controls.js`). Each page function has a typed
 //! wrapper here: its arguments go as a JSON array to the page's `call`, which runs the function
 //! of that name and answers with JSON (a promise's value once it settles); the answer comes
 //! back into a Rust type. No JavaScript is assembled anywhere else in keyless (the architecture test keeps it
@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 pub(super) use answers::{
     BeforeSend, Begun, Clicked, Dirt, Drawn, Found, Glance, Held, Judged, LearnedTurns, Matches,
-    ShownTurn,
+    ShownTurn, Switched,
 };
 pub(super) use input::Press;
 
@@ -225,10 +225,11 @@ impl<'d> PageApi<'d> {
         let selectors = serde_json::to_string(&self.site.selectors).unwrap_or_else(|_| "{}".into());
         let texts = serde_json::to_string(&self.site.texts).unwrap_or_else(|_| "{}".into());
         let script = format!(
-            "({})({selectors}, {texts}, {}, {})",
+            "({})({selectors}, {texts}, {}, {}, {})",
             super::PAGE_JS,
             super::DISCOVER_JS,
-            super::LOCATE_JS
+            super::LOCATE_JS,
+            super::CONTROLS_JS
         );
         self.eval::<String>(&script).map(|_| ())
     }
@@ -493,6 +494,38 @@ impl<'d> PageApi<'d> {
     /// The addresses of the site's history list.
     pub fn history_links(&self) -> Result<Vec<String>, Failure> {
         self.call("historyLinks", json!([]))
+    }
+
+    // --- The chat's own controls (`controls.js`) ---
+
+    /// What the model picker offers (it is opened and closed again); `None`: no picker.
+    pub fn models_offered(&self) -> Result<Option<crate::chat::models::Offered>, Failure> {
+        self.call("modelsOffered", json!([]))
+    }
+
+    /// Clicks the picker's row `label` in `group`; whether there was one.
+    pub fn choose_model(&self, label: &str, group: &str) -> Result<bool, Failure> {
+        self.call("chooseModel", json!([label, group]))
+    }
+
+    /// The picker's own words now (the model it shows chosen), without opening it.
+    pub fn model_shown(&self) -> Result<Option<String>, Failure> {
+        self.call("modelShown", json!([]))
+    }
+
+    /// The model the newest reply says it came from.
+    pub fn reply_model(&self) -> Result<Option<String>, Failure> {
+        self.call("replyModel", json!([]))
+    }
+
+    /// Makes sure the page is in plain chat (by the selectors' radio).
+    pub fn plain_chat(&self) -> Result<Switched, Failure> {
+        self.call("plainChat", json!([]))
+    }
+
+    /// Turns the temporary chat on (by the selectors' toggle).
+    pub fn temporary_chat(&self) -> Result<Switched, Failure> {
+        self.call("temporaryChat", json!([]))
     }
 
     // --- Discovery ---

@@ -1,0 +1,287 @@
+//! The chat's own controls as the person asks for them (`--model`, `--effort`,
+//! `--allow-fallback`, `--temporary`), what a site's model picker offers, and which of its rows
+//! a person's name means.
+//!
+//! Names match loosely (letter case, spaces, punctuation, a site's aliases, the words of a name
+//! within a longer label: `thinking` is "GPT-5.5 Thinking"), but never to a different model: a
+//! name two rows answer to is refused with both named, and a name no row answers to is refused
+//! with what the page offers. Pure: the page is driven in `cdp/controls.rs`, and nothing here
+//! decides what to do about a model that changed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What the person asked of the chat's own controls.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// The model, as the person named it.
+    pub model: Option<String>,
+    /// The reasoning effort, as the person named it.
+    pub effort: Option<String>,
+    /// A reply from another model than the one chosen is a warning, not a stop.
+    pub allow_fallback: bool,
+    /// The task runs in the site's temporary chat (its history is not kept).
+    pub temporary: bool,
+}
+
+impl Wanted {
+    /// Whether the person asked for a model or an effort (the picker is opened only then).
+    pub fn picks(&self) -> bool {
+        self.model.is_some() || self.effort.is_some()
+    }
+}
+
+/// One row of a picker, as the page shows it.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Row {
+    /// The row's own words (without an "Upgrade" button inside it).
+    pub label: String,
+    /// `aria-checked` or `aria-selected`.
+    pub checked: bool,
+    /// The row holds a control of its own (an upgrade offer) or is disabled.
+    pub locked: bool,
+    /// The label of the group the row is in (effort levels are a group of their own); empty
+    /// for rows outside every group.
+    pub group: String,
+}
+
+/// What the picker offers.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Offered {
+    /// The picker's own words (the model it shows chosen).
+    pub shown: String,
+    /// How the picker was found: `selectors`, or `shape` (by role and state).
+    pub how: String,
+    pub options: Vec<Row>,
+}
+
+impl Offered {
+    /// The group the models are in: that of the checked row the picker's words name (the
+    /// first row's when none is named).
+    fn model_group(&self) -> Option<&str> {
+        let shown = flat(&self.shown);
+        self.options
+            .iter()
+            .find(|r| r.checked && !flat(&r.label).is_empty() && shown.contains(&flat(&r.label)))
+            .or(self.options.first())
+            .map(|r| r.group.as_str())
+    }
+
+    /// The rows that are models.
+    pub fn models(&self) -> Vec<&Row> {
+        let group = self.model_group();
+        self.options
+            .iter()
+            .filter(|r| Some(r.group.as_str()) == group)
+            .collect()
+    }
+
+    /// The rows that are effort levels (every other group).
+    pub fn efforts(&self) -> Vec<&Row> {
+        let group = self.model_group();
+        self.options
+            .iter()
+            .filter(|r| Some(r.group.as_str()) != group)
+            .collect()
+    }
+
+    /// The checked model's label.
+    pub fn checked_model(&self) -> Option<&str> {
+        checked(&self.models())
+    }
+
+    /// The checked effort's label.
+    pub fn checked_effort(&self) -> Option<&str> {
+        checked(&self.efforts())
+    }
+
+    /// What the page offers, in words: the models (locked ones marked) and the efforts.
+    pub fn describe(&self) -> String {
+        let list = |rows: Vec<&Row>| {
+            rows.iter()
+                .map(|r| {
+                    let mut s = format!("\"{}\"", r.label);
+                    if r.locked {
+                        s.push_str(" (locked)");
+                    }
+                    if r.checked {
+                        s.push_str(" (chosen)");
+                    }
+                    s
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut out = format!("models {}", list(self.models()));
+        let efforts = self.efforts();
+        if efforts.is_empty() {
+            out.push_str("; no effort choice");
+        } else {
+            out.push_str(&format!("; effort {}", list(efforts)));
+        }
+        out
+    }
+}
+
+fn checked<'a>(rows: &[&'a Row]) -> Option<&'a str> {
+    rows.iter().find(|r| r.checked).map(|r| r.label.as_str())
+}
+
+/// Which row a name means.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Pick<'a> {
+    One(&'a Row),
+    /// No row answers to the name.
+    None,
+    /// More than one row answers to it, and none exactly: keyless never chooses between them.
+    Ambiguous(Vec<&'a Row>),
+}
+
+/// A name with everything but its letters and digits taken out, in lower case: `GPT-5.5
+/// Thinking`, `gpt 5.5 thinking` and the slug `gpt-5-5-thinking` are the same.
+pub fn flat(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A name's words, in lower case.
+fn words(name: &str) -> Vec<String> {
+    name.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether two names are the same model's (a label and a reply's slug).
+pub fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (flat(a), flat(b));
+    !a.is_empty() && a == b
+}
+
+/// The row `want` means among `rows`: a site's alias first (`aliases`: a name → the label it
+/// stands for), then the same name (case, spaces and punctuation aside), then the rows whose
+/// label holds every word of the name; one such row, or none, or the ambiguous ones.
+pub fn pick<'a>(want: &str, rows: &[&'a Row], aliases: &BTreeMap<String, String>) -> Pick<'a> {
+    let want = aliases
+        .iter()
+        .find(|(alias, _)| same(alias, want))
+        .map_or(want, |(_, label)| label.as_str());
+    let exact: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| same(&r.label, want))
+        .collect();
+    if let [one] = exact.as_slice() {
+        return Pick::One(one);
+    }
+    let need = words(want);
+    if need.is_empty() {
+        return Pick::None;
+    }
+    let holding: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| {
+            let have = words(&r.label);
+            need.iter().all(|w| have.contains(w))
+        })
+        .collect();
+    match holding.as_slice() {
+        [] => Pick::None,
+        [one] => Pick::One(one),
+        _ => Pick::Ambiguous(holding),
+    }
+}
+
+/// The model and effort keyless chose and read back on the page.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Confirmed {
+    pub model: Option<String>,
+    pub effort: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(labels: &[&str]) -> Vec<Row> {
+        labels
+            .iter()
+            .map(|l| Row {
+                label: l.to_string(),
+                checked: false,
+                locked: false,
+                group: String::new(),
+            })
+            .collect()
+    }
+
+    fn check(want: &str, labels: &[&str], expected: Option<&str>) {
+        let all = rows(labels);
+        let refs: Vec<&Row> = all.iter().collect();
+        let got = match pick(want, &refs, &BTreeMap::new()) {
+            Pick::One(r) => Some(r.label.as_str()),
+            _ => None,
+        };
+        assert_eq!(got, expected, "{want} among {labels:?}");
+    }
+
+    const GPT: &[&str] = &["Auto", "GPT-5.5 Instant", "GPT-5.5 Thinking", "GPT-5.5 Pro"];
+
+    #[test]
+    fn names_match_loosely_by_case_spaces_punctuation_and_words() {
+        check("gpt-5.5 thinking", GPT, Some("GPT-5.5 Thinking"));
+        check("GPT 5.5 THINKING", GPT, Some("GPT-5.5 Thinking"));
+        check("gpt-5-5-thinking", GPT, Some("GPT-5.5 Thinking"));
+        check("thinking", GPT, Some("GPT-5.5 Thinking"));
+        check("pro", GPT, Some("GPT-5.5 Pro"));
+        check("auto", GPT, Some("Auto"));
+        check("思考", &["极速", "思考"], Some("思考"));
+    }
+
+    #[test]
+    fn a_name_never_becomes_another_model() {
+        check("gpt-6", GPT, None);
+        check("thinking mini", GPT, None);
+        check("", GPT, None);
+        let all = rows(GPT);
+        let refs: Vec<&Row> = all.iter().collect();
+        match pick("gpt-5.5", &refs, &BTreeMap::new()) {
+            Pick::Ambiguous(found) => assert_eq!(found.len(), 3),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_sites_alias_names_its_label() {
+        let all = rows(&["Fast", "Thinking", "Pro"]);
+        let refs: Vec<&Row> = all.iter().collect();
+        let aliases = BTreeMap::from([("gemini-3-pro".to_string(), "Pro".to_string())]);
+        assert_eq!(pick("Gemini 3 Pro", &refs, &aliases), Pick::One(&all[2]));
+    }
+
+    #[test]
+    fn efforts_are_the_groups_beside_the_models() {
+        let mut all = rows(&["GPT-5.5 Instant", "GPT-5.5 Thinking", "Light", "Heavy"]);
+        all[1].checked = true;
+        all[2].group = "Effort".into();
+        all[3].group = "Effort".into();
+        all[3].checked = true;
+        let offered = Offered {
+            shown: "GPT-5.5 Thinking".into(),
+            how: "shape".into(),
+            options: all,
+        };
+        assert_eq!(offered.checked_model(), Some("GPT-5.5 Thinking"));
+        assert_eq!(offered.checked_effort(), Some("Heavy"));
+        assert_eq!(offered.models().len(), 2);
+        assert!(
+            offered.describe().contains("effort \"Light\""),
+            "{}",
+            offered.describe()
+        );
+    }
+}
