@@ -26,8 +26,8 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     };
     let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
     if json {
-        let settings = super::setup::batch_settings(&config, shared, &root);
-        events::started(events::Started {
+        let settings = crate::app::start::batch_settings(&config, &shared.choices(), &root);
+        events::print([events::started(&crate::app::report::Started {
             command: "apply",
             workspace: &root.canonicalize().unwrap_or(root.clone()),
             task: None,
@@ -36,7 +36,7 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
             file: file.filter(|f| f.as_os_str() != "-"),
             mode: settings.mode,
             pace: settings.pace,
-        });
+        })]);
     }
     let parsed = reply.parse(&config.limits);
     let Some(script) = parsed.script else {
@@ -56,7 +56,7 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
                 "format_error",
                 serde_json::json!({ "problems": problems, "text": message }),
             );
-            events::finished("rejected", None, None, Status::Rejected);
+            events::print([events::finished("rejected", None, None, Status::Rejected)]);
         } else {
             print!("{message}");
         }
@@ -65,11 +65,11 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
     // After `started`, every end is a `finished` event.
     let failed = |status: Status| {
         if json {
-            events::finished("usage", None, None, status);
+            events::print([events::finished("usage", None, None, status)]);
         }
         status
     };
-    let start = match super::setup::Start::with(shared, config, "apply") {
+    let start = match super::setup::start(shared, config, "apply", &mut super::report::Human) {
         Ok(start) => start,
         Err(status) => return failed(status),
     };
@@ -79,7 +79,10 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         _ => "keyless apply (standard input)".to_string(),
     };
     let mut backup = Backup::new(ws, BatchKind::Batch, label);
-    let mut host = start.host(shared);
+    let mut host = batch::Joined {
+        person: super::terminal::Terminal::here(),
+        runner: start.machine,
+    };
     let report = batch::execute(&script, ws, &mut backup, &mut host, settings, (1, 1));
     // The results message is data for the model; on a person's terminal it is shown with its
     // control characters escaped, so that a command's output cannot rewrite the screen.
@@ -92,9 +95,9 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         ("failed", Status::Stopped)
     };
     if json {
-        events::batch(&report);
+        events::print(events::batch(&report));
         events::emit("results", serde_json::json!({ "text": message }));
-        events::finished(stop, None, None, status);
+        events::print([events::finished(stop, None, None, status)]);
     } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         print!("{}", shown(&message));
     } else {
@@ -108,9 +111,9 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let (ws, _claim) = match super::setup::open_workspace(shared, &config, "undo") {
+    let (ws, _claim) = match crate::app::start::open_workspace(&shared.choices(), &config) {
         Ok(opened) => opened,
-        Err(status) => return status,
+        Err(e) => return super::setup::refused("undo", &e),
     };
     let report = backup::undo(&ws);
     let next = backup::list(&ws)
@@ -122,7 +125,7 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
         Err(_) => Status::Stopped,
     };
     if json {
-        println!("{}", undo_json(&report, next.as_ref(), status));
+        println!("{}", events::undo_json(&report, next.as_ref(), status));
         return status;
     }
     match report {
@@ -179,58 +182,4 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
         }
     }
     status
-}
-
-/// `keyless undo --json`: what was put back, what was left as it is and why, the exit status.
-fn undo_json(
-    report: &Result<UndoReport, crate::catalog::Failure>,
-    next: Option<&(u64, String)>,
-    status: Status,
-) -> serde_json::Value {
-    let mut value = serde_json::json!({
-        "batch": null,
-        "label": null,
-        "actions": [],
-        "refused": [],
-        "safety_copy": null,
-        "next": next.map(|(id, _)| id),
-        "code": null,
-        "reason": null,
-        "exit_status": status.code(),
-    });
-    match report {
-        Ok(UndoReport::Restored {
-            id,
-            label,
-            actions,
-            refused,
-            safety_copy,
-        }) => {
-            value["batch"] = serde_json::json!(id);
-            value["label"] = serde_json::json!(label);
-            value["actions"] = serde_json::json!(actions);
-            value["refused"] = refused_json(refused);
-            value["safety_copy"] = serde_json::json!(safety_copy);
-        }
-        Ok(_) => {}
-        Err(failure) => {
-            value["code"] = serde_json::json!(failure.code.code());
-            value["reason"] = serde_json::json!(failure.reason);
-        }
-    }
-    value
-}
-
-/// The changes undo left as they are, as JSON: the path, why, where the old bytes are kept.
-pub(super) fn refused_json(refused: &[backup::NotRestored]) -> serde_json::Value {
-    refused
-        .iter()
-        .map(|not| {
-            serde_json::json!({
-                "path": not.path,
-                "reason": not.reason(),
-                "kept": not.kept,
-            })
-        })
-        .collect()
 }

@@ -107,7 +107,7 @@ impl Stage {
 fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
     let Stage { folder, root, chat } = Stage::new("demo")?;
     let ws = Workspace::open(&root).map_err(|f| f.reason)?;
-    super::logging::init(&root);
+    crate::app::logging::init(&root, &mut super::report::Human);
     let options = Options {
         executable: browser,
         reply_timeout: Duration::from_secs(60),

@@ -33,6 +33,7 @@ mod instructions;
 mod interactive;
 mod json_events;
 mod loop_e2e;
+mod mcp;
 mod network;
 mod parser;
 mod parser_props;

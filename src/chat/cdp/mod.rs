@@ -120,6 +120,18 @@ pub struct Options {
     /// A folder for sketches of the page (its structure, no text), saved when the chat fails
     /// in a way a changed site explains; `None` saves none.
     pub sketches: Option<PathBuf>,
+    /// What the replies are: AgentScript (whole at its `@@eof`) or prose.
+    pub replies: Replies,
+}
+
+/// What a chat's replies are, which says when one is whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replies {
+    /// AgentScript: whole at its `@@eof`; a reply the page ended without it was cut short.
+    #[default]
+    AgentScript,
+    /// Prose (a question's answer): whole when the page says the reply ended.
+    Prose,
 }
 
 impl Options {
@@ -141,6 +153,7 @@ impl Options {
             login_wait: Duration::ZERO,
             notice: None,
             sketches: None,
+            replies: Replies::AgentScript,
         })
     }
 }
@@ -221,6 +234,7 @@ impl CdpDriver {
             login_wait,
             notice,
             sketches,
+            replies,
         } = options;
         Ok(CdpDriver {
             tab: Tab::new(
@@ -235,7 +249,7 @@ impl CdpDriver {
                 },
             ),
             composer: Composer::default(),
-            reader: Reader::new(reply_timeout, truncation_budget, stall),
+            reader: Reader::new(reply_timeout, truncation_budget, stall, replies),
             discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
         })

@@ -103,10 +103,15 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let mut options = match super::driver::driver_options(shared, &config, "doctor") {
+    let mut options = match crate::app::chat::driver_options(
+        &shared.choices(),
+        &config,
+        &mut super::report::Human,
+    ) {
         Ok(options) => options,
-        Err(status) => return status,
+        Err(e) => return super::setup::refused("doctor", &e),
     };
+    options.notice = Some(super::terminal::notice);
     // doctor never hangs: its canary is short, and a page that does not answer it is a
     // problem to report, not to wait ten minutes for.
     options.reply_timeout = options.reply_timeout.min(CANARY_REPLY_TIMEOUT);
