@@ -50,18 +50,43 @@ fn venv() -> &'static Path {
 /// folder) under the Python client, makes `calls` (groups made one after the other, the calls
 /// of a group at once) and returns what the client saw.
 fn client(profile: &Path, calls: Value) -> Value {
+    client_with(profile, calls, Browser::Shared, Elicit::No)
+}
+
+/// Which browser the server uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Browser {
+    /// The test binary's shared browser (`--cdp`).
+    Shared,
+    /// One it launches on its profile, as it does by default.
+    Its,
+}
+
+/// Whether the client declares elicitation (and approves every question).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Elicit {
+    No,
+    Approve,
+}
+
+fn client_with(profile: &Path, calls: Value, browser: Browser, elicit: Elicit) -> Value {
     let dir = tempfile::tempdir().unwrap();
     let plan = dir.path().join("plan.json");
     let log = dir.path().join("server.log");
     let profile_arg = profile.display().to_string();
+    let mut args = vec!["mcp", "--headless", "--profile", &profile_arg];
+    if browser == Browser::Shared {
+        args.extend(["--cdp", cdp_url()]);
+    }
     fs::write(
         &plan,
         json!({
             "command": env!("CARGO_BIN_EXE_keyless"),
-            "args": ["mcp", "--headless", "--cdp", cdp_url(), "--profile", profile_arg],
+            "args": args,
             "env": { "XDG_CONFIG_HOME": profile_arg },
             "server_log": log.display().to_string(),
             "calls": calls,
+            "elicit": if elicit == Elicit::Approve { "accept" } else { "no" },
         })
         .to_string(),
     )
@@ -249,6 +274,105 @@ fn two_tasks_at_once_in_two_workspaces() {
         first(&one) < last_end(&two) && first(&two) < last_end(&one),
         "the two tasks ran one after the other"
     );
+}
+
+/// Two tasks at once with the browser the server launches itself on its profile: the second
+/// call's driver joins the first's browser in a tab of its own, and the first to finish closes
+/// only its tab (the process's drivers share the profile as two processes would).
+#[test]
+fn two_tasks_at_once_in_the_browser_it_launches() {
+    let slow = Script {
+        chunk_chars: 20,
+        chunk_delay: Duration::from_millis(40),
+        ..Script::replies(WRITE_A_NOTE)
+    };
+    let quick = Script::replies(WRITE_A_NOTE);
+    let (one, two) = (
+        LocalChat::start(quick).unwrap(),
+        LocalChat::start(slow).unwrap(),
+    );
+    let (ws_one, ws_two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let profile = tempfile::tempdir().unwrap();
+    let seen = client_with(
+        profile.path(),
+        json!([[
+            run_task(&one, ws_one.path(), "Write a note", "autosafe"),
+            run_task(&two, ws_two.path(), "Write a note", "autosafe"),
+        ]]),
+        Browser::Its,
+        Elicit::No,
+    );
+    for result in seen["results"].as_array().unwrap() {
+        assert_eq!(result["structured"]["stop"], "done", "{result}");
+    }
+    assert!(ws_one.path().join("notes.txt").exists() && ws_two.path().join("notes.txt").exists());
+}
+
+/// Two calls at once in one workspace: one works, the other is refused as a second keyless
+/// would be (one keyless per workspace), and nothing is mixed up.
+#[test]
+fn two_tasks_at_once_in_one_workspace_one_is_refused() {
+    let slow = Script {
+        chunk_chars: 20,
+        chunk_delay: Duration::from_millis(40),
+        ..Script::replies(WRITE_A_NOTE)
+    };
+    let (one, two) = (
+        LocalChat::start(slow).unwrap(),
+        LocalChat::start(Script::replies(WRITE_A_NOTE)).unwrap(),
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let seen = client(
+        profile.path(),
+        json!([[
+            run_task(&one, ws.path(), "Write a note", "autosafe"),
+            run_task(&two, ws.path(), "Write a note", "autosafe"),
+        ]]),
+    );
+    let results = seen["results"].as_array().unwrap();
+    let done: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["structured"]["stop"] == "done")
+        .collect();
+    let refused: Vec<&Value> = results.iter().filter(|r| r["is_error"] == true).collect();
+    assert_eq!((done.len(), refused.len()), (1, 1), "{results:?}");
+    let why = refused[0]["structured"]["reason"].as_str().unwrap();
+    assert!(why.contains("is working in"), "{why}");
+    assert_eq!(one.received().len() + two.received().len(), 2);
+}
+
+/// A client that declares elicitation: a Risky command is asked about through it, and runs
+/// after the person's yes (the redirection made `ran.txt`).
+#[test]
+fn a_risky_command_waits_for_the_clients_yes() {
+    let chat = LocalChat::start(Script::replies([
+        "```\n@@runcommand\n<<<CMD\nfrobnicate --now > ran.txt\nCMD>>>\n@@end\n@@eof\n```",
+        "```\n@@done\n<<<MSG\nRan it.\nMSG>>>\n@@end\n@@eof\n```",
+    ]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let seen = client_with(
+        profile.path(),
+        json!([[run_task(&chat, ws.path(), "Run the tool", "ask")]]),
+        Browser::Shared,
+        Elicit::Approve,
+    );
+    let done = &seen["results"][0]["structured"];
+    let asked = seen["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?} ({})", seen["protocol"]);
+    assert!(
+        asked[0]
+            .as_str()
+            .unwrap()
+            .contains("frobnicate --now > ran.txt")
+    );
+    assert!(
+        ws.path().join("ran.txt").exists(),
+        "approved but not run: {done}"
+    );
+    assert_eq!(done["refused"], json!([]), "{done}");
 }
 
 /// A command that needs a person's yes (Risky, Ask mode) is refused, not run, when the client

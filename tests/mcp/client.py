@@ -4,7 +4,8 @@ for tests/it/mcp.rs.
 Usage: python client.py PLAN.json. The plan names the server's command, arguments and
 environment, and the calls in groups: the calls of one group are made at once, the groups one
 after the other. Prints one JSON object: the tools listed (names and input schemas), the
-capabilities the client declared, and each call's result with the progress notifications that
+questions the server asked through elicitation (with `"elicit": "accept"` in the plan the
+client declares elicitation and approves every question), and each call's result with the progress notifications that
 arrived for it (their messages, which keyless sends as JSON).
 """
 
@@ -13,7 +14,7 @@ import json
 import os
 import sys
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 
@@ -21,11 +22,17 @@ async def main(plan):
     env = dict(os.environ)
     env.update(plan.get("env", {}))
     server = StdioServerParameters(command=plan["command"], args=plan["args"], env=env)
-    out = {"results": []}
+    out = {"results": [], "asked": []}
+
+    async def approve(context, params):
+        out["asked"].append(params.message)
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    # Without a callback the client declares no elicitation.
+    elicitation = approve if plan.get("elicit") == "accept" else None
     with open(plan["server_log"], "w") as log:
         async with stdio_client(server, errlog=log) as (read, write):
-            # No elicitation callback: this client declares no elicitation.
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, elicitation_callback=elicitation) as session:
                 await session.initialize()
                 tools = await session.list_tools()
                 out["tools"] = sorted(tool.name for tool in tools.tools)
@@ -57,6 +64,7 @@ async def main(plan):
 
                 for group in plan["calls"]:
                     out["results"].extend(await asyncio.gather(*(call(c) for c in group)))
+    out["protocol"] = str(getattr(session, "protocol_version", "") or "")
     print(json.dumps(out))
 
 
