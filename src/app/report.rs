@@ -56,6 +56,21 @@ pub trait Report {
     fn settings(&mut self, _mode: crate::config::Mode, _pace: crate::config::Pace) {}
     /// `interactive`: the person left.
     fn quit(&mut self) {}
+    /// `apply`: the reply was rejected for its format; `message` is the format error the model
+    /// would get, redacted.
+    fn rejected(&mut self, _problems: &[crate::protocol::parse::Diagnostic], _message: &str) {}
+    /// `apply`: the reply's batch ran; `message` is its results message, `stop` how it ended
+    /// (`ok`, `failed`, `cancelled`).
+    fn applied(
+        &mut self,
+        _report: &crate::batch::Report,
+        _message: &str,
+        _stop: &str,
+        _status: Status,
+    ) {
+    }
+    /// The command ended before any turn or batch (`usage`), after it was `started`.
+    fn ended(&mut self, _stop: &str, _status: Status) {}
     /// The turn ended and so does the command: tells the outcome, as `command`, and returns its
     /// exit status.
     fn finished(&mut self, stop: &Stop, command: &str) -> Status;

@@ -20,6 +20,7 @@ use crate::workspace::agent::Agent;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::args::Shared;
+use super::report::Format;
 use super::stop::Out;
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
@@ -129,7 +130,8 @@ impl Lines {
 }
 
 fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
-    let out = Out::for_json(json);
+    let format = Format::of(json);
+    let out = format.out();
     let mut report = super::report::for_json(json);
     let report = report.as_mut();
     let choices = shared.choices();
@@ -152,10 +154,10 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         runner: machine,
     };
     let history = ws.agent(Agent::History);
-    let mut lines = if json {
-        Lines::Plain
-    } else {
-        match DefaultEditor::new() {
+    // `--json`'s lines come from standard input as they are, for the program that drives it.
+    let mut lines = match format {
+        Format::Json => Lines::Plain,
+        Format::Text => match DefaultEditor::new() {
             Ok(mut editor) => {
                 let _ = editor.load_history(&history);
                 Lines::Editor(Box::new(editor))
@@ -164,7 +166,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 eprintln!("keyless interactive: cannot read from the terminal: {e}");
                 return Status::Usage;
             }
-        }
+        },
     };
     let saved = conversation::saved(
         &ws,

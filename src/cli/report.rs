@@ -21,6 +21,38 @@ pub(super) fn for_json(json: bool) -> Box<dyn Report> {
     }
 }
 
+/// How a one-shot command (`check`, `policy`, `status`, `doctor`, `undo`) gives its result:
+/// one JSON document (`--json`), or text for a person. Each command renders both; this is the
+/// one place that chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Format {
+    Text,
+    Json,
+}
+
+impl Format {
+    pub(super) fn of(json: bool) -> Format {
+        if json { Format::Json } else { Format::Text }
+    }
+
+    /// Where a result for people goes: standard output, or standard error when standard
+    /// output carries JSON.
+    pub(super) fn out(self) -> Out {
+        match self {
+            Format::Json => Out::Stderr,
+            Format::Text => Out::Stdout,
+        }
+    }
+
+    /// Gives the result: `json` makes the document, `text` the words.
+    pub(super) fn give<T>(self, json: impl FnOnce() -> T, text: impl FnOnce() -> T) -> T {
+        match self {
+            Format::Json => json(),
+            Format::Text => text(),
+        }
+    }
+}
+
 /// A person at a terminal.
 pub(super) struct Human;
 
@@ -39,6 +71,20 @@ impl Report for Human {
 
     fn turn_ended(&mut self, _turn: u64, stop: &Stop) {
         interactive_stop(stop, Out::Stdout);
+    }
+
+    fn rejected(&mut self, _problems: &[crate::protocol::parse::Diagnostic], message: &str) {
+        print!("{message}");
+    }
+
+    fn applied(&mut self, _report: &crate::batch::Report, message: &str, _stop: &str, _: Status) {
+        // The results message is data for the model; on a person's terminal it is shown with
+        // its control characters escaped, so that a command's output cannot rewrite the screen.
+        if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            print!("{}", crate::visible::shown(message));
+        } else {
+            print!("{message}");
+        }
     }
 
     fn finished(&mut self, stop: &Stop, command: &str) -> Status {
@@ -74,6 +120,34 @@ impl Report for Json {
             Some(failure),
             Status::Chat,
         )]);
+    }
+
+    fn rejected(&mut self, problems: &[crate::protocol::parse::Diagnostic], message: &str) {
+        let problems: Vec<serde_json::Value> = problems
+            .iter()
+            .map(|d| serde_json::json!({"code": d.code.code(), "line": d.line, "message": d.message}))
+            .collect();
+        events::emit(
+            "format_error",
+            serde_json::json!({ "problems": problems, "text": message }),
+        );
+        self.ended("rejected", Status::Rejected);
+    }
+
+    fn applied(
+        &mut self,
+        report: &crate::batch::Report,
+        message: &str,
+        stop: &str,
+        status: Status,
+    ) {
+        events::print(events::batch(report));
+        events::emit("results", serde_json::json!({ "text": message }));
+        self.ended(stop, status);
+    }
+
+    fn ended(&mut self, stop: &str, status: Status) {
+        events::print([events::finished(stop, None, None, status)]);
     }
 
     fn task(&mut self, turn: u64, text: &str) {

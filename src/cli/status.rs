@@ -25,14 +25,15 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         Err(status) => return status,
     };
     let report = crate::app::status::status(&shared.choices(), &config, &ws);
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).unwrap_or_else(|_| "{}".into())
-        );
-    } else {
-        print!("{}", text(&report));
-    }
+    super::report::Format::of(json).give(
+        || {
+            println!(
+                "{}",
+                serde_json::to_string(&report).unwrap_or_else(|_| "{}".into())
+            )
+        },
+        || print!("{}", text(&report)),
+    );
     Status::Success
 }
 

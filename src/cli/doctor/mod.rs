@@ -250,14 +250,15 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool) -> Status {
             .iter()
             .all(|s| !s.required || s.state == "found");
     report.problems = problems;
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        );
-    } else {
-        print_text(&report);
-    }
+    super::report::Format::of(json).give(
+        || {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            )
+        },
+        || print_text(&report),
+    );
     // Unchecked turn parts are no problem found: the exit status says whether one was.
     if report.problems.is_empty() {
         Status::Success
