@@ -218,3 +218,52 @@ pub fn first_message(
         None => message,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Pace;
+
+    /// A new chat's first task goes with the whole first message (made then, once); the next
+    /// ones as follow-ups counted from it; a change of pace is told with the next task.
+    #[test]
+    fn a_new_chat_gets_the_rules_once_then_follow_ups() {
+        let mut settings = Settings::default();
+        let mut chat = Conversation::new_chat();
+        let rules = format!(
+            "RULES (pace {})\nTask:\nWrite a note\n",
+            settings.pace.name()
+        );
+        let first = chat.next_task("Write a note", &settings, || rules);
+        assert_eq!(
+            (first.turn, first.first.as_str()),
+            (1, first.rules.as_str())
+        );
+        let second = chat.next_task("Read it back", &settings, || unreachable!());
+        assert_eq!(second.turn, 2);
+        assert_eq!(second.rules, first.rules);
+        assert_eq!(second.first, prompt::follow_up("Read it back", 2));
+        settings.pace = Pace::Step;
+        let third = chat.next_task("Once more", &settings, || unreachable!());
+        assert_eq!(third.turn, 3);
+        assert!(
+            third.first.ends_with(&prompt::follow_up("Once more", 3))
+                && third.first.len() > prompt::follow_up("Once more", 3).len(),
+            "{}",
+            third.first
+        );
+    }
+
+    /// A saved chat goes on after its last turn; one whose rules were not kept starts over with
+    /// the whole first message, as a new chat would.
+    #[test]
+    fn a_saved_chat_goes_on_and_one_without_its_rules_starts_over() {
+        let settings = Settings::default();
+        let mut saved = Conversation::going_on(Some("RULES".to_string()), 4);
+        let next = saved.next_task("Go on", &settings, || unreachable!());
+        assert_eq!((next.turn, next.first), (5, prompt::follow_up("Go on", 5)));
+        let mut unknown = Conversation::going_on(None, 4);
+        let next = unknown.next_task("Go on", &settings, || "RULES".to_string());
+        assert_eq!((next.turn, next.first.as_str()), (1, "RULES"));
+    }
+}
