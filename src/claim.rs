@@ -4,7 +4,18 @@
 //! is refused. A process id is reused once its process is gone, so a live process counts only if
 //! it started when the claim says (or, for a file that gives no start, if it is a keyless).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The claims this process holds now: a second claim on one of them (two calls of one MCP
+/// server in one workspace) is refused as another process's would be, for the file alone
+/// cannot tell two holders in one process apart.
+static HELD_HERE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// The profile shares this process has joined, each with how many of its drivers use it and
+/// the one claim file that stands for them all.
+static SHARES_HERE: Mutex<BTreeMap<PathBuf, (usize, Claim)>> = Mutex::new(BTreeMap::new());
 
 /// A held claim; dropping it gives the place up.
 #[derive(Debug)]
@@ -16,6 +27,14 @@ impl Claim {
     /// Claims `path` for this process. `Err(pid)` names the live process that holds it.
     pub fn take(path: &Path) -> Result<Claim, i32> {
         let me = std::process::id() as i32;
+        let held_here = HELD_HERE
+            .lock()
+            .map(|mut held| !held.insert(path.to_path_buf()))
+            .unwrap_or(false);
+        if held_here {
+            return Err(me);
+        }
+        // From here on, dropping it gives the place up, in this process too.
         let claim = Claim {
             path: path.to_path_buf(),
         };
@@ -57,41 +76,83 @@ impl Drop for Claim {
         if holder(&self.path) == Some(std::process::id() as i32) {
             let _ = std::fs::remove_file(&self.path);
         }
+        if let Ok(mut held) = HELD_HERE.lock() {
+            held.remove(&self.path);
+        }
     }
 }
 
 /// A share of a place several keyless use at once (a browser profile, each in its own tab): one
-/// claim file per process in a folder. Those of processes that died do not count.
+/// claim file per process in a folder, which stands for every user of the place in that process
+/// (the MCP server's calls at once). Those of processes that died do not count.
 #[derive(Debug)]
 pub struct Share {
-    mine: Claim,
+    folder: PathBuf,
 }
 
 impl Share {
     /// Joins the share kept in `folder` (created if missing).
     pub fn join(folder: &Path) -> Share {
         let _ = std::fs::create_dir_all(folder);
-        let me = std::process::id();
-        // A file of this process's own id: no other live process can hold it.
-        // (A spare claim made eagerly would remove the file when dropped: made only if needed.)
-        let mine = Claim::take(&folder.join(format!("{me}.pid"))).unwrap_or_else(|_| Claim {
-            path: folder.join(format!("{me}.pid")),
-        });
-        Share { mine }
+        if let Ok(mut shares) = SHARES_HERE.lock() {
+            match shares.get_mut(folder) {
+                Some((users, _)) => *users += 1,
+                None => {
+                    let me = std::process::id();
+                    let path = folder.join(format!("{me}.pid"));
+                    // A file of this process's own id: no other live process can hold it. (A
+                    // spare claim made eagerly would remove the file when dropped: made only if
+                    // needed.)
+                    let mine = Claim::take(&path).unwrap_or_else(|_| Claim { path: path.clone() });
+                    shares.insert(folder.to_path_buf(), (1, mine));
+                }
+            }
+        }
+        Share {
+            folder: folder.to_path_buf(),
+        }
     }
 
     /// The other live processes in the share.
     pub fn others(&self) -> Vec<i32> {
-        others_in(&self.folder())
+        others_in(&self.folder)
+    }
+
+    /// Whether anyone else uses the place now: another process, or another user in this one.
+    pub fn shared(&self) -> bool {
+        let here = SHARES_HERE
+            .lock()
+            .ok()
+            .and_then(|shares| shares.get(&self.folder).map(|(users, _)| *users))
+            .unwrap_or(1);
+        here > 1 || !self.others().is_empty()
     }
 
     /// The folder the share is kept in.
     pub fn folder(&self) -> PathBuf {
-        self.mine
-            .path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default()
+        self.folder.clone()
+    }
+}
+
+impl Drop for Share {
+    /// The last user in this process gives the process's claim file up.
+    fn drop(&mut self) {
+        let Ok(mut shares) = SHARES_HERE.lock() else {
+            return;
+        };
+        let last = match shares.get_mut(&self.folder) {
+            Some((users, _)) => {
+                *users -= 1;
+                *users == 0
+            }
+            None => false,
+        };
+        if last {
+            // Dropped outside the lock's map: the claim's own drop takes HELD_HERE's lock.
+            let left = shares.remove(&self.folder);
+            drop(shares);
+            drop(left);
+        }
     }
 }
 
@@ -236,5 +297,36 @@ mod share_tests {
         assert!(share.others().is_empty());
         drop(share);
         assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    }
+
+    /// Two users in one process (the MCP server's calls at once, each with its driver): the
+    /// browser is shared while both live, and the process's file stays until the last leaves.
+    #[test]
+    fn two_users_in_one_process_share_and_the_last_gives_the_file_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("users");
+        let first = Share::join(&folder);
+        assert!(!first.shared());
+        let second = Share::join(&folder);
+        assert!(first.shared() && second.shared());
+        drop(first);
+        assert!(!second.shared());
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 1);
+        drop(second);
+        assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
+    }
+
+    /// A place this process holds is refused to a second claim in it (two calls of one server
+    /// in one workspace), as another process's claim is, and free again once given up.
+    #[test]
+    fn a_claim_held_in_this_process_is_refused_until_given_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claim.pid");
+        let held = Claim::take(&path).unwrap();
+        assert_eq!(Claim::take(&path).unwrap_err(), std::process::id() as i32);
+        assert!(path.exists(), "the refused claim removed the holder's file");
+        drop(held);
+        assert!(!path.exists());
+        assert!(Claim::take(&path).is_ok());
     }
 }

@@ -15,6 +15,7 @@
     )
 )]
 
+pub(crate) mod app;
 pub mod batch;
 pub(crate) mod cancel;
 pub mod catalog;
@@ -27,6 +28,7 @@ pub(crate) mod exit;
 pub mod git;
 pub(crate) mod glob;
 pub mod hosts;
+pub(crate) mod mcp;
 pub mod policy;
 pub mod protocol;
 pub mod redact;

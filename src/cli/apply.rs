@@ -11,8 +11,11 @@ use crate::workspace::backup::{self, Backup, BatchKind, UndoReport};
 
 use super::args::Shared;
 use super::events;
+use super::report::Format;
 
 pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
+    let mut report = super::report::for_json(json);
+    let report = report.as_mut();
     let reply = match super::reply::read_reply(file) {
         Ok(reply) => reply,
         Err(message) => {
@@ -25,53 +28,35 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         Err(status) => return status,
     };
     let root = shared.workspace.clone().unwrap_or_else(|| ".".into());
-    if json {
-        let settings = super::setup::batch_settings(&config, shared, &root);
-        events::started(events::Started {
-            command: "apply",
-            workspace: &root.canonicalize().unwrap_or(root.clone()),
-            task: None,
-            resume: false,
-            chat: None,
-            file: file.filter(|f| f.as_os_str() != "-"),
-            mode: settings.mode,
-            pace: settings.pace,
-        });
-    }
+    let settings = crate::app::start::batch_settings(&config, &shared.choices(), &root);
+    report.started(&crate::app::report::Started {
+        command: "apply",
+        workspace: &root.canonicalize().unwrap_or(root.clone()),
+        task: None,
+        resume: false,
+        chat: None,
+        file: file.filter(|f| f.as_os_str() != "-"),
+        mode: settings.mode,
+        pace: settings.pace,
+    });
     let parsed = reply.parse(&config.limits);
     let Some(script) = parsed.script else {
         // The format error echoes parts of the reply: it passes the redactor too.
         let message = format_error(&parsed.diagnostics, parsed.truncated);
-        let message = match crate::batch::Settings::from_config(&config, &root).redactor {
+        let message = match settings.redactor {
             Some(redactor) => redactor.redact(&message).text,
             None => message,
         };
-        if json {
-            let problems: Vec<serde_json::Value> = parsed
-                .diagnostics
-                .iter()
-                .map(|d| serde_json::json!({"code": d.code.code(), "line": d.line, "message": d.message}))
-                .collect();
-            events::emit(
-                "format_error",
-                serde_json::json!({ "problems": problems, "text": message }),
-            );
-            events::finished("rejected", None, None, Status::Rejected);
-        } else {
-            print!("{message}");
-        }
+        report.rejected(&parsed.diagnostics, &message);
         return Status::Rejected;
     };
-    // After `started`, every end is a `finished` event.
-    let failed = |status: Status| {
-        if json {
-            events::finished("usage", None, None, status);
-        }
-        status
-    };
-    let start = match super::setup::Start::with(shared, config, "apply") {
+    // After `started`, every end is told.
+    let start = match super::setup::start(shared, config, "apply", report) {
         Ok(start) => start,
-        Err(status) => return failed(status),
+        Err(status) => {
+            report.ended("usage", status);
+            return status;
+        }
     };
     let (ws, settings) = (&start.ws, &start.settings);
     let label = match file {
@@ -79,27 +64,20 @@ pub fn apply(file: Option<&Path>, json: bool, shared: &Shared) -> Status {
         _ => "keyless apply (standard input)".to_string(),
     };
     let mut backup = Backup::new(ws, BatchKind::Batch, label);
-    let mut host = start.host(shared);
-    let report = batch::execute(&script, ws, &mut backup, &mut host, settings, (1, 1));
-    // The results message is data for the model; on a person's terminal it is shown with its
-    // control characters escaped, so that a command's output cannot rewrite the screen.
-    let message = results::render(&report);
-    let (stop, status) = if report.cancelled() {
+    let mut host = batch::Joined {
+        person: super::terminal::Terminal::here(),
+        runner: start.machine,
+    };
+    let batch = batch::execute(&script, ws, &mut backup, &mut host, settings, (1, 1));
+    let message = results::render(&batch);
+    let (stop, status) = if batch.cancelled() {
         ("cancelled", Status::Interrupted)
-    } else if report.all_ok() {
+    } else if batch.all_ok() {
         ("ok", Status::Success)
     } else {
         ("failed", Status::Stopped)
     };
-    if json {
-        events::batch(&report);
-        events::emit("results", serde_json::json!({ "text": message }));
-        events::finished(stop, None, None, status);
-    } else if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-        print!("{}", shown(&message));
-    } else {
-        print!("{message}");
-    }
+    report.applied(&batch, &message, stop, status);
     status
 }
 
@@ -108,9 +86,9 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let (ws, _claim) = match super::setup::open_workspace(shared, &config, "undo") {
+    let (ws, _claim) = match crate::app::start::open_workspace(&shared.choices(), &config) {
         Ok(opened) => opened,
-        Err(status) => return status,
+        Err(e) => return super::setup::refused("undo", &e),
     };
     let report = backup::undo(&ws);
     let next = backup::list(&ws)
@@ -121,10 +99,15 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
         Ok(_) => Status::Success,
         Err(_) => Status::Stopped,
     };
-    if json {
-        println!("{}", undo_json(&report, next.as_ref(), status));
-        return status;
+    match Format::of(json) {
+        Format::Json => println!("{}", events::undo_json(&report, next.as_ref(), status)),
+        Format::Text => undo_text(report, next),
     }
+    status
+}
+
+/// `keyless undo`'s words for a person: what was put back, what was left and why.
+fn undo_text(report: Result<UndoReport, crate::catalog::Failure>, next: Option<(u64, String)>) {
     match report {
         Ok(UndoReport::Nothing) => {
             println!("Nothing to undo: no batch has changed files in this workspace.");
@@ -178,59 +161,4 @@ pub fn undo(shared: &Shared, json: bool) -> Status {
             eprintln!("keyless undo: {}: {}", failure.code, shown(&failure.reason));
         }
     }
-    status
-}
-
-/// `keyless undo --json`: what was put back, what was left as it is and why, the exit status.
-fn undo_json(
-    report: &Result<UndoReport, crate::catalog::Failure>,
-    next: Option<&(u64, String)>,
-    status: Status,
-) -> serde_json::Value {
-    let mut value = serde_json::json!({
-        "batch": null,
-        "label": null,
-        "actions": [],
-        "refused": [],
-        "safety_copy": null,
-        "next": next.map(|(id, _)| id),
-        "code": null,
-        "reason": null,
-        "exit_status": status.code(),
-    });
-    match report {
-        Ok(UndoReport::Restored {
-            id,
-            label,
-            actions,
-            refused,
-            safety_copy,
-        }) => {
-            value["batch"] = serde_json::json!(id);
-            value["label"] = serde_json::json!(label);
-            value["actions"] = serde_json::json!(actions);
-            value["refused"] = refused_json(refused);
-            value["safety_copy"] = serde_json::json!(safety_copy);
-        }
-        Ok(_) => {}
-        Err(failure) => {
-            value["code"] = serde_json::json!(failure.code.code());
-            value["reason"] = serde_json::json!(failure.reason);
-        }
-    }
-    value
-}
-
-/// The changes undo left as they are, as JSON: the path, why, where the old bytes are kept.
-pub(super) fn refused_json(refused: &[backup::NotRestored]) -> serde_json::Value {
-    refused
-        .iter()
-        .map(|not| {
-            serde_json::json!({
-                "path": not.path,
-                "reason": not.reason(),
-                "kept": not.kept,
-            })
-        })
-        .collect()
 }

@@ -50,6 +50,22 @@ const INTERACTIVE_EXAMPLES: &str = "Examples:
 Inside: /new, /undo, /mode, /pace, /help, /quit (Ctrl+D). Ctrl+C stops the running command or
 the wait for a reply; the next line goes on in the same chat.";
 
+const MCP_EXAMPLES: &str = "Examples:
+  keyless mcp --print-config claude --site chatgpt
+                                          what Claude Code needs to start keyless as a server
+  keyless mcp --site claude --headless    serve (an MCP client starts this itself)";
+
+/// The MCP clients `keyless mcp --print-config` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum McpClient {
+    /// Claude Code.
+    Claude,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Cursor.
+    Cursor,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Subcommands {
     /// Run one turn: send TASK, loop until @@done or a stop reason.
@@ -175,6 +191,19 @@ pub enum Subcommands {
         #[command(flatten)]
         shared: Shared,
     },
+    /// Serve keyless to other agents: an MCP server on standard input and output.
+    ///
+    /// A Model Context Protocol server. Tools: run_task (a whole task in a workspace, its events as progress notifications),
+    /// consult (one question, the reply's text back), status and undo. The flags given here
+    /// are every call's defaults.
+    #[command(after_help = MCP_EXAMPLES)]
+    Mcp {
+        /// Print what CLIENT needs to start this server (with the flags given here), and exit.
+        #[arg(long, value_enum, value_name = "CLIENT")]
+        print_config: Option<McpClient>,
+        #[command(flatten)]
+        shared: Shared,
+    },
     /// Restore the files the last batch changed; run again to go back one more batch.
     ///
     /// A file whose path a command has since made a link, or that is protected or hidden, is
@@ -271,11 +300,77 @@ impl Shared {
     /// Loads the configuration for these options' workspace; on failure prints the code and
     /// reason (as `keyless COMMAND: …`) and returns the usage status.
     pub fn load_config(&self, command: &str) -> Result<crate::config::Config, Status> {
-        let workspace = self.workspace.clone().unwrap_or_else(|| ".".into());
-        crate::config::file::load(self.config.as_deref(), &workspace).map_err(|f| {
-            eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        self.choices().load_config().map_err(|e| {
+            eprintln!("keyless {command}: {e}");
             Status::Usage
         })
+    }
+
+    /// These flags as given on a command line (for another client to start keyless with).
+    pub fn as_flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        let mut value = |flag: &str, value: Option<String>| {
+            if let Some(value) = value {
+                flags.push(flag.to_string());
+                flags.push(value);
+            }
+        };
+        let shown = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        value("--workspace", shown(&self.workspace));
+        value("--config", shown(&self.config));
+        value(
+            "--mode",
+            self.mode
+                .and_then(|m| m.to_possible_value())
+                .map(|v| v.get_name().to_string()),
+        );
+        value(
+            "--pace",
+            self.pace
+                .and_then(|p| p.to_possible_value())
+                .map(|v| v.get_name().to_string()),
+        );
+        value("--site", self.site.clone());
+        value("--url", self.url.clone());
+        value("--selectors", shown(&self.selectors));
+        value("--cdp", self.cdp.clone());
+        value("--browser", shown(&self.browser));
+        value("--profile", shown(&self.profile));
+        for (flag, on) in [
+            ("--wait", self.wait),
+            ("--headless", self.headless),
+            ("--new-chat", self.new_chat),
+        ] {
+            if on {
+                flags.push(flag.to_string());
+            }
+        }
+        flags
+    }
+
+    /// What these flags choose, for the application layer.
+    pub fn choices(&self) -> crate::app::Choices {
+        crate::app::Choices {
+            wait: self.wait,
+            workspace: self.workspace.clone(),
+            config: self.config.clone(),
+            mode: self.mode.map(Into::into),
+            pace: self.pace.map(Into::into),
+            site: self.site.clone(),
+            url: self.url.clone(),
+            selectors: self.selectors.clone(),
+            cdp: self.cdp.clone(),
+            browser: self.browser.clone(),
+            headless: self.headless,
+            profile: self.profile.clone(),
+            new_chat: self.new_chat,
+            wanted: crate::chat::models::Wanted {
+                model: self.model.clone(),
+                effort: self.effort.clone(),
+                allow_fallback: self.allow_fallback,
+                temporary: self.temporary,
+            },
+        }
     }
 
     /// The browser and chat options given (`--selectors`, `--site`, …), as spelled on the

@@ -44,11 +44,10 @@ pub fn run(
         }
     };
     let parsed = reply.parse(&limits);
-    if json {
-        println!("{}", render_json(&parsed));
-    } else {
-        print!("{}", crate::visible::shown(&render_text(&parsed)));
-    }
+    super::report::Format::of(json).give(
+        || println!("{}", render_json(&parsed)),
+        || print!("{}", crate::visible::shown(&render_text(&parsed))),
+    );
     if parsed.is_ok() {
         Status::Success
     } else {

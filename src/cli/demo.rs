@@ -107,7 +107,7 @@ impl Stage {
 fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
     let Stage { folder, root, chat } = Stage::new("demo")?;
     let ws = Workspace::open(&root).map_err(|f| f.reason)?;
-    super::logging::init(&root);
+    crate::app::logging::init(&root, &mut super::report::Human);
     let options = Options {
         executable: browser,
         reply_timeout: Duration::from_secs(60),
@@ -134,13 +134,10 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
     };
     let snapshot =
         prompt::Snapshot::take(&root, &["git".to_string(), "sh".to_string()], None, None);
-    let rules = prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot);
-    let task = turn::Task {
-        task: TASK.to_string(),
-        first: rules.clone(),
-        rules,
-        turn: 1,
-    };
+    let task =
+        crate::app::conversation::Conversation::new_chat().next_task(TASK, &settings, || {
+            prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot)
+        });
     let mut sandbox = crate::exec::sandbox::Sandbox::new(&root, &Default::default());
     sandbox.quarantine_into(ws.agent(crate::workspace::agent::Agent::Quarantine));
     let mut host = batch::Joined {
@@ -156,14 +153,10 @@ fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
             sandbox,
         ),
     };
-    let stop = turn::run(
-        task,
-        &mut driver,
-        &ws,
-        &mut host,
-        &settings,
-        &mut super::progress::print,
-    );
+    let mut report = super::report::Human;
+    let stop = turn::run(task, &mut driver, &ws, &mut host, &settings, &mut |event| {
+        crate::app::report::Report::event(&mut report, event)
+    });
     driver.close();
     match stop {
         Stop::Done { message } => {

@@ -10,7 +10,9 @@ use clap::ValueEnum;
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
-use crate::catalog::Code;
+use crate::app::conversation::{self, Conversation, Saved};
+use crate::app::report::Started;
+use crate::app::start::Start;
 use crate::chat::ChatDriver;
 use crate::exit::Status;
 use crate::turn;
@@ -18,9 +20,7 @@ use crate::workspace::agent::Agent;
 use crate::workspace::backup::{self, UndoReport};
 
 use super::args::Shared;
-use super::events;
-use super::session::{self, Saved};
-use super::setup::Start;
+use super::report::Format;
 use super::stop::Out;
 
 const HELP: &str = "Type a task and press Enter: the model works on it until @@done.
@@ -133,18 +133,34 @@ impl Lines {
 }
 
 fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
-    let out = Out::for_json(json);
-    let (mut start, options) = match Start::chat(shared, "interactive") {
+    let format = Format::of(json);
+    let out = format.out();
+    let mut report = super::report::for_json(json);
+    let report = report.as_mut();
+    let choices = shared.choices();
+    let (start, mut options) = match Start::chat(&choices, "interactive", report) {
         Ok(started) => started,
-        Err(status) => return status,
+        Err(e) => return super::setup::refused("interactive", &e),
     };
-    let mut host = start.host(shared);
-    let (config, ws, settings) = (&start.config, &start.ws, &mut start.settings);
+    super::setup::install_ctrl_c();
+    crate::app::logging::init(start.ws.root(), report);
+    options.notice = Some(super::terminal::notice);
+    let Start {
+        config,
+        ws,
+        mut settings,
+        machine,
+        ..
+    } = start;
+    let mut host = crate::batch::Joined {
+        person: super::terminal::Terminal::here(),
+        runner: machine,
+    };
     let history = ws.agent(Agent::History);
-    let mut lines = if json {
-        Lines::Plain
-    } else {
-        match DefaultEditor::new() {
+    // `--json`'s lines come from standard input as they are, for the program that drives it.
+    let mut lines = match format {
+        Format::Json => Lines::Plain,
+        Format::Text => match DefaultEditor::new() {
             Ok(mut editor) => {
                 let _ = editor.load_history(&history);
                 Lines::Editor(Box::new(editor))
@@ -153,63 +169,48 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 eprintln!("keyless interactive: cannot read from the terminal: {e}");
                 return Status::Usage;
             }
-        }
+        },
     };
-    if json {
-        let resume = matches!(
-            session::saved(ws, &options.site_name, shared.new_chat, "interactive"),
-            Saved::Interrupted(_)
-        );
-        events::started(events::Started {
-            command: "interactive",
-            workspace: ws.root(),
-            task: None,
-            resume,
-            chat: Some((&options.site_name, &options.url)),
-            file: None,
-            mode: settings.mode,
-            pace: settings.pace,
-        });
-    }
-    let mut driver = match super::driver::start_driver_failing(options, "interactive") {
+    let saved = conversation::saved(
+        &ws,
+        &options.site_name,
+        shared.new_chat,
+        "interactive",
+        report,
+    );
+    report.started(&Started {
+        command: "interactive",
+        workspace: ws.root(),
+        task: None,
+        resume: matches!(saved, Saved::Interrupted(_)),
+        chat: Some((&options.site_name, &options.url)),
+        file: None,
+        mode: settings.mode,
+        pace: settings.pace,
+    });
+    let mut driver = match crate::app::chat::open(options, "interactive", report) {
         Ok(driver) => driver,
         Err(failure) => {
-            if json {
-                events::finished("chat_error", None, Some(&failure), Status::Chat);
-            }
+            report.chat_failed(&failure);
             return Status::Chat;
         }
     };
-    if json {
-        super::driver::tell_chosen(&driver);
-    }
-    let progress = &mut |event: turn::Event| {
-        if json {
-            events::on_turn(&event);
-        }
-        super::progress::print(event);
-    };
-    // The saved chat goes on: an interrupted turn is finished first. `turns` counts the turns
-    // in the chat (0: it has not had the rules); `chat_rules` is the first message the chat
-    // had, which a continuation in a new chat starts with.
-    let mut chat_rules: Option<String> = None;
-    let mut turns = match session::saved(ws, &driver.site(), shared.new_chat, "interactive") {
+    // The saved chat goes on: an interrupted turn is finished first.
+    let mut chat = match saved {
         Saved::Interrupted(s) => {
-            session::announce_resume(&s, "interactive");
+            conversation::announce_resume(&s, "interactive", report);
             let resumed_turn = s.turn.max(1);
-            chat_rules = s.rules.clone();
-            let stop = turn::resume(s, &mut driver, ws, &mut host, settings, progress);
-            if json {
-                events::turn_ended(resumed_turn, &stop);
-            }
-            let _ = super::stop::report_stop_to(&stop, "interactive", out);
-            resumed_turn
+            let rules = s.rules.clone();
+            let stop = turn::resume(s, &mut driver, &ws, &mut host, &settings, &mut |event| {
+                report.event(event)
+            });
+            report.turn_ended(resumed_turn, &stop);
+            Conversation::going_on(rules, resumed_turn)
         }
-        Saved::Chat(s) if session::open_chat(&mut driver, &s, "interactive") => {
-            chat_rules = s.rules.clone();
-            s.turn.max(1)
+        Saved::Chat(s) if conversation::open_chat(&mut driver, &s, "interactive", report) => {
+            Conversation::going_on(s.rules.clone(), s.turn.max(1))
         }
-        Saved::Chat(_) | Saved::Fresh => 0,
+        Saved::Chat(_) | Saved::Fresh => Conversation::new_chat(),
     };
     eprintln!("{HELP}");
     if let Some(intro) = intro {
@@ -227,25 +228,20 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             "/help" => out.line(HELP),
             "/new" => match driver.new_chat() {
                 Ok(()) => {
-                    turns = 0;
-                    chat_rules = None;
-                    if json {
-                        events::emit("new_chat", serde_json::json!({}));
-                    }
+                    chat = Conversation::new_chat();
+                    report.new_chat();
                     out.line("A new chat is open.");
                 }
                 Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
             },
-            "/undo" => match backup::undo(ws) {
+            "/undo" => match backup::undo(&ws) {
                 Ok(UndoReport::Restored {
                     id,
                     actions,
                     refused,
                     ..
                 }) => {
-                    if json {
-                        events::undone(Some(id), &actions, &refused);
-                    }
+                    report.undone(Some(id), &actions, &refused);
                     out.line(&format!("Undid batch {id}:"));
                     for action in actions {
                         out.line(&format!("  {action}"));
@@ -255,17 +251,13 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                     }
                 }
                 Ok(UndoReport::AllUndone { count }) => {
-                    if json {
-                        events::undone(None, &[], &[]);
-                    }
+                    report.undone(None, &[], &[]);
                     out.line(&format!(
                         "Nothing to undo: all {count} batch(es) are undone."
                     ))
                 }
                 Ok(UndoReport::Nothing) => {
-                    if json {
-                        events::undone(None, &[], &[]);
-                    }
+                    report.undone(None, &[], &[]);
                     out.line("Nothing to undo.")
                 }
                 Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
@@ -273,21 +265,21 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             "/mode" => {
                 let was = settings.mode;
                 choose::<super::args::Mode, _>(words.next(), &mut settings.mode, "/mode", out);
-                if super::setup::sandbox_allows(config, ws.root(), settings.mode, "interactive")
-                    .is_err()
-                {
+                if let Err(e) = crate::app::start::mode_allowed(
+                    host.runner.sandbox(),
+                    settings.mode,
+                    "interactive",
+                    report,
+                ) {
+                    eprintln!("keyless interactive: {e}");
                     settings.mode = was;
                 }
-                if json {
-                    events::settings(settings.mode, settings.pace);
-                }
+                report.settings(settings.mode, settings.pace);
                 out.line(&format!("Mode: {}.", settings.mode.name()));
             }
             "/pace" => {
                 choose::<super::args::Pace, _>(words.next(), &mut settings.pace, "/pace", out);
-                if json {
-                    events::settings(settings.mode, settings.pace);
-                }
+                report.settings(settings.mode, settings.pace);
                 out.line(&format!("Pace: {}.", settings.pace.name()));
             }
             which @ ("/model" | "/effort") => {
@@ -301,8 +293,8 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                 };
                 match chosen {
                     Ok(chosen) => {
-                        if json && !named.is_empty() {
-                            events::model_chosen(chosen);
+                        if !named.is_empty() {
+                            report.model_chosen(chosen);
                         }
                         out.line(&format!(
                             "Model: {}; effort: {} (read back on the page).",
@@ -318,55 +310,25 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
             }
             _ => {
                 // The snapshot is taken for a chat's first message only.
-                let (rules, first) = match (&chat_rules, turns > 0) {
-                    (Some(rules), true) => (
-                        rules.clone(),
-                        turn::prompt::next_task(
-                            line,
-                            turns + 1,
-                            rules,
-                            settings.pace,
-                            &settings.limits,
-                        ),
-                    ),
-                    _ => {
-                        let rules = super::setup::first_message(
-                            shared,
-                            line,
-                            ws.root(),
-                            config,
-                            settings,
-                            "interactive",
-                        );
-                        chat_rules = Some(rules.clone());
-                        (rules.clone(), rules)
-                    }
-                };
-                turns += 1;
+                let task = chat.next_task(line, &settings, || {
+                    conversation::first_message(
+                        line,
+                        ws.root(),
+                        Some(&ws),
+                        &config,
+                        &settings,
+                        host.runner.sandbox(),
+                        "interactive",
+                        report,
+                    )
+                });
                 crate::cancel::reset();
-                if json {
-                    events::task(turns, line);
-                }
-                let task = turn::Task {
-                    task: line.to_string(),
-                    rules,
-                    first,
-                    turn: turns,
-                };
-                let stop = turn::run(task, &mut driver, ws, &mut host, settings, progress);
-                if json {
-                    events::turn_ended(turns, &stop);
-                }
-                match stop {
-                    // Here the next line is the way on, not another run.
-                    turn::Stop::Chat(failure) if failure.code == Code::Cancelled => eprintln!(
-                        "keyless interactive: {}: the turn stopped (Ctrl+C); the next line goes on in the same chat",
-                        failure.code
-                    ),
-                    stop => {
-                        let _ = super::stop::report_stop_to(&stop, "interactive", out);
-                    }
-                }
+                report.task(task.turn, line);
+                let turn = task.turn;
+                let stop = turn::run(task, &mut driver, &ws, &mut host, &settings, &mut |event| {
+                    report.event(event)
+                });
+                report.turn_ended(turn, &stop);
             }
         }
     }
@@ -374,9 +336,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
         let _ = std::fs::create_dir_all(history.parent().unwrap_or(ws.root()));
         let _ = editor.save_history(&history);
     }
-    super::driver::close_driver(driver);
-    if json {
-        events::finished("quit", None, None, Status::Success);
-    }
+    crate::app::chat::close(driver, report);
+    report.quit();
     Status::Success
 }

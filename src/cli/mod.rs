@@ -8,22 +8,20 @@ mod check;
 mod completions;
 mod demo;
 mod doctor;
-mod driver;
 mod events;
 mod interactive;
-mod logging;
 mod policy;
 mod progress;
 mod prompt;
 mod reply;
+mod report;
 mod run;
-mod session;
 mod setup;
 mod status;
 mod stop;
 mod terminal;
 
-pub use args::{Args, Mode, Pace, Shared, Subcommands};
+pub use args::{Args, McpClient, Mode, Pace, Shared, Subcommands};
 
 use crate::exit::Status;
 
@@ -120,8 +118,33 @@ pub fn run(args: Args) -> Status {
         Subcommands::Demo { shared } => demo::run(&shared),
         Subcommands::Undo { json, shared } => apply::undo(&shared, json),
         Subcommands::Status { json, shared } => status::run(&shared, json),
+        Subcommands::Mcp {
+            print_config,
+            shared,
+        } => mcp(print_config, &shared),
         Subcommands::Completions { shell } => completions::completions(shell),
         Subcommands::Man { subcommand } => completions::man(subcommand.as_deref()),
+    }
+}
+
+/// `keyless mcp`: the server on standard input and output, or with `--print-config` what a
+/// client needs to start it.
+fn mcp(print_config: Option<McpClient>, shared: &Shared) -> Status {
+    if let Some(client) = print_config {
+        let client = match client {
+            McpClient::Claude => crate::mcp::Client::Claude,
+            McpClient::Codex => crate::mcp::Client::Codex,
+            McpClient::Cursor => crate::mcp::Client::Cursor,
+        };
+        print!("{}", crate::mcp::snippet(client, &shared.as_flags()));
+        return Status::Success;
+    }
+    match crate::mcp::serve(shared.choices()) {
+        Ok(()) => Status::Success,
+        Err(why) => {
+            eprintln!("keyless mcp: {why}");
+            Status::Chat
+        }
     }
 }
 

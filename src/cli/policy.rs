@@ -38,48 +38,54 @@ pub fn run(cmdline: &[String], json: bool, shared: &super::args::Shared) -> Stat
         autosafe: verdict.approval(Mode::AutoSafe),
         auto: verdict.approval(Mode::Auto),
     };
-    if json {
-        let report = Report {
-            tier: c.tier,
-            segments: &c.segments,
-            decision,
-        };
-        match serde_json::to_string_pretty(&report) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("keyless policy: {e}");
-                return Status::Usage;
+    match super::report::Format::of(json) {
+        super::report::Format::Json => {
+            let report = Report {
+                tier: c.tier,
+                segments: &c.segments,
+                decision,
+            };
+            match serde_json::to_string_pretty(&report) {
+                Ok(text) => {
+                    println!("{text}");
+                    Status::Success
+                }
+                Err(e) => {
+                    eprintln!("keyless policy: {e}");
+                    Status::Usage
+                }
             }
         }
-        return Status::Success;
+        super::report::Format::Text => {
+            println!("{}: {}", c.tier.name(), shown(line.trim()));
+            let width = c
+                .segments
+                .iter()
+                .map(|s| s.text.chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(48);
+            for s in &c.segments {
+                let text: String = s.text.chars().take(48).collect();
+                let text = shown(&text);
+                println!(
+                    "  {:<8}  {text:<width$}  {}",
+                    s.tier.name(),
+                    shown(&s.reason)
+                );
+            }
+            let name = |a: Approval| match a {
+                Approval::Auto => "runs",
+                Approval::Confirm => "asks you first",
+                Approval::Never => "never runs",
+            };
+            println!(
+                "ask mode: {}; autosafe: {}; auto: {}",
+                name(decision.ask),
+                name(decision.autosafe),
+                name(decision.auto)
+            );
+            Status::Success
+        }
     }
-    println!("{}: {}", c.tier.name(), shown(line.trim()));
-    let width = c
-        .segments
-        .iter()
-        .map(|s| s.text.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(48);
-    for s in &c.segments {
-        let text: String = s.text.chars().take(48).collect();
-        let text = shown(&text);
-        println!(
-            "  {:<8}  {text:<width$}  {}",
-            s.tier.name(),
-            shown(&s.reason)
-        );
-    }
-    let name = |a: Approval| match a {
-        Approval::Auto => "runs",
-        Approval::Confirm => "asks you first",
-        Approval::Never => "never runs",
-    };
-    println!(
-        "ask mode: {}; autosafe: {}; auto: {}",
-        name(decision.ask),
-        name(decision.autosafe),
-        name(decision.auto)
-    );
-    Status::Success
 }

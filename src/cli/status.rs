@@ -2,52 +2,12 @@
 //! session and where its turn stands (what `--resume` would do), whether a keyless is working
 //! here now, and the batch `keyless undo` would put back.
 
-use serde::Serialize;
-
+use crate::app::status::Report;
 use crate::exit::Status;
-use crate::turn::record::{self, InFlight, MessageKind, Session};
+use crate::turn::record::{InFlight, MessageKind};
 use crate::workspace::Workspace;
-use crate::workspace::backup;
 
 use super::args::Shared;
-
-#[derive(Serialize)]
-struct Report {
-    workspace: String,
-    /// "none", "idle", "waiting" (a message awaits its reply) or "executing" (a batch was cut
-    /// short).
-    state: &'static str,
-    session: Option<Session>,
-    /// Commands of the cut-short batch that finished, and the one that was running.
-    finished: Vec<usize>,
-    running: Option<usize>,
-    /// The running command's name (`runcommand`, `editfile`, …).
-    running_command: Option<&'static str>,
-    /// The process of a keyless working in this workspace now.
-    running_pid: Option<i32>,
-    /// The batch `keyless undo` would put back: its number and how many changes it made.
-    undo: Option<(u64, usize)>,
-    /// The batch folders kept in `.agent/backups/` and their size in bytes.
-    backups: (usize, u64),
-    /// What contains the model's commands here, in the configured mode.
-    sandbox: String,
-    /// Each guarantee of that containment, held or not, and why not.
-    guarantees: Vec<crate::exec::sandbox::Guarantee>,
-    /// Where a command's network goes in the configured mode: "off", "proxy" (only through
-    /// keyless's proxy, to `network_allow`), or "unfiltered" (the machine's network).
-    network: &'static str,
-    /// The proxy's allow-list: each entry, and where it came from.
-    network_allow: Vec<AllowEntry>,
-}
-
-/// One entry of the proxy's allow-list.
-#[derive(Serialize)]
-struct AllowEntry {
-    /// `registry.npmjs.org`, `*.example.com`, `10.0.0.0/8`, or `*`.
-    host: String,
-    /// `built in (…)`, `npm's settings (/home/u/.npmrc)`, `keyless.json Sandbox.NetworkAllow`.
-    from: String,
-}
 
 pub fn run(shared: &Shared, json: bool) -> Status {
     let path = shared.workspace.clone().unwrap_or_else(|| ".".into());
@@ -64,78 +24,16 @@ pub fn run(shared: &Shared, json: bool) -> Status {
         Ok(config) => config,
         Err(status) => return status,
     };
-    let (containment, mode) = super::setup::containment_with(shared, &config, ws.root());
-    let session = record::load_session(&ws);
-    let (mut finished, mut running) = (Vec::new(), None);
-    let state = match &session {
-        None => "none",
-        Some(s) if matches!(s.in_flight, InFlight::CarryingOut { .. }) => {
-            for line in record::read_journal(&ws, s.batch) {
-                match line.result {
-                    Some(_) => {
-                        finished.push(line.index);
-                        running = None;
-                    }
-                    None => running = Some(line.index),
-                }
-            }
-            "executing"
-        }
-        Some(s) if matches!(s.in_flight, InFlight::Sending { .. }) => "waiting",
-        Some(_) => "idle",
-    };
-    let running_command = match (&session, running) {
-        (Some(s), Some(index)) => match &s.in_flight {
-            InFlight::CarryingOut { reply } => {
-                crate::protocol::parse(reply, &crate::config::Limits::default())
-                    .script
-                    .and_then(|script| script.into_blocks().into_iter().find(|b| b.index == index))
-                    .map(|b| b.command.kind().name())
-            }
-            _ => None,
+    let report = crate::app::status::status(&shared.choices(), &config, &ws);
+    super::report::Format::of(json).give(
+        || {
+            println!(
+                "{}",
+                serde_json::to_string(&report).unwrap_or_else(|_| "{}".into())
+            )
         },
-        _ => None,
-    };
-    let undo = backup::list(&ws)
-        .ok()
-        .as_deref()
-        .and_then(backup::next_undo)
-        .map(|m| (m.id, m.entries.len()));
-    let report = Report {
-        workspace: ws.root().display().to_string(),
-        state,
-        session,
-        finished,
-        running,
-        running_command,
-        running_pid: crate::claim::holder(&ws.agent(crate::workspace::agent::Agent::Claim)),
-        undo,
-        backups: backup::usage(&ws),
-        sandbox: format!("{} (mode {})", containment.line(), mode.name()),
-        network: match (containment.network, containment.proxied()) {
-            (false, _) => "off",
-            (true, true) => "proxy",
-            (true, false) => "unfiltered",
-        },
-        network_allow: containment
-            .allow
-            .entries()
-            .iter()
-            .map(|e| AllowEntry {
-                host: e.pattern.to_string(),
-                from: e.from.to_string(),
-            })
-            .collect(),
-        guarantees: containment.guarantees,
-    };
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).unwrap_or_else(|_| "{}".into())
-        );
-    } else {
-        print!("{}", text(&report));
-    }
+        || print!("{}", text(&report)),
+    );
     Status::Success
 }
 

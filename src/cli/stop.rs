@@ -19,10 +19,6 @@ pub(super) enum Out {
 }
 
 impl Out {
-    pub(super) fn for_json(json: bool) -> Out {
-        if json { Out::Stderr } else { Out::Stdout }
-    }
-
     pub(super) fn line(self, text: &str) {
         match self {
             Out::Stdout => println!("{text}"),

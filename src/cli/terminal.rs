@@ -121,6 +121,12 @@ fn question(confirmation: &Confirmation) -> String {
     }
 }
 
+/// Prints a notice from the chat driver (a login wall in a window) for the person at the
+/// terminal.
+pub(super) fn notice(text: &str) {
+    eprintln!("keyless: {text}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

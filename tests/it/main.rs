@@ -34,6 +34,7 @@ mod instructions;
 mod interactive;
 mod json_events;
 mod loop_e2e;
+mod mcp;
 mod models;
 mod network;
 mod parser;

@@ -62,6 +62,12 @@ impl Machine {
         )
     }
 
+    /// The sandbox the model's commands run in (keyless's own runs in the workspace use it
+    /// too: the first message's probes and scripts).
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
     /// The shell program and its arguments that run `cmd`.
     fn shell_line<'a>(&self, cmd: &'a str) -> (String, [&'a str; 2]) {
         let (program, flag) = crate::exec::shell_program(self.shell.as_deref());

@@ -530,7 +530,7 @@ impl CdpDriver {
                     let finished_at = Instant::now();
                     let mut reply = self.read()?;
                     reply.finished_at = finished_at;
-                    if crate::protocol::is_closed(&reply.text) {
+                    if self.reader.whole(&reply.text) {
                         if state.reply_found {
                             // The selectors missed this reply: what discovery found is proved.
                             self.discovery.learn_turns(&self.tab, state.user_found)?;

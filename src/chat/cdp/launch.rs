@@ -311,7 +311,7 @@ impl Tab {
     fn shared(&self) -> bool {
         self.profile_share
             .as_ref()
-            .is_some_and(|share| !share.others().is_empty())
+            .is_some_and(crate::claim::Share::shared)
     }
 
     /// Closes the browser (one on keyless's profile that no other keyless uses), or only the

@@ -127,6 +127,18 @@ pub struct Options {
     pub sketches: Option<PathBuf>,
     /// The model, effort and temporary chat the person asked for (`controls.rs`).
     pub wanted: crate::chat::models::Wanted,
+    /// What the replies are: AgentScript (whole at its `@@eof`) or prose.
+    pub replies: Replies,
+}
+
+/// What a chat's replies are, which says when one is whole.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replies {
+    /// AgentScript: whole at its `@@eof`; a reply the page ended without it was cut short.
+    #[default]
+    AgentScript,
+    /// Prose (a question's answer): whole when the page says the reply ended.
+    Prose,
 }
 
 impl Options {
@@ -149,6 +161,7 @@ impl Options {
             notice: None,
             sketches: None,
             wanted: Default::default(),
+            replies: Replies::AgentScript,
         })
     }
 }
@@ -235,6 +248,7 @@ impl CdpDriver {
             notice,
             sketches,
             wanted,
+            replies,
         } = options;
         Ok(CdpDriver {
             tab: Tab::new(
@@ -249,7 +263,7 @@ impl CdpDriver {
                 },
             ),
             composer: Composer::default(),
-            reader: Reader::new(reply_timeout, truncation_budget, stall),
+            reader: Reader::new(reply_timeout, truncation_budget, stall, replies),
             discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
             controls: Controls {

@@ -30,6 +30,8 @@ pub(super) struct Reader {
     pub(super) truncation_budget: Duration,
     /// How long a streaming reply may make no progress before it counts as stalled.
     pub(super) stall: Duration,
+    /// What the replies are, which says when one is whole.
+    pub(super) replies: super::Replies,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -44,12 +46,22 @@ impl Reader {
         reply_timeout: Duration,
         truncation_budget: Duration,
         stall: Duration,
+        replies: super::Replies,
     ) -> Reader {
         Reader {
             assistants_before_send: 0,
             reply_timeout,
             truncation_budget,
             stall,
+            replies,
+        }
+    }
+
+    /// Whether `text`, on a page that says its reply ended, is the whole reply.
+    pub(super) fn whole(&self, text: &str) -> bool {
+        match self.replies {
+            super::Replies::AgentScript => crate::protocol::is_closed(text),
+            super::Replies::Prose => true,
         }
     }
 

@@ -119,10 +119,15 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool, models: bool)
         Ok(config) => config,
         Err(status) => return status,
     };
-    let mut options = match super::driver::driver_options(shared, &config, "doctor") {
+    let mut options = match crate::app::chat::driver_options(
+        &shared.choices(),
+        &config,
+        &mut super::report::Human,
+    ) {
         Ok(options) => options,
-        Err(status) => return status,
+        Err(e) => return super::setup::refused("doctor", &e),
     };
+    options.notice = Some(super::terminal::notice);
     // doctor never hangs: its canary is short, and a page that does not answer it is a
     // problem to report, not to wait ten minutes for.
     options.reply_timeout = options.reply_timeout.min(CANARY_REPLY_TIMEOUT);
@@ -282,14 +287,15 @@ pub fn run(shared: &Shared, json: bool, canary: bool, learn: bool, models: bool)
             .iter()
             .all(|s| !s.required || s.state == "found");
     report.problems = problems;
-    if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).unwrap_or_default()
-        );
-    } else {
-        print_text(&report);
-    }
+    super::report::Format::of(json).give(
+        || {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            )
+        },
+        || print_text(&report),
+    );
     // Unchecked turn parts are no problem found: the exit status says whether one was.
     if report.problems.is_empty() {
         Status::Success

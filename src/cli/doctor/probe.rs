@@ -184,7 +184,11 @@ pub(super) fn round_trip(
 /// Keeps what discovery proved (`keyless doctor --learn`) and says how it differs from the
 /// built-in entry.
 pub(super) fn learned(driver: &CdpDriver, strategy: Option<&str>) -> Option<LearnedReport> {
-    let (path, entry) = match crate::cli::driver::keep_learned(driver, strategy) {
+    let (path, entry) = match crate::app::chat::keep_learned(
+        driver,
+        strategy,
+        &mut crate::cli::report::Human,
+    ) {
         Some(kept) => kept,
         None => {
             eprintln!(

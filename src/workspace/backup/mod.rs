@@ -8,6 +8,7 @@
 //! This file holds what the backups take and the clean-up after a crash; what a backup records
 //! is in `manifest.rs`, recording it in `record.rs`, putting a batch back in `undo.rs`.
 
+mod changes;
 mod manifest;
 mod record;
 mod undo;
@@ -16,6 +17,7 @@ use std::path::Path;
 
 use crate::workspace::agent::Agent;
 use crate::workspace::{Reach, Workspace};
+pub use changes::{Change, changes_since, newest};
 use manifest::backups_root;
 pub use manifest::{BatchKind, Entry, Manifest, Mark, ensure_agent_dir, list, mode_of};
 pub(in crate::workspace) use manifest::{MANIFEST, folder_of, sha256};

@@ -11,8 +11,8 @@ use tracing_subscriber::filter::Targets;
 use tracing_subscriber::prelude::*;
 
 /// Starts logging to the workspace's `.agent/logs/keyless.log`. Failing to open the log is
-/// reported once and keyless goes on without it.
-pub fn init(root: &Path) {
+/// told once to `report`, and keyless goes on without it.
+pub fn init(root: &Path, report: &mut dyn crate::app::report::Report) {
     let folder = crate::workspace::agent::Agent::Logs.under(root);
     let file = std::fs::create_dir_all(&folder).and_then(|()| {
         OpenOptions::new()
@@ -23,7 +23,7 @@ pub fn init(root: &Path) {
     let file = match file {
         Ok(file) => file,
         Err(e) => {
-            eprintln!("keyless: no log file ({e}); going on without one");
+            report.warn(&format!("keyless: no log file ({e}); going on without one"));
             return;
         }
     };

@@ -1,25 +1,35 @@
-//! Opening and closing the chat: the driver's options from the flags, `keyless.json`, the
+//! Opening and closing the chat: the driver's options from the choices, `keyless.json`, the
 //! selectors file and what keyless learned on the page before; starting the driver; and, when a
 //! command ends, keeping what discovery proved on the page (learned selectors).
+//!
+//! What it does not do: drive the page (`chat::cdp` does), or tell a person at a login wall
+//! what to do (the front door sets [`crate::chat::cdp::Options::notice`]).
 
 use std::path::PathBuf;
 
-use super::args::Shared;
-use crate::exit::Status;
+use super::Choices;
+use super::error::StartError;
+use super::report::Report;
+use crate::catalog::Failure;
+use crate::chat::cdp::{CdpDriver, Options};
 
-/// Starts the chat driver; a failure is printed with its code, and returned.
-pub(super) fn start_driver_failing(
-    options: crate::chat::cdp::Options,
+/// Starts the chat driver; a failure is told as a warning, with its code, and returned.
+pub fn open(
+    options: Options,
     command: &str,
-) -> Result<crate::chat::cdp::CdpDriver, crate::catalog::Failure> {
-    super::progress::note(&format!(
+    report: &mut dyn Report,
+) -> Result<CdpDriver, Failure> {
+    report.note(&format!(
         "keyless: opening {} ({}) in {}",
         options.site_name,
         options.url,
         options.profile.display()
     ));
-    let driver = crate::chat::cdp::CdpDriver::start(options).inspect_err(|failure| {
-        eprintln!("keyless {command}: {}: {}", failure.code, failure.reason);
+    let driver = CdpDriver::start(options).inspect_err(|failure| {
+        report.warn(&format!(
+            "keyless {command}: {}: {}",
+            failure.code, failure.reason
+        ));
     })?;
     let chosen = driver.confirmed();
     if chosen.model.is_some() || chosen.effort.is_some() {
@@ -27,39 +37,31 @@ pub(super) fn start_driver_failing(
             .into_iter()
             .filter_map(|(name, value)| value.as_ref().map(|v| format!("{name} \"{v}\"")))
             .collect();
-        super::progress::note(&format!(
+        report.note(&format!(
             "keyless {command}: {} chosen and read back on the page",
             what.join(", ")
         ));
+        report.model_chosen(chosen);
     }
     Ok(driver)
 }
 
-/// Tells `--json` what was chosen on the page before anything was sent.
-pub(super) fn tell_chosen(driver: &crate::chat::cdp::CdpDriver) {
-    let chosen = driver.confirmed();
-    if chosen.model.is_some() || chosen.effort.is_some() {
-        super::events::model_chosen(chosen);
-    }
-}
-
-/// The chat driver's options from the flags, over `keyless.json`, over the site's defaults.
-pub(super) fn driver_options(
-    shared: &Shared,
+/// The chat driver's options from the choices, over `keyless.json`, over the site's defaults.
+pub fn driver_options(
+    choices: &Choices,
     config: &crate::config::Config,
-    command: &str,
-) -> Result<crate::chat::cdp::Options, Status> {
-    let fail = |f: crate::catalog::Failure| {
-        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
-        Status::Usage
-    };
-    let file = crate::chat::selectors::load(shared.selectors.as_deref()).map_err(fail)?;
-    let url = shared.url.clone().or(config.browser.url.clone());
-    let site = shared.site.clone().or(config.agent.site.clone());
-    let (mut site_name, mut site) = file.site(site.as_deref(), url.as_deref()).map_err(fail)?;
+    report: &mut dyn Report,
+) -> Result<Options, StartError> {
+    let file =
+        crate::chat::selectors::load(choices.selectors.as_deref()).map_err(StartError::Chat)?;
+    let url = choices.url.clone().or(config.browser.url.clone());
+    let site = choices.site.clone().or(config.agent.site.clone());
+    let (mut site_name, mut site) = file
+        .site(site.as_deref(), url.as_deref())
+        .map_err(StartError::Chat)?;
     // What discovery proved on this page before goes first (learned selectors).
     let learned_path = crate::chat::learned::path(&config_folder());
-    let learned = crate::chat::learned::load(&learned_path).map_err(fail)?;
+    let learned = crate::chat::learned::load(&learned_path).map_err(StartError::Chat)?;
     if site.discovered {
         let known = learned
             .known(Some(&site_name), None)
@@ -68,30 +70,30 @@ pub(super) fn driver_options(
             site_name = name;
             site.learn_from(&entry);
             site.matches = entry.matches;
-            eprintln!(
+            report.warn(&format!(
                 "keyless: no site in selectors.json matches this page; using the selectors keyless learned on it ({})",
                 learned_path.display()
-            );
+            ));
         } else {
-            eprintln!(
+            report.warn(&format!(
                 "keyless: no site in selectors.json matches {}: keyless finds the page's parts by their shape (discovery) and says what it found. What it proves is kept in {} for the next runs.",
                 url.as_deref().unwrap_or_default(),
                 learned_path.display()
-            );
+            ));
         }
     } else if let Some(entry) = learned.sites.get(&site_name) {
         site.learn_from(entry);
     }
-    let headless = shared.headless || config.browser.headless;
-    let profile = profile(shared, config);
-    // keyless.json's model and effort for this site; the flags win.
+    let headless = choices.headless || config.browser.headless;
+    let profile = profile(choices, config);
+    // keyless.json's model and effort for this site; the choices win.
     let chosen = config.browser.models.get(&site_name);
-    Ok(crate::chat::cdp::Options {
+    Ok(Options {
         url: url.unwrap_or_else(|| site.url.clone()),
         site_name,
         site,
-        cdp_url: shared.cdp.clone().or(config.browser.cdp_url.clone()),
-        executable: shared
+        cdp_url: choices.cdp.clone().or(config.browser.cdp_url.clone()),
+        executable: choices
             .browser
             .clone()
             .or(config.browser.executable_path.clone()),
@@ -106,35 +108,34 @@ pub(super) fn driver_options(
         } else {
             LOGIN_WAIT
         },
-        notice: Some(notice),
+        // Set by the front door that has someone to tell.
+        notice: None,
         // Set by the command that knows where its logs go.
         sketches: None,
         wanted: crate::chat::models::Wanted {
-            model: shared
+            model: choices
+                .wanted
                 .model
                 .clone()
                 .or_else(|| chosen.and_then(|c| c.model.clone())),
-            effort: shared
+            effort: choices
+                .wanted
                 .effort
                 .clone()
                 .or_else(|| chosen.and_then(|c| c.effort.clone())),
-            allow_fallback: shared.allow_fallback,
-            temporary: shared.temporary,
+            allow_fallback: choices.wanted.allow_fallback,
+            temporary: choices.wanted.temporary,
         },
+        replies: crate::chat::cdp::Replies::AgentScript,
     })
 }
 
 /// How long a login wall in a visible browser waits for the user.
 const LOGIN_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Prints a notice from the chat driver for the person at the terminal.
-fn notice(text: &str) {
-    eprintln!("keyless: {text}");
-}
-
 /// The browser profile keyless uses: `--profile`, `Browser.UserDataDir`, or its own.
-pub(super) fn profile(shared: &Shared, config: &crate::config::Config) -> PathBuf {
-    shared
+pub fn profile(choices: &Choices, config: &crate::config::Config) -> PathBuf {
+    choices
         .profile
         .clone()
         .or(config.browser.user_data_dir.clone())
@@ -149,7 +150,7 @@ fn default_profile() -> PathBuf {
 
 /// keyless's own config folder: `$XDG_CONFIG_HOME/keyless` or `~/.config/keyless` (the
 /// browser profile, learned selectors).
-pub(super) fn config_folder() -> PathBuf {
+pub fn config_folder() -> PathBuf {
     std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
@@ -160,9 +161,10 @@ pub(super) fn config_folder() -> PathBuf {
 /// Keeps what discovery found and proved on the page (with `strategy`, the insertion that
 /// worked, when known) in the learned selectors, merged with what was learned on the site
 /// before, and says so. The path and the entry kept, or `None` when nothing was found.
-pub(super) fn keep_learned(
-    driver: &crate::chat::cdp::CdpDriver,
+pub fn keep_learned(
+    driver: &CdpDriver,
     strategy: Option<&str>,
+    report: &mut dyn Report,
 ) -> Option<(PathBuf, crate::chat::selectors::Site)> {
     use crate::chat::learned;
     let found = &driver.learned().selectors;
@@ -190,15 +192,15 @@ pub(super) fn keep_learned(
         Ok(()) => {
             let mut kept: Vec<String> = found.keys().cloned().collect();
             kept.extend(entry.insert.first().map(|s| format!("insertion by {s}")));
-            eprintln!(
+            report.warn(&format!(
                 "keyless: kept what worked on {site} ({}) in {}; it is used first next time",
                 kept.join(", "),
                 path.display()
-            );
+            ));
             Some((path, entry))
         }
         Err(failure) => {
-            eprintln!("keyless: {}: {}", failure.code, failure.reason);
+            report.warn(&format!("keyless: {}: {}", failure.code, failure.reason));
             None
         }
     }
@@ -206,7 +208,7 @@ pub(super) fn keep_learned(
 
 /// Closes the chat driver, keeping first what discovery proved on the page and the insertion
 /// strategy that worked.
-pub(super) fn close_driver(driver: crate::chat::cdp::CdpDriver) {
-    keep_learned(&driver, driver.inserted_with());
+pub fn close(driver: CdpDriver, report: &mut dyn Report) {
+    keep_learned(&driver, driver.inserted_with(), report);
     driver.close();
 }
