@@ -108,7 +108,7 @@ pub fn run<P: Person>(
     let next = match saved {
         Saved::Interrupted(s) => {
             conversation::announce_resume(&s, command, report);
-            Next::Resume(s)
+            Next::Resume(Box::new(s))
         }
         saved => {
             let rules = conversation::first_message(
@@ -141,7 +141,7 @@ pub fn run<P: Person>(
         report.event(event);
     };
     let stop = match next {
-        Next::Resume(s) => turn::resume(s, &mut driver, ws, &mut host, settings, &mut progress),
+        Next::Resume(s) => turn::resume(*s, &mut driver, ws, &mut host, settings, &mut progress),
         Next::Run(task) => turn::run(task, &mut driver, ws, &mut host, settings, &mut progress),
     };
     super::chat::close(driver, report);
@@ -157,6 +157,6 @@ pub fn run<P: Person>(
 
 /// What the turn does: pick up the interrupted one, or run a new one.
 enum Next {
-    Resume(crate::turn::record::Session),
+    Resume(Box<crate::turn::record::Session>),
     Run(turn::Task),
 }
