@@ -32,7 +32,7 @@ mod support;
 use support::{median, prompt};
 
 /// Rounds measured, after rounds that warm every driver's code and the page's up.
-const ROUNDS: usize = 11;
+const ROUNDS: usize = 21;
 const WARM_UP: usize = 2;
 /// The prompt's length in characters.
 const PROMPT_CHARS: usize = 60_000;
