@@ -739,8 +739,11 @@ impl ChatDriver for CdpDriver {
         };
         let sent = self.send_as(text, how);
         if sent.is_ok() {
-            // Where the message went: a wall mid-turn comes back here.
-            self.composer.sent_at = self.chat_url();
+            // Where the message went: a wall mid-turn comes back here. A page that cannot say
+            // at this moment (it is reloading into a check) leaves the address it had.
+            if let Some(url) = self.chat_url() {
+                self.composer.sent_at = Some(url);
+            }
         }
         // A shortened turn shows too little to judge; a file's turn shows its note.
         if let Ok(Shown::Same | Shown::Different) = sent
