@@ -178,9 +178,16 @@ impl CdpDriver {
         if !walled || self.tab.reach.login_wait.is_zero() {
             return Err(trouble_failure(&seen.notice, clock));
         }
+        // A bot check stands in front of the address asked for, the chat's (a reload): that
+        // address, as the browser shows it now, is where the chat is once it is passed.
+        let check_at = (seen.notice.kind == Kind::BotCheck)
+            .then(|| self.tab.shown().ok())
+            .flatten()
+            .map(|(url, _)| without_check_parameters(&url))
+            .filter(|url| url != &self.tab.reach.url);
         // The person passes the wall in the window; the page's own wait says so.
         self.wait_ready_behind(Some(seen.notice.kind))?;
-        let Some(address) = self.composer.sent_at.clone() else {
+        let Some(address) = check_at.or_else(|| self.composer.sent_at.clone()) else {
             return Err(trouble_failure(&seen.notice, clock));
         };
         let pending = self.composer.last_sent.clone();

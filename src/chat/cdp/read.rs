@@ -172,3 +172,12 @@ impl Reader {
         })
     }
 }
+
+/// `keyless doctor` times the wire on its own.
+impl super::CdpDriver {
+    /// The reply as the site's server streamed it, when exactly one reassembled text is proved.
+    pub fn channel_wire(&self) -> Result<Option<String>, Failure> {
+        let heard = self.tab.heard()?;
+        Reader::from_wire(&self.api(), &heard)
+    }
+}

@@ -100,12 +100,6 @@ impl CdpDriver {
         self.api().copied()
     }
 
-    /// The reply as the site's server streamed it, when exactly one reassembled text is proved.
-    pub fn channel_wire(&self) -> Result<Option<String>, Failure> {
-        let heard = self.tab.heard()?;
-        super::read::Reader::from_wire(&self.api(), &heard)
-    }
-
     /// The reply's only code block, when it is the whole reply.
     pub fn channel_code_block(&self) -> Result<Option<String>, Failure> {
         self.api().code_block()
