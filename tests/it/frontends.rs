@@ -35,30 +35,7 @@ const START: Duration = Duration::from_secs(90);
 fn venv() -> &'static Path {
     static READY: OnceLock<PathBuf> = OnceLock::new();
     READY.get_or_init(|| {
-        let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("frontends-venv");
-        let requirements =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/frontends/requirements.txt");
-        let stamp = venv.join("installed-requirements.txt");
-        let wanted = fs::read_to_string(&requirements).unwrap();
-        if fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-            let made = Command::new("python3")
-                .args(["-m", "venv"])
-                .arg(&venv)
-                .status()
-                .unwrap();
-            assert!(made.success(), "python3 -m venv failed");
-            let installed = Command::new(venv.join("bin/pip"))
-                .args(["install", "-q", "--disable-pip-version-check", "-r"])
-                .arg(&requirements)
-                .status()
-                .unwrap();
-            assert!(
-                installed.success(),
-                "pip install -r tests/frontends/requirements.txt failed"
-            );
-            fs::write(&stamp, wanted).unwrap();
-        }
-        venv
+        crate::common::venv::pinned("frontends-venv", "tests/frontends/requirements.txt")
     })
 }
 

@@ -19,31 +19,7 @@ use crate::common::shared_browser::cdp_url;
 /// requirements).
 fn venv() -> &'static Path {
     static READY: OnceLock<PathBuf> = OnceLock::new();
-    READY.get_or_init(|| {
-        let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-venv");
-        let requirements = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/requirements.txt");
-        let stamp = venv.join("installed-requirements.txt");
-        let wanted = fs::read_to_string(&requirements).unwrap();
-        if fs::read_to_string(&stamp).ok().as_deref() != Some(wanted.as_str()) {
-            let made = Command::new("python3")
-                .args(["-m", "venv"])
-                .arg(&venv)
-                .status()
-                .unwrap();
-            assert!(made.success(), "python3 -m venv failed");
-            let installed = Command::new(venv.join("bin/pip"))
-                .args(["install", "-q", "--disable-pip-version-check", "-r"])
-                .arg(&requirements)
-                .status()
-                .unwrap();
-            assert!(
-                installed.success(),
-                "pip install -r tests/mcp/requirements.txt failed"
-            );
-            fs::write(&stamp, wanted).unwrap();
-        }
-        venv
-    })
+    READY.get_or_init(|| crate::common::venv::pinned("mcp-venv", "tests/mcp/requirements.txt"))
 }
 
 /// Starts `keyless mcp` (attached to the shared browser, `profile` as its profile and config

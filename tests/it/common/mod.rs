@@ -1,12 +1,14 @@
 //! What the test modules share: [`Test`], a fresh workspace that `keyless apply` carries a reply
 //! out in; the host with no one at it ([`quiet_host`]); the built binary on the local chat page
 //! ([`local_keyless`]); a program on a pseudo-terminal, typed at when it asks ([`pty`]); and the
-//! property tests' configuration ([`proptest_config`]).
+//! property tests' configuration ([`proptest_config`]); a Python environment with pinned packages
+//! ([`venv`]).
 
 pub mod local_keyless;
 pub mod pty;
 pub mod quiet_host;
 pub mod shared_browser;
+pub mod venv;
 
 use std::ffi::OsString;
 use std::fs;
