@@ -161,9 +161,33 @@ pub fn same(a: &str, b: &str) -> bool {
     !a.is_empty() && a == b
 }
 
+/// Whether `label` names the model `name` names: the same name, or the name's words ending the
+/// label's, after words that only brand it ("Claude Sonnet 4.5" for `sonnet 4.5`, "GPT-5.5
+/// Thinking" for `thinking`), and, when the name gives no version, a version after them
+/// ("Claude Opus 4.1" for `opus`). Words after the name make another model: "GPT-5 mini" is
+/// not `gpt-5`, nor is "GPT-5.5" (its version goes on), nor "GPT-5.5 Thinking".
+pub fn names(label: &str, name: &str) -> bool {
+    if same(label, name) {
+        return true;
+    }
+    let (have, need) = (words(label), words(name));
+    if need.is_empty() {
+        return false;
+    }
+    let versioned = need.iter().any(|w| w.chars().any(|c| c.is_ascii_digit()));
+    // The label's words after the name's last run in it: none, or (no version given) a version.
+    (0..have.len().saturating_sub(need.len() - 1)).any(|at| {
+        let end = at + need.len();
+        have[at..end] == need[..]
+            && have[end..]
+                .iter()
+                .all(|w| !versioned && w.chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
 /// The row `want` means among `rows`: a site's alias first (`aliases`: a name → the label it
 /// stands for), then the same name (case, spaces and punctuation aside), then the rows whose
-/// label holds every word of the name; one such row, or none, or the ambiguous ones.
+/// label the name [`names`]; one such row, or none, or the ambiguous ones.
 pub fn pick<'a>(want: &str, rows: &[&'a Row], aliases: &BTreeMap<String, String>) -> Pick<'a> {
     let want = aliases
         .iter()
@@ -177,22 +201,32 @@ pub fn pick<'a>(want: &str, rows: &[&'a Row], aliases: &BTreeMap<String, String>
     if let [one] = exact.as_slice() {
         return Pick::One(one);
     }
-    let need = words(want);
-    if need.is_empty() {
-        return Pick::None;
-    }
     let holding: Vec<&Row> = rows
         .iter()
         .copied()
-        .filter(|r| {
-            let have = words(&r.label);
-            need.iter().all(|w| have.contains(w))
-        })
+        .filter(|r| names(&r.label, want))
         .collect();
     match holding.as_slice() {
-        [] => Pick::None,
         [one] => Pick::One(one),
-        _ => Pick::Ambiguous(holding),
+        [_, _, ..] => Pick::Ambiguous(holding),
+        // None named, but some hold every word of the name (variants of it, "GPT-5 mini" for
+        // `gpt-5`): refused with them named, never chosen.
+        [] => {
+            let need = words(want);
+            let near: Vec<&Row> = rows
+                .iter()
+                .copied()
+                .filter(|r| {
+                    let have = words(&r.label);
+                    !need.is_empty() && need.iter().all(|w| have.contains(w))
+                })
+                .collect();
+            if near.is_empty() {
+                Pick::None
+            } else {
+                Pick::Ambiguous(near)
+            }
+        }
     }
 }
 
@@ -247,12 +281,41 @@ mod tests {
         check("gpt-6", GPT, None);
         check("thinking mini", GPT, None);
         check("", GPT, None);
+        // A variant or a longer version is another model (found by an outside attack: `gpt-5`
+        // chose "GPT-5 mini" and "GPT-5.5 Thinking").
+        check("gpt-5.5", GPT, None);
         let all = rows(GPT);
         let refs: Vec<&Row> = all.iter().collect();
         match pick("gpt-5.5", &refs, &BTreeMap::new()) {
-            Pick::Ambiguous(found) => assert_eq!(found.len(), 3),
+            Pick::Ambiguous(near) => assert_eq!(near.len(), 3, "named, never chosen"),
             other => panic!("{other:?}"),
         }
+        check("gpt-5", &["GPT-5 mini", "GPT-4o"], None);
+        check("gpt-5", &["GPT-5.5 Thinking", "GPT-4o"], None);
+        check("gpt-5", &["GPT-5.5", "GPT-4o"], None);
+        check("gpt-5", &["GPT-5", "GPT-5 mini"], Some("GPT-5"));
+        // A brand before the name, and a version after a name that gives none, are the same.
+        check(
+            "sonnet 4.5",
+            &["Claude Sonnet 4.5", "Claude Opus 4.1"],
+            Some("Claude Sonnet 4.5"),
+        );
+        check(
+            "opus",
+            &["Claude Sonnet 4.5", "Claude Opus 4.1"],
+            Some("Claude Opus 4.1"),
+        );
+        let all = rows(&["Claude Opus 4", "Claude Opus 4.1"]);
+        let refs: Vec<&Row> = all.iter().collect();
+        match pick("opus", &refs, &BTreeMap::new()) {
+            Pick::Ambiguous(found) => assert_eq!(found.len(), 2),
+            other => panic!("{other:?}"),
+        }
+        // A reply's model as the page says it: a slug of the same model, or a line naming it.
+        assert!(names("gpt-5-5-thinking", "GPT-5.5 Thinking"));
+        assert!(names("Answered by GPT-5", "GPT-5"));
+        assert!(!names("gpt-5-mini", "GPT-5"));
+        assert!(!names("Answered by GPT-5 mini", "GPT-5"));
     }
 
     #[test]

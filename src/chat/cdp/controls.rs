@@ -45,10 +45,15 @@ fn named<'a>(
         }
         Pick::Ambiguous(rows) => {
             let names: Vec<String> = rows.iter().map(|r| format!("\"{}\"", r.label)).collect();
-            return Err(not_confirmed(format!(
-                "\"{want}\" could be any of {} on the page; keyless does not choose between them, and nothing was sent: name one of them",
-                names.join(", ")
-            )));
+            return Err(not_confirmed(match names.as_slice() {
+                [one] => format!(
+                    "no model on the page is \"{want}\"; {one} is another model with more to its name, and keyless does not take it for \"{want}\": nothing was sent. Name it whole if it is the one"
+                ),
+                _ => format!(
+                    "\"{want}\" could be any of {} on the page; keyless does not choose between them, and nothing was sent: name one of them",
+                    names.join(", ")
+                ),
+            }));
         }
     };
     if row.locked {
@@ -164,7 +169,7 @@ impl CdpDriver {
         let Some(chosen) = self.controls.confirmed.model.clone() else {
             return Ok(Some(said));
         };
-        if models::same(&said, &chosen) || models::flat(&said).contains(&models::flat(&chosen)) {
+        if models::names(&said, &chosen) {
             return Ok(Some(chosen));
         }
         self.model_changed(format!(
