@@ -19,9 +19,11 @@ page), chosen by `config.json`:
   picker_label: the picker's aria-label; revert_ms: the page takes a choice back after that long
   (a choice the plan does not allow, shown for a moment); reply_tag: "slug" (an attribute
   data-message-model-slug on each reply), "byline" (a visible "Answered by …" line), "none";
+  surface: "chat" | "work": Chat/Work radios, the one checked at load (Work is metered apart);
   downgrade: {"after": N, "to": LABEL, "shows": "slug"|"byline"|"picker"}: from the reply to
   message N+1 on, a weaker model answers; "picker" swaps the picker's label after reply N
-  instead (a usage cap's quiet fallback); temporary: "toggle" | "refuses" | null.
+  instead (a usage cap's quiet fallback); temporary: "toggle" | "refuses" (stays off, with a
+  toast) | "hides" (the toggle gives way to a banner once the temporary chat has begun) | null.
 
 Run: python3 site.py DIR PORT. DIR holds config.json and script.json (the replies, in order);
 written here: received.jsonl (every message, with the model, effort and temporary state the page
@@ -119,7 +121,7 @@ class Handler(BaseHTTPRequestHandler):
         STATE["answered"] += 1
         append("received.jsonl", {
             "thread": tid, "text": req.get("text", ""), "model": chosen,
-            "effort": req.get("effort"), "temporary": req.get("temporary"),
+            "effort": req.get("effort"), "temporary": req.get("temporary"), "surface": req.get("surface"),
             "answered_by": answered_by, "t": time.time(),
         })
         self.send_response(200)

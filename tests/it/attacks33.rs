@@ -5,7 +5,8 @@
 //! `menuitemradio` rows (effort inline, or behind a submenu row), a Claude-like dropdown whose
 //! rows hold a description line, a badge and, when locked, an inline "Upgrade" button, a
 //! Gemini-like combobox opening a listbox, a native `<select>`, German labels, no picker at all;
-//! a temporary-chat toggle (that turns on, or that refuses); and a model that quietly answers in
+//! a temporary-chat toggle (that turns on, that refuses, or that gives way to a banner once the
+//! chat has begun); ChatGPT-like Chat/Work radios left on Work; and a model that quietly answers in
 //! the chosen one's place after the first message, said only on the reply (an attribute or a
 //! byline) or by the picker's label swapping. The site records what model, effort and temporary
 //! state every message was sent with, and which model answered it: the tests' proof that nothing
@@ -14,7 +15,11 @@
 //! keyless runs headless in a tab of the test binary's shared browser, with the chat's parts in
 //! `tests/attacks33/selectors.json` (no picker keys unless a test adds them) or with `--url`
 //! alone. Each test asserts what the issue asks. Cases keyless got wrong when this was written
-//! are `#[ignore = "attack33: …"]`, asserting the right behaviour, for the next engineer.
+//! are `#[ignore = "attack33: …"]`, asserting the right behaviour, for the next engineer: loose
+//! names choosing another model ("gpt-5" → "GPT-5 mini", "GPT-5.5 Thinking"), and so the
+//! ChatGPT fallback GPT-5 → GPT-5 mini going unseen on the reply and in the picker; an effort
+//! behind a submenu; rows and options holding a description (Claude, Gemini) neither found by
+//! shape nor read back by their title; a native `<select>`; no warning under `--allow-fallback`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -781,4 +786,54 @@ fn temporary_on_a_page_without_one_is_refused_before_sending() {
     let place = Place::new();
     let out = place.run(&site, &Parts::UrlOnly, &["--temporary"]);
     assert_refused_before_sending(&site, &out, "KA_TEMPORARY_NOT_AVAILABLE");
+}
+
+/// `gpt-5` where the page offers "GPT-5.5 Thinking" and "GPT-4o": GPT-5.5 is another model.
+#[test]
+#[ignore = "attack33: `--model gpt-5` chooses \"GPT-5.5 Thinking\" (the words gpt and 5 are in its label), runs and exits 0"]
+fn gpt_5_never_chooses_gpt_5_5() {
+    let site = Site::start(with(
+        gpt_models("menu"),
+        json!({"models": [{"label": "GPT-5.5 Thinking", "slug": "gpt-5-5-thinking"}, {"label": "GPT-4o", "slug": "gpt-4o"}],
+               "current": "GPT-4o", "efforts": []}),
+    ));
+    let place = Place::new();
+    let out = place.run(&site, &selectors(), &["--model", "gpt-5"]);
+    assert_refused_before_sending(&site, &out, "KA_MODEL_NOT_CONFIRMED");
+}
+
+/// A temporary chat whose toggle gives way to a banner once it has begun: the later messages
+/// go on in it (the toggle's absence is not taken as the chat having left temporary mode).
+#[test]
+fn a_temporary_chat_whose_toggle_gives_way_to_a_banner_goes_on() {
+    let site = Site::start(json!({"picker": "none", "reply_tag": "none", "temporary": "hides"}));
+    let place = Place::new();
+    let parts = Parts::Selectors(json!({"TemporaryChat": ["button.ghost"]}));
+    let out = place.run(&site, &parts, &["--temporary"]);
+    assert_eq!(out.code, Some(0), "{out:#?}");
+    let received = site.received();
+    assert_eq!(received.len(), 2, "{received:#?}");
+    assert!(
+        received.iter().all(|r| r["temporary"] == true),
+        "{received:#?}"
+    );
+}
+
+/// ChatGPT-like Chat/Work radios with Work checked at load: with the `PlainChat` selector,
+/// every message goes in plain chat and keyless says it switched.
+#[test]
+fn a_page_left_in_work_mode_is_switched_to_plain_chat_before_sending() {
+    let site = Site::start(json!({"picker": "none", "reply_tag": "none", "surface": "work"}));
+    let place = Place::new();
+    let parts =
+        Parts::Selectors(json!({"PlainChat": ["[role=radiogroup] > [role=radio]:first-child"]}));
+    let out = place.run(&site, &parts, &[]);
+    assert_eq!(out.code, Some(0), "{out:#?}");
+    assert!(out.stderr.contains("switched"), "not said: {out:#?}");
+    let received = site.received();
+    assert!(!received.is_empty());
+    assert!(
+        received.iter().all(|r| r["surface"] == "chat"),
+        "{received:#?}"
+    );
 }
