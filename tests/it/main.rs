@@ -13,6 +13,7 @@ mod architecture;
 mod attacks29;
 mod attacks29b;
 mod attacks31;
+mod attacks33;
 mod batch;
 mod browser;
 mod catalog;
