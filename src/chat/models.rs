@@ -167,7 +167,10 @@ pub fn same(a: &str, b: &str) -> bool {
 /// ("Claude Opus 4.1" for `opus`). Words after the name make another model: "GPT-5 mini" is
 /// not `gpt-5`, nor is "GPT-5.5" (its version goes on), nor "GPT-5.5 Thinking".
 pub fn names(label: &str, name: &str) -> bool {
-    if same(label, name) {
+    // The same, or the name ending the label with a brand run into it ("ChatGPT 5.5 Thinking"
+    // for "GPT-5.5 Thinking").
+    let flat_name = flat(name);
+    if !flat_name.is_empty() && flat(label).ends_with(&flat_name) {
         return true;
     }
     let (have, need) = (words(label), words(name));
@@ -316,6 +319,9 @@ mod tests {
         assert!(names("Answered by GPT-5", "GPT-5"));
         assert!(!names("gpt-5-mini", "GPT-5"));
         assert!(!names("Answered by GPT-5 mini", "GPT-5"));
+        // A picker's label with the brand run into the name.
+        assert!(names("ChatGPT 5.5 Thinking", "GPT-5.5 Thinking"));
+        assert!(!names("ChatGPT 5 mini", "GPT-5"));
     }
 
     #[test]

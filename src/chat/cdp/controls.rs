@@ -147,7 +147,7 @@ impl CdpDriver {
             return Ok(());
         };
         let shown = self.api().model_shown()?.unwrap_or_default();
-        if models::flat(&shown).contains(&models::flat(&model)) {
+        if models::names(&shown, &model) {
             return Ok(());
         }
         self.model_changed(format!(
@@ -245,7 +245,7 @@ fn choose(page: &PageApi, wanted: &Wanted) -> Result<Confirmed, Failure> {
         offered
     };
     if let Some(model) = &confirmed.model {
-        let shows = models::flat(&back.shown).contains(&models::flat(model));
+        let shows = models::names(&back.shown, model);
         if back.checked_model() != Some(model.as_str()) || !shows {
             return Err(not_confirmed(format!(
                 "keyless chose the model \"{model}\", but the page shows \"{}\" (checked: {}); nothing was sent. The page offers {}",
