@@ -161,32 +161,77 @@ pub fn same(a: &str, b: &str) -> bool {
     !a.is_empty() && a == b
 }
 
-/// Whether `label` names the model `name` names: the same name, or the name's words ending the
-/// label's, after words that only brand it ("Claude Sonnet 4.5" for `sonnet 4.5`, "GPT-5.5
-/// Thinking" for `thinking`), and, when the name gives no version, a version after them
-/// ("Claude Opus 4.1" for `opus`). Words after the name make another model: "GPT-5 mini" is
-/// not `gpt-5`, nor is "GPT-5.5" (its version goes on), nor "GPT-5.5 Thinking".
+/// Whether `label` names the model `name` names: the same name, or the name's words in the
+/// label's once makers' and families' names are left out of both ("Claude Sonnet 4.5" for
+/// `sonnet 4.5`, "ChatGPT 5.5 Thinking" for "GPT-5.5 Thinking"), with nothing else around them
+/// but, when the name gives no version, a version ("GPT-5.5 Thinking" for `thinking`, "Claude
+/// Opus 4.1" for `opus`). Any other word makes another model: "GPT-5 mini" is not `gpt-5`, nor
+/// is "GPT-5.5" (its version goes on), nor "Extra high" `high`.
 pub fn names(label: &str, name: &str) -> bool {
-    // The same, or the name ending the label with a brand run into it ("ChatGPT 5.5 Thinking"
-    // for "GPT-5.5 Thinking").
-    let flat_name = flat(name);
-    if !flat_name.is_empty() && flat(label).ends_with(&flat_name) {
+    named(label, name, false)
+}
+
+/// Whether what a reply says of the model that answered it (an attribute's slug, or a line
+/// such as "Answered by GPT-5") names `name`: as [`names`], with any words before the name.
+pub fn says(said: &str, name: &str) -> bool {
+    named(said, name, true)
+}
+
+fn named(label: &str, name: &str, any_before: bool) -> bool {
+    if same(label, name) {
         return true;
     }
-    let (have, need) = (words(label), words(name));
+    // Makers' and families' names are left out of both ("ChatGPT 5.5 Thinking" names
+    // "GPT-5.5 Thinking").
+    let unbranded = |text: &str| -> Vec<String> {
+        words(text)
+            .into_iter()
+            .filter(|w| !BRANDS.contains(&w.as_str()))
+            .collect()
+    };
+    let (have, need) = (unbranded(label), unbranded(name));
     if need.is_empty() {
         return false;
     }
     let versioned = need.iter().any(|w| w.chars().any(|c| c.is_ascii_digit()));
-    // The label's words after the name's last run in it: none, or (no version given) a version.
+    // Around the name in the label: nothing, or, when the name gives no version, a version
+    // (before: "GPT-5.5 Thinking" for `thinking`; after: "Claude Opus 4.1" for `opus`).
     (0..have.len().saturating_sub(need.len() - 1)).any(|at| {
         let end = at + need.len();
         have[at..end] == need[..]
+            && (any_before
+                || have[..at]
+                    .iter()
+                    .all(|w| !versioned && w.chars().any(|c| c.is_ascii_digit())))
             && have[end..]
                 .iter()
                 .all(|w| !versioned && w.chars().all(|c| c.is_ascii_digit()))
     })
 }
+
+/// The makers' and families' names a model's label may carry beside the words a person names it
+/// by ("GPT-5.5 Thinking", "Claude Sonnet 4.5"); besides them, only a version may stand before
+/// the name: any other word makes another choice ("Extra high" is not `high`).
+const BRANDS: &[&str] = &[
+    "gpt",
+    "chatgpt",
+    "claude",
+    "gemini",
+    "grok",
+    "deepseek",
+    "qwen",
+    "kimi",
+    "llama",
+    "mistral",
+    "copilot",
+    "meta",
+    "perplexity",
+    "sonar",
+    "openai",
+    "anthropic",
+    "google",
+    "xai",
+];
 
 /// The row `want` means among `rows`: a site's alias first (`aliases`: a name → the label it
 /// stands for), then the same name (case, spaces and punctuation aside), then the rows whose
@@ -315,10 +360,18 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // A reply's model as the page says it: a slug of the same model, or a line naming it.
-        assert!(names("gpt-5-5-thinking", "GPT-5.5 Thinking"));
-        assert!(names("Answered by GPT-5", "GPT-5"));
-        assert!(!names("gpt-5-mini", "GPT-5"));
-        assert!(!names("Answered by GPT-5 mini", "GPT-5"));
+        assert!(says("gpt-5-5-thinking", "GPT-5.5 Thinking"));
+        assert!(says("Answered by GPT-5", "GPT-5"));
+        assert!(!says("gpt-5-mini", "GPT-5"));
+        assert!(!says("Answered by GPT-5 mini", "GPT-5"));
+        assert!(
+            !names("Answered by GPT-5", "GPT-5"),
+            "a picker's row is no byline"
+        );
+        // A word before the name that is no brand makes another choice.
+        check("high", &["Low", "Extra high"], None);
+        check("high", &["Low", "High", "Extra high"], Some("High"));
+        check("research", &["GPT-5", "Deep research"], None);
         // A picker's label with the brand run into the name.
         assert!(names("ChatGPT 5.5 Thinking", "GPT-5.5 Thinking"));
         assert!(!names("ChatGPT 5 mini", "GPT-5"));

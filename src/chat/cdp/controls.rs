@@ -169,7 +169,7 @@ impl CdpDriver {
         let Some(chosen) = self.controls.confirmed.model.clone() else {
             return Ok(Some(said));
         };
-        if models::names(&said, &chosen) {
+        if models::says(&said, &chosen) {
             return Ok(Some(chosen));
         }
         self.model_changed(format!(
