@@ -107,10 +107,7 @@ impl CdpDriver {
             }
             // A bot check is left alone until the browser shows the tab changed.
             if state.challenge && !self.watch_check(started, limit)? {
-                return Err(self.discovery.selector_not_found(
-                    "Composer",
-                    " The page shows a bot check: run keyless without --headless and pass it in the window it opens.",
-                ));
+                return Err(self.discovery.selector_not_found("Composer", BOT_CHECK_WHY));
             }
             if started.elapsed() > limit {
                 if let (false, false, Some((status, url))) = (
@@ -123,7 +120,7 @@ impl CdpDriver {
                 let why = if state.login {
                     " The page asks you to log in: run keyless without --headless and log in in the window it opens (the profile keeps the login)."
                 } else if state.challenge {
-                    " The page shows a bot check: run keyless without --headless and pass it in the window it opens."
+                    BOT_CHECK_WHY
                 } else {
                     ""
                 };
@@ -163,6 +160,9 @@ impl CdpDriver {
         }
     }
 }
+
+/// What a composer not found behind a bot check adds to the failure.
+const BOT_CHECK_WHY: &str = " The page shows a bot check: run keyless without --headless and pass it in the window it opens.";
 
 /// How often a bot check is looked at from outside the page.
 const CHECK_WATCH: Duration = Duration::from_millis(250);
