@@ -21,6 +21,11 @@ fn main() {
         model_choice();
         return;
     }
+    // `cargo bench --bench chat -- attach`: only what a 1 MB attachment adds to a send.
+    if std::env::args().any(|a| a == "attach") {
+        attachment();
+        return;
+    }
     let replies: Vec<String> = (0..ROUNDS)
         .map(|i| format!("@@say\n<<<MSG\nreply {i}\nMSG>>>\n@@end\n@@next\n@@end\n@@eof\n"))
         .collect();
@@ -85,6 +90,62 @@ fn main() {
     driver.close();
     prosemirror(&text);
     model_choice();
+    attachment();
+}
+
+/// What a 1 MB attachment adds to sending a message (issue 33, target < 1 s): on a page whose
+/// file input uploads what is chosen and shows a chip with its name, a message sent with a
+/// 1 MB file (handed to the input, its chip confirmed, then the text sent and its turn seen)
+/// against the same message sent alone, rounds alternating.
+fn attachment() {
+    const ROUNDS: usize = 6;
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: vec!["attach".into()],
+            ..Default::default()
+        },
+        ..Script::replies(vec!["@@next\n@@end\n@@eof\n".to_string(); 2 * ROUNDS])
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let options = Options::local_page(chat.url(), profile.path().to_path_buf()).unwrap();
+    let mut driver = CdpDriver::start(options).unwrap();
+    // A megabyte of text in lines, different each round (no cache of an earlier upload helps).
+    let file = |round: usize| keyless::chat::attach::Upload {
+        name: format!("data-{round}.txt"),
+        bytes: (0..1_048_576)
+            .map(|i| {
+                if i % 64 == 63 {
+                    b'\n'
+                } else {
+                    b'a' + ((i + round) % 26) as u8
+                }
+            })
+            .collect(),
+    };
+    let (mut alone, mut with) = (Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let started = Instant::now();
+        driver.send(&format!("alone {round}")).unwrap();
+        alone.push(started.elapsed().as_secs_f64() * 1e3);
+        driver.wait_reply(&mut |_| {}).unwrap();
+        let started = Instant::now();
+        driver.attach_next(vec![file(round)]).unwrap();
+        driver.send(&format!("with a file {round}")).unwrap();
+        with.push(started.elapsed().as_secs_f64() * 1e3);
+        driver.wait_reply(&mut |_| {}).unwrap();
+    }
+    let arrived = chat.uploads();
+    assert_eq!(arrived.len(), ROUNDS);
+    assert!(arrived.iter().all(|(_, bytes)| bytes.len() == 1_048_576));
+    println!(
+        "chat/attachment_1mb_added_to_a_send: median {:.1} ms (sent alone {:.1} ms, with the file {:.1} ms; max with {:.1} ms over {ROUNDS} rounds)",
+        median(with.clone()) - median(alone.clone()),
+        median(alone.clone()),
+        median(with.clone()),
+        with.iter().cloned().fold(f64::MIN, f64::max)
+    );
+    driver.close();
 }
 
 /// What choosing a model and an effort and reading them back adds to a task's start (issue 33,

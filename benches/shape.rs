@@ -20,7 +20,8 @@
 //! Run: `cargo bench --bench shape` (`-- exchanges`, `-- unwatched` or `-- stream` for one
 //! part; `SHAPE_EXCHANGES=40` for another length; `SHAPE_SITE=local` for the page's known
 //! selectors; `SHAPE_MODES=nested-shadow` for the page in its modes (comma-separated); `SHAPE_LOG=FILE` keeps keyless's standard error; `SHAPE_BROWSER=PATH` another
-//! browser for keyless, `SHAPE_KEYLESS=PATH` another build of keyless, `SHAPE_UNWATCHED_ARGS` more flags for the unwatched one).
+//! browser for keyless, `SHAPE_SANDBOX_OFF=1` the commands run with the sandbox off (what
+//! containment adds to an exchange), `SHAPE_KEYLESS=PATH` another build of keyless, `SHAPE_UNWATCHED_ARGS` more flags for the unwatched one).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -73,13 +74,25 @@ fn done_reply() -> String {
     "```\n@@done\n<<<MSG\nCounted.\nMSG>>>\n@@end\n@@eof\n```\n".to_string()
 }
 
-/// A workspace with the file to count and a configuration that lets a turn run long.
+/// A workspace with the file to count and a configuration that lets a turn run long: a
+/// repository, as a person's project is (a world is built ahead between exchanges only where
+/// it needs no placeholder: `.git` and `keyless.json` are there).
 fn workspace() -> tempfile::TempDir {
     let ws = tempfile::tempdir().unwrap();
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.path())
+        .status()
+        .unwrap();
+    assert!(init.success());
     std::fs::write(ws.path().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
     std::fs::write(
         ws.path().join("keyless.json"),
-        r#"{"Limits": {"MaxIterationsPerTurn": 1000}, "Browser": {"ReplyTimeoutSeconds": 7200}}"#,
+        if std::env::var_os("SHAPE_SANDBOX_OFF").is_some() {
+            r#"{"Limits": {"MaxIterationsPerTurn": 1000}, "Browser": {"ReplyTimeoutSeconds": 7200}, "Sandbox": {"Mode": "Off"}}"#
+        } else {
+            r#"{"Limits": {"MaxIterationsPerTurn": 1000}, "Browser": {"ReplyTimeoutSeconds": 7200}}"#
+        },
     )
     .unwrap();
     ws

@@ -136,6 +136,10 @@ catalog! {
     ModelNotConfirmed = "KA_MODEL_NOT_CONFIRMED", ChatBrowser, "the model or effort asked for (--model, --effort) could not be chosen and read back on the page: no picker, a name no option or more than one option answers to, a locked model, a choice the page did not take; nothing was sent, and what the page offers is named";
     ModelChanged = "KA_MODEL_CHANGED", ChatBrowser, "a reply says another model answered than the one chosen, or the page swapped the chosen model (a usage cap's fallback): the turn stops before anything of that reply runs; --allow-fallback makes it a warning";
     TemporaryNotAvailable = "KA_TEMPORARY_NOT_AVAILABLE", ChatBrowser, "--temporary was asked for, but the page shows no temporary chat (or it did not turn on): nothing was sent, so nothing went into the chat history";
+    AttachmentUnreadable = "KA_ATTACHMENT_UNREADABLE", ChatBrowser, "a file given with --attach (or /attach) is missing, unreadable, a folder, or has the same name as another one given: refused before the browser opens or anything is sent; the path is named";
+    AttachmentNotSupported = "KA_ATTACHMENT_NOT_SUPPORTED", ChatBrowser, "the page has no file input and a file given with --attach cannot go inline in the message (not text, or too long): nothing was sent";
+    AttachmentRefused = "KA_ATTACHMENT_REFUSED", ChatBrowser, "the chat site refused a file given with --attach (its words are quoted: a type it does not take, a size over its limit, a failed upload): nothing was sent";
+    AttachmentNotConfirmed = "KA_ATTACHMENT_NOT_CONFIRMED", ChatBrowser, "a file given with --attach was handed to the page's file input, but no chip with its name showed in the composer in time: nothing was sent";
 
     ConfigInvalid = "KA_CONFIG_INVALID", ConfigInternal, "keyless.json/selectors.json is not valid JSON";
     ConfigValidation = "KA_CONFIG_VALIDATION", ConfigInternal, "a configuration value is out of range";
@@ -187,14 +191,47 @@ pub fn render_markdown() -> String {
 
 /// A failure as reported to the model and the user: its stable code and a reason that says what
 /// was found and how to fix it.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {reason}")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     pub code: Code,
     pub reason: String,
     /// What the chat site said, when the failure is its trouble (a limit, an error, a wall).
     pub said: Option<Box<SiteSaid>>,
+    /// The typed error beneath, when a room's own error became this failure (its
+    /// `source()`); for logs and people, never for decisions: those take the code.
+    pub cause: Option<Cause>,
 }
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.reason)
+    }
+}
+
+impl std::error::Error for Failure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_ref().map(|c| c.0.as_ref() as _)
+    }
+}
+
+/// A room's typed error kept beneath a [`Failure`], shared so failures stay cheap to clone.
+#[derive(Clone)]
+pub struct Cause(pub std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl std::fmt::Debug for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// Two causes are the same when they say the same: failures are compared by what they report.
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for Cause {}
 
 /// What a chat site said when it refused to go on: its own words, and when a limit resets
 /// (seconds since the Unix epoch) when it says.
@@ -210,6 +247,21 @@ impl Failure {
             code,
             reason: reason.into(),
             said: None,
+            cause: None,
+        }
+    }
+
+    /// A failure that says what `error` says (the rooms' errors say their causes too), with
+    /// `error` kept as its source.
+    pub fn from_error(
+        code: Code,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Failure {
+        Failure {
+            code,
+            reason: error.to_string(),
+            said: None,
+            cause: Some(Cause(std::sync::Arc::new(error))),
         }
     }
 

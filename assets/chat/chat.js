@@ -41,7 +41,7 @@
     "Send prompt": "Nachricht senden", "Send": "Senden", "Stop streaming": "Antwort anhalten",
     "Stop": "Stopp", "Copy": "Kopieren", "New chat": "Neuer Chat", "Message": "Nachricht",
     "Remove attachment": "Anhang entfernen", "Remove": "Entfernen",
-    "Effort": "Aufwand", "Upgrade": "Upgraden", "Temporary chat": "Temporärer Chat", "Work": "Arbeit",
+    "Effort": "Aufwand", "More models": "Weitere Modelle", "Upgrade": "Upgraden", "Temporary chat": "Temporärer Chat", "Work": "Arbeit",
   };
   const say = (english) => (mode("translated") && GERMAN[english]) || english;
   // How long a paste may be before "paste-to-file" turns it into a card (claude.ai: about 4,000).
@@ -185,12 +185,43 @@
     chip.appendChild(remove);
     chips.appendChild(chip);
   }
-  fileInput.addEventListener("change", () => {
-    for (const file of fileInput.files) {
-      addChip(file.name, config.uploadFails, file);
-      if (!config.uploadFails) attached.push(file);
-    }
+  // A page that uploads what is chosen at once (config.modes "attach", "attach-refuse",
+  // "attach-cap", "attach-silent"), as real sites do: each file's bytes go to /api/upload, and
+  // its chip (the name and a remove ×) shows once the server took it; a refusal shows as a
+  // toast in the composer in the site's words. "attach-silent" ignores what is chosen.
+  const ATTACH_CAP = 3;
+  const uploads = () => ["attach", "attach-refuse", "attach-cap", "attach-silent"].some(mode);
+  function attachToast(text) {
+    const box = document.createElement("div");
+    box.setAttribute("role", "alert");
+    box.className = cls("toast");
+    box.textContent = text;
+    document.getElementById("composer-form").appendChild(box);
+  }
+  fileInput.addEventListener("change", async () => {
+    const files = Array.from(fileInput.files);
     fileInput.value = "";
+    if (!uploads()) {
+      for (const file of files) {
+        addChip(file.name, config.uploadFails, file);
+        if (!config.uploadFails) attached.push(file);
+      }
+      return;
+    }
+    if (mode("attach-silent")) return;
+    for (const file of files) {
+      if (mode("attach-cap") && attached.length >= ATTACH_CAP) {
+        attachToast("You can attach at most " + ATTACH_CAP + " files to a message.");
+        continue;
+      }
+      const res = await fetch("/api/upload", { method: "POST", headers: { "x-file-name": encodeURIComponent(file.name) }, body: file });
+      if (!res.ok) {
+        attachToast(await res.text());
+        continue;
+      }
+      attached.push(file);
+      addChip(file.name, false, file);
+    }
   });
 
   // --- The chat's own controls (config.modes): a model picker shaped like ChatGPT's
@@ -199,24 +230,42 @@
   // listbox of options); a locked model with an upgrade prompt ("model-locked"); a reply
   // answered by another model than the one shown ("model-downgrade"); the model swapped after
   // a usage cap ("model-cap"); a separately metered mode beside plain chat ("work-mode"); a
-  // temporary chat ("temporary-chat"). The choice is kept in localStorage, as sites keep it.
-  const listbox = () => mode("picker-listbox");
-  const hasPicker = () => ["picker-menu", "picker-listbox", "model-locked", "model-downgrade", "model-cap"].some(mode);
+  // temporary chat ("temporary-chat"). Pickers unlike those: the effort behind a row that
+  // opens a submenu on the pointer only, and an older model behind one that opens on
+  // ArrowRight only, both drawn apart from the menu as Radix draws them ("effort-submenu");
+  // listbox options holding a description line first (named by aria-describedby, in the same
+  // letters as the title) and the title beside a boxed badge ("rich-rows"); a native select
+  // with optgroups, whose values are not its labels ("picker-select"). The choice is kept in
+  // localStorage, as sites keep it.
+  const listbox = () => mode("picker-listbox") || mode("rich-rows");
+  const selectPicker = () => mode("picker-select");
+  const hasPicker = () =>
+    ["picker-menu", "picker-listbox", "model-locked", "model-downgrade", "model-cap", "effort-submenu", "rich-rows", "picker-select"].some(mode);
   const MODELS = () => (listbox() ? ["Claude Sonnet 4.6", "Claude Opus 4.6", "Claude Haiku 4.5"] : ["Auto", "GPT-5.5 Instant", "GPT-5.5 Thinking", "GPT-5.5 Pro"]);
+  const LEGACY = () => (mode("effort-submenu") || selectPicker() ? ["GPT-4o"] : []);
+  const DESCRIPTIONS = {
+    "Claude Sonnet 4.6": "Smart, efficient model for everyday use",
+    "Claude Opus 4.6": "Most capable for complex work",
+    "Claude Haiku 4.5": "Fastest for quick answers",
+  };
   const EFFORTS = ["Light", "Standard", "Extended", "Heavy"];
   const LOCKED = () => (listbox() ? "Claude Opus 4.6" : "GPT-5.5 Pro");
   const FALLBACK = () => (listbox() ? "Claude Haiku 4.5" : "GPT-5.5 Instant");
   const slug = (name) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
   const chosen = () => {
     const kept = JSON.parse(localStorage.getItem("local-model") || "null");
-    return kept && MODELS().includes(kept.model) ? kept : { model: MODELS()[1], effort: listbox() ? "" : "Standard" };
+    const known = kept && (MODELS().includes(kept.model) || LEGACY().includes(kept.model));
+    return known ? kept : { model: MODELS()[1], effort: listbox() || selectPicker() ? "" : "Standard" };
   };
   const keepChoice = (c) => localStorage.setItem("local-model", JSON.stringify(c));
   let pickerButton = null;
   let popup = null;
+  let submenus = [];
   const closePicker = () => {
     if (popup) popup.remove();
     popup = null;
+    for (const sub of submenus) sub.remove();
+    submenus = [];
     if (pickerButton) pickerButton.setAttribute("aria-expanded", "false");
   };
   const showChoice = () => {
@@ -245,7 +294,25 @@
     el.tabIndex = -1;
     const text = document.createElement("span");
     text.textContent = name;
-    el.appendChild(text);
+    if (mode("rich-rows")) {
+      // The description first, in the title's letters, named by aria-describedby; the title
+      // beside a boxed badge on a line of its own.
+      const about = document.createElement("div");
+      about.id = "about-" + slug(name);
+      about.textContent = DESCRIPTIONS[name] || "";
+      el.setAttribute("aria-describedby", about.id);
+      const head = document.createElement("div");
+      head.style.display = "flex";
+      head.style.gap = "8px";
+      const badge = document.createElement("span");
+      badge.textContent = "New";
+      badge.style.background = "#e3ecff";
+      badge.style.borderRadius = "4px";
+      head.append(text, badge);
+      el.append(about, head);
+    } else {
+      el.appendChild(text);
+    }
     if (locked) {
       const upgrade = document.createElement("button");
       upgrade.type = "button";
@@ -272,7 +339,12 @@
       const locked = mode("model-locked") && name === LOCKED();
       popup.appendChild(row(name, name === now.model, locked, () => { keepChoice({ ...chosen(), model: name }); showChoice(); }));
     }
-    if (!listbox()) {
+    if (mode("effort-submenu") && !listbox()) {
+      const pickEffort = (name) => () => keepChoice({ ...chosen(), effort: name });
+      const pickModel = (name) => () => { keepChoice({ ...chosen(), model: name }); showChoice(); };
+      popup.appendChild(submenu(say("Effort"), "pointer", () => EFFORTS.map((name) => row(name, name === now.effort, false, pickEffort(name)))));
+      popup.appendChild(submenu(say("More models"), "keys", () => LEGACY().map((name) => row(name, name === now.model, false, pickModel(name)))));
+    } else if (!listbox()) {
       const group = document.createElement("div");
       group.setAttribute("role", "group");
       group.setAttribute("aria-label", say("Effort"));
@@ -282,11 +354,59 @@
     pickerButton.after(popup);
     pickerButton.setAttribute("aria-expanded", "true");
   }
+  // A row that opens a submenu of `rows()` beside the menu, in a popup of its own: on the
+  // pointer only ("pointer") or on ArrowRight only ("keys"); a click on it does nothing.
+  function submenu(label, how, rows) {
+    const trigger = document.createElement("div");
+    trigger.setAttribute("role", "menuitem");
+    trigger.setAttribute("aria-haspopup", "menu");
+    trigger.setAttribute("aria-expanded", "false");
+    trigger.tabIndex = -1;
+    trigger.textContent = label + " \u203a";
+    const open = () => {
+      if (trigger.getAttribute("aria-expanded") === "true") return;
+      const sub = document.createElement("div");
+      sub.setAttribute("role", "menu");
+      sub.className = cls("model-submenu");
+      for (const r of rows()) sub.appendChild(r);
+      document.body.appendChild(sub);
+      submenus.push(sub);
+      trigger.setAttribute("aria-expanded", "true");
+    };
+    if (how === "pointer") {
+      trigger.addEventListener("pointerenter", open);
+      trigger.addEventListener("mouseenter", open);
+    } else {
+      trigger.addEventListener("keydown", (e) => { if (e.key === "ArrowRight") open(); });
+    }
+    trigger.addEventListener("click", (e) => e.stopPropagation());
+    return trigger;
+  }
   let workRadios = null;
   let temporaryToggle = null;
   function controls() {
     const header = document.querySelector("header");
-    if (hasPicker()) {
+    if (selectPicker()) {
+      const select = document.createElement("select");
+      select.className = cls("model-select");
+      mark(select, "data-testid", "model-picker");
+      select.setAttribute("aria-label", "Model");
+      for (const [label, names] of [["Current", MODELS()], ["Legacy", LEGACY()]]) {
+        const group = document.createElement("optgroup");
+        group.label = label;
+        for (const name of names) {
+          const option = document.createElement("option");
+          option.value = slug(name);
+          option.textContent = name;
+          option.disabled = mode("model-locked") && name === LOCKED();
+          group.appendChild(option);
+        }
+        select.appendChild(group);
+      }
+      select.value = slug(chosen().model);
+      select.addEventListener("change", () => keepChoice({ ...chosen(), model: select.selectedOptions[0].textContent }));
+      header.appendChild(select);
+    } else if (hasPicker()) {
       pickerButton = document.createElement("button");
       pickerButton.type = "button";
       pickerButton.className = cls("model-picker");
@@ -486,16 +606,28 @@
     return added;
   }
 
+  let turnCounter = 0;
   function addTurn(role, text) {
     if (mode("gemini")) return addGeminiMessage(role, text);
     const other = mode("other-containers");
     const msg = document.createElement(other ? "article" : "div");
     msg.className = cls("msg");
+    // Ids a framework hands out from a counter, as NiceGUI's `c9` and `c11`: each turn its own.
+    if (mode("counter-ids")) msg.id = "c" + (++turnCounter);
     if (!other) msg.setAttribute("data-message-author-role", role);
     const body = document.createElement("div");
     body.className = role === "user" ? cls("body") : cls("markdown");
     if (role === "user") showUserText(body, text);
-    msg.appendChild(body);
+    // An avatar from a host this machine cannot reach, as pages load theirs from a CDN: the
+    // picture fails while the conversation goes on.
+    if (mode("far-images") && role !== "user") {
+      const avatar = document.createElement("img");
+      avatar.alt = "";
+      avatar.src = "http://127.0.0.1:2/avatar.png?" + (++turnCounter);
+      msg.appendChild(avatar);
+    }
+    if (mode("shadow-turns")) shadowTurn(msg, body, role);
+    else msg.appendChild(body);
     if (other) {
       let section = thread.lastElementChild;
       if (role === "user" || !section) {
@@ -508,9 +640,42 @@
     }
     return msg;
   }
+  // A turn made of components inside components ("shadow-turns"), as Panel draws its
+  // messages: the turn's own element holds a shadow root, its text sits in a component inside
+  // a component inside that (three shadow roots below the turn), each with its styles, and a
+  // reply's actions are a component of their own beside it.
+  const shadowRoot = (host) => {
+    const root = host.attachShadow({ mode: "open" });
+    const style = document.createElement("link");
+    style.rel = "stylesheet";
+    style.href = "/chat.css";
+    root.appendChild(style);
+    return root;
+  };
+  function shadowTurn(msg, body, role) {
+    let root = shadowRoot(msg);
+    for (const name of ["turn", "content"]) {
+      const part = document.createElement("div");
+      part.className = name;
+      root.appendChild(part);
+      root = shadowRoot(part);
+    }
+    if (role === "user") body.style.whiteSpace = "pre-wrap";
+    root.appendChild(body);
+    msg.shadowBody = body;
+  }
+  // Where a reply's actions go: after its text, or, in a turn made of components, in a
+  // component of their own inside the turn's shadow root.
+  function actionsHome(reply) {
+    if (!reply.shadowRoot) return reply;
+    const part = document.createElement("div");
+    part.className = "bar";
+    reply.shadowRoot.appendChild(part);
+    return shadowRoot(part);
+  }
   // The body a reply's text goes into (after a reasoning block, when there is one).
   const replyBody = (reply) =>
-    mode("gemini") ? reply.querySelector("message-content .markdown") : reply.querySelector(":scope > div:last-of-type");
+    reply.shadowBody || (mode("gemini") ? reply.querySelector("message-content .markdown") : reply.querySelector(":scope > div:last-of-type"));
 
   // A rich composer that serialises to Markdown (config.modes "markdown-composer"), as TipTap
   // with a Markdown serialiser does: outside fenced code, a tab becomes four spaces and a blank
@@ -557,7 +722,8 @@
     // A page that alters the message on its way out ("blank-lines-altered"): each blank line
     // goes to the server as two spaces, though the turn drawn shows it blank.
     if (mode("blank-lines-altered")) payload = payload.split("\n").map((l) => (l === "" ? "  " : l)).join("\n");
-    for (const file of attached) payload += "\n\n[attachment " + file.name + "]\n" + (await file.text());
+    // An uploading page sends the files' names with the message (the server has their bytes).
+    for (const file of attached) payload += "\n\n[attachment " + file.name + "]" + (uploads() ? "" : "\n" + (await file.text()));
     attached = [];
     addMessage("user", text);
     const used = sentWith();
@@ -761,9 +927,16 @@
     reply.setAttribute("data-raw-length", String(raw.length));
     const actions = document.createElement("span");
     actions.className = cls("actions");
-    const copy = document.createElement("button");
+    let copy = document.createElement("button");
     copy.type = "button";
-    if (mode("icon-copy")) {
+    if (mode("shadow-turns")) {
+      // An icon drawn as clickable and nothing else: no button, role, type, label, title,
+      // text or test id (Panel's is a `div` that says it is a button).
+      copy = document.createElement("span");
+      copy.className = "act";
+      copy.style.cursor = "pointer";
+      copy.innerHTML = '<svg class="icon icon-copy" viewBox="0 0 24 24" width="16" height="16"><use href="#icon-copy"></use></svg>';
+    } else if (mode("icon-copy")) {
       // Only an icon, no label, text or test id; marked "copied" for three seconds after a
       // click, as some front-ends do.
       copy.className = cls("action");
@@ -795,8 +968,8 @@
       if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
       return;
     }
-    if (!mode("no-copy") && !mode("lossy")) actions.appendChild(copy);
-    reply.appendChild(actions);
+    if (!mode("no-copy") && !mode("lossy") && !mode("server-drawn")) actions.appendChild(copy);
+    actionsHome(reply).appendChild(actions);
     if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
   }
 
@@ -875,6 +1048,8 @@
   // How a reply is drawn: the page's own renderer, or a real one (config.renderer).
   let renderer = null;
   function draw(body, raw) {
+    // A page whose server draws the reply ("server-drawn") shows the HTML it got.
+    if (mode("server-drawn")) { body.innerHTML = raw; return; }
     // A lossy page ("lossy") draws no line of HTML and a task's `[ ]` as a checkbox.
     if (mode("lossy")) raw = raw.split("\n").filter((l) => !/^\s*<\/?[a-z][^>]*>\s*$/i.test(l)).join("\n");
     if (renderer) renderer.renderInto(body, raw);
@@ -958,6 +1133,19 @@
   }
   // The page's static parts, made unlike themselves as the modes ask.
   async function disguise() {
+    // The file input hidden behind a paperclip button, as real sites draw it; or none at all
+    // ("no-upload").
+    if (uploads()) {
+      fileInput.style.display = "none";
+      const clip = document.createElement("button");
+      clip.type = "button";
+      clip.textContent = "📎";
+      clip.setAttribute("aria-label", say("Attach files"));
+      mark(clip, "data-testid", "attach-button");
+      clip.addEventListener("click", () => fileInput.click());
+      fileInput.before(clip);
+    }
+    if (mode("no-upload")) fileInput.remove();
     if (mode("generated-classes")) {
       const css = await (await fetch("/chat.css")).text();
       const style = document.createElement("style");

@@ -112,6 +112,7 @@ pub fn driver_options(
         notice: None,
         // Set by the command that knows where its logs go.
         sketches: None,
+        attach_wait: crate::chat::cdp::ATTACH_CHIP_WAIT,
         wanted: crate::chat::models::Wanted {
             model: choices
                 .wanted

@@ -76,7 +76,7 @@ pub fn open_chat(
         return false;
     };
     match driver.reopen(url, None) {
-        Ok(Reopened::Unsent | Reopened::Answered) => {
+        Ok(Reopened::Unsent | Reopened::Answered | Reopened::Retried) => {
             report.note(&format!(
                 "keyless {command}: going on in the saved chat {url} (--new-chat starts a new one)"
             ));
@@ -153,6 +153,7 @@ impl Conversation {
                 rules: rules.clone(),
                 first: prompt::next_task(task, self.turns, rules, settings.pace, &settings.limits),
                 turn: self.turns,
+                attachments: Vec::new(),
             },
             _ => {
                 let rules = first();
@@ -163,6 +164,7 @@ impl Conversation {
                     first: rules.clone(),
                     rules,
                     turn: 1,
+                    attachments: Vec::new(),
                 }
             }
         }

@@ -24,12 +24,25 @@ pub enum StartError {
     #[error("{}: {}", .0.code, .0.reason)]
     AgentFolder(Failure),
     /// Another keyless works in the workspace.
-    #[error(
-        "another keyless (process {pid}) is working in {}; wait for it to finish",
-        .root.display()
-    )]
+    #[error("{}", claimed(*.pid, .root))]
     Claimed { pid: i32, root: PathBuf },
     /// The mode asks for containment this machine cannot give.
     #[error("{}: {}", .0.code, .0.reason)]
     Mode(Failure),
+}
+
+/// Who works in `root`: another keyless process, or another call of this one (an MCP server's
+/// calls each claim their workspace).
+fn claimed(pid: i32, root: &std::path::Path) -> String {
+    if u32::try_from(pid).is_ok_and(|p| p == std::process::id()) {
+        format!(
+            "another call of this keyless server is working in {}; wait for it to finish (one task at a time in a workspace)",
+            root.display()
+        )
+    } else {
+        format!(
+            "another keyless (process {pid}) is working in {}; wait for it to finish",
+            root.display()
+        )
+    }
 }

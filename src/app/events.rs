@@ -39,6 +39,7 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
             "resumed",
             json!({ "reopened": match reopened {
                 Reopened::Answered => "answered",
+                Reopened::Retried => "retried",
                 Reopened::Unsent => "unsent",
                 Reopened::Empty => "empty",
             }}),
@@ -85,21 +86,27 @@ pub fn turn_event(event: &Event) -> Option<(&'static str, Value)> {
             "reply_rejected",
             json!({ "problems": problems, "retries_left": retries_left }),
         ),
-        Event::Executed { .. } => return None,
-        Event::Finished { summary } => (
-            "summary",
-            json!({
-                "batches": summary.batches,
-                "ok": summary.ok,
-                "failed": summary.failed,
-                "changed": summary.changed,
-                "check": summary.check.as_ref().map(|c| json!({
-                    "command": c.command,
-                    "runs": c.runs,
-                    "passed": c.passed,
-                })),
-            }),
+        Event::Executed { .. } | Event::Attaching { .. } => return None,
+        Event::AttachmentSent { file } => (
+            "attachment_sent",
+            json!({ "name": file.name, "size": file.size, "how": file.how, "redacted": file.redacted }),
         ),
+        Event::Finished { summary } => ("summary", summary_json(summary)),
+    })
+}
+
+/// What a turn did, as the `summary` event and MCP's `run_task` result say it.
+pub fn summary_json(summary: &crate::turn::Summary) -> Value {
+    json!({
+        "batches": summary.batches,
+        "ok": summary.ok,
+        "failed": summary.failed,
+        "changed": summary.changed,
+        "check": summary.check.as_ref().map(|c| json!({
+            "command": c.command,
+            "runs": c.runs,
+            "passed": c.passed,
+        })),
     })
 }
 
@@ -341,6 +348,7 @@ pub fn undo_json(
         "next": next.map(|(id, _)| id),
         "code": null,
         "reason": null,
+        "message": null,
         "exit_status": status.code(),
     });
     match report {
@@ -356,8 +364,17 @@ pub fn undo_json(
             value["actions"] = json!(actions);
             value["refused"] = refused_json(refused);
             value["safety_copy"] = json!(safety_copy);
+            value["message"] = json!(format!("Put back batch {id} ({label})."));
         }
-        Ok(_) => {}
+        Ok(crate::workspace::backup::UndoReport::Nothing) => {
+            value["message"] =
+                json!("Nothing to undo: no batch has changed files in this workspace.");
+        }
+        Ok(crate::workspace::backup::UndoReport::AllUndone { count }) => {
+            value["message"] = json!(format!(
+                "Nothing to undo: all {count} batch(es) saved in this workspace are undone."
+            ));
+        }
         Err(failure) => {
             value["code"] = json!(failure.code.code());
             value["reason"] = json!(failure.reason);

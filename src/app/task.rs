@@ -29,6 +29,9 @@ pub struct Begin<'a> {
     /// The person's done-check (`--until`): run in the sandbox after an honoured `@@done`; a
     /// resumed turn keeps the one it was started with unless another is given.
     pub until: Option<String>,
+    /// The person's files for the task's first message (read already, before anything
+    /// opened); a resumed turn takes none.
+    pub attachments: Vec<crate::chat::attach::Attachment>,
 }
 
 /// Why a task did not begin.
@@ -127,7 +130,9 @@ pub fn run<P: Person>(
                 }
                 _ => Conversation::new_chat(),
             };
-            Next::Run(chat.next_task(task, settings, || rules))
+            let mut task = chat.next_task(task, settings, || rules);
+            task.attachments = begin.attachments;
+            Next::Run(task)
         }
     };
     let mut host = Joined {

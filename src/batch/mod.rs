@@ -332,6 +332,16 @@ pub fn execute_observed(
             mark: backup.mark(),
         });
         let (mut outcome, on_error) = run_one(command, ws, backup, host, settings);
+        // Another command line comes in this batch: its world is built while this one's
+        // result is made.
+        if kind == CommandKind::RunCommand
+            && script
+                .blocks()
+                .iter()
+                .any(|b| b.index > block.index && b.command.kind() == CommandKind::RunCommand)
+        {
+            host.runner().prepare(settings.mode, true);
+        }
         if let Some(redactor) = &mut redactor {
             redactor.learn(ws.dotenv_secrets());
             report.redacted += redact_outcome(&mut outcome, redactor);

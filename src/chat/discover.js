@@ -30,6 +30,8 @@
   const DONE_VALUES = /^(complete|completed|done|finished)$/i;
 
   const strip = (s) => (s || "").replace(/\s+/g, "");
+  // What holds no words of a turn's: its controls' labels, drawings, code of the page's own.
+  const NOT_TEXT = 'button, [role="button"], svg, script, style';
   const words = (s) => (s || "").match(/[\p{L}\p{N}]+/gu) || [];
   const label = (el) => [el.getAttribute("aria-label"), el.getAttribute("title"), el.getAttribute("data-testid"), el.textContent]
     .filter(Boolean).join(" ").toLowerCase();
@@ -50,7 +52,9 @@
     const tokens = [];
     const present = [];
     const words = [];
-    if (el.id && stableValue(el.id) && /^[A-Za-z][\w-]*$/.test(el.id)) tokens.push(tag + "#" + el.id);
+    // An id that ends in a number is a counter the page's framework hands out (`c9`, `msg-17`):
+    // the next page, or the next turn, gets another.
+    if (el.id && stableValue(el.id) && /^[A-Za-z][\w-]*$/.test(el.id) && !/\d$/.test(el.id)) tokens.push(tag + "#" + el.id);
     for (const a of Array.from(el.attributes)) {
       if (!HOOKS.test(a.name) || a.name === "data-keyless") continue;
       const css = tag + "[" + a.name + "=" + attr(a.value) + "]";
@@ -206,6 +210,14 @@
     };
     return true;
   };
+  // A reopened chat: all the page shows counts as come since the exchange began, for the
+  // exchange's turns to be found in it by their text (no turn's selector known yet).
+  const seeShown = () => {
+    if (!ex || !document.body) return;
+    for (const kid of document.body.children) {
+      if (!/^(SCRIPT|STYLE|TEMPLATE|NOSCRIPT|LINK)$/.test(kid.tagName)) added.add(kid);
+    }
+  };
   const isNew = (el) => {
     for (let at = el; at; at = loc.up(at)) if (added.has(at)) return true;
     return false;
@@ -228,7 +240,7 @@
   // up to the first that also holds the message's last words (in order: Markdown may drop a
   // few marks and words, never the end).
   const holdsEnd = (el) => {
-    const shown = words(el.textContent);
+    const shown = words(loc.text(el));
     let at = shown.length - 1;
     let missing = 0;
     for (let i = ex.tail.length - 1; i >= 0; i--) {
@@ -251,7 +263,7 @@
     for (const el of candidates) {
       if (loc.holds(el, ex.composer) || (ex.composer && loc.holds(ex.composer, el))) continue;
       if (/^(SCRIPT|STYLE|TEXTAREA|INPUT)$/.test(el.tagName) || el.isContentEditable) continue;
-      const text = words(el.textContent).join("");
+      const text = words(loc.text(el)).join("");
       if (!text.includes(ex.probe)) continue;
       if (!best || text.length <= bestLength) { best = el; bestLength = text.length; }
     }
@@ -264,12 +276,12 @@
     return best;
   };
   // Text of an element without its controls (button labels are not the reply).
+  // Read across the shadow roots beneath it: a component's words are in its shadow root.
   const ownText = (el) => {
     let n = 0;
-    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-      const p = walker.currentNode.parentElement;
-      if (p && !p.closest('button, [role="button"], svg, script, style')) n += strip(walker.currentNode.textContent).length;
+    for (const t of loc.texts(el)) {
+      const p = t.parentElement;
+      if (p && !loc.closestUp(p, NOT_TEXT, el)) n += strip(t.textContent).length;
     }
     return n;
   };
@@ -376,7 +388,8 @@
     if (next && buttonsIn(next).length && ownText(next) === 0) around.push(next);
     const out = [];
     for (const root of around) {
-      for (const b of buttonsIn(root)) {
+      const buttons = buttonsIn(root);
+      for (const b of buttons.concat(drawnControls(root).filter((c) => !buttons.includes(c)))) {
         // A code block's own copy button copies the code only.
         if (codeOwn(b, turn)) continue;
         if (isCopy(b)) out.push(b);
@@ -410,7 +423,7 @@
   const reasoningFrom = (at, stop, memo) => {
     if (!at || at === document.body) return false;
     if (memo.has(at)) return memo.get(at);
-    const found = saysReasoning(at) || (at !== stop && reasoningFrom(at.parentElement, stop, memo));
+    const found = saysReasoning(at) || (at !== stop && reasoningFrom(loc.up(at), stop, memo));
     memo.set(at, found);
     return found;
   };
@@ -430,7 +443,7 @@
   // wide (Claude's lags behind the reply, holding half of it), or decoration hidden from
   // assistive technology. `seen` caches the answer per element for one reading.
   const unseen = (el, stop, seen) => {
-    for (let at = el; at && at !== stop; at = at.parentElement) {
+    for (let at = el; at && at !== stop; at = loc.up(at)) {
       let hidden = seen && seen.get(at);
       if (hidden === undefined) {
         const r = at.getBoundingClientRect();
@@ -450,7 +463,7 @@
     let before = null;
     const blockOf = new Map();
     const block = (el) => {
-      for (let at = el; at && at !== turn; at = at.parentElement) {
+      for (let at = el; at && at !== turn; at = loc.up(at)) {
         if (!blockOf.has(at)) blockOf.set(at, /^(block|list-item|table-row|table-cell|flex|grid)$/.test(getComputedStyle(at).display));
         if (blockOf.get(at)) return at;
       }
@@ -459,12 +472,13 @@
     const seen = new Map();
     const thought = new Map();
     const labels = new Map();
-    const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
-    while (walker.nextNode()) {
-      const p = walker.currentNode.parentElement;
-      if (!p || p.closest('button, [role="button"], svg, script, style') || reasoning(p, turn, thought) || unseen(p, turn, seen)) continue;
+    // Across the shadow roots beneath the turn: a turn made of components keeps its words in
+    // theirs.
+    for (const node of loc.texts(turn)) {
+      const p = node.parentElement;
+      if (!p || loc.closestUp(p, NOT_TEXT, turn) || reasoning(p, turn, thought) || unseen(p, turn, seen)) continue;
       const here = block(p);
-      const text = (before !== null && here !== before ? "\n" : "") + walker.currentNode.textContent;
+      const text = (before !== null && here !== before ? "\n" : "") + node.textContent;
       before = here;
       out += text;
       if (pieces) {
@@ -482,15 +496,15 @@
   // always content (however short a line is).
   const LABEL_CHARS = 40;
   const isLabel = (p, here, turn) => {
-    const inside = (el) => !!el && turn.contains(el) && el !== turn;
+    const inside = (el) => !!el && el !== turn && loc.holds(turn, el);
     if (inside(p.closest("code"))) return false;
     const pre = p.closest("pre");
-    if (inside(pre)) return !!pre.querySelector("code") && strip(here.textContent).length <= LABEL_CHARS;
+    if (inside(pre)) return !!pre.querySelector("code") && strip(loc.text(here)).length <= LABEL_CHARS;
     if (inside(p.closest(CONTENT))) return false;
     // A code view that draws each line as a block of its own (CodeMirror's `.cm-line`) keeps
     // its whitespace: its short lines are code, not labels.
     if (here !== turn && /^(pre|pre-wrap|break-spaces)$/.test(getComputedStyle(here).whiteSpace)) return false;
-    return here !== turn && strip(here.textContent).length <= LABEL_CHARS;
+    return here !== turn && strip(loc.text(here)).length <= LABEL_CHARS;
   };
   // A copied text agrees with the rendered answer when every word the answer shows as its
   // content is in it, in order, and it holds little more (not the whole conversation). Only the
@@ -627,8 +641,36 @@
     return false;
   };
   const isCopy = (el) => says(el, COPY_WORDS) || iconSaysCopy(el);
+  // A control need not be a button: a page may draw one as an element typed as a button
+  // (Panel's `div type="button"`), given a click handler in its markup, or only shown with the
+  // pointer a link gets (an icon in a `span` that listens for clicks). Such controls are
+  // looked for only around what names copy (a title or label saying so, an icon named so),
+  // never among all of a turn's elements: from the mark up to the first element that is drawn
+  // as clickable, the outermost of those with the pointer (the pointer is inherited).
+  const CLICKABLE = 'button, [role="button"], input[type="submit"], input[type="button"], [type="button"], [onclick]';
+  const COPY_MARKS = '[title], [aria-label], [data-testid], [class*="copy" i], [class*="clipboard" i], [data-icon], [fonticon], [icon], [name], [data-lucide], use';
+  const marksCopy = (el) => {
+    const said = [el.getAttribute("aria-label"), el.getAttribute("title"), el.getAttribute("data-testid")].filter(Boolean).join(" ").toLowerCase();
+    if (COPY_WORDS.some((w) => said.includes(w))) return true;
+    return ICON_NAMES.some((name) => { const v = el.getAttribute(name); return !!v && ICON_COPY.test(v); });
+  };
+  const pointer = (el) => el.nodeType === 1 && getComputedStyle(el).cursor === "pointer";
+  const drawnControls = (root) => {
+    const out = [];
+    for (const mark of loc.beneath(root, COPY_MARKS)) {
+      if (!marksCopy(mark)) continue;
+      for (let at = mark, i = 0; at && at !== root && i < 5; at = loc.up(at), i++) {
+        const above = loc.up(at);
+        if (at.matches(CLICKABLE) || (pointer(at) && !(above && pointer(above)))) {
+          if (!out.includes(at)) out.push(at);
+          break;
+        }
+      }
+    }
+    return out;
+  };
   return {
-    own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, findUser, findReply,
+    own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, seeShown, findUser, findReply,
     streaming, done, copyControls, reasoning, unseen, answerText, agrees, learnTurns,
     exchange: () => ex,
   };

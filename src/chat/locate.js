@@ -28,8 +28,11 @@
 // - Discovery asks for everything of a kind in every tree (`everywhere`), everything beneath
 //   an element across the trees inside it (`beneath`), an element's parent across a
 //   boundary (`up`), and whether an element holds another across boundaries (`holds`).
+// - What an element shows is read across the shadow roots it holds (`texts`, `text`): a
+//   component draws its words in its shadow root, not among its children, and a turn may be
+//   made of components inside components (Panel's: the text five shadow roots below the turn).
 //
-// It never reads text or layout: only selectors are matched here.
+// It reads no layout, and text only where asked to (`texts`).
 (function (S) {
   const DEEP = ">>>";
   const deep = (css) => css.includes(DEEP);
@@ -115,7 +118,25 @@
       try { return el.matches(css) || !!el.querySelector(css); } catch (e) { return false; }
     }
     if (matches(el, css)) return true;
-    return (plain(el, partsOf(css).pop()) || []).some((x) => matches(x, css));
+    // The trees the page's list knows: asked on every look of whatever is beside the composer
+    // (the thread among them), this never walks the conversation's elements in script.
+    return listedBeneath(el, partsOf(css).pop()).some((x) => matches(x, css));
+  };
+  // What `css` finds in the page that `el` is or holds, across the boundaries inside `el`: a
+  // crossing selector names its parts from the page's document down, so it is matched from
+  // what lies beneath `el` upwards; one without a crossing is searched in `el`'s own tree.
+  const within = (el, css) => {
+    if (!deep(css)) return plain(el, css);
+    const found = [el].concat(beneath(el, partsOf(css).pop())).filter((x) => matches(x, css));
+    return found;
+  };
+
+  // The nearest element from `el` upwards (itself included) that `css` finds in the page,
+  // across the boundaries a crossing selector names; without a crossing, in `el`'s own tree.
+  const closest = (el, css) => {
+    if (!deep(css)) { try { return el.closest(css); } catch (e) { return null; } }
+    for (let at = el; at; at = up(at)) if (matches(at, css)) return at;
+    return null;
   };
 
   // --- What changed, and where. ---
@@ -127,11 +148,31 @@
   let hotVersion = 0;
   let notify = null;
   const inHot = (node) => hot.some((h) => holds(h, node));
+  // What an added node brings: a shadow root or a frame (a component added whole, its own
+  // root attached before it was put in the page) makes the list of trees out of date,
+  // wherever the node went (a turn's components go into the newest turn, which is hot); a
+  // custom element without its root yet (not defined yet) may get one when it is upgraded,
+  // with no change the observer hears: it is kept to be looked at again.
+  const FRAME = /^I?FRAME$/;
+  let treesAdded = false;
+  // Custom elements added without a root yet, with when they came.
+  let hosts = new Map();
+  const added = (n) => {
+    if (n.nodeType !== 1) return;
+    const look = (e) => {
+      if (e.shadowRoot || FRAME.test(e.tagName)) treesAdded = true;
+      else if (e.tagName.includes("-") && !hosts.has(e)) hosts.set(e, performance.now());
+    };
+    look(n);
+    if (n.firstElementChild) for (const e of n.querySelectorAll("*")) look(e);
+  };
   const note = (records) => {
     if (!records.length) return;
     changes++;
+    let counted = false;
     for (const r of records) {
-      if (!inHot(r.target)) { outside++; break; }
+      if (!counted && !inHot(r.target)) { outside++; counted = true; }
+      if (!treesAdded) for (const n of r.addedNodes) added(n);
     }
     if (notify) notify();
   };
@@ -144,15 +185,41 @@
     observer.observe(root, OBSERVED);
   };
   // --- The page's trees. ---
-  loaded = () => { changes++; outside++; if (notify) notify(); };
+  loaded = () => { changes++; outside++; treesAdded = true; if (notify) notify(); };
+  let walked = false;
+  let walkedAt = 0;
   let rootsAt = -1;
   let rootList = [document];
   let farList = [];
+  // A shadow root attached to an element already in the page, not a custom element's, leaves
+  // no trace the observer hears: after changes outside what is hot the page is walked again,
+  // but at most this often (a walk reads every element of the page).
+  const REWALK_MS = 1000;
   // Every tree of the page, the document first, each tree after the one that holds it: walked
-  // again only after the page changed outside what is hot (or a frame loaded).
+  // again only when something added brings a tree (a shadow root, a frame, a custom element
+  // upgraded since), a frame loaded, or, at most once a second, after the page changed outside
+  // what is hot. A tree whose holder left the page leaves the list.
   const roots = () => {
     sync();
-    if (rootsAt === outside) return rootList;
+    if (!treesAdded && hosts.size) {
+      const now = performance.now();
+      for (const [h, at] of hosts) {
+        if (h.shadowRoot && h.isConnected) { treesAdded = true; break; }
+        // Gone, or defined a while ago and still without a root: one that draws in the page.
+        if (!h.isConnected || (now - at > REWALK_MS && customElements.get(h.localName))) hosts.delete(h);
+      }
+    }
+    const due = rootsAt !== outside && performance.now() - walkedAt >= REWALK_MS;
+    if (walked && !treesAdded && !due) {
+      if (rootList.some((r) => r !== document && !(holder(r) || {}).isConnected)) {
+        rootList = rootList.filter((r) => r === document || (holder(r) || {}).isConnected);
+      }
+      return rootList;
+    }
+    walked = true;
+    walkedAt = performance.now();
+    treesAdded = false;
+    hosts = new Map();
     const list = [];
     const others = [];
     const visit = (root) => {
@@ -174,8 +241,8 @@
   };
   // What `css` finds in every tree of the page, tree by tree.
   const everywhere = (css) => roots().flatMap((r) => plain(r, css) || []);
-  // What `css` finds beneath `el`, in its own tree and in every tree inside it.
-  const beneath = (el, css) => {
+  // What `css` finds beneath `el`, in its own tree and in the trees of the page's list inside it.
+  const listedBeneath = (el, css) => {
     const out = plain(el, css) || [];
     for (const r of roots()) {
       const h = holder(r);
@@ -183,8 +250,78 @@
     }
     return out;
   };
+  // What `css` finds beneath `el`, in its own tree and in every tree inside it. The trees are
+  // looked for beneath `el` itself, not taken from the list of the page's trees: a component
+  // may attach its shadow root after it was put in the page, which no observer hears. A page
+  // of one tree is searched as one.
+  const beneath = (el, css) => {
+    const out = plain(el, css) || [];
+    if (roots().length === 1) return out;
+    const visit = (host) => {
+      const tree = inside(host);
+      if (!tree) return;
+      watch(tree);
+      out.push(...(plain(tree, css) || []));
+      for (const h of tree.querySelectorAll("*")) visit(h);
+    };
+    visit(el);
+    for (const h of el.querySelectorAll("*")) visit(h);
+    return out;
+  };
   // The frames this page may not look into (another origin), by their addresses.
   const farFrames = () => { roots(); return farList.slice(); };
+
+  // --- Text across the trees an element holds. ---
+  // What the page draws in a node's place: a shadow root's nodes where its host's children
+  // would be (they show only through its slots), and the nodes given to a slot where the slot
+  // is (its own children are shown only when none are). A frame's document is a page of its
+  // own, not its element's text.
+  const drawnKids = (node) => {
+    if (node.nodeType === 1) {
+      if (node.shadowRoot) return node.shadowRoot.childNodes;
+      if (node.tagName === "SLOT") {
+        const given = node.assignedNodes();
+        if (given.length) return given;
+      }
+    }
+    return node.childNodes;
+  };
+  // Whether a shadow root may lie beneath `el`: a page of one tree reads its text as it always
+  // did.
+  const shadowBelow = () => roots().length > 1;
+  // The text nodes `el` shows, in the order they are drawn, across the shadow roots beneath it.
+  const texts = (el) => {
+    const out = [];
+    if (!shadowBelow(el)) {
+      const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) out.push(walker.currentNode);
+      return out;
+    }
+    const walk = (node) => {
+      for (const kid of drawnKids(node)) {
+        if (kid.nodeType === 3) out.push(kid);
+        else if (kid.nodeType === 1 && !/^(STYLE|SCRIPT|TEMPLATE)$/.test(kid.tagName)) walk(kid);
+      }
+    };
+    walk(el);
+    return out;
+  };
+  // `el`'s `textContent`, read across the shadow roots beneath it.
+  const text = (el) => (shadowBelow(el) ? texts(el).map((t) => t.textContent).join("") : el.textContent);
+  // The nearest element from `el` upwards that `css` matches, in `el`'s tree and then in the
+  // trees holding it, up to (and in) the tree of `top`: a text in a button's shadow root is
+  // the button's.
+  const closestUp = (el, css, top) => {
+    const last = top ? top.getRootNode() : document;
+    for (let at = el; at;) {
+      const found = at.closest(css);
+      if (found) return found;
+      const root = at.getRootNode();
+      if (root === last) return null;
+      at = holder(root);
+    }
+    return null;
+  };
 
   // The changes made since the observer last ran (this same task's, say), counted before any
   // look: a search must never answer from before them.
@@ -287,6 +424,11 @@
   return {
     matches,
     touches,
+    within,
+    closest,
+    closestUp,
+    texts,
+    text,
     under,
     roots,
     everywhere,

@@ -3,6 +3,7 @@
 //!
 //! Architecture Invariant: only this module imports chromiumoxide.
 
+pub mod attach;
 pub mod cdp;
 pub mod learned;
 pub mod local;
@@ -63,7 +64,9 @@ pub trait ChatDriver {
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure>;
     /// Where the chat on the page stands with `message` now, before it is sent again after a
     /// failure (offline, a site error, a limit waited out): `Answered` when it holds the
-    /// message and a reply to it (not a site's notice), to be waited for and read instead.
+    /// message and a reply to it (not a site's notice), to be waited for and read instead;
+    /// `Retried` when the site's error stood in the reply's place and the site was asked to
+    /// answer again (its Retry control), the reply then waited for.
     fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
         let _ = message;
         Ok(Reopened::Unsent)
@@ -74,6 +77,26 @@ pub trait ChatDriver {
     fn find_chat(&mut self, pending: &str) -> Result<Option<String>, Failure> {
         let _ = pending;
         Ok(None)
+    }
+    /// What the page takes of the person's files now: whether it has a file input, and how
+    /// many files one message may carry. A driver without a page takes none.
+    fn takes_files(&mut self) -> Result<attach::PageTakes, Failure> {
+        Ok(attach::PageTakes {
+            file_input: false,
+            max_files: attach::DEFAULT_MAX_FILES,
+        })
+    }
+    /// Files to go with the next message sent: each handed to the page's file input and
+    /// confirmed by its chip before the message's text goes in; kept until a send is
+    /// confirmed. A driver without a page takes none.
+    fn attach_next(&mut self, files: Vec<attach::Upload>) -> Result<(), Failure> {
+        if files.is_empty() {
+            return Ok(());
+        }
+        Err(Failure::new(
+            crate::catalog::Code::AttachmentNotSupported,
+            "this chat takes no files; nothing was sent",
+        ))
     }
 }
 
@@ -86,4 +109,7 @@ pub enum Reopened {
     Unsent,
     /// The message is the last user turn and a reply follows it: wait for it and read it.
     Answered,
+    /// The message is the last user turn, the site's error in its reply's place, and the
+    /// site was asked to answer it again (its Retry control): wait for the reply.
+    Retried,
 }

@@ -3,22 +3,26 @@
 // reads a reply exactly. It never touches the user's clipboard: the page's clipboard calls are
 // captured inside the page. `D` is discover.js: it finds the parts no selector matches. `L` is
 // locate.js: where the selectors' elements are, without searching the whole conversation. `C` is
-// controls.js: the chat's own controls (the model picker, plain chat, the temporary chat).
+// controls.js: the chat's own controls (the model picker, plain chat, the temporary chat). `A` is
+// attach.js: the person's attachments (the file input, the chips by name, the site's refusal).
 //
 // Nothing here that runs on every look, read or send reads the whole page's text or layout, or
 // walks every earlier turn: turns are counted from the last one known, other elements searched
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
-(function (S, T, D, L, C) {
-  if (window.__keyless && window.__keyless.version === 7) return "present";
-  const visible = (el) => !!el && el.getClientRects().length > 0 && !el.hidden;
+(function (S, T, D, L, C, A) {
+  if (window.__keyless && window.__keyless.version === 10) return "present";
+  // Whether an element is drawn (it has a box). Asked without laying the page out
+  // (`checkVisibility` brings the styles up to date, not the layout): laying out a long
+  // conversation at every look costs the renderer more the longer the chat grows.
+  const visible = (el) => !!el && !el.hidden && (el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0);
   const loc = L(S);
   const TURNS = ["UserMessage", "AssistantMessage"];
   // What the first of `key`'s selectors that finds anything finds, in the page (as `loc`
   // keeps it) or under `root`.
   const all = (key, root) => {
     for (const css of S[key] || []) {
-      const found = root ? loc.under(root, css) : TURNS.includes(key) ? loc.under(document, css) : loc.inPage(css);
+      const found = root ? loc.within(root, css) : TURNS.includes(key) ? loc.under(document, css) : loc.inPage(css);
       if (found && found.length) return found;
     }
     return [];
@@ -55,6 +59,7 @@
   const count = (key) => loc.turns(key).count;
   const d = D({ visible, first, loc });
   const c = C({ visible, all: (key, root) => Array.from(all(key, root)) });
+  const a = A({ visible, all: (key, root) => Array.from(all(key, root)), first, loc, d });
   // Keys whose selectors matched at least once on this page: their discovered stand-ins rest.
   const seen = {};
   // Selector counts when the current exchange began, to tell whether the selectors see it.
@@ -76,7 +81,7 @@
   };
   const codeBlocks = (a) => {
     let blocks = all("CodeBlock", a);
-    if (!blocks.length) blocks = Array.from(a.querySelectorAll("pre")).map((p) => p.querySelector("code") || p);
+    if (!blocks.length) blocks = loc.beneath(a, "pre").map((p) => p.querySelector("code") || p);
     const thought = new Map();
     return blocks.filter((b) => !d.reasoning(b, a, thought) && !d.unseen(b, a));
   };
@@ -112,7 +117,10 @@
   // Where a site talks to the person rather than the model (issue 31): alerts, dialogs, live
   // regions, toasts, banners, error areas, whatever the site's class names. Searched through
   // `loc.inPage`, so again only after the page changed outside its newest turns.
-  const NOTICE_CSS = '[role="alert"], [role="alertdialog"], [role="dialog"], [role="status"], [aria-live="assertive"], [aria-live="polite"], [class*="toast" i], [class*="snackbar" i], [class*="banner" i], [class*="error" i], [class*="notice" i], [data-sonner-toast]';
+  // A native `<dialog>` opened (with showModal or `open`) is a dialog by its element alone: its
+  // role is implicit, no attribute says it.
+  const DIALOG_CSS = '[role="dialog"], [role="alertdialog"], dialog[open]';
+  const NOTICE_CSS = DIALOG_CSS + ', [role="alert"], [role="status"], [aria-live="assertive"], [aria-live="polite"], [class*="toast" i], [class*="snackbar" i], [class*="banner" i], [class*="error" i], [class*="notice" i], [data-sonner-toast]';
   // The longest text read as one notice: a longer element wraps the page, not a notice.
   const NOTICE_CHARS = 1500;
   // What the notice areas say, outside every turn (`page`) and inside the newest reply
@@ -122,10 +130,49 @@
   // for this exchange only if it appeared, or its words changed, after the message went (a
   // toast that stays on the page after its limit passed is the last exchange's, whatever it
   // says; the same words shown again in a new element are this one's).
+  // An element hidden then is noted as hidden: shown now, it is this exchange's.
   let noticesAtSend = new WeakMap();
+  const HIDDEN = "\u0000hidden";
+  const THREAD = "\u0000thread";
   const noticesSeen = () => {
     noticesAtSend = new WeakMap();
-    for (const e of (loc.inPage(NOTICE_CSS) || []).concat(all("ErrorBanner"))) noticesAtSend.set(e, e.textContent);
+    const composer = first("Composer");
+    const near = nearComposer(composer);
+    for (const e of (loc.inPage(NOTICE_CSS) || []).concat(all("ErrorBanner"))) {
+      noticesAtSend.set(e, visible(e) ? e.textContent : HIDDEN);
+    }
+    // What holds a turn is the thread for the whole exchange (its text, the conversation's,
+    // is never read), even while the new turns are not found yet.
+    for (const e of near) noticesAtSend.set(e, holdsTurn(e) ? THREAD : visible(e) ? e.textContent : HIDDEN);
+  };
+  // Whether an element beside the composer holds a turn: the thread, never a notice, and its
+  // text is the whole conversation's (never read on a look).
+  const holdsTurn = (e) => {
+    const userCss = loc.turns("UserMessage").css;
+    const replyCss = loc.turns("AssistantMessage").css;
+    if ((userCss && loc.touches(e, userCss)) || (replyCss && loc.touches(e, replyCss))) return true;
+    // A page no selectors know: the turns discovery found in this exchange.
+    const found = exchange && d.exchange();
+    return !!found && [found.user, found.userTurn, found.reply].some((t) => t && t.isConnected && loc.holds(e, t));
+  };
+  // How far up from the composer a notice with no role of its own is looked for: the
+  // composer's row, its dock, the page around it (a ribbon above the composer, a line below).
+  const NEAR_LEVELS = 4;
+  // The elements beside the composer and beside its ancestors, up to NEAR_LEVELS: where a site
+  // puts a banner with no role or class that says so. Those holding the composer, a turn or a
+  // control are no notices (the caller also leaves out whatever holds a turn).
+  const nearComposer = (composer) => {
+    const out = [];
+    let node = composer;
+    for (let i = 0; node && node.parentElement && i < NEAR_LEVELS; i++) {
+      const parent = node.parentElement;
+      for (const sib of parent.children) {
+        if (sib === node || /^(SCRIPT|STYLE|TEMPLATE|NOSCRIPT|BUTTON|svg)$/.test(sib.tagName) || sib.matches(CONTROLS)) continue;
+        out.push(sib);
+      }
+      node = parent;
+    }
+    return out;
   };
   // A notice's words as a person reads them: its buttons' labels left out ("OK", "Retry"), and
   // parts in separate blocks (a dialog's title and its message) kept apart by a space.
@@ -151,29 +198,48 @@
   // A control's label as a person or a screen reader gets it.
   const controlLabel = (b) => (b.getAttribute("aria-label") || b.textContent || b.getAttribute("title") || "").replace(/\s+/g, " ").trim();
   // "Retry" in the sites' languages.
+  // The Retry controls of a reply turn `a` (its text `text`) in an error's shape: short, a
+  // Retry control and no copy control (a site's error turn, in whatever words; a real reply
+  // has its copy control, and on some sites a Retry beside it). None when it is a reply.
+  const retryControls = (a, text) => {
+    if (!a || text.length > 600 || first("CopyButton", a) || d.copyControls(a).length) return [];
+    return loc.beneath(a, 'button, [role="button"]').filter((b) => RETRY.test(controlLabel(b)));
+  };
   const RETRY = /^(retry|try again|réessayer|erneut versuchen|wiederholen|nochmal versuchen|reintentar|volver a intentar|tentar novamente|tentar de novo|riprova|повторить|再試行|重试|重試|다시 시도)$/i;
+  // The connection to the site lost or cut, said in a notice in the sites' languages: what the
+  // site kept is then found by opening the chat again (the words of selectors.json's `Offline`
+  // add to these).
+  const CUT = /(connection (was )?(lost|interrupted|dropped|cut|reset)|lost (the |your )?connection|network connection (was )?lost|you('| a)re offline|you are offline|no internet connection|check your (internet|network) connection|stream (was )?interrupted|verbindung (ist )?(unterbrochen|verloren|getrennt)|keine internetverbindung|connexion (perdue|interrompue)|vous êtes hors ligne|conexión (perdida|interrumpida)|sin conexión|conexão (perdida|interrompida)|sem conexão|connessione (persa|interrotta)|sei offline|接続が(切れ|失われ|中断)|オフラインです|连接(已)?(断开|中断|丢失)|网络连接(已)?断开|網路連線(已)?中斷|연결이 (끊|중단)|오프라인 상태)/i;
   const noticesNow = (a, composer, extra) => {
     const userCss = loc.turns("UserMessage").css;
     const replyCss = loc.turns("AssistantMessage").css;
-    const lastUser = last("UserMessage");
+    // On a page no selectors know, the user turn discovery found.
+    const lastUser = last("UserMessage") || (exchange && d.findUser());
     const page = [];
     const reply = [];
     const taken = new Set();
-    const found = (loc.inPage(NOTICE_CSS) || []).concat(extra);
+    const near = nearComposer(composer);
+    const found = (loc.inPage(NOTICE_CSS) || []).concat(extra, near);
+    const nearSet = new Set(near);
     for (const e of found) {
       if (taken.has(e) || !e.isConnected) continue;
       taken.add(e);
-      if (noticesAtSend.get(e) === e.textContent) continue;
+      // What holds the composer or a turn is no notice; told from the page's structure
+      // before any text is read (such an element's text is the conversation's).
       if ((composer && e.contains(composer)) || (a && e.contains(a)) || (lastUser && e.contains(lastUser))) continue;
-      if (userCss && e.closest(userCss)) continue;
-      const owner = replyCss && e.closest(replyCss);
+      if (nearSet.has(e) && (noticesAtSend.get(e) === THREAD || holdsTurn(e))) continue;
+      // An element beside the composer counts only when it appeared or changed since the
+      // send (one the page held then and holds still is the page's furniture).
+      if (noticesAtSend.get(e) === e.textContent) continue;
+      if (userCss && loc.closest(e, userCss)) continue;
+      const owner = replyCss && loc.closest(e, replyCss);
       const inReply = !!(a && (owner === a || a.contains(e)));
       if (owner && !inReply) continue;
       if (!visible(e)) continue;
       if (e.textContent.length > NOTICE_CHARS) continue;
       const text = shownWords(e);
       if (!text) continue;
-      const dialog = !!e.closest('[role="dialog"], [role="alertdialog"]');
+      const dialog = !!e.closest(DIALOG_CSS);
       (inReply ? reply : page).push({ text: text.trim(), dialog });
     }
     return { page, reply };
@@ -196,10 +262,19 @@
     }
     return code.textContent.replace(/\n$/, "");
   };
+  // The blocks a body draws: its shadow root's, when it is a component; one wrapper alone
+  // (a component's top element) is gone through.
+  const drawnBlocks = (body) => {
+    let kids = Array.from((body.shadowRoot || body).children).filter((k) => !/^(STYLE|SCRIPT|LINK|TEMPLATE)$/.test(k.tagName));
+    while (kids.length === 1 && /^(DIV|SECTION|ARTICLE)$/.test(kids[0].tagName) && (kids[0].shadowRoot || kids[0].children.length)) {
+      kids = Array.from((kids[0].shadowRoot || kids[0]).children).filter((k) => !/^(STYLE|SCRIPT|LINK|TEMPLATE)$/.test(k.tagName));
+    }
+    return kids;
+  };
   const rebuild = (body, turn) => {
     const blocks = [];
     const thought = new Map();
-    for (const node of Array.from(body.children)) {
+    for (const node of drawnBlocks(body)) {
       const tag = node.tagName;
       if (d.reasoning(node, turn, thought) || d.unseen(node, body) || /^(BUTTON|svg)$/.test(tag)) continue;
       if (tag === "PRE") {
@@ -211,13 +286,13 @@
       } else if (/^H[1-6]$/.test(tag)) {
         blocks.push("#".repeat(Number(tag[1])) + " " + node.textContent);
       } else {
-        blocks.push(node.textContent);
+        blocks.push(loc.text(node));
       }
     }
     return blocks.join("\n\n");
   };
   const api = {
-    version: 7,
+    version: 10,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -236,6 +311,15 @@
     replyModel: () => c.answeredBy(replyTurn()),
     plainChat: () => c.plainChat(),
     temporaryChat: () => c.temporary(),
+    // The person's attachments (attach.js): whether a file input is there, the notices before
+    // the files go (and the attach button clicked where the input comes only with it), the
+    // input element itself for the DevTools Protocol (not through `call`: an element is no
+    // JSON), the events of a person's choice, and what the composer shows of the files.
+    hasFileInput: () => a.has(),
+    attachBegin: () => a.begin(),
+    fileInputElement: () => a.element(),
+    attachNudge: () => a.nudge(),
+    attachLook: (names) => a.look(names),
     // Turn counts and whether a send button is there, as a send begins.
     beforeSend: () => {
       const [users, assistants] = api.turns();
@@ -301,10 +385,10 @@
       if (!el) return null;
       const trim = (t) => t.replace(/\s+$/, "");
       const want = trim(exchange.text);
-      const blocks = el.querySelectorAll("pre");
+      const blocks = loc.beneath(el, "pre");
       if (blocks.length === 1 && trim(codeText(blocks[0].querySelector("code") || blocks[0])) === want) return "exact";
       const raw = trim(exchange.raw || exchange.text);
-      if ([want, raw].some((w) => trim(el.innerText) === w || trim(el.textContent) === w)) return "exact";
+      if ([want, raw].some((w) => trim(el.innerText) === w || trim(loc.text(el)) === w)) return "exact";
       // A page that draws each line as a paragraph (Claude) keeps every line as it was and only
       // the blank lines go: that is drawing, not altering. Lines compared one by one, blank
       // ones aside, the spaces and tabs in them kept.
@@ -319,10 +403,14 @@
         const b = lines(w.split("\n"));
         if (a.length === b.length && a.every((l, i) => l === b[i])) return "exact";
       }
-      const shown = blocks.length === 1 ? codeText(blocks[0].querySelector("code") || blocks[0]) : el.innerText;
+      // The turn as drawn; a turn not drawn yet (a page that shows it once its styles have
+      // loaded: hidden, it has no rendered text) is judged by its text.
+      const textNow = loc.text(el);
+      const drawn = wordsOf(el.innerText).length * 2 >= wordsOf(textNow).length ? el.innerText : textNow;
+      const shown = blocks.length === 1 ? codeText(blocks[0].querySelector("code") || blocks[0]) : drawn;
       // Most of the message's words, or it is something else in its place.
       const count = (list) => list.reduce((m, w) => m.set(w, (m.get(w) || 0) + 1), new Map());
-      const have = count(wordsOf(el.innerText));
+      const have = count(wordsOf(drawn));
       const need = wordsOf(want);
       const kept = need.filter((w) => { const n = have.get(w) || 0; if (n > 0) { have.set(w, n - 1); return true; } return false; }).length;
       if (need.length && kept < need.length * 0.9) return "unlike";
@@ -590,7 +678,7 @@
       if (count("UserMessage") > usersBefore) {
         // The selectors' new turn reads as the message: no search needed.
         const el = last("UserMessage");
-        if (el && sent !== null && bare(el.textContent) === sent) return "same";
+        if (el && sent !== null && bare(loc.text(el)) === sent) return "same";
       } else if (!(exchange && d.findUser())) {
         return null;
       }
@@ -636,20 +724,20 @@
       const user = (exchange && d.findUser()) || last("UserMessage");
       if (!user) return null;
       // A fenced message drawn as its code block (and maybe a label): the block's text.
-      const blocks = user.querySelectorAll("pre");
+      const blocks = loc.beneath(user, "pre");
       if (blocks.length === 1) {
         const code = codeText(blocks[0].querySelector("code") || blocks[0]);
-        const around = user.textContent.replace(/\s+/g, "").length - blocks[0].textContent.replace(/\s+/g, "").length;
+        const around = loc.text(user).replace(/\s+/g, "").length - blocks[0].textContent.replace(/\s+/g, "").length;
         const label = blocks[0].textContent.replace(/\s+/g, "").length - code.replace(/\s+/g, "").length;
         if (around + label < 40) return code;
       }
-      return user.textContent;
+      return loc.text(user);
     },
     // A dialog that says `text` is acknowledged, as a person clicks its "Got it": the button
     // that closes it (by its words in the sites' languages, or a close label), else the first.
     acknowledge: (text) => {
       const want = (text || "").replace(/\s+/g, " ").trim();
-      const dialogs = loc.inPage('[role="dialog"], [role="alertdialog"]') || [];
+      const dialogs = loc.inPage(DIALOG_CSS) || [];
       for (const dlg of dialogs) {
         if (!visible(dlg) || !(shownWords(dlg).includes(want.slice(0, 80)) || dlg.textContent.replace(/\s+/g, " ").includes(want.slice(0, 80)))) continue;
         const buttons = Array.from(dlg.querySelectorAll("button, [role=button]")).filter(visible);
@@ -659,8 +747,29 @@
       }
       return false;
     },
+    // A reopened chat in which no turn shows by the selectors: the exchange of `text` looked
+    // for by its words in all the page shows. Whether its user turn is there.
+    reopenExchange: (text) => {
+      api.beginExchange(text);
+      d.seeShown();
+      return !!d.findUser();
+    },
+    // The site's error in the reply's place, in an error's shape (short, no copy control):
+    // its Retry control is clicked, as a person asks the site to answer again. Whether it was.
+    // Not when it says the connection was cut: the model may have answered, and the site may
+    // keep that reply (the chat is opened again to read it, never asked for twice).
+    retry: () => {
+      const a = replyTurn();
+      const button = retryControls(a, a ? loc.text(a) : "").find(visible);
+      if (!button) return false;
+      const words = d.answerText(a);
+      if (phrases("Offline", words) || CUT.test(words)) return false;
+      button.click();
+      return true;
+    },
     // Whether a reply follows the last user message (a reopened chat that was answered).
     replyFollows: () => {
+      if (exchange && count("UserMessage") <= exchange.users && d.findUser()) return !!d.findReply();
       const u = last("UserMessage");
       const a = last("AssistantMessage");
       return !!(u && a && (u.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING));
@@ -677,14 +786,14 @@
       newest(a);
       const stop = first("StopButton");
       if (visible(stop)) seen.StopButton = true;
-      const text = a ? a.textContent : "";
+      const text = a ? loc.text(a) : "";
       const pageBanners = all("ErrorBanner");
       const banners = pageBanners.map((e) => e.textContent).join("\n");
       // Banners of earlier replies are history: only the last reply's and the page's own count.
       const replyCss = loc.turns("AssistantMessage").css;
       const fresh = pageBanners
         .filter((e) => {
-          const owner = replyCss && e.closest(replyCss);
+          const owner = replyCss && loc.closest(e, replyCss);
           return !owner || owner === a || (a && a.contains(owner));
         })
         .map((e) => e.textContent)
@@ -705,11 +814,8 @@
         // words without the turn's controls ("Copy", "Retry") and hidden labels, which would
         // run into the notice's last word ("resets Jan 5Copy").
         replyText: a && text.length <= 600 ? d.answerText(a) : null,
-        // The reply's place holds an error's shape: short, a Retry control and no copy
-        // control (a site's error turn, in whatever words; a real reply has its copy control,
-        // and on some sites a Retry beside it).
-        replyRetry: !!a && text.length <= 600 && !first("CopyButton", a) && d.copyControls(a).length === 0 &&
-          Array.from(a.querySelectorAll('button, [role="button"]')).some((b) => RETRY.test(controlLabel(b))),
+        // The reply's place holds an error's shape (`retryControls`).
+        replyRetry: retryControls(a, text).length > 0,
         wallText: walled ? wall.slice(0, 1500) : null,
         users,
         assistants,
@@ -728,7 +834,7 @@
         tooLong: phrases("TooLong", fresh + "\n" + (text.length < 400 ? text : "")),
         // The site says it is offline, in a notice of this exchange (one left from an earlier
         // exchange is history): its words.
-        offline: notices.page.concat(notices.reply).map((n) => n.text).find((t) => phrases("Offline", t)) || null,
+        offline: notices.page.concat(notices.reply).map((n) => n.text).find((t) => phrases("Offline", t) || CUT.test(t)) || null,
         login: walled && phrases("LoginRequired", wall),
         // A bot check (Cloudflare's): a person has to pass it in the window.
         // Only where there is no composer: a normal page can carry the platform's script, or
@@ -790,7 +896,7 @@
     rebuilt: () => {
       const a = replyTurn();
       if (!a) return null;
-      const body = a.querySelector(".markdown, .standard-markdown, [class*=markdown]") || a;
+      const body = loc.beneath(a, ".markdown, .standard-markdown, [class*=markdown]")[0] || a;
       return rebuild(body, a);
     },
     // keyless is woken on every change to the page (one call per task's changes).

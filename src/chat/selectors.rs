@@ -29,6 +29,7 @@ pub const KEYS: &[&str] = &[
     "AttachmentChip",
     "AttachmentRemove",
     "AttachmentFailed",
+    "AttachButton",
     "NewChat",
     "ErrorBanner",
     "ModelPicker",
@@ -79,6 +80,14 @@ pub struct Site {
         skip_serializing_if = "Option::is_none"
     )]
     pub composer_limit: Option<usize>,
+    /// How many files one message may carry (`--attach`); files over it go as one bundle.
+    /// Unset: `chat::attach::DEFAULT_MAX_FILES`.
+    #[serde(
+        default,
+        rename = "maxAttachments",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_attachments: Option<usize>,
     /// How long a reopened conversation may take to show its messages, in milliseconds
     /// (default 8000); a page still empty after that is a chat that is gone.
     #[serde(
@@ -116,6 +125,7 @@ impl Site {
             editor: None,
             insert: Vec::new(),
             composer_limit: None,
+            max_attachments: None,
             history_wait_ms: None,
             selectors: BTreeMap::new(),
             texts: BTreeMap::new(),

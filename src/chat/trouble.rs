@@ -366,6 +366,19 @@ const ADDRESSED: &[&str] = &[
     "请稍后",
     "稍后再试",
     "다시 시도",
+    // A time to come back, and the site's polite forms of "you" (a model writing AgentScript
+    // does not address the person so).
+    "come back",
+    "sie haben",
+    "vous avez",
+    "has alcanzado",
+    "hai raggiunto",
+    "você",
+    "您",
+    "再试",
+    "后再",
+    "お待ちください",
+    "잠시 후",
 ];
 
 /// Classifies what a notice area or the reply's place holds; `None` when it is no trouble (an
@@ -407,6 +420,10 @@ pub fn classify(text: &str, place: Place, extra: &Extra, clock: Clock) -> Option
             Some(wait) if wait >= Duration::from_secs(3600) => Kind::UsageLimit,
             _ => Kind::RateLimit,
         }
+    } else if limit_reached(&lower) {
+        // A limit said in words no list holds ("today's quota", "your allowance renews"): a
+        // limit's noun and what happened to it, in one notice.
+        Kind::UsageLimit
     } else if has(LOGIN) || (place == Place::Area && has_extra(&extra.login)) {
         Kind::LoginWall
     } else if has(SERVER) || server_status(&lower) {
@@ -414,6 +431,12 @@ pub fn classify(text: &str, place: Place, extra: &Extra, clock: Clock) -> Option
     } else {
         return None;
     };
+    // A model's cap reached while the chat goes on with another model, with no time to wait
+    // for, is a fallback, which the model check names (`KA_MODEL_CHANGED`), not a refusal to
+    // wait out; with a reset, the limit is named (and the reply's model checked all the same).
+    if kind == Kind::UsageLimit && has(GOES_ON) && resets_in.is_none() {
+        return None;
+    }
     // In the reply's place, a limit counts only where the site addresses the person (a reset,
     // "try again", "you've…"): a model may well mention a limit in passing.
     if place == Place::Reply
@@ -428,6 +451,151 @@ pub fn classify(text: &str, place: Place, extra: &Extra, clock: Clock) -> Option
         words: folded.chars().take(QUOTED_CHARS).collect(),
         resets_in: resets_in.filter(|_| kind.passes_with_time()),
     })
+}
+
+/// The nouns a site names a plan's allowance with, in the sites' languages: Latin-script words
+/// stand alone (`cap` is no part of "capacity"), east-Asian ones are matched inside the text.
+const LIMIT_NOUNS: &[&str] = &[
+    "quota",
+    "quotas",
+    "allowance",
+    "cap",
+    "limit",
+    "limits",
+    "kontingent",
+    "obergrenze",
+    "limite",
+    "limites",
+    "forfait",
+    "límite",
+    "límites",
+    "cuota",
+    "cota",
+    "上限",
+    "额度",
+    "配额",
+    "限额",
+    "額度",
+    "利用枠",
+    "制限",
+    "クォータ",
+    "한도",
+    "할당량",
+];
+
+/// What happened to the allowance, or what it will do: reached, used up, renewing.
+const LIMIT_STATES: &[&str] = &[
+    "hit",
+    "reached",
+    "exceeded",
+    "used up",
+    "used all",
+    "run out",
+    "ran out",
+    "out of",
+    "renews",
+    "resets",
+    "refreshes",
+    "replenishes",
+    "come back",
+    "erreicht",
+    "überschritten",
+    "aufgebraucht",
+    "verbraucht",
+    "zurückgesetzt",
+    "erneuert",
+    "atteint",
+    "dépassé",
+    "épuisé",
+    "renouvel",
+    "réinitialis",
+    "alcanzado",
+    "superado",
+    "agotado",
+    "renueva",
+    "restablece",
+    "raggiunto",
+    "superato",
+    "esaurito",
+    "rinnova",
+    "ripristin",
+    "atingiu",
+    "atingido",
+    "excedeu",
+    "esgotad",
+    "renova",
+    "redefin",
+    "达到",
+    "達到",
+    "用完",
+    "用尽",
+    "耗尽",
+    "超出",
+    "重置",
+    "に達し",
+    "超え",
+    "使い切",
+    "リセット",
+    "도달",
+    "초과",
+    "소진",
+    "초기화",
+];
+
+/// What a site says when a model's cap is reached but the chat goes on with another model: a
+/// fallback, not a refusal (what answers then is checked against the model chosen, as
+/// `KA_MODEL_CHANGED`), so no limit is named for it.
+const GOES_ON: &[&str] = &[
+    "continue with",
+    "can continue",
+    "can keep",
+    "switched to",
+    "switching to",
+    "now using",
+    "instead",
+    "weiter mit",
+    "continuer avec",
+    "continuar con",
+    "continuare con",
+    "continuar com",
+    "继续使用",
+    "引き続き",
+    "계속 사용",
+];
+
+/// Whether a limit's noun and what happened to it are both said ("You've hit today's quota",
+/// "Your allowance renews on 3 December", "您已达到当前套餐的消息上限").
+fn limit_reached(lower: &str) -> bool {
+    static WORD: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\p{L}+").ok());
+    let Some(word) = WORD.as_ref() else {
+        return false;
+    };
+    let latin =
+        |w: &str| w.is_ascii() || w.chars().all(|c| c.is_alphabetic() && (c as u32) < 0x2E80);
+    let words: Vec<&str> = word.find_iter(lower).map(|m| m.as_str()).collect();
+    let noun = LIMIT_NOUNS.iter().any(|n| {
+        if latin(n) {
+            words.contains(n)
+        } else {
+            lower.contains(n)
+        }
+    });
+    let state = LIMIT_STATES.iter().any(|s| {
+        if latin(s) {
+            // A state of several words, or a stem ("renouvel…"), at a word's start.
+            let at_start = |i: usize| {
+                i == 0
+                    || !lower[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric)
+            };
+            lower.match_indices(s).any(|(i, _)| at_start(i))
+        } else {
+            lower.contains(s)
+        }
+    });
+    noun && state
 }
 
 /// Whitespace folded to single spaces, ends trimmed.

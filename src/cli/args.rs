@@ -82,6 +82,14 @@ pub enum Subcommands {
         /// Kept with the turn, so --resume checks too. Example: --until "cargo test".
         #[arg(long, value_name = "CMD")]
         until: Option<String>,
+        /// Files and images of yours to go with the task's first message (only the first:
+        /// later messages carry none), through the site's file input, each confirmed by its
+        /// chip; text is redacted first. Repeat it or give several: --attach a.py b.png. Paths
+        /// are relative to the current folder and may lie outside the workspace. Over the
+        /// site's count the rest go as one bundle; on a page with no file input, text files go
+        /// inline in the message. See docs/attachments.md.
+        #[arg(long, value_name = "PATH", num_args = 1..)]
+        attach: Vec<PathBuf>,
         /// Print every event as one JSON object per line on standard output (schema:
         /// docs/json-events.md); what people read goes to standard error.
         #[arg(long)]
@@ -96,6 +104,14 @@ pub enum Subcommands {
         /// headless Chromium, in a new git workspace in the temporary folder (named, and kept).
         #[arg(long, conflicts_with_all = ["workspace", "site", "url", "cdp", "profile", "selectors", "new_chat"])]
         local: bool,
+        /// Files and images of yours to go with the first task's first message (only the first:
+        /// later messages carry none; /attach PATH… adds files to the next task), through the site's file input, each confirmed by its
+        /// chip; text is redacted first. Repeat it or give several: --attach a.py b.png. Paths
+        /// are relative to the current folder and may lie outside the workspace. Over the
+        /// site's count the rest go as one bundle; on a page with no file input, text files go
+        /// inline in the message. See docs/attachments.md.
+        #[arg(long, value_name = "PATH", num_args = 1..)]
+        attach: Vec<PathBuf>,
         /// Print every event as one JSON object per line on standard output (schema:
         /// docs/json-events.md); the lines are read from standard input without line editing,
         /// and what people read goes to standard error.
@@ -315,7 +331,12 @@ impl Shared {
                 flags.push(value);
             }
         };
-        let shown = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+        // Absolute: the flags start another keyless, in another folder (an MCP client's).
+        let shown = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .map(|p| p.display().to_string())
+        };
         value("--workspace", shown(&self.workspace));
         value("--config", shown(&self.config));
         value(
@@ -334,7 +355,14 @@ impl Shared {
         value("--url", self.url.clone());
         value("--selectors", shown(&self.selectors));
         value("--cdp", self.cdp.clone());
-        value("--browser", shown(&self.browser));
+        // A browser named without a folder is looked for on PATH, as given.
+        value(
+            "--browser",
+            match &self.browser {
+                Some(b) if b.components().count() == 1 => Some(b.display().to_string()),
+                other => shown(other),
+            },
+        );
         value("--profile", shown(&self.profile));
         for (flag, on) in [
             ("--wait", self.wait),

@@ -5,16 +5,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::batch::{self, Settings};
-use crate::chat::cdp::{CdpDriver, Options};
+use crate::app::Choices;
+use crate::app::report::Report;
+use crate::app::task::{self, Begin};
 use crate::chat::local::{LocalChat, Script};
-use crate::config::{Mode, Pace};
 use crate::exit::Status;
-use crate::git::{self, GitSettings};
-use crate::turn::{self, Stop, prompt};
-use crate::workspace::Workspace;
+use crate::git;
+use crate::turn::{Event, Stop};
 
 use super::args::Shared;
+use super::report::Human;
 use super::terminal::Terminal;
 
 /// The shared options given that the demo does not use.
@@ -106,76 +106,91 @@ impl Stage {
 
 fn demo(browser: Option<PathBuf>) -> Result<Status, String> {
     let Stage { folder, root, chat } = Stage::new("demo")?;
-    let ws = Workspace::open(&root).map_err(|f| f.reason)?;
-    crate::app::logging::init(&root, &mut super::report::Human);
-    let options = Options {
-        executable: browser,
-        reply_timeout: Duration::from_secs(60),
-        truncation_budget: Duration::from_secs(5),
-        ..Options::local_page(chat.url(), folder.join("browser-profile")).map_err(|f| f.reason)?
+    // The demo's settings, as a person would write them, beside the workspace (not in it): its
+    // scripted model answers at once, pushes nowhere, and needs only git and sh. Its commands
+    // are the demo's own, so --mode auto takes whatever this machine can contain.
+    let config = folder.join("keyless.json");
+    let settings = serde_json::json!({
+        "Browser": { "ReplyTimeoutSeconds": 60, "TruncationBudgetSeconds": 5 },
+        "Git": { "Push": false },
+        "Snapshot": { "Tools": ["git", "sh"] },
+        "Sandbox": { "AllowMissing": crate::config::GUARANTEE_NAMES },
+    });
+    std::fs::write(&config, settings.to_string())
+        .map_err(|e| format!("cannot write the demo's settings {}: {e}", config.display()))?;
+    let choices = Choices {
+        workspace: Some(root.clone()),
+        config: Some(config),
+        mode: Some(crate::config::Mode::Auto),
+        pace: Some(crate::config::Pace::Balanced),
+        site: Some("local".to_string()),
+        url: Some(chat.url()),
+        browser,
+        headless: true,
+        profile: Some(folder.join("browser-profile")),
+        new_chat: true,
+        ..Choices::default()
     };
     super::progress::note(&format!(
         "keyless demo: starting headless Chromium on the local chat page {}",
         chat.url()
     ));
-    let mut driver = match CdpDriver::start(options) {
-        Ok(driver) => driver,
-        Err(f) => {
-            // Nothing happened in it: the folder goes.
-            let _ = std::fs::remove_dir_all(&folder);
-            return Err(format!("{}: {}", f.code, f.reason));
-        }
+    let begin = Begin {
+        command: "demo",
+        task: TASK,
+        check: &|_| Ok(()),
+        notice: None,
+        until: None,
+        attachments: Vec::new(),
     };
+    let done = match task::run(&choices, begin, Terminal::here(), &mut Demo { root: &root }) {
+        Ok(done) => done,
+        Err(task::Refused::Start(e)) => return Err(e.to_string()),
+        Err(task::Refused::Check(status)) => return Ok(status),
+    };
+    if let Stop::Chat(failure) = &done.stop
+        && done.summary.is_none()
+    {
+        // The chat never opened: nothing happened in the folder, which goes.
+        let _ = std::fs::remove_dir_all(&folder);
+        return Err(format!("{}: {}", failure.code, failure.reason));
+    }
+    Ok(done.status)
+}
 
-    let settings = Settings {
-        mode: Mode::Auto,
-        pace: Pace::Balanced,
-        ..Settings::default()
-    };
-    let snapshot =
-        prompt::Snapshot::take(&root, &["git".to_string(), "sh".to_string()], None, None);
-    let task =
-        crate::app::conversation::Conversation::new_chat().next_task(TASK, &settings, || {
-            prompt::first_message(TASK, &settings.limits, settings.pace, &snapshot)
-        });
-    let mut sandbox = crate::exec::sandbox::Sandbox::new(&root, &Default::default());
-    sandbox.quarantine_into(ws.agent(crate::workspace::agent::Agent::Quarantine));
-    let mut host = batch::Joined {
-        person: Terminal::here(),
-        runner: batch::Machine::new(
-            root.clone(),
-            settings.limits.max_command_output_chars,
-            GitSettings {
-                push: false,
-                ..GitSettings::default()
-            },
-            None,
-            sandbox,
-        ),
-    };
-    let mut report = super::report::Human;
-    let stop = turn::run(task, &mut driver, &ws, &mut host, &settings, &mut |event| {
-        crate::app::report::Report::event(&mut report, event)
-    });
-    driver.close();
-    match stop {
-        Stop::Done { message } => {
-            println!(
-                "Done: {}",
-                crate::visible::shown(message.unwrap_or_default().trim())
-            );
-            println!("The model's work is in {}:", root.display());
-            for entry in std::fs::read_dir(&root)
-                .map_err(|e| e.to_string())?
-                .flatten()
-            {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if name != ".git" && name != ".agent" {
-                    println!("  {}", crate::visible::shown(&name));
-                }
+/// What a person sees of the demo: what `run` shows, and at the end what the model made.
+struct Demo<'a> {
+    root: &'a std::path::Path,
+}
+
+impl Report for Demo<'_> {
+    fn note(&mut self, line: &str) {
+        Human.note(line);
+    }
+
+    fn warn(&mut self, line: &str) {
+        Human.warn(line);
+    }
+
+    fn event(&mut self, event: Event) {
+        Human.event(event);
+    }
+
+    fn finished(&mut self, stop: &Stop, command: &str) -> Status {
+        let Stop::Done { message } = stop else {
+            return super::stop::report_stop_to(stop, command, super::stop::Out::Stdout);
+        };
+        println!(
+            "Done: {}",
+            crate::visible::shown(message.as_deref().unwrap_or_default().trim())
+        );
+        println!("The model's work is in {}:", self.root.display());
+        for entry in std::fs::read_dir(self.root).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name != ".git" && name != ".agent" {
+                println!("  {}", crate::visible::shown(&name));
             }
-            Ok(Status::Success)
         }
-        other => Ok(super::stop::report_stop(other, "demo")),
+        Status::Success
     }
 }

@@ -30,6 +30,8 @@ Commands:
   /mode [ask|autosafe|auto]   who approves commands (alone: shows it)
   /pace [step|balanced|batch] how many commands one reply may carry (alone: shows it;
                               the chat is told of a change with the next task)
+  /attach PATH…               files of yours to go with the next task's first message
+                              (alone: shows them)
   /model [NAME]               choose the model in the site's picker, read back on the page
                               (alone: shows the one chosen)
   /effort [LEVEL]             choose the reasoning effort the same way
@@ -55,9 +57,16 @@ fn choose<C: ValueEnum + Into<T>, T>(word: Option<&str>, slot: &mut T, command: 
 /// `keyless interactive`, or with `local` on the demo's stage: the local chat page and its
 /// scripted model, headless, in a throwaway workspace (Ask mode unless `--mode` says otherwise,
 /// so that the confirmations show).
-pub fn run(shared: &Shared, local: bool, json: bool) -> Status {
+pub fn run(shared: &Shared, local: bool, attach: &[std::path::PathBuf], json: bool) -> Status {
+    // The person's files are read first: a path that is not a readable file is refused
+    // before anything opens.
+    let attachments =
+        match super::setup::read_attachments("interactive", attach, shared.workspace.as_deref()) {
+            Ok(files) => files,
+            Err(status) => return status,
+        };
     if !local {
-        return repl(shared, None, json);
+        return repl(shared, None, attachments, json);
     }
     let stage = match super::demo::Stage::new("interactive") {
         Ok(stage) => stage,
@@ -74,7 +83,7 @@ pub fn run(shared: &Shared, local: bool, json: bool) -> Status {
         profile: Some(stage.profile()),
         ..shared.clone()
     };
-    let status = repl(&on_stage, Some(LOCAL_HELP), json);
+    let status = repl(&on_stage, Some(LOCAL_HELP), attachments, json);
     eprintln!(
         "keyless interactive: the model's work stays in {}",
         stage.root.display()
@@ -132,7 +141,12 @@ impl Lines {
     }
 }
 
-fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
+fn repl(
+    shared: &Shared,
+    intro: Option<&str>,
+    mut attachments: Vec<crate::chat::attach::Attachment>,
+    json: bool,
+) -> Status {
     let format = Format::of(json);
     let out = format.out();
     let mut report = super::report::for_json(json);
@@ -305,12 +319,39 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                     Err(f) => out.line(&format!("{}: {}", f.code, f.reason)),
                 }
             }
+            "/attach" => {
+                let paths: Vec<std::path::PathBuf> = words.map(std::path::PathBuf::from).collect();
+                if !paths.is_empty() {
+                    match super::setup::read_attachments("interactive", &paths, Some(ws.root())) {
+                        Ok(files) => {
+                            for file in files {
+                                if attachments.iter().any(|f| f.name == file.name) {
+                                    out.line(&format!(
+                                        "{}: {} is attached already (a chip is told by its name).",
+                                        crate::catalog::Code::AttachmentUnreadable,
+                                        file.name
+                                    ));
+                                } else {
+                                    attachments.push(file);
+                                }
+                            }
+                        }
+                        Err(_) => continue,
+                    }
+                }
+                let names: Vec<&str> = attachments.iter().map(|f| f.name.as_str()).collect();
+                out.line(&if names.is_empty() {
+                    "No files attached to the next task.".to_string()
+                } else {
+                    format!("Attached to the next task: {}.", names.join(", "))
+                });
+            }
             command if command.starts_with('/') => {
                 out.line(&format!("Unknown command {command}. /help lists them."))
             }
             _ => {
                 // The snapshot is taken for a chat's first message only.
-                let task = chat.next_task(line, &settings, || {
+                let mut task = chat.next_task(line, &settings, || {
                     conversation::first_message(
                         line,
                         ws.root(),
@@ -322,6 +363,7 @@ fn repl(shared: &Shared, intro: Option<&str>, json: bool) -> Status {
                         report,
                     )
                 });
+                task.attachments = std::mem::take(&mut attachments);
                 crate::cancel::reset();
                 report.task(task.turn, line);
                 let turn = task.turn;

@@ -93,14 +93,16 @@ pub fn run(args: Args) -> Status {
             task,
             resume,
             until,
+            attach,
             json,
             shared,
-        } => run::run(task.as_deref(), resume, until, json, &shared),
+        } => run::run(task.as_deref(), resume, until, &attach, json, &shared),
         Subcommands::Interactive {
             local,
+            attach,
             json,
             shared,
-        } => interactive::run(&shared, local, json),
+        } => interactive::run(&shared, local, &attach, json),
         Subcommands::Doctor {
             json,
             canary,
@@ -136,7 +138,13 @@ fn mcp(print_config: Option<McpClient>, shared: &Shared) -> Status {
             McpClient::Codex => crate::mcp::Client::Codex,
             McpClient::Cursor => crate::mcp::Client::Cursor,
         };
-        print!("{}", crate::mcp::snippet(client, &shared.as_flags()));
+        // The path of this keyless: a client starts it with its own PATH.
+        let program = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "keyless".to_string());
+        let snippet = crate::mcp::snippet(client, &program, &shared.as_flags());
+        eprintln!("{}", snippet.note);
+        print!("{}", snippet.text);
         return Status::Success;
     }
     match crate::mcp::serve(shared.choices()) {

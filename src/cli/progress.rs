@@ -118,12 +118,27 @@ pub fn print(event: Event) {
         Event::Resumed { reopened } => {
             let how = match reopened {
                 Reopened::Answered => "the reply is on the page: reading it (nothing is resent)",
+                Reopened::Retried => {
+                    "the site's error stood in the reply's place: it was asked to answer again (Retry)"
+                }
                 Reopened::Unsent => "the message had no reply: sending it again",
                 Reopened::Empty => "the chat is gone: going on in a new chat with a summary",
             };
             let _ = writeln!(err, "↻ reopened the saved chat; {how}");
         }
         _ if level == Level::Quiet => {}
+        Event::Attaching { files } => {
+            let names: Vec<String> = files
+                .iter()
+                .map(|f| format!("{} ({}, {} bytes)", shown(&f.name), how(f.how), f.size))
+                .collect();
+            let _ = writeln!(
+                err,
+                "📎 attaching {}: each waits for its chip by name before the message goes",
+                names.join(", ")
+            );
+        }
+        Event::AttachmentSent { .. } => {}
         Event::Finished { summary } => {
             if summary.batches > 0 {
                 let failed = if summary.failed > 0 {
@@ -294,5 +309,14 @@ impl Paint {
 
     fn yellow(&self, text: &str) -> String {
         self.wrap("33", text)
+    }
+}
+
+/// How an attached file goes, in words.
+fn how(how: crate::chat::attach::How) -> &'static str {
+    match how {
+        crate::chat::attach::How::Upload => "upload",
+        crate::chat::attach::How::Inline => "inline in the message",
+        crate::chat::attach::How::Bundle => "in the bundle",
     }
 }

@@ -14,9 +14,41 @@ pub fn run(
     task: Option<&str>,
     resume: bool,
     until: Option<String>,
+    attach: &[std::path::PathBuf],
     json: bool,
     shared: &Shared,
 ) -> Status {
+    // `--attach` takes the words after it up to the next option: a task written after the files
+    // is taken for one. When no task was given and the last "file" is none, it was the task.
+    if let (None, Some((last, files))) = (task, attach.split_last())
+        && !last.exists()
+        && !files.is_empty()
+    {
+        eprintln!(
+            "keyless run: --attach takes every word after it up to the next option, so \"{}\" was read as a file, and there is no such file; if it is the task, give it before --attach: keyless run \"{}\" --attach {}",
+            crate::visible::shown(&last.to_string_lossy()),
+            crate::visible::shown(&last.to_string_lossy()),
+            files
+                .iter()
+                .map(|f| crate::visible::shown(&f.to_string_lossy()).to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        return Status::Usage;
+    }
+    // The person's files are read first: a path that is not a readable file is refused
+    // before anything opens.
+    let attachments =
+        match super::setup::read_attachments("run", attach, shared.workspace.as_deref()) {
+            Ok(files) => files,
+            Err(status) => return status,
+        };
+    if !attachments.is_empty() && task.is_none() {
+        eprintln!(
+            "keyless run: --attach goes with a task's first message; give the task: keyless run \"what to do\" --attach FILE"
+        );
+        return Status::Usage;
+    }
     let mut report = super::report::for_json(json);
     let choices = shared.choices();
     let check = |saved: &Saved| -> Result<(), Status> {
@@ -26,6 +58,12 @@ pub fn run(
                 eprintln!(
                     "keyless run: a turn for another task stopped half-way here (\"{}\"). `keyless run --resume` finishes it; `keyless run --new-chat \"{task}\"` drops it and starts this task in a new chat.",
                     s.task.as_deref().unwrap_or("unknown")
+                );
+                Err(Status::Usage)
+            }
+            (Saved::Interrupted(_), _) if !attachments.is_empty() => {
+                eprintln!(
+                    "keyless run: a turn stopped half-way here; its first message went already, so --attach cannot go with it. `keyless run --resume` finishes it without new files; `keyless run --new-chat \"TASK\" --attach FILE` starts the task again with them."
                 );
                 Err(Status::Usage)
             }
@@ -53,6 +91,7 @@ pub fn run(
         check: &check,
         notice: Some(super::terminal::notice),
         until,
+        attachments: attachments.clone(),
     };
     let person = super::terminal::Terminal::here();
     match task::run(&choices, begin, person, report.as_mut()) {

@@ -7,6 +7,26 @@ use crate::app::report::Report;
 use crate::app::start::{Start, StartError};
 use crate::exit::Status;
 
+/// Reads the person's files for `--attach`/`/attach` (relative paths from the current folder;
+/// `workspace`, default the current folder, is where a symbolic link is never followed); a
+/// path that is not a readable file is said as `keyless COMMAND: CODE: …` with the usage
+/// status, before anything opens.
+pub(super) fn read_attachments(
+    command: &str,
+    paths: &[std::path::PathBuf],
+    workspace: Option<&std::path::Path>,
+) -> Result<Vec<crate::chat::attach::Attachment>, Status> {
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let here = std::env::current_dir().unwrap_or_default();
+    let workspace = here.join(workspace.unwrap_or(&here));
+    crate::chat::attach::read(paths, &here, Some(&workspace)).map_err(|f| {
+        eprintln!("keyless {command}: {}: {}", f.code, f.reason);
+        Status::Usage
+    })
+}
+
 /// Says why `command` could not start; the usage status.
 pub(super) fn refused(command: &str, error: &StartError) -> Status {
     eprintln!("keyless {command}: {error}");

@@ -95,6 +95,22 @@ fn text(report: &Report) -> String {
                     "done-check: {until} (run after @@done; --resume keeps it)\n"
                 ));
             }
+            if !s.attachments.is_empty() {
+                let files: Vec<String> = s
+                    .attachments
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "{} ({} bytes, {}{})",
+                            crate::visible::shown(&a.name),
+                            a.size,
+                            how(a.how),
+                            if a.redacted { ", redacted" } else { "" }
+                        )
+                    })
+                    .collect();
+                out.push_str(&format!("attached to the task: {}\n", files.join(", ")));
+            }
             if let Some(model) = &s.model {
                 match &s.effort {
                     Some(effort) => out.push_str(&format!(
@@ -177,4 +193,13 @@ fn text(report: &Report) -> String {
         ));
     }
     out
+}
+
+/// How an attached file went, in words.
+fn how(how: crate::chat::attach::How) -> &'static str {
+    match how {
+        crate::chat::attach::How::Upload => "uploaded",
+        crate::chat::attach::How::Inline => "inline",
+        crate::chat::attach::How::Bundle => "in a bundle",
+    }
 }

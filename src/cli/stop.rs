@@ -5,11 +5,6 @@
 use crate::exit::Status;
 use crate::visible::shown;
 
-/// Prints why a turn ended and returns the matching exit status.
-pub(super) fn report_stop(stop: crate::turn::Stop, command: &str) -> Status {
-    report_stop_to(&stop, command, Out::Stdout)
-}
-
 /// Where a command's result for people goes: standard output, or standard error when standard
 /// output carries JSON events (`--json`).
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -129,85 +129,222 @@ pub fn shell_program(shell: Option<&str>) -> (String, &'static str) {
 
 /// Runs a prepared command the same way (used for `git push`).
 pub fn run_command(
-    mut command: Command,
+    command: Command,
     cwd: &Path,
     timeout: Duration,
     max_output_chars: usize,
 ) -> std::io::Result<Run> {
-    let (mut reader, writer) = std::io::pipe()?;
-    command
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone()?)
-        .stderr(writer)
-        .envs(NON_INTERACTIVE.iter().copied());
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
+    Started::spawn(command, cwd, max_output_chars, Stdio::null())?.finish(timeout)
+}
+
+/// The line a [`Waiting`] shell reads and runs: the command line, then this mark, which keeps
+/// the line's own last line breaks (a shell's `read` drops the one it stops at).
+const LINE_END: &str = ".";
+
+/// The longest command line a [`Waiting`] shell is handed: with [`LINE_END`], what a pipe
+/// takes in one write (`PIPE_BUF` is 4096 bytes on Linux).
+pub const WAITING_LINE_MOST: usize = 4096 - LINE_END.len();
+
+/// The script of a shell that waits for its command line: it reads the line from its standard
+/// input to the end, then becomes `$0 $1 LINE` (the shell and its flag, as a command runs
+/// directly) with standard input closed. Nothing read (keyless gone): it ends, running nothing.
+/// Its two variables ([`WAITING_NAMES`]) are kept out of the world's environment, so the
+/// command's environment is what it would be without the waiting shell.
+pub const WAITING_SCRIPT: &str = "KEYLESS_WAIT_TEXT=; while IFS= read -r KEYLESS_WAIT_LINE; do KEYLESS_WAIT_TEXT=\"$KEYLESS_WAIT_TEXT$KEYLESS_WAIT_LINE\n\"; done; KEYLESS_WAIT_TEXT=\"$KEYLESS_WAIT_TEXT$KEYLESS_WAIT_LINE\"; [ -n \"$KEYLESS_WAIT_TEXT\" ] || exit 125; exec \"$0\" \"$1\" \"${KEYLESS_WAIT_TEXT%?}\" </dev/null";
+
+/// The waiting shell's variables: never in the environment a world is given.
+pub const WAITING_NAMES: &[&str] = &["KEYLESS_WAIT_TEXT", "KEYLESS_WAIT_LINE"];
+
+/// A process started for a command not yet given: a world built ahead, whose waiting shell
+/// ([`WAITING_SCRIPT`]) is handed the command line by [`Waiting::go`]. Dropped unused, it is
+/// ended with its whole group.
+pub struct Waiting {
+    started: Option<Started>,
+    line: Option<std::process::ChildStdin>,
+}
+
+impl Waiting {
+    /// Starts `command` (whose program is the waiting shell) in `cwd`.
+    pub fn spawn(
+        command: Command,
+        cwd: &Path,
+        max_output_chars: usize,
+    ) -> std::io::Result<Waiting> {
+        let mut started = Started::spawn(command, cwd, max_output_chars, Stdio::piped())?;
+        let line = started.child.stdin.take();
+        Ok(Waiting {
+            started: Some(started),
+            line,
+        })
     }
-    let started = Instant::now();
-    let mut child = command.spawn()?;
-    // The command's own copies of the pipe's write end live in the child; ours are gone with
-    // `command`, so the reader sees end-of-file once every process holding it has exited.
-    drop(command);
-    let pid = child.id();
-    let capture = Arc::new(Mutex::new(Capture::new(max_output_chars)));
-    let (done_tx, done_rx) = mpsc::channel();
-    let shared = Arc::clone(&capture);
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            match reader.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if let Ok(mut c) = shared.lock() {
-                        c.push(&buf[..n]);
+
+    /// Whether it still waits (it ends early only when something went wrong in it).
+    pub fn waits(&mut self) -> bool {
+        match &mut self.started {
+            Some(started) => matches!(started.child.try_wait(), Ok(None)) && self.line.is_some(),
+            None => false,
+        }
+    }
+
+    /// Hands the shell its command line (at most [`WAITING_LINE_MOST`] bytes); the command's
+    /// time starts now. The line goes in one write the pipe takes whole or not at all: the
+    /// shell never runs a part of it.
+    pub fn go(mut self, line: &str) -> std::io::Result<Started> {
+        use std::io::Write;
+        if line.len() > WAITING_LINE_MOST {
+            return Err(std::io::Error::other(
+                "the command line is too long to hand over",
+            ));
+        }
+        // A shell's `read` drops a NUL where starting a program with it fails: such a line
+        // goes to a world of its own, which refuses it as before.
+        if line.contains('\0') {
+            return Err(std::io::Error::other("the command line holds a NUL"));
+        }
+        let mut pipe = self
+            .line
+            .take()
+            .ok_or_else(|| std::io::Error::other("no pipe"))?;
+        let mut started = self
+            .started
+            .take()
+            .ok_or_else(|| std::io::Error::other("gone"))?;
+        let whole = format!("{line}{LINE_END}");
+        match pipe.write(whole.as_bytes()) {
+            Ok(n) if n == whole.len() => {}
+            other => {
+                // Ended before its input closes: it reads nothing it could run.
+                kill_group(started.pid, Duration::ZERO);
+                let _ = started.child.wait();
+                drop(pipe);
+                return Err(other
+                    .err()
+                    .unwrap_or_else(|| std::io::Error::other("short write")));
+            }
+        }
+        drop(pipe);
+        started.started = Instant::now();
+        Ok(started)
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.line = None;
+        if let Some(mut started) = self.started.take() {
+            kill_group(started.pid, Duration::ZERO);
+            let _ = started.child.wait();
+        }
+    }
+}
+
+/// A command started, its output read as it comes.
+pub struct Started {
+    child: std::process::Child,
+    pid: u32,
+    capture: Arc<Mutex<Capture>>,
+    done: mpsc::Receiver<()>,
+    started: Instant,
+    max_output_chars: usize,
+}
+
+impl Started {
+    fn spawn(
+        mut command: Command,
+        cwd: &Path,
+        max_output_chars: usize,
+        stdin: Stdio,
+    ) -> std::io::Result<Started> {
+        let (mut reader, writer) = std::io::pipe()?;
+        command
+            .current_dir(cwd)
+            .stdin(stdin)
+            .stdout(writer.try_clone()?)
+            .stderr(writer)
+            .envs(NON_INTERACTIVE.iter().copied());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        let started = Instant::now();
+        let child = command.spawn()?;
+        // The command's own copies of the pipe's write end live in the child; ours are gone
+        // with `command`, so the reader sees end-of-file once every process holding it has
+        // exited.
+        drop(command);
+        let pid = child.id();
+        let capture = Arc::new(Mutex::new(Capture::new(max_output_chars)));
+        let (done_tx, done) = mpsc::channel();
+        let shared = Arc::clone(&capture);
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; CHUNK];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if let Ok(mut c) = shared.lock() {
+                            c.push(&buf[..n]);
+                        }
                     }
                 }
             }
-        }
-        let _ = done_tx.send(());
-    });
-    let mut timed_out = false;
-    let mut cancelled = false;
-    let exit = Exit::watch(pid);
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if started.elapsed() >= timeout {
-            timed_out = true;
-        } else if crate::cancel::requested() {
-            cancelled = true;
-        }
-        if timed_out || cancelled {
-            kill_group(pid, TERM_GRACE);
-            break child.wait()?;
-        }
-        exit.wait(if started.elapsed() < QUICK {
-            FIRST_POLL
-        } else {
-            POLL
+            let _ = done_tx.send(());
         });
-    };
-    let duration = started.elapsed();
-    // Whatever the command left running in its group (background jobs, grandchildren holding
-    // the output pipe) ends with it.
-    kill_group(pid, Duration::ZERO);
-    let _ = done_rx.recv_timeout(DRAIN);
-    let (output, output_bytes) = match capture.lock() {
-        Ok(c) => (c.render(max_output_chars), c.total()),
-        Err(_) => (String::new(), 0),
-    };
-    Ok(Run {
-        code: status.code(),
-        duration,
-        output,
-        output_bytes,
-        timed_out,
-        cancelled,
-    })
+        Ok(Started {
+            child,
+            pid,
+            capture,
+            done,
+            started,
+            max_output_chars,
+        })
+    }
+
+    /// Waits for the command's end, at most `timeout` from its start (or until Ctrl+C), and
+    /// ends what it left running in its group.
+    pub fn finish(mut self, timeout: Duration) -> std::io::Result<Run> {
+        let (pid, started) = (self.pid, self.started);
+        let mut timed_out = false;
+        let mut cancelled = false;
+        let exit = Exit::watch(pid);
+        let status = loop {
+            if let Some(status) = self.child.try_wait()? {
+                break status;
+            }
+            if started.elapsed() >= timeout {
+                timed_out = true;
+            } else if crate::cancel::requested() {
+                cancelled = true;
+            }
+            if timed_out || cancelled {
+                kill_group(pid, TERM_GRACE);
+                break self.child.wait()?;
+            }
+            exit.wait(if started.elapsed() < QUICK {
+                FIRST_POLL
+            } else {
+                POLL
+            });
+        };
+        let duration = started.elapsed();
+        // Whatever the command left running in its group (background jobs, grandchildren
+        // holding the output pipe) ends with it.
+        kill_group(pid, Duration::ZERO);
+        let _ = self.done.recv_timeout(DRAIN);
+        let (output, output_bytes) = match self.capture.lock() {
+            Ok(c) => (c.render(self.max_output_chars), c.total()),
+            Err(_) => (String::new(), 0),
+        };
+        Ok(Run {
+            code: status.code(),
+            duration,
+            output,
+            output_bytes,
+            timed_out,
+            cancelled,
+        })
+    }
 }
 
 /// Waiting for a child's end: on Linux a pidfd, which wakes the runner the moment the child

@@ -12,14 +12,14 @@
 mod report;
 mod snippets;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, Implementation, RequestMetaObject, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::ElicitationMode;
+use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::{
     ErrorData, Peer, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
 };
@@ -46,13 +46,27 @@ pub fn serve(base: Choices) -> Result<(), String> {
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;
-        server
-            .waiting()
-            .await
-            .map_err(|e| format!("the MCP session ended badly: {e}"))?;
+        let ended = server.waiting().await;
+        // The client is gone: the calls still running stop as at a Ctrl+C (their sessions kept,
+        // to resume), and the browser goes with the server.
+        crate::cancel::request();
+        let given_up = std::time::Instant::now() + LAST_CALLS;
+        while RUNNING.load(std::sync::atomic::Ordering::SeqCst) > 0
+            && std::time::Instant::now() < given_up
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        crate::cancel::end_groups();
+        ended.map_err(|e| format!("the MCP session ended badly: {e}"))?;
         Ok(())
     })
 }
+
+/// How long the calls still running when the client goes get to stop and save their sessions.
+const LAST_CALLS: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// How many calls run now, on threads of their own.
+static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Who approves commands, as a tool's argument spells it.
 #[derive(Clone, Copy, Debug, Deserialize, schemars::JsonSchema)]
@@ -95,6 +109,20 @@ struct RunTask {
     /// A done-check: a command line run in the sandbox after the model's @@done; when it
     /// fails, its output goes back to the model and the work goes on (e.g. "cargo test").
     until: Option<String>,
+    /// The model to choose in the site's picker (read back before anything is sent).
+    model: Option<String>,
+    /// The reasoning effort to choose there.
+    effort: Option<String>,
+    /// A reply from another model than the one chosen is a warning, not a stop.
+    #[serde(default)]
+    allow_fallback: bool,
+    /// Run the task in the site's temporary chat (its history is not kept).
+    #[serde(default)]
+    temporary: bool,
+    /// Files to send with the task's first message (absolute paths, the caller's own files;
+    /// text files are sent with their secrets redacted).
+    #[serde(default)]
+    attach: Vec<PathBuf>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -110,6 +138,10 @@ struct Consult {
     site: Option<String>,
     /// The chat page to open instead of the site's.
     url: Option<String>,
+    /// The model to choose in the site's picker (read back before the question is sent).
+    model: Option<String>,
+    /// The reasoning effort to choose there.
+    effort: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -164,7 +196,16 @@ impl Server {
         Parameters(args): Parameters<RunTask>,
         meta: RequestMetaObject,
         peer: Peer<RoleServer>,
+        call: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        if args.task.trim().is_empty() {
+            return Ok(failed(
+                "keyless mcp: the task is empty; say what the model should do",
+            ));
+        }
+        if let Some(refused) = relative(Some(&args.workspace)) {
+            return Ok(refused);
+        }
         let mut choices = self.choices(Some(args.workspace), args.site, args.url);
         if let Some(mode) = args.mode {
             choices.mode = Some(match mode {
@@ -181,6 +222,29 @@ impl Server {
             });
         }
         choices.new_chat = choices.new_chat || args.new_chat;
+        choices.wanted.model = args.model.or(choices.wanted.model);
+        choices.wanted.effort = args.effort.or(choices.wanted.effort);
+        choices.wanted.allow_fallback |= args.allow_fallback;
+        choices.wanted.temporary |= args.temporary;
+        // The caller's files, read before anything opens (a missing one is refused here); the
+        // server's current folder is not the caller's, so only absolute paths are taken.
+        if let Some(relative) = args.attach.iter().find(|p| p.is_relative()) {
+            return Ok(failed(&format!(
+                "keyless mcp: attach takes absolute paths, and {} is relative",
+                relative.display()
+            )));
+        }
+        let workspace = choices.workspace_or_here();
+        let attachments =
+            match crate::chat::attach::read(&args.attach, Path::new("/"), Some(&workspace)) {
+                Ok(files) => files,
+                Err(failure) => {
+                    return Ok(failed(&format!(
+                        "keyless mcp: {}: {}",
+                        failure.code, failure.reason
+                    )));
+                }
+            };
         let can_ask = peer
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Form);
@@ -195,13 +259,20 @@ impl Server {
         };
         let task_text = args.task;
         let until = args.until;
-        let outcome = on_a_thread(move || {
+        let outcome = on_a_thread(&call, move || {
             let mut progress = report::Progress {
                 events,
                 warnings: Vec::new(),
             };
             let why_not = std::cell::RefCell::new(None);
+            let has_files = !attachments.is_empty();
             let check = |saved: &Saved| match saved {
+                Saved::Interrupted(_) if has_files => {
+                    *why_not.borrow_mut() = Some(
+                        "a turn stopped half-way in this workspace and its first message went already, so files cannot go with it; finish it without attach, or give new_chat: true to start the task again with them".to_string(),
+                    );
+                    Err(Status::Usage)
+                }
                 Saved::Interrupted(s) if s.task.as_deref() != Some(task_text.as_str()) => {
                     *why_not.borrow_mut() = Some(format!(
                         "a turn for another task stopped half-way in this workspace (\"{}\"); finish it with `keyless run --resume` or give new_chat: true to drop it",
@@ -217,6 +288,7 @@ impl Server {
                 check: &check,
                 notice: None,
                 until,
+                attachments,
             };
             let done = task::run(&choices, begin, client, &mut progress);
             let why_not = why_not.borrow_mut().take();
@@ -240,11 +312,17 @@ impl Server {
     async fn consult(
         &self,
         Parameters(args): Parameters<Consult>,
+        call: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        if let Some(refused) = relative(args.workspace.as_deref()) {
+            return Ok(refused);
+        }
         let mut choices = self.choices(args.workspace, args.site, args.url);
         // A question is its own conversation, never a task's chat.
         choices.new_chat = true;
-        let outcome = on_a_thread(move || {
+        choices.wanted.model = args.model.or(choices.wanted.model);
+        choices.wanted.effort = args.effort.or(choices.wanted.effort);
+        let outcome = on_a_thread(&call, move || {
             let mut report = Quiet;
             crate::app::consult::consult(&choices, &args.question, &args.files, &mut report)
         })
@@ -261,9 +339,13 @@ impl Server {
     async fn status(
         &self,
         Parameters(args): Parameters<InWorkspace>,
+        call: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        if let Some(refused) = relative(Some(&args.workspace)) {
+            return Ok(refused);
+        }
         let choices = self.choices(Some(args.workspace), None, None);
-        let outcome = on_a_thread(move || -> Result<Value, String> {
+        let outcome = on_a_thread(&call, move || -> Result<Value, String> {
             let config = choices.load_config().map_err(|e| e.to_string())?;
             let ws = crate::workspace::Workspace::open(&choices.workspace_or_here())
                 .map_err(|f| f.reason)?;
@@ -283,9 +365,13 @@ impl Server {
     async fn undo(
         &self,
         Parameters(args): Parameters<InWorkspace>,
+        call: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
+        if let Some(refused) = relative(Some(&args.workspace)) {
+            return Ok(refused);
+        }
         let choices = self.choices(Some(args.workspace), None, None);
-        let outcome = on_a_thread(move || -> Result<Value, String> {
+        let outcome = on_a_thread(&call, move || -> Result<Value, String> {
             let config = choices.load_config().map_err(|e| e.to_string())?;
             let (ws, _claim) =
                 crate::app::start::open_workspace(&choices, &config).map_err(|e| e.to_string())?;
@@ -328,17 +414,41 @@ impl ServerHandler for Server {
 }
 
 /// Runs `work` on a thread of its own (the chat driver and the turn block, and the driver has
-/// a runtime of its own), and waits for it without holding up the server.
+/// a runtime of its own), and waits for it without holding up the server; the client's cancellation of the call (or its going away)
+/// asks it to stop, as Ctrl+C asks a run (`cancel.rs`): what runs stops, the session is kept.
 async fn on_a_thread<T: Send + 'static>(
+    call: &RequestContext<RoleServer>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ErrorData> {
     let (sender, receiver) = tokio::sync::oneshot::channel();
-    std::thread::spawn(move || {
-        let _ = sender.send(work());
+    let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let told = std::sync::Arc::clone(&cancelled);
+    let token = call.ct.clone();
+    let watch = tokio::spawn(async move {
+        token.cancelled().await;
+        told.store(true, std::sync::atomic::Ordering::SeqCst);
     });
-    receiver
+    RUNNING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    std::thread::spawn(move || {
+        crate::cancel::for_this_thread(cancelled);
+        let _ = sender.send(work());
+        RUNNING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    let answered = receiver
         .await
-        .map_err(|_| ErrorData::internal_error("the call's thread ended without a result", None))
+        .map_err(|_| ErrorData::internal_error("the call's thread ended without a result", None));
+    watch.abort();
+    answered
+}
+
+/// A workspace given as a relative path, refused: the server's current folder is not the
+/// caller's, so it would name another folder.
+fn relative(workspace: Option<&Path>) -> Option<CallToolResult> {
+    let workspace = workspace.filter(|w| w.is_relative())?;
+    Some(failed(&format!(
+        "keyless mcp: the workspace must be an absolute path, and {} is relative (the server's current folder is not the caller's)",
+        workspace.display()
+    )))
 }
 
 /// A failed call's result: the reason, in words.
@@ -355,15 +465,9 @@ fn task_result(done: &task::Done, refused: &[String], warnings: &[String]) -> Ca
         map.remove("type");
         map.insert(
             "summary".into(),
-            match &done.summary {
-                Some(s) => json!({
-                    "batches": s.batches,
-                    "ok": s.ok,
-                    "failed": s.failed,
-                    "changed": s.changed,
-                }),
-                None => Value::Null,
-            },
+            done.summary
+                .as_ref()
+                .map_or(Value::Null, crate::app::events::summary_json),
         );
         let files: Vec<Value> = done
             .changes

@@ -89,6 +89,15 @@ pub enum Event<'a> {
         problems: usize,
         retries_left: usize,
     },
+    /// The person's files are handed to the page (each is waited for by its chip) or written
+    /// into the message, before it is sent.
+    Attaching {
+        files: &'a [crate::chat::attach::Sent],
+    },
+    /// A file of the person's went with the task's first message.
+    AttachmentSent {
+        file: &'a crate::chat::attach::Sent,
+    },
     Executed {
         report: &'a batch::Report,
     },
@@ -122,6 +131,9 @@ pub struct Task {
     pub first: String,
     /// The turn's number in its chat (results say `turn=N`), from 1.
     pub turn: u64,
+    /// The person's files for the first message (`--attach`, `/attach`): never anything the
+    /// model named.
+    pub attachments: Vec<crate::chat::attach::Attachment>,
 }
 
 impl From<&str> for Task {
@@ -132,6 +144,7 @@ impl From<&str> for Task {
             rules: task.to_string(),
             first: task.to_string(),
             turn: 1,
+            attachments: Vec::new(),
         }
     }
 }
@@ -181,6 +194,8 @@ struct Turn<'w> {
     summary: Summary,
     /// How the offline backoff waits (`std::thread::sleep`; the unit tests only note the wait).
     sleep: fn(Duration),
+    /// The person's files, until the task's first message takes them.
+    attachments: Vec<crate::chat::attach::Attachment>,
 }
 
 /// What a turn did (in this run of keyless), shown when it ends.
@@ -222,6 +237,7 @@ impl<'w> Turn<'w> {
             limit_waits: 0,
             summary: Summary::default(),
             sleep: std::thread::sleep,
+            attachments: Vec::new(),
         }
     }
 
@@ -243,7 +259,9 @@ impl<'w> Turn<'w> {
             message: task.first,
             kind: MessageKind::Task,
         };
-        (Turn::new(session, ws, settings), next)
+        let mut turn = Turn::new(session, ws, settings);
+        turn.attachments = task.attachments;
+        (turn, next)
     }
 
     /// Ends the turn: the session says what is left to resume, the transcript why, and the
@@ -269,6 +287,20 @@ impl<'w> Turn<'w> {
     }
 
     fn drive(
+        self,
+        next: Next,
+        driver: &mut dyn ChatDriver,
+        host: &mut dyn Host,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Stop {
+        let stop = self.carry_on(next, driver, host, on_event);
+        // A world built ahead holds its placeholders in the workspace (an empty `keyless.json`
+        // where there is none): nothing of it stays once the turn is over.
+        host.runner().rest();
+        stop
+    }
+
+    fn carry_on(
         mut self,
         mut next: Next,
         driver: &mut dyn ChatDriver,
@@ -313,10 +345,17 @@ impl<'w> Turn<'w> {
                     } else {
                         message
                     };
-                    self.send(&message, kind, driver, on_event)
-                        .and_then(|()| self.wait(driver, on_event))
+                    self.send(&message, kind, driver, on_event).and_then(|()| {
+                        // The model answers now: the next command's world is built meanwhile
+                        // (where it needs no placeholder: the person may commit meanwhile).
+                        host.runner().prepare(settings.mode, false);
+                        self.wait(driver, on_event)
+                    })
                 }
-                Next::Wait => self.wait(driver, on_event),
+                Next::Wait => {
+                    host.runner().prepare(settings.mode, false);
+                    self.wait(driver, on_event)
+                }
             };
             let reply = match outcome {
                 Ok(reply) => reply,
@@ -411,6 +450,42 @@ impl<'w> Turn<'w> {
         on_event: &mut dyn FnMut(Event),
     ) -> Result<(), Failure> {
         let what = kind.name();
+        // A task message sent again (a retry, a resume that did not find it in the chat) whose
+        // files were handed to the page for the first try: the page holds them no more, and a
+        // task is never sent without the files the person gave it.
+        let again = matches!(&self.session.in_flight,
+            InFlight::Sending { message: m, kind: MessageKind::Task } if m == message);
+        if kind == MessageKind::Task
+            && again
+            && self.attachments.is_empty()
+            && let Some(file) = self
+                .session
+                .attachments
+                .iter()
+                .find(|f| f.how != crate::chat::attach::How::Inline)
+        {
+            return Err(Failure::new(
+                Code::AttachmentNotConfirmed,
+                format!(
+                    "the task's message must be sent again, but its files ({} among them) went to the page with the first try only, and keyless never sends the task without them; start it again with the files: keyless run --new-chat \"TASK\" --attach FILE…",
+                    crate::visible::shown(&file.name)
+                ),
+            ));
+        }
+        // The person's files go with the task's first message only, once.
+        let with_files;
+        let mut files_sent = Vec::new();
+        let message = if kind == MessageKind::Task && !self.attachments.is_empty() {
+            let files = std::mem::take(&mut self.attachments);
+            let plan = self.plan_files(&files, driver)?;
+            on_event(Event::Attaching { files: &plan.sent });
+            driver.attach_next(plan.uploads)?;
+            files_sent = plan.sent;
+            with_files = format!("{message}{}", plan.inline);
+            with_files.as_str()
+        } else {
+            message
+        };
         // The last door out: whatever the message holds (results, a snapshot, an echo of the
         // reply in a format error), no secret passes it, nor reaches the transcript.
         let redacted;
@@ -431,18 +506,31 @@ impl<'w> Turn<'w> {
             kind,
         };
         self.session.chat_url = driver.chat_url().or(self.session.chat_url.take());
+        if !files_sent.is_empty() {
+            self.session.attachments.clone_from(&files_sent);
+        }
         self.recorder.session(&self.session);
         self.recorder
             .entry("sent", serde_json::json!({ "what": what, "text": message }));
         tracing::info!(what, chars = message.chars().count(), "sending");
         let sent = driver.send(message);
-        for warning in driver.take_warnings() {
-            self.recorder.entry(
-                "warning",
-                serde_json::json!({ "code": warning.code, "reason": warning.reason }),
-            );
-            on_event(Event::Warning(warning));
+        match &sent {
+            Ok(()) => {
+                for file in &files_sent {
+                    self.recorder.entry("attachment", serde_json::json!(file));
+                    on_event(Event::AttachmentSent { file });
+                }
+            }
+            // The files stopped the message before it went: there is nothing to resume, the
+            // person runs the task again with other files.
+            Err(failure) if !files_sent.is_empty() && is_attachment(failure.code) => {
+                self.session.in_flight = InFlight::Idle;
+                self.session.attachments.clear();
+                self.recorder.session(&self.session);
+            }
+            Err(_) => {}
         }
+        self.tell_warnings(driver, on_event);
         // A new chat gets its own address with its first message.
         if let (true, Some(url)) = (sent.is_ok(), driver.chat_url())
             && self.session.chat_url.as_deref() != Some(url.as_str())
@@ -453,12 +541,43 @@ impl<'w> Turn<'w> {
         sent
     }
 
+    /// How the person's `files` go on the page the driver shows now, text redacted.
+    fn plan_files(
+        &self,
+        files: &[crate::chat::attach::Attachment],
+        driver: &mut dyn ChatDriver,
+    ) -> Result<crate::chat::attach::Plan, Failure> {
+        let takes = driver.takes_files()?;
+        let redact = |text: &str| match &self.settings.redactor {
+            Some(redactor) => redactor.redact(text).text,
+            None => text.to_string(),
+        };
+        crate::chat::attach::plan(files, takes, &redact)
+    }
+
+    /// Waits for the reply. What the driver warned of while it waited (a reply from another
+    /// model under `--allow-fallback`) is told now, before anything of that reply runs: the
+    /// last reply of a task has no send after it to carry the warning.
     fn wait(
         &mut self,
         driver: &mut dyn ChatDriver,
         on_event: &mut dyn FnMut(Event),
     ) -> Result<Reply, Failure> {
-        driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars }))
+        let reply = driver.wait_reply(&mut |chars| on_event(Event::Receiving { chars }));
+        self.tell_warnings(driver, on_event);
+        reply
+    }
+
+    /// The driver's warnings not yet taken, into the transcript (with their code) and out as
+    /// events.
+    fn tell_warnings(&mut self, driver: &mut dyn ChatDriver, on_event: &mut dyn FnMut(Event)) {
+        for warning in driver.take_warnings() {
+            self.recorder.entry(
+                "warning",
+                serde_json::json!({ "code": warning.code, "reason": warning.reason }),
+            );
+            on_event(Event::Warning(warning));
+        }
     }
 
     /// What to do after a failed send or wait: the next step, or the stop.
@@ -472,6 +591,15 @@ impl<'w> Turn<'w> {
             InFlight::Sending { message, kind } => (message.clone(), *kind),
             _ => (String::new(), MessageKind::Message),
         };
+        // The chat's address asked again now: a new chat may get it only once its reply
+        // begins (after the send returned), and a wall the page went to within moments of the
+        // send hid it then. A stop keeps it for `--resume`; a wall's address is never taken.
+        if let Some(url) = driver.chat_url()
+            && self.session.chat_url.as_deref() != Some(url.as_str())
+        {
+            self.session.chat_url = Some(url);
+            self.recorder.session(&self.session);
+        }
         match failure.code {
             // The chat is full: a new chat gets the rules, what was done, and the message due.
             Code::ChatExhausted if self.new_chats < MAX_NEW_CHATS => {
@@ -504,11 +632,6 @@ impl<'w> Turn<'w> {
                 Ok(self.again(due, kind, driver))
             }
             code if is_trouble(code) => {
-                // Asked again now the trouble shows: a wall the page went to within moments of
-                // the send hid the chat's address then, and the tab's history tells it now.
-                if let Some(url) = driver.chat_url() {
-                    self.session.chat_url = Some(url);
-                }
                 self.session.trouble = Some(record::Trouble {
                     code: code.code().to_string(),
                     words: failure
@@ -601,6 +724,11 @@ impl<'w> Turn<'w> {
                     .entry("held", serde_json::json!({ "what": kind.name() }));
                 Next::Wait
             }
+            Ok(Reopened::Retried) => {
+                self.recorder
+                    .entry("retried", serde_json::json!({ "what": kind.name() }));
+                Next::Wait
+            }
             _ => Next::Send { message: due, kind },
         }
     }
@@ -665,3 +793,11 @@ fn now_unix() -> u64 {
 
 #[cfg(test)]
 mod tests;
+
+/// The codes of files that stopped a message before it went.
+fn is_attachment(code: Code) -> bool {
+    matches!(
+        code,
+        Code::AttachmentNotSupported | Code::AttachmentRefused | Code::AttachmentNotConfirmed
+    )
+}

@@ -42,6 +42,10 @@ pub struct Session {
     /// The effort keyless chose and read back for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effort: Option<String>,
+    /// The person's files that went (or were going) with the task's first message: a resumed
+    /// turn never hands them to the page again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<crate::chat::attach::Sent>,
 }
 
 /// The chat site's trouble as a turn met it: facts, for `keyless status` and `--resume`.

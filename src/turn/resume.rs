@@ -93,7 +93,9 @@ pub fn resume(
                 }
             }
         }
-        InFlight::Sending { .. } if reopened == Reopened::Answered => Next::Wait,
+        InFlight::Sending { .. } if matches!(reopened, Reopened::Answered | Reopened::Retried) => {
+            Next::Wait
+        }
         InFlight::Sending { message, kind } => Next::Send { message, kind },
         InFlight::Idle => {
             let done = Stop::Done {

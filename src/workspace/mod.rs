@@ -19,6 +19,7 @@ pub(crate) mod instructions;
 mod nofollow;
 pub(crate) mod ops;
 mod place;
+mod reach;
 mod resolve;
 pub(crate) mod settle;
 pub(crate) mod text;
@@ -32,7 +33,8 @@ use cap_std::fs::{Dir, Metadata};
 
 use crate::catalog::{Code, Failure};
 pub use place::{NotOpened, Place, Replace};
-pub use resolve::{OffLimits, Reach, Refused};
+pub use reach::{Reach, Refused};
+pub use resolve::OffLimits;
 
 /// keyless's own folder at the workspace root: sessions, backups, transcripts.
 pub const AGENT_DIR: &str = ".agent";

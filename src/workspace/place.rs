@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cap_std::fs::{Dir, File, Metadata, OpenOptions, Permissions};
 
 use super::nofollow;
-use super::resolve::{Reach, Refused, enterable};
+use super::reach::{Reach, Refused, enterable};
 use crate::catalog::{Code, Failure};
 
 /// Distinguishes temporary files written by one process.

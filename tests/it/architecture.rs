@@ -384,7 +384,8 @@ fn only_the_workspace_builds_paths_into_the_agent_folder() {
 }
 
 /// Only the resolver touches the workspace's directory handle (`src/workspace/resolve.rs`, the
-/// place it walked to in `place.rs`, their system calls in `nofollow.rs`, the handle opened in
+/// place it walked to in `place.rs`, the question `reach.rs` asks of an open folder, their
+/// system calls in `nofollow.rs`, the handle opened in
 /// `mod.rs`): no other code names a `cap_std` directory or file, so every path keyless opens in
 /// the workspace is walked without following a link, and refused when protected or hidden.
 #[test]
@@ -392,6 +393,7 @@ fn only_the_resolver_opens_workspace_files() {
     const RESOLVER: &[&str] = &[
         "src/workspace/mod.rs",
         "src/workspace/resolve.rs",
+        "src/workspace/reach.rs",
         "src/workspace/place.rs",
         "src/workspace/nofollow.rs",
     ];
@@ -592,4 +594,94 @@ fn a_module_is_public_only_when_something_outside_the_library_uses_it() {
         "public modules nothing outside the library uses (make them pub(crate)):\n{}",
         unused.join("\n")
     );
+}
+
+/// The error types named as `Result`s' errors in `code`: the second argument of every
+/// `Result<…, …>` (generics balanced, spaces ignored).
+fn result_errors(code: &str) -> Vec<String> {
+    let compact: String = code.split_whitespace().collect();
+    let mut out = Vec::new();
+    for (at, _) in compact.match_indices("Result<") {
+        let (mut depth, mut comma, mut end) = (0usize, None, None);
+        for (i, c) in compact[at + "Result".len()..].char_indices() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                '>' | ')' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                ',' if depth == 1 => comma = comma.or(Some(i)),
+                _ => {}
+            }
+        }
+        if let (Some(comma), Some(end)) = (comma, end) {
+            let inner = &compact[at + "Result".len()..];
+            out.push(inner[comma + 1..end].to_string());
+        }
+    }
+    out
+}
+
+/// The sandbox and the chat driver keep their errors typed (ARCHITECTURE.md): each room has one
+/// error enum that keeps its cause as its `source()` (`exec/sandbox/error.rs`,
+/// `chat/cdp/error.rs`); no `Result` there has text for its error, no error is flattened into
+/// text on its way out, and the browser's own words are read in one place only, where its error
+/// becomes the room's.
+#[test]
+fn the_sandbox_and_the_driver_keep_their_errors_typed() {
+    let rooms = [
+        ("src/exec/sandbox", "SandboxError"),
+        ("src/chat/cdp", "DriverError"),
+    ];
+    let mut found = Vec::new();
+    for (room, error) in rooms {
+        let home = format!("{room}/error.rs");
+        let defined = fs::read_to_string(&home).unwrap_or_default();
+        assert!(
+            defined.contains(&format!("pub enum {error} {{"))
+                && defined.contains(&format!("impl std::error::Error for {error} {{"))
+                && defined.contains("fn source(&self)"),
+            "{home} defines no {error} enum with its source"
+        );
+        for (path, text) in sources().into_iter().filter(|(p, _)| p.starts_with(room)) {
+            let code = code_only(&text);
+            for wrong in result_errors(&code).into_iter().filter(|e| {
+                ["String", "&str", "&'staticstr", "Box<dynstd::error::Error>"].contains(&e.as_str())
+            }) {
+                found.push(format!(
+                    "{}: a Result whose error is {wrong}",
+                    path.display()
+                ));
+            }
+            let compact: String = code.split_whitespace().collect();
+            for flattened in [
+                "map_err(|e|e.to_string())",
+                "map_err(|e|format!(",
+                "io::Error::other(format!(",
+            ] {
+                if compact.contains(flattened) {
+                    found.push(format!(
+                        "{}: an error flattened ({flattened})",
+                        path.display()
+                    ));
+                }
+            }
+            if compact.contains(".message.") && path != Path::new(&home) {
+                found.push(format!(
+                    "{}: the browser's words read outside {home}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(found.is_empty(), "untyped errors:\n{}", found.join("\n"));
+}
+
+#[test]
+fn result_errors_are_found_through_generics_and_lines() {
+    let code = "fn a() -> Result<Vec<(u8, String)>,\n  String> {}\nfn b() -> io::Result<()> {}\nlet c: Result<&'static Kept, SandboxError>;";
+    assert_eq!(result_errors(code), ["String", "SandboxError"]);
 }

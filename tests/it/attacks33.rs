@@ -14,13 +14,13 @@
 //!
 //! keyless runs headless in a tab of the test binary's shared browser, with the chat's parts in
 //! `tests/attacks33/selectors.json` (no picker keys unless a test adds them) or with `--url`
-//! alone. Each test asserts what the issue asks. Of what keyless got wrong when this was
-//! written, loose names choosing another model ("gpt-5" → "GPT-5 mini", "GPT-5.5 Thinking") and
-//! so ChatGPT's fallback GPT-5 → GPT-5 mini going unseen on the reply and in the picker are fixed
-//! and tested here; the rest (an effort behind a submenu; rows and options holding a description,
-//! Claude's and Gemini's, neither found by shape nor read back by their title, so a locked one
-//! is refused as another model rather than as locked; a native `<select>`; no coded warning
-//! under `--allow-fallback`) wait, as failing tests, on the branch `attack33` (issue 33's note).
+//! alone. Each test asserts what the issue asks. What keyless got wrong when this was written
+//! is fixed and tested here, none skipped: loose names choosing another model ("gpt-5" → "GPT-5
+//! mini", "GPT-5.5 Thinking") and so ChatGPT's fallback GPT-5 → GPT-5 mini going unseen on the
+//! reply and in the picker; an effort behind a submenu row; rows and options holding a
+//! description line and a badge (Claude's, Gemini's), now found by shape and named by their
+//! title, so a locked one is refused as locked; a native `<select>`; and no coded warning under
+//! `--allow-fallback` when the fallback answered the last reply.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -59,6 +59,34 @@ fn gpt_models(picker: &str) -> Value {
         "efforts": ["Light", "Standard", "Heavy"],
         "effort": "Standard",
         "reply_tag": "slug"
+    })
+}
+
+/// Claude-like rows: a title, a description line, a badge, and Opus locked behind "Upgrade".
+fn claude_rows() -> Value {
+    json!({
+        "picker": "rows",
+        "models": [
+            {"label": "Haiku 4.5", "desc": "Fastest for quick answers"},
+            {"label": "Sonnet 4.5", "desc": "Smart, efficient model for everyday use"},
+            {"label": "Opus 4.5", "desc": "Most capable for complex work", "badge": "Max", "locked": true}
+        ],
+        "current": "Haiku 4.5",
+        "reply_tag": "none"
+    })
+}
+
+/// Gemini-like modes in a combobox's listbox, each with a description line.
+fn gemini_listbox() -> Value {
+    json!({
+        "picker": "listbox",
+        "models": [
+            {"label": "Fast", "desc": "Answers quickly"},
+            {"label": "Thinking", "desc": "Solves complex problems"},
+            {"label": "Pro", "desc": "Thinks longer for advanced math and code"}
+        ],
+        "current": "Fast",
+        "reply_tag": "none"
     })
 }
 
@@ -141,6 +169,13 @@ impl Site {
     /// with, and the model that answered.
     fn received(&self) -> Vec<Value> {
         self.lines("received.jsonl")
+    }
+
+    /// Whether the browser ever opened the upgrade page (a locked row or its button clicked).
+    fn upgrade_opened(&self) -> bool {
+        self.lines("visits.jsonl")
+            .iter()
+            .any(|v| v["path"].as_str().unwrap().starts_with("/upgrade"))
     }
 }
 
@@ -366,6 +401,19 @@ fn gpt_5_never_chooses_gpt_5_mini() {
     );
 }
 
+/// ChatGPT's effort sits behind an "Effort" row that opens a submenu.
+#[test]
+fn an_effort_behind_a_submenu_is_chosen_and_read_back() {
+    let site = Site::start(gpt_models("submenu"));
+    let place = Place::new();
+    let out = place.run(
+        &site,
+        &selectors(),
+        &["--model", "gpt-5", "--effort", "heavy"],
+    );
+    assert_finished_with(&place, &site, &out, "GPT-5", Some("Heavy"));
+}
+
 /// After the first message the site quietly answers with another model, saying so only in the
 /// reply's `data-message-model-slug`: the turn stops before that reply runs.
 fn fallback_named_on_the_reply(to: &str, to_slug: &str) {
@@ -460,6 +508,29 @@ fn allow_fallback_goes_on_and_every_record_names_the_model_that_answered() {
     assert!(status.contains("model: o3"), "{status}");
 }
 
+/// `--allow-fallback` makes a fallback a warning, not nothing: the person is told, with its
+/// code, that another model than the one chosen answered.
+#[test]
+fn allow_fallback_still_warns_with_the_code() {
+    let site = Site::start(with(
+        gpt_models("menu"),
+        json!({"downgrade": {"after": 1, "to": "o3", "shows": "slug"}}),
+    ));
+    let place = Place::new();
+    let out = place.run(
+        &site,
+        &selectors(),
+        &["--model", "gpt-5", "--allow-fallback"],
+    );
+    assert_eq!(out.code, Some(0), "{out:#?}");
+    assert!(
+        out.stderr.contains("KA_MODEL_CHANGED"),
+        "no warning: {out:#?}"
+    );
+    let transcript = fs::read_to_string(place.ws().join(".agent/transcript.jsonl")).unwrap();
+    assert!(transcript.contains("KA_MODEL_CHANGED"), "{transcript}");
+}
+
 /// A per-reply byline ("Answered by o3"), named by a `ReplyModel` selector, catches a fallback.
 #[test]
 fn a_byline_named_by_the_selectors_catches_a_fallback() {
@@ -505,6 +576,75 @@ fn a_choice_the_page_takes_back_never_carries_a_message() {
         let file = ["one.txt", "two.txt"][i.min(1)];
         assert!(!place.has(file), "another model's reply ran: {out:#?}");
     }
+}
+
+/// Claude-like rows (title, description, badge) found by their shape: the model is chosen by
+/// its title and named by it.
+#[test]
+fn claude_rows_found_by_shape_choose_by_title() {
+    let site = Site::start(claude_rows());
+    let place = Place::new();
+    let out = place.run(&site, &selectors(), &["--model", "sonnet"]);
+    assert_finished_with_model_only(&site, &out, "Sonnet 4.5");
+}
+
+/// The same rows with the picker named by a selector: read back by the title.
+#[test]
+fn claude_rows_by_selectors_are_read_back_by_title() {
+    let site = Site::start(claude_rows());
+    let place = Place::new();
+    let parts = Parts::Selectors(json!({"ModelPicker": ["button.pill"]}));
+    let out = place.run(&site, &parts, &["--model", "sonnet"]);
+    assert_finished_with_model_only(&site, &out, "Sonnet 4.5");
+}
+
+/// Finished, every message with `model`, and `model_chosen` naming it by its title.
+fn assert_finished_with_model_only(site: &Site, out: &Out, model: &str) {
+    assert_eq!(out.code, Some(0), "{out:#?}");
+    let received = site.received();
+    assert!(!received.is_empty());
+    assert!(
+        received.iter().all(|r| r["model"] == model),
+        "{received:#?}"
+    );
+    let chosen = out.events("model_chosen");
+    assert_eq!(chosen.len(), 1, "{out:#?}");
+    assert_eq!(chosen[0]["model"], model, "{out:#?}");
+}
+
+/// A locked model (an inline "Upgrade" in its row) is refused before anything is sent, and
+/// neither the row nor its Upgrade button is clicked.
+#[test]
+fn a_locked_model_is_refused_before_sending_without_clicking_upgrade() {
+    let site = Site::start(claude_rows());
+    let place = Place::new();
+    let parts = Parts::Selectors(json!({"ModelPicker": ["button.pill"]}));
+    let out = place.run(&site, &parts, &["--model", "opus"]);
+    assert_refused_before_sending(&site, &out, "KA_MODEL_NOT_CONFIRMED");
+    assert!(
+        out.stderr.contains("locked"),
+        "not said to be locked: {out:#?}"
+    );
+    assert!(!site.upgrade_opened(), "the upgrade page was opened");
+}
+
+/// Gemini-like: a combobox opening a listbox of options with descriptions, found by its shape.
+#[test]
+fn a_gemini_like_listbox_is_found_and_chosen() {
+    let site = Site::start(gemini_listbox());
+    let place = Place::new();
+    let out = place.run(&site, &selectors(), &["--model", "thinking"]);
+    assert_finished_with_model_only(&site, &out, "Thinking");
+}
+
+/// A native `<select>` named by the selectors.
+#[test]
+fn a_native_select_is_chosen_and_read_back() {
+    let site = Site::start(with(gpt_models("select"), json!({"efforts": []})));
+    let place = Place::new();
+    let parts = Parts::Selectors(json!({"ModelPicker": ["select.model-select"]}));
+    let out = place.run(&site, &parts, &["--model", "GPT-5 Thinking"]);
+    assert_finished_with_model_only(&site, &out, "GPT-5 Thinking");
 }
 
 /// Labels in German, found by role and state: chosen, read back, every message with them.
@@ -572,6 +712,44 @@ fn doctor_lists_german_labels() {
 fn doctor_lists_nothing_on_a_page_without_a_picker() {
     let listed = doctor_lists(json!({"picker": "none"}), selectors(), &[], &[]);
     assert_eq!(listed["found"], false);
+}
+
+#[test]
+fn doctor_lists_claude_rows_by_title_with_the_locked_one_marked() {
+    let listed = doctor_lists(
+        claude_rows(),
+        selectors(),
+        &["Haiku 4.5", "Sonnet 4.5", "Opus 4.5"],
+        &[],
+    );
+    let opus = listed["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["label"] == "Opus 4.5")
+        .cloned()
+        .unwrap();
+    assert_eq!(opus["locked"], true, "{listed:#}");
+}
+
+#[test]
+fn doctor_lists_the_listboxs_modes() {
+    doctor_lists(
+        gemini_listbox(),
+        selectors(),
+        &["Fast", "Thinking", "Pro"],
+        &[],
+    );
+}
+
+#[test]
+fn doctor_lists_a_native_selects_options() {
+    doctor_lists(
+        with(gpt_models("select"), json!({"efforts": []})),
+        selectors(),
+        &["GPT-5", "GPT-5 mini", "GPT-5 Thinking", "o3"],
+        &[],
+    );
 }
 
 /// `--temporary` with the toggle named: turned on before the first message, every message in it.

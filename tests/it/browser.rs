@@ -446,6 +446,24 @@ fn a_message_shown_late_is_not_sent_twice() {
     s.driver.close();
 }
 
+/// A site that empties the composer at once but shows the sent turn later than keyless waits
+/// for it (past both waits, as a page whose turns the selectors no longer find): the emptied
+/// composer says the site took the message, so it counts as sent and never goes again.
+#[test]
+fn a_message_the_site_took_is_not_sent_twice_however_late_its_turn() {
+    let page = PageFaults {
+        slow_user_turn_ms: 22_000,
+        ..PageFaults::default()
+    };
+    let s = one_exchange(page, "shown very late");
+    assert_eq!(
+        s.driver.evaluate_json("window.localChatSends").unwrap(),
+        serde_json::json!(1),
+        "the page took the message more than once"
+    );
+    s.driver.close();
+}
+
 #[test]
 fn a_stale_composer_is_cleared_before_sending() {
     let page = PageFaults {

@@ -106,6 +106,10 @@ fn exchange_twice(modes: &[&str], knowledge: Knowledge) {
 #[test]
 fn every_mode_with_no_selectors() {
     for mode in MODES {
+        // No reply is exact there, by design: its own test says what keyless does.
+        if *mode == SERVER_DRAWN {
+            continue;
+        }
         exchange_twice(&[mode], Knowledge::None);
     }
 }
@@ -134,6 +138,9 @@ fn every_mode_with_another_sites_selectors() {
             .iter()
             .cycle(),
     ) {
+        if *mode == SERVER_DRAWN {
+            continue;
+        }
         exchange_twice(&[mode], Knowledge::Stale(site));
     }
 }
@@ -212,6 +219,18 @@ fn correct_for(mode: &str, selectors: &mut BTreeMap<String, Vec<String>>) {
         }
         "icon-copy" => {
             set("CopyButton", &["button:has(> svg.icon-copy)"]);
+        }
+        // Each turn's text and a reply's actions in shadow roots of their own, below the
+        // turn's element (which the turns' selectors still find).
+        "shadow-turns" => {
+            set(
+                "CopyButton",
+                &["div.msg >>> div.bar >>> span.actions > span.act"],
+            );
+            set(
+                "CodeBlock",
+                &["div.msg >>> div.turn >>> div.content >>> pre code"],
+            );
         }
         "busy-signal" => {
             set("StopButton", &["[aria-busy=\"true\"]"]);
@@ -354,6 +373,9 @@ three_ways! {
     shadow_root_three_ways: "shadow-root", "gemini";
     nested_shadow_three_ways: "nested-shadow", "chatgpt";
     iframe_three_ways: "iframe", "claude";
+    shadow_turns_three_ways: "shadow-turns", "gemini";
+    counter_ids_three_ways: "counter-ids", "deepseek";
+    far_images_three_ways: "far-images", "grok";
     picker_menu_three_ways: "picker-menu", "chatgpt";
     picker_listbox_three_ways: "picker-listbox", "claude";
     model_locked_three_ways: "model-locked", "gemini";
@@ -361,6 +383,14 @@ three_ways! {
     model_cap_three_ways: "model-cap", "grok";
     work_mode_three_ways: "work-mode", "chatgpt";
     temporary_chat_three_ways: "temporary-chat", "claude";
+    effort_submenu_three_ways: "effort-submenu", "chatgpt";
+    rich_rows_three_ways: "rich-rows", "claude";
+    picker_select_three_ways: "picker-select", "gemini";
+    attach_three_ways: "attach", "chatgpt";
+    attach_refuse_three_ways: "attach-refuse", "claude";
+    attach_cap_three_ways: "attach-cap", "gemini";
+    attach_silent_three_ways: "attach-silent", "mistral";
+    no_upload_three_ways: "no-upload", "qwen";
 }
 
 #[test]
@@ -802,6 +832,10 @@ fn a_new_chat_on_a_discovered_page_uses_its_new_chat_control() {
 fn doctor_learn_on_every_page_mode_finishes_within_a_minute_and_serves_the_next_run() {
     let mut failed = Vec::new();
     for mode in MODES {
+        // No run succeeds there, by design (`server_drawn_three_ways`).
+        if *mode == SERVER_DRAWN {
+            continue;
+        }
         let chat = LocalChat::start(Script {
             page: page(&[mode]),
             ..Script::replies([WRITE, DONE])
@@ -842,4 +876,143 @@ fn doctor_learn_on_every_page_mode_finishes_within_a_minute_and_serves_the_next_
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n---\n"));
+}
+
+/// On a page whose turns carry ids from a counter (`counter-ids`, as NiceGUI's elements do),
+/// discovery never names a turn by its id: that selector would match the first turn only, and
+/// from the third message on keyless would see no new turn and no reply. Three exchanges, each
+/// message received once, and nothing learned names an id.
+#[test]
+fn a_turns_counter_id_is_never_its_name() {
+    const LOOK: &str = "```\n@@runcommand\n<<<CMD\ncat notes/a.md\nCMD>>>\n@@end\n@@eof\n```";
+    let chat = LocalChat::start(Script {
+        page: page(&["counter-ids"]),
+        ..Script::replies([WRITE, LOOK, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note, then read it",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+        ],
+    );
+    let what = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{what}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("notes/a.md")).unwrap(),
+        WRITTEN
+    );
+    assert_eq!(chat.received().len(), 3, "nothing sent twice: {what}");
+    let learned =
+        std::fs::read_to_string(config.path().join("keyless/learned-selectors.json")).unwrap();
+    assert!(!learned.contains("#c"), "{learned}");
+}
+
+/// A page whose replies show a picture from a host that cannot be reached (`far-images`, as
+/// Panel's page asks a CDN for its fonts): that failure says nothing about the chat's own
+/// requests, so keyless never takes the machine for offline, and never sends again.
+#[test]
+fn a_picture_that_fails_to_load_is_not_the_machine_offline() {
+    let chat = LocalChat::start(Script {
+        page: page(&["far-images"]),
+        ..Script::replies([WRITE, DONE])
+    })
+    .unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let out = keyless_unknown(
+        &chat,
+        config.path(),
+        &[
+            "run",
+            "Write the note",
+            "--mode",
+            "auto",
+            "--workspace",
+            ws.path().to_str().unwrap(),
+        ],
+    );
+    let what = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{what}");
+    assert!(!what.contains("KA_NETWORK_OFFLINE"), "{what}");
+    assert_eq!(chat.received().len(), 2, "nothing sent twice: {what}");
+}
+
+/// The page mode where no agent can read a reply exactly.
+const SERVER_DRAWN: &str = "server-drawn";
+
+/// `server-drawn`, three ways (selectors right, stale, none): the server draws each reply into
+/// HTML with its tabs expanded and the page has no copy control, so no channel holds the
+/// reply's bytes. The network carried the reply as HTML (its `<<<` escaped), so its code block
+/// is the server's rendering, not proof: keyless reads it as rebuilt text, never executes it
+/// (`KA_REPLY_NOT_EXACT`), and stops once the model's resends are used up, nothing written.
+/// Before that rule, the code block's spaces were written where the reply had a tab.
+#[test]
+fn server_drawn_three_ways() {
+    stops_where_no_reply_is_exact("server-drawn", "gemini");
+}
+
+/// `mode`, three ways, where no reply can be read exactly: nothing executed, and keyless stops.
+fn stops_where_no_reply_is_exact(mode: &str, stale: &'static str) {
+    for way in [Way::Correct, Way::Stale(stale), Way::Unknown] {
+        let chat = LocalChat::start(Script {
+            page: page(&[mode]),
+            ..Script::replies([WRITE, WRITE, WRITE, WRITE, WRITE])
+        })
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let files = tempfile::tempdir().unwrap();
+        let selectors = selectors_file(files.path(), way, mode);
+        let site = (!matches!(way, Way::Unknown)).then_some("local");
+        let out = attached(keyless_at(
+            &chat.url(),
+            site,
+            &profile.path().join("browser"),
+            profile.path(),
+            &["run", "Write the note", "--mode", "auto"],
+        ))
+        .arg("--selectors")
+        .arg(&selectors)
+        .arg("--workspace")
+        .arg(ws.path())
+        .output()
+        .unwrap();
+        let what = format!(
+            "{way:?}\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_ne!(out.status.code(), Some(0), "{what}");
+        assert!(!ws.path().join("notes/a.md").exists(), "{what}");
+        let received = chat.received();
+        assert!(received.len() >= 2, "{what}");
+        // Said to the model as KA_REPLY_NOT_EXACT's words.
+        assert!(
+            received[1].contains("could not read your reply exactly"),
+            "{what}"
+        );
+        assert!(
+            received[1..]
+                .iter()
+                .all(|m| m.contains("[KEYLESSAGENT FORMAT ERROR]")),
+            "{what}\n{received:#?}"
+        );
+    }
 }

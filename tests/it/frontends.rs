@@ -39,11 +39,65 @@ fn venv() -> &'static Path {
     })
 }
 
+/// The virtual environment with the front-ends that draw replies on their server (Panel,
+/// NiceGUI), kept apart from Gradio's and Streamlit's so that their pins never fight.
+fn more_venv() -> &'static Path {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(|| {
+        crate::common::venv::pinned(
+            "frontends-more-venv",
+            "tests/frontends/requirements-more.txt",
+        )
+    })
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Gradio,
     Streamlit,
     DeepChat,
+    Chatscope,
+    NiceGui,
+    Panel,
+}
+
+impl Kind {
+    /// Whether the page draws the user's turn as Markdown (keyless sees its message altered
+    /// once, and fences the rest).
+    fn draws_user_markdown(self) -> bool {
+        matches!(
+            self,
+            Kind::Gradio | Kind::Streamlit | Kind::NiceGui | Kind::Panel
+        )
+    }
+}
+
+/// chatscope's kit, installed from its lock file and bundled by esbuild once per machine.
+fn chatscope() -> &'static Path {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(|| {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/chatscope");
+        if !folder
+            .join("node_modules/@chatscope/chat-ui-kit-react/package.json")
+            .exists()
+        {
+            let installed = Command::new("npm")
+                .args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(&folder)
+                .status()
+                .unwrap();
+            assert!(installed.success(), "npm ci in tests/chatscope failed");
+        }
+        if !folder.join("dist/app.js").exists() {
+            let built = Command::new("npm")
+                .args(["run", "build"])
+                .current_dir(&folder)
+                .status()
+                .unwrap();
+            assert!(built.success(), "npm run build in tests/chatscope failed");
+        }
+        folder
+    })
 }
 
 /// Deep Chat's package, installed from its lock file once per machine.
@@ -111,6 +165,23 @@ impl FrontEnd {
                 deep_chat();
                 let mut c = Command::new("python3");
                 c.arg(apps.join("deepchat_server.py")).arg(port.to_string());
+                c
+            }
+            Kind::Chatscope => {
+                chatscope();
+                let mut c = Command::new("python3");
+                c.arg(apps.join("chatscope_server.py"))
+                    .arg(port.to_string());
+                c
+            }
+            Kind::NiceGui | Kind::Panel => {
+                let app = if kind == Kind::NiceGui {
+                    "nicegui_app.py"
+                } else {
+                    "panel_app.py"
+                };
+                let mut c = Command::new(more_venv().join("bin/python"));
+                c.arg(apps.join(app)).arg(port.to_string());
                 c
             }
         };
@@ -224,7 +295,7 @@ fn hostile(kind: Kind) -> String {
     let mut text = String::from(
         "# not a heading *stars* _under_ **bold** <b>tag</b> &amp; <script>alert(1)</script>\n```rust\nfn main() {}\n```\n    four leading spaces\ntrailing spaces   \n\n\nafter two blank lines\n@@end\nCONTENT>>>\n<<<CMD\n| a | b |\n|---|---|\n[link](http://example.com) ünïcödé ✓ 😀\n1. not a list\n> not a quote\n",
     );
-    if kind == Kind::Streamlit {
+    if matches!(kind, Kind::Streamlit | Kind::Chatscope) {
         text.push_str("\ttab\tinside\n");
     }
     text
@@ -265,8 +336,12 @@ fn two_batches_with_hostile_content(kind: Kind) {
         3,
         "nothing sent twice: {received:#?}\n{out}"
     );
+    // chatscope sends its composer's `innerText`, which ends in one more line break than the
+    // message (the contenteditable's closing `<br>`).
     assert!(
-        received[0].ends_with("Task:\nWrite the hostile file, then edit it\n"),
+        received[0]
+            .trim_end()
+            .ends_with("Task:\nWrite the hostile file, then edit it"),
         "{}",
         received[0]
     );
@@ -280,13 +355,18 @@ fn two_batches_with_hostile_content(kind: Kind) {
         "{}",
         received[2]
     );
-    // Both draw the user's turn as Markdown: keyless says so once, and fences what follows.
-    assert_eq!(out.matches("KA_MESSAGE_ALTERED").count(), 1, "{out}");
-    assert!(
-        received[1].starts_with("~~~~\n") && received[2].starts_with("~~~~\n"),
-        "{}",
-        received[1]
-    );
+    if kind.draws_user_markdown() {
+        // The page draws the user's turn as Markdown: keyless says so once, and fences what
+        // follows.
+        assert_eq!(out.matches("KA_MESSAGE_ALTERED").count(), 1, "{out}");
+        assert!(
+            received[1].starts_with("~~~~\n") && received[2].starts_with("~~~~\n"),
+            "{}",
+            received[1]
+        );
+    } else {
+        assert!(!out.contains("KA_MESSAGE_ALTERED"), "{out}");
+    }
     let read = channels(ws.path());
     assert_eq!(read.len(), 3, "{read:?}\n{out}");
     assert!(!read.iter().any(|c| c == "rebuilt"), "{read:?}");
@@ -541,4 +621,140 @@ fn deep_chat_in_its_shadow_root_carries_two_batches_exactly() {
     );
     assert!(!again.contains("by its shape"), "{again}\n{learned}");
     assert_eq!(front.received().len(), 4, "{again}");
+}
+
+// --- Issue 30: a composer where Enter sends, an icon-only copy control, Markdown drawn on the
+// server. ---
+
+/// chatscope's kit (`@chatscope/chat-ui-kit-react` from npm, pinned by
+/// `tests/chatscope/package-lock.json`, bundled by esbuild): its composer is a contenteditable
+/// where Enter sends and only Shift+Enter breaks a line. keyless finds that out before it
+/// sends, breaks lines with Shift+Enter, and reads the replies from the wire (the page's
+/// streamed fetch body): the hostile content, tabs included, byte for byte.
+#[test]
+fn chatscope_where_enter_sends_carries_two_batches_of_hostile_content_exactly() {
+    two_batches_with_hostile_content(Kind::Chatscope);
+}
+
+/// An unfenced reply on chatscope: the wire holds it exactly, so it is read and run once.
+#[test]
+fn chatscope_reads_an_unfenced_reply_from_the_wire() {
+    let (out, ws, received) = unfenced_reply(Kind::Chatscope);
+    assert_eq!(
+        fs::read_to_string(ws.path().join("log.txt")).unwrap(),
+        "ran\nran\n",
+        "{out}"
+    );
+    assert_eq!(received.len(), 2, "{out}");
+    assert!(channels(ws.path()).iter().all(|c| c == "wire"), "{out}");
+}
+
+/// chatscope's composer keeps a run of spaces as no-break spaces (a contenteditable does, to
+/// show them), and the page sends its `innerText`: a 30,000-character task whose lines end in
+/// two spaces reaches the model with `\u{a0}\u{a0}` there. keyless cannot put plain spaces
+/// through that composer by any strategy; it hears the difference in the request that carried
+/// the message and names it (`KA_MESSAGE_ALTERED`, with the place), never silently.
+#[test]
+fn chatscope_names_the_no_break_spaces_its_composer_puts_in_a_long_task() {
+    let mut task = String::from("Check the numbers below.\n");
+    let mut i = 0;
+    while task.len() < 30_000 {
+        task.push_str(&format!("line {i}: value {} and a word or two  \n", i * 7));
+        i += 1;
+    }
+    let front = FrontEnd::start(Kind::Chatscope, &[DONE.to_string()]);
+    let (out, code, _ws) = run(&front, &task, "");
+    assert_eq!(code, Some(0), "{out}");
+    let received = front.received();
+    assert_eq!(received.len(), 1, "nothing sent twice\n{out}");
+    let arrived = received[0].ends_with(&format!("Task:\n{}\n", task.trim()));
+    assert!(
+        arrived || (out.contains("KA_MESSAGE_ALTERED") && out.contains("\\u{a0}")),
+        "the task arrived altered, unsaid\n{out}"
+    );
+}
+
+/// NiceGUI (`nicegui` from PyPI): the reply's Markdown becomes HTML in Python (markdown2, its
+/// code highlighted by Pygments) and the page gets only that, over its WebSocket; it has no
+/// copy control. markdown2 expands a reply's tabs before anything reaches the page, so no
+/// agent can read a reply exactly there: the network carried the reply as HTML (its `<<<`
+/// escaped), so keyless takes its code block for the server's rendering, not proof, reads it
+/// as rebuilt text and never executes it (`KA_REPLY_NOT_EXACT`), and stops once the model's
+/// resends are used up, nothing written. Before that rule it wrote the code block's spaces
+/// where the reply had tabs. Each element's id comes from a counter (`c9`, `c11`), which
+/// keyless never takes for a turn's name.
+#[test]
+fn nicegui_drawing_markdown_on_its_server_stops_with_nothing_executed() {
+    let first = fenced(
+        "@@newfile tabs.txt\n<<<CONTENT\n\tone tab\nCONTENT>>>\n@@end\n@@runcommand\n<<<CMD\necho ran >> log.txt\nCMD>>>\n@@end\n@@eof\n",
+    );
+    let front = FrontEnd::start(Kind::NiceGui, &vec![first; 5]);
+    let (out, code, ws) = run(&front, "Write tabs.txt", "");
+    assert_ne!(code, Some(0), "{out}");
+    assert!(!ws.path().join("tabs.txt").exists(), "{out}");
+    assert!(!ws.path().join("log.txt").exists(), "{out}");
+    let received = front.received();
+    assert!(received.len() >= 2, "{out}");
+    // Said to the model as KA_REPLY_NOT_EXACT's words.
+    assert!(
+        received[1].contains("could not read your reply exactly"),
+        "{}",
+        received[1]
+    );
+    // Every message after the task asks for the reply again; none carries results.
+    assert!(
+        received[1..]
+            .iter()
+            .all(|m| m.contains("[KEYLESSAGENT FORMAT ERROR]") && !m.contains("RESULTS]")),
+        "{received:#?}\n{out}"
+    );
+    // The turns were found every time: by their shape, never by NiceGUI's counter ids.
+    assert!(!out.contains("div#c"), "{out}");
+}
+
+/// On Panel, with each turn's text in shadow roots of its own and a copy control that is only
+/// an icon (a `div type="button"`, its title the only words): a reply its copy control gives
+/// exactly (no `<` in it) is read through that control, and the task goes once. Before,
+/// keyless found neither turn and waited out the reply's time limit.
+#[test]
+fn panel_reads_a_reply_through_its_icon_copy() {
+    let done = "```\n@@done\n@@end\n@@eof\n```".to_string();
+    let front = FrontEnd::start(Kind::Panel, &[done]);
+    let (out, code, ws) = run(&front, "Say you are done", "");
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(front.received().len(), 1, "sent once\n{out}");
+    assert_eq!(channels(ws.path()), ["copy_button"], "{out}");
+    assert!(!out.contains("KA_REPLY_TIMEOUT"), "{out}");
+}
+
+/// Where Panel's copy is not exact (a reply with a section, its `<<<` escaped by Panel's
+/// server), keyless finds the reply, proves neither its copy nor the server's HTML, reads it
+/// as rebuilt text, never executes it (`KA_REPLY_NOT_EXACT`, said to the model), and stops once
+/// the model's resends are used up: the task went once, nothing ran. Before, a font Panel's
+/// page asks a CDN for failed and keyless took the machine for offline, sending the task again
+/// and again (nine times); after that, it found neither turn and waited out the reply's time
+/// limit.
+#[test]
+fn panel_gets_the_task_once_and_nothing_is_executed() {
+    let first = fenced("@@runcommand\n<<<CMD\necho ran >> log.txt\nCMD>>>\n@@end\n@@eof\n");
+    let front = FrontEnd::start(Kind::Panel, &vec![first; 5]);
+    let (out, code, ws) = run(&front, "Log once", "");
+    assert_ne!(code, Some(0), "{out}");
+    assert!(!out.contains("KA_REPLY_TIMEOUT"), "{out}");
+    assert!(!out.contains("KA_NETWORK_OFFLINE"), "{out}");
+    assert!(!ws.path().join("log.txt").exists(), "{out}");
+    let received = front.received();
+    assert!(received.len() >= 2, "{out}");
+    assert!(received[0].trim_end().ends_with("Task:\nLog once"), "{out}");
+    assert!(
+        received[1].contains("could not read your reply exactly"),
+        "{}",
+        received[1]
+    );
+    assert!(
+        received[1..]
+            .iter()
+            .all(|m| m.contains("[KEYLESSAGENT FORMAT ERROR]") && !m.contains("RESULTS]")),
+        "{received:#?}\n{out}"
+    );
 }

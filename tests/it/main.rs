@@ -10,10 +10,14 @@
 mod common;
 
 mod architecture;
+mod attach;
 mod attacks29;
 mod attacks29b;
 mod attacks31;
+mod attacks31b;
 mod attacks33;
+mod attacks33b;
+mod attacks34;
 mod batch;
 mod browser;
 mod catalog;

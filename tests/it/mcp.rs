@@ -426,21 +426,123 @@ fn print_config_gives_each_client_its_snippet() {
         assert!(out.status.success());
         String::from_utf8(out.stdout).unwrap()
     };
+    let program = env!("CARGO_BIN_EXE_keyless");
     let claude = print("claude");
     assert!(
-        claude.contains("claude mcp add keyless -- keyless mcp --site chatgpt\n"),
+        claude.starts_with(&format!(
+            "claude mcp add keyless -- {program} mcp --site chatgpt\n"
+        )),
         "{claude}"
     );
     let codex = print("codex");
-    assert!(
-        codex.contains("[mcp_servers.keyless]\ncommand = \"keyless\"\nargs = [\"mcp\",\"--site\",\"chatgpt\"]\n"),
-        "{codex}"
+    assert_eq!(
+        codex,
+        format!(
+            "[mcp_servers.keyless]\ncommand = {program:?}\nargs = [\"mcp\", \"--site\", \"chatgpt\"]\n"
+        )
     );
-    let cursor = print("cursor");
-    let json_part = &cursor[cursor.find('{').unwrap()..];
-    let parsed: Value = serde_json::from_str(json_part).unwrap();
+    // Standard output is the file itself; the note for the person is on standard error.
+    let parsed: Value = serde_json::from_str(&print("cursor")).unwrap();
     assert_eq!(
         parsed["mcpServers"]["keyless"],
-        json!({ "command": "keyless", "args": ["mcp", "--site", "chatgpt"] })
+        json!({ "command": program, "args": ["mcp", "--site", "chatgpt"] })
+    );
+}
+
+/// A client that gives up on a call (its time limit: the SDK then sends
+/// `notifications/cancelled`) stops that task as Ctrl+C stops a run: the command running is
+/// ended, nothing after it runs, the workspace is free again and its session kept to resume.
+#[test]
+fn a_call_the_client_cancels_stops_its_task_and_keeps_the_session() {
+    let marker = "sleep 41.5";
+    let chat = LocalChat::start(Script::replies([&*format!(
+        "```\n@@runcommand\n<<<CMD\n{marker} && echo late > late.txt\nCMD>>>\n@@end\n@@eof\n```"
+    )]))
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut cancelled = run_task(&chat, ws.path(), "Wait a while", "auto");
+    cancelled["timeout"] = json!(8);
+    let seen = client(
+        profile.path(),
+        json!([
+            [cancelled],
+            [{ "tool": "status", "arguments": { "workspace": ws.path() }, "after": 3 }],
+        ]),
+    );
+    let results = seen["results"].as_array().unwrap();
+    assert!(results[0]["error"].is_string(), "{}", results[0]);
+    // The command had started: the task was under way when the client gave up.
+    assert!(
+        progress_types(&results[0])
+            .iter()
+            .any(|t| t == "message_sent"),
+        "{}",
+        results[0]
+    );
+    let status = &results[1]["structured"];
+    // No keyless works there any more; the session waits to be resumed.
+    assert!(status["running_pid"].is_null(), "{status}");
+    assert_ne!(status["state"], "none", "{status}");
+    assert_eq!(status["session"]["task"], "Wait a while", "{status}");
+    let running = Command::new("pgrep").args(["-f", marker]).output().unwrap();
+    assert!(
+        running.stdout.is_empty(),
+        "the cancelled task's command still runs: {}",
+        String::from_utf8_lossy(&running.stdout)
+    );
+    assert!(!ws.path().join("late.txt").exists());
+}
+
+/// `run_task` takes what `keyless run` takes for the chat's controls: the model and effort are
+/// chosen in the page's picker and read back before anything is sent, and the caller's files go
+/// with the first message, each confirmed by its chip, a secret in a text file redacted; a
+/// relative path is refused before anything opens.
+#[test]
+fn run_task_chooses_the_model_and_sends_the_callers_files() {
+    let chat = LocalChat::start(Script {
+        page: keyless::chat::local::PageFaults {
+            modes: vec!["picker-menu".into(), "attach".into()],
+            ..Default::default()
+        },
+        ..Script::replies(WRITE_A_NOTE)
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let notes = files.path().join("notes.md");
+    let key = format!("AKIA{}", "QWERTYUIOPASDFGH");
+    fs::write(&notes, format!("the plan\naws key {key}\n")).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let mut call = run_task(&chat, ws.path(), "Write a note", "autosafe");
+    call["arguments"]["model"] = json!("gpt 5.5 thinking");
+    call["arguments"]["effort"] = json!("heavy");
+    call["arguments"]["attach"] = json!([notes]);
+    let mut relative = run_task(&chat, ws.path(), "Write a note", "autosafe");
+    relative["arguments"]["attach"] = json!(["notes.md"]);
+    let seen = client(profile.path(), json!([[relative], [call]]));
+    let results = seen["results"].as_array().unwrap();
+    assert_eq!(results[0]["is_error"], json!(true), "{}", results[0]);
+    assert!(
+        results[0]["structured"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("absolute paths")),
+        "{}",
+        results[0]
+    );
+    let run = &results[1];
+    assert_eq!(run["structured"]["stop"], "done", "{run}");
+    let with = chat.sent_with();
+    assert_eq!(with[0].model, "GPT-5.5 Thinking", "{with:?}");
+    assert_eq!(with[0].effort, "Heavy", "{with:?}");
+    let uploads = chat.uploads();
+    assert_eq!(uploads.len(), 1, "{uploads:?}");
+    assert_eq!(uploads[0].0, "notes.md");
+    let arrived = String::from_utf8_lossy(&uploads[0].1).into_owned();
+    assert!(arrived.starts_with("the plan\n"), "{arrived}");
+    assert!(!arrived.contains(&key), "the secret left: {arrived}");
+    assert!(
+        progress_types(run).iter().any(|t| t == "attachment_sent"),
+        "{run}"
     );
 }

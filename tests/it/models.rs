@@ -190,6 +190,165 @@ fn a_locked_model_is_refused_before_anything_is_sent_three_ways() {
     }
 }
 
+/// The labels of `rows`.
+fn labels(rows: Vec<&keyless::chat::models::Row>) -> Vec<String> {
+    rows.into_iter().map(|r| r.label.clone()).collect()
+}
+
+/// Opens a driver on a new page in `modes` with `want`; the chat and the driver.
+fn open_on(modes: &[&str], way: Way, want: Wanted) -> (LocalChat, CdpDriver, tempfile::TempDir) {
+    let chat = LocalChat::start(Script {
+        page: page(modes),
+        ..Script::replies([DONE])
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let d = start(&chat, way, want, profile.path().into())
+        .unwrap_or_else(|f| panic!("{modes:?} {way:?}: {f:?}"));
+    (chat, d, profile)
+}
+
+/// The effort behind a row that opens its submenu on the pointer only, an older model behind
+/// one that opens on ArrowRight only, each drawn apart from the menu: both are found, the
+/// effort as a choice of its own (one of its levels checked, not the model the picker shows),
+/// the older model among the models; each chosen and read back, in English and in German.
+#[test]
+fn submenus_opened_by_the_pointer_or_the_keys_are_chosen_three_ways() {
+    let runs = WAYS
+        .iter()
+        .map(|&w| (&["effort-submenu"][..], w))
+        .chain([(&["effort-submenu", "translated"][..], Way::None)]);
+    for (modes, way) in runs {
+        let (chat, mut d, _profile) = open_on(modes, way, wanted(Some("thinking"), Some("heavy")));
+        assert_eq!(chat.received_count(), 0);
+        assert_eq!(d.confirmed().model.as_deref(), Some("GPT-5.5 Thinking"));
+        assert_eq!(d.confirmed().effort.as_deref(), Some("Heavy"), "{way:?}");
+        let offered = d.models_offered().unwrap().expect("a picker");
+        assert_eq!(
+            labels(offered.models()),
+            [
+                "Auto",
+                "GPT-5.5 Instant",
+                "GPT-5.5 Thinking",
+                "GPT-5.5 Pro",
+                "GPT-4o"
+            ],
+            "{modes:?} {way:?}: {offered:?}"
+        );
+        assert_eq!(
+            labels(offered.efforts()),
+            ["Light", "Standard", "Extended", "Heavy"],
+            "{modes:?} {way:?}"
+        );
+        exchange(&mut d, "Do the task.").unwrap();
+        assert_eq!(chat.sent_with()[0].model, "GPT-5.5 Thinking");
+        assert_eq!(chat.sent_with()[0].effort, "Heavy", "{modes:?} {way:?}");
+        d.close();
+        let (chat, mut d, _profile) = open_on(modes, way, wanted(Some("gpt-4o"), None));
+        assert_eq!(d.confirmed().model.as_deref(), Some("GPT-4o"), "{way:?}");
+        // Read back with the older model chosen: the efforts are still a choice of their own.
+        let offered = d.models_offered().unwrap().expect("a picker");
+        assert_eq!(offered.checked_model(), Some("GPT-4o"), "{offered:?}");
+        assert_eq!(offered.checked_effort(), Some("Standard"), "{offered:?}");
+        exchange(&mut d, "Do the task.").unwrap();
+        assert_eq!(chat.sent_with()[0].model, "GPT-4o", "{modes:?} {way:?}");
+        d.close();
+    }
+}
+
+/// Options that hold a description line first (in the title's letters, named by
+/// aria-describedby) and their title beside a boxed badge are named by the title: listed,
+/// chosen and read back so; a locked one is refused as locked.
+#[test]
+fn options_with_a_description_and_a_badge_are_named_by_their_title_three_ways() {
+    for way in WAYS {
+        let (chat, mut d, _profile) = open_on(&["rich-rows"], way, wanted(Some("opus"), None));
+        assert_eq!(
+            d.confirmed().model.as_deref(),
+            Some("Claude Opus 4.6"),
+            "{way:?}"
+        );
+        let offered = d.models_offered().unwrap().expect("a picker");
+        assert_eq!(
+            labels(offered.models()),
+            ["Claude Sonnet 4.6", "Claude Opus 4.6", "Claude Haiku 4.5"],
+            "{way:?}"
+        );
+        exchange(&mut d, "Do the task.").unwrap();
+        assert_eq!(chat.sent_with()[0].model, "Claude Opus 4.6", "{way:?}");
+        d.close();
+        let chat = LocalChat::start(Script {
+            page: page(&["rich-rows", "model-locked"]),
+            ..Script::replies([DONE])
+        })
+        .unwrap();
+        let profile = tempfile::tempdir().unwrap();
+        let refused = start(
+            &chat,
+            way,
+            wanted(Some("opus"), None),
+            profile.path().into(),
+        )
+        .err()
+        .unwrap_or_else(|| panic!("{way:?}: a locked model was chosen"));
+        assert_eq!(refused.code, Code::ModelNotConfirmed, "{way:?}");
+        assert!(refused.reason.contains("is locked"), "{}", refused.reason);
+        assert_eq!(chat.received_count(), 0, "{way:?}");
+    }
+}
+
+/// A native select with optgroups (its values slugs, not labels) is the picker: every option
+/// listed as a model, one chosen and read back; a disabled option is locked; no effort.
+#[test]
+fn a_native_select_with_optgroups_is_chosen_three_ways() {
+    for way in WAYS {
+        let (chat, mut d, _profile) =
+            open_on(&["picker-select"], way, wanted(Some("gpt-4o"), None));
+        assert_eq!(d.confirmed().model.as_deref(), Some("GPT-4o"), "{way:?}");
+        let offered = d.models_offered().unwrap().expect("a picker");
+        assert_eq!(
+            labels(offered.models()),
+            [
+                "Auto",
+                "GPT-5.5 Instant",
+                "GPT-5.5 Thinking",
+                "GPT-5.5 Pro",
+                "GPT-4o"
+            ],
+            "{way:?}"
+        );
+        assert!(offered.efforts().is_empty(), "{offered:?}");
+        exchange(&mut d, "Do the task.").unwrap();
+        assert_eq!(chat.sent_with()[0].model, "GPT-4o", "{way:?}");
+        d.close();
+        for (modes, want, says) in [
+            (
+                &["picker-select", "model-locked"][..],
+                wanted(Some("pro"), None),
+                "is locked",
+            ),
+            (
+                &["picker-select"][..],
+                wanted(None, Some("heavy")),
+                "offers no effort",
+            ),
+        ] {
+            let chat = LocalChat::start(Script {
+                page: page(modes),
+                ..Script::replies([DONE])
+            })
+            .unwrap();
+            let profile = tempfile::tempdir().unwrap();
+            let refused = start(&chat, way, want, profile.path().into())
+                .err()
+                .unwrap_or_else(|| panic!("{modes:?} {way:?}: chosen"));
+            assert_eq!(refused.code, Code::ModelNotConfirmed, "{way:?}");
+            assert!(refused.reason.contains(says), "{}", refused.reason);
+            assert_eq!(chat.received_count(), 0, "{way:?}");
+        }
+    }
+}
+
 #[test]
 fn a_name_no_model_or_several_answer_to_is_refused_naming_what_the_page_offers() {
     for (want, says) in [

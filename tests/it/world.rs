@@ -840,7 +840,9 @@ fn limits_end_a_fork_bomb_a_temporary_folder_filler_and_a_memory_hog() {
         config(", \"Sandbox\": { \"MaxProcesses\": 64, \"TmpSizeMiB\": 8, \"MaxMemoryMiB\": 96 }"),
     )
     .unwrap();
-    fs::write(world.ws.join("bomb.sh"), "b() { b | b & }; b\n").unwrap();
+    // The bomb's first shell waits: it ending at once would end the world (and the bomb)
+    // before the bomb reaches its limit on a quiet machine.
+    fs::write(world.ws.join("bomb.sh"), "b() { b | b & }; b; sleep 2\n").unwrap();
     fs::write(
         world.ws.join("fill.sh"),
         "head -c 20000000 /dev/zero > $TMPDIR/fill; ls -la $TMPDIR\n",

@@ -6,7 +6,9 @@ environment, and the calls in groups: the calls of one group are made at once, t
 after the other. Prints one JSON object: the tools listed (names and input schemas), the
 questions the server asked through elicitation (with `"elicit": "accept"` in the plan the
 client declares elicitation and approves every question), and each call's result with the progress notifications that
-arrived for it (their messages, which keyless sends as JSON).
+arrived for it (their messages, which keyless sends as JSON). A call may carry `after` (seconds
+to wait before it is made) and `timeout` (seconds before the client gives up on it and, as the SDK
+does, tells the server with `notifications/cancelled`); a call given up on records its `error`.
 """
 
 import asyncio
@@ -44,12 +46,16 @@ async def main(plan):
                     async def on_progress(done, total, message):
                         progress.append(json.loads(message) if message else None)
 
-                    result = await session.call_tool(
-                        spec["tool"],
-                        spec["arguments"],
-                        read_timeout_seconds=plan.get("timeout", 240),
-                        progress_callback=on_progress,
-                    )
+                    await asyncio.sleep(spec.get("after", 0))
+                    try:
+                        result = await session.call_tool(
+                            spec["tool"],
+                            spec["arguments"],
+                            read_timeout_seconds=spec.get("timeout", plan.get("timeout", 240)),
+                            progress_callback=on_progress,
+                        )
+                    except Exception as e:  # given up on: what the client saw
+                        return {"tool": spec["tool"], "error": str(e), "progress": progress}
                     return {
                         "tool": spec["tool"],
                         "is_error": bool(getattr(result, "is_error", False)),

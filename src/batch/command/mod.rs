@@ -52,6 +52,14 @@ pub trait Runner {
     fn batch_finished(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// A command may come soon (the model has the results and is answering, or a batch has
+    /// more command lines): what every command needs may be made ready now, off the path from
+    /// its reply to its end. `placeholders`: whether what is made ready may hold placeholders
+    /// in the workspace meanwhile (an empty `keyless.json` where there is none), as it may
+    /// between two commands of a batch but not while the person may be working beside it.
+    fn prepare(&mut self, _mode: Mode, _placeholders: bool) {}
+    /// No command comes for now (the turn is over): what [`Runner::prepare`] made ready goes.
+    fn rest(&mut self) {}
 }
 
 /// One contained run: what it produced, and what the sandbox refused it.
@@ -213,12 +221,17 @@ pub(super) fn done_check(until: &str, host: &mut dyn Host, settings: &Settings) 
         }
     }
     if let Some(failure) = &mut outcome.error {
+        // The check is the person's: the model can change the work, not the check's time.
+        let why = match failure.code {
+            Code::Timeout => format!(
+                "it ran longer than {}s (Commands.MaxTimeoutSeconds, the person's bound for the check) and was stopped with its whole process group; its output so far is below. The check itself is the person's: make the work pass it sooner (a test that hangs, a loop that never ends)",
+                settings.max_timeout.as_secs()
+            ),
+            _ => failure.reason.clone(),
+        };
         *failure = Failure::new(
             Code::DoneCheckFailed,
-            format!(
-                "the done-check failed ({}): {}",
-                failure.code, failure.reason
-            ),
+            format!("the done-check failed ({}): {why}", failure.code),
         );
     }
     outcome

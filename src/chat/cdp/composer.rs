@@ -6,9 +6,14 @@ use std::time::{Duration, Instant};
 use super::conversation::SendAs;
 use super::page_api::{Begun, Held, PageApi, Press, ShownTurn};
 use super::{
-    ATTACH_WAIT, Delivery, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name, chunks, shown_as,
+    ATTACH_WAIT, Delivery, DriverError, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name,
+    chunks, shown_as,
 };
 use crate::catalog::{Code, Failure};
+
+/// How often the wait for a sent message's turn looks for a wall in the chat's place: a look
+/// is a whole state read, and a wall is named within a second.
+const WALL_LOOK: Duration = Duration::from_millis(700);
 
 /// The insertion strategies keyless knows (`selectors.json` `insert`): `setValue` (a text
 /// field's value, set as typing would), `pasteHtml` (one paste of a paragraph per line:
@@ -72,9 +77,30 @@ pub(super) struct Composer {
     pub(super) last_sent: Option<(String, SendAs)>,
     /// The chat's address when the last message was confirmed sent (never a wall's).
     pub(super) sent_at: Option<String>,
+    /// The tab's history entry the chat showed when the last reply was read, and its address:
+    /// a wall swapped in on that same entry (no navigation) stands in the chat's place.
+    pub(super) chat_entry: Option<(i64, String)>,
+    /// The last reply was read whole, and since then keyless sent nothing and opened no page:
+    /// no reply of this chat can still stream.
+    pub(super) reply_read: bool,
+    /// A message went and its reply was not awaited yet: where it went, and whether its turn
+    /// is judged for exactness, are done as the wait begins (off the delivery's path).
+    pub(super) after_send: Option<bool>,
+    /// The person's files for the next message (`attach.rs`), kept until a send is confirmed.
+    pub(super) files: Vec<crate::chat::attach::Upload>,
+    /// How long each of them has to show its chip.
+    pub(super) attach_wait: Duration,
 }
 
 impl Composer {
+    /// A composer whose attached files have `attach_wait` each to show their chips.
+    pub(super) fn new(attach_wait: Duration) -> Composer {
+        Composer {
+            attach_wait,
+            ..Composer::default()
+        }
+    }
+
     /// Clears the composer's text, leaving attachment chips.
     pub(super) fn clear_text(&self, page: &PageApi<'_>) -> Result<(), Failure> {
         if page.composer()?.unwrap_or_default().is_empty() {
@@ -196,6 +222,12 @@ impl Composer {
                     self.clean_keeping(page, keep)?;
                 }
                 Err(failure) => {
+                    // A wall that took the composer's place meanwhile (a sign-in form, a
+                    // check) is the reason, named at once: no other strategy can insert into
+                    // it, and none should try.
+                    if let Some(wall) = super::conversation::wall_shown(page) {
+                        return Err(wall);
+                    }
                     last = Some(failure);
                     self.clean_keeping(page, keep)?;
                 }
@@ -425,15 +457,13 @@ impl Composer {
     pub(super) fn attach(&self, page: &PageApi<'_>, message: &str) -> Result<(), Failure> {
         let failed = |why: String| Failure::new(Code::AttachmentUploadFailed, why);
         let folder = page.tab().reach.profile.join("keyless-attachments");
-        std::fs::create_dir_all(&folder)
-            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        std::fs::create_dir_all(&folder).map_err(|source| DriverError::Attachment { source })?;
         // Earlier messages' files were uploaded when they were sent: only this one is kept.
         for old in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
             let _ = std::fs::remove_file(old.path());
         }
         let path = folder.join(attachment_name(message));
-        std::fs::write(&path, message)
-            .map_err(|e| failed(format!("cannot write the attachment: {e}")))?;
+        std::fs::write(&path, message).map_err(|source| DriverError::Attachment { source })?;
         let css = page.which("AttachmentInput")?;
         let css =
             css.ok_or_else(|| failed("the page has no file input (AttachmentInput)".into()))?;
@@ -464,7 +494,16 @@ impl Composer {
         wait: Duration,
     ) -> Result<Option<Shown>, Failure> {
         let started = Instant::now();
+        let mut wall_looked = Instant::now();
         while started.elapsed() < wait {
+            // A wall that took the chat's place after the send (a sign-in form swapped in) is
+            // named at once, not waited on as a late turn.
+            if wall_looked.elapsed() >= WALL_LOOK {
+                wall_looked = Instant::now();
+                if let Some(wall) = super::conversation::wall_shown(page) {
+                    return Err(wall);
+                }
+            }
             // The selectors' new turn, or the element discovery found carrying the text; the
             // page says "same" itself when it reads as the message (whitespace aside).
             match page.sent_shown(users_before)? {

@@ -203,9 +203,28 @@ impl CdpDriver {
 }
 
 /// Chooses the model and effort `wanted` names in the page's picker and reads them back.
+/// How long a page may take to draw its picker after its composer shows: sites draw their
+/// controls once their own code has loaded what they offer (hydration, a request for the
+/// plan's models).
+const PICKER_WAIT: std::time::Duration = std::time::Duration::from_secs(4);
+/// How often the page is looked at for a picker not drawn yet.
+const PICKER_LOOK: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The picker the page offers, waited for a while when it is not drawn yet.
+fn offered_when_drawn(page: &PageApi) -> Result<Option<Offered>, Failure> {
+    let given_up = std::time::Instant::now() + PICKER_WAIT;
+    loop {
+        let offered = page.models_offered()?;
+        if offered.is_some() || std::time::Instant::now() >= given_up {
+            return Ok(offered);
+        }
+        std::thread::sleep(PICKER_LOOK);
+    }
+}
+
 fn choose(page: &PageApi, wanted: &Wanted) -> Result<Confirmed, Failure> {
     let aliases = &page.site().model_aliases;
-    let Some(offered) = page.models_offered()? else {
+    let Some(offered) = offered_when_drawn(page)? else {
         return Err(not_confirmed(
             "the page shows no model picker (no ModelPicker in selectors.json matched, and no control that opens a list of models was found); nothing was sent".to_string(),
         ));

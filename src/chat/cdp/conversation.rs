@@ -4,12 +4,12 @@
 
 use std::time::{Duration, Instant};
 
-use super::page_api::{Drawn, ShownTurn};
+use super::page_api::{Drawn, PageApi, ShownTurn};
 use super::page_state::{PageState, ReplyEnd, Seen};
 use super::read::Reader;
 use super::{
     CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, fence,
-    shown_as,
+    shown_as, shown_with_files,
 };
 use crate::catalog::{Code, Failure, SiteSaid};
 use crate::chat::trouble::{Clock, Extra, Kind, Notice, span};
@@ -23,6 +23,8 @@ const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 const POLL: Duration = Duration::from_millis(250);
 /// How long a stopped reply may take to end (the site saves what it has first).
 const STOP_WAIT: Duration = Duration::from_secs(10);
+/// How long the site's error may take to go once its Retry control was clicked.
+const RETRY_TAKEN: Duration = Duration::from_secs(3);
 
 /// How a message goes into the chat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +134,24 @@ pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
     })
 }
 
+/// The failure that names a login wall or a bot check the page shows now in the chat's place
+/// (no composer), in the site's words; `None` when the chat shows.
+pub(super) fn wall_shown(page: &PageApi<'_>) -> Option<Failure> {
+    let texts = &page.site().texts;
+    let extra = Extra {
+        rate_limit: texts.get("RateLimit").cloned().unwrap_or_default(),
+        login: texts.get("LoginRequired").cloned().unwrap_or_default(),
+    };
+    let clock = clock_now();
+    let state = match page.tab().check_shown() {
+        Some(words) => PageState::bot_check(words),
+        None => page.state().ok()?,
+    };
+    let seen = state.trouble(usize::MAX, false, &extra, clock)?;
+    matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck)
+        .then(|| trouble_failure(&seen.notice, clock))
+}
+
 /// A moment as local wall-clock time, `YYYY-MM-DD HH:MM`.
 fn at_local(unix: u64, clock: Clock) -> String {
     let local = i64::try_from(unix).unwrap_or(0) + clock.offset;
@@ -202,6 +222,22 @@ impl CdpDriver {
         }
     }
 
+    /// What follows a confirmed send, done as its reply's wait begins: the message is
+    /// delivered once its turn shows it, and this is bookkeeping for what comes next.
+    fn after_send(&mut self) {
+        let Some(judge) = self.composer.after_send.take() else {
+            return;
+        };
+        // Where the message went: a wall mid-turn comes back here. A page that cannot say at
+        // this moment (it is reloading into a check) leaves the address it had.
+        if let Some(url) = self.chat_url() {
+            self.composer.sent_at = Some(url);
+        }
+        if judge {
+            self.judge_delivery();
+        }
+    }
+
     /// After a send: whether the user turn shows the message exactly. The first time it does
     /// not, keyless says so and sends its messages inside a fence from then on; when even a
     /// fenced one is altered, it says that too, once: what the model reads may then differ
@@ -240,6 +276,8 @@ impl CdpDriver {
         self.tab.forget_failures();
         self.composer.last_sent = Some((message.to_string(), how));
         self.composer.clean(&self.api())?;
+        // The person's files first, each confirmed by its chip; a refusal sends nothing.
+        self.upload_pending()?;
         let note;
         let message = if how == SendAs::File {
             match self.composer.attach(&self.api(), message) {
@@ -324,6 +362,13 @@ impl CdpDriver {
                 // The site emptied the composer: it took the message, and its turn is late,
                 // not lost.
                 shown = self.composer.confirmed(&page, message, users, LATE_TURN)?;
+                if shown.is_none() {
+                    // Still no turn the selectors find (they name another turn, or none):
+                    // the message went all the same, and sending it again would make the
+                    // model answer twice. It counts as sent; judged after the send as a turn
+                    // drawn otherwise.
+                    return Ok(Shown::Different);
+                }
             }
             match shown {
                 Some(shown @ (Shown::Same | Shown::Shortened)) => return Ok(shown),
@@ -346,7 +391,7 @@ impl CdpDriver {
     /// and the user gave the next task) is stopped, as a person clicks the stop control: a chat
     /// takes no message while it streams, and that reply was given up.
     fn stop_leftover_reply(&mut self) -> Result<(), Failure> {
-        if !self.state()?.streams() {
+        if std::mem::take(&mut self.composer.reply_read) || !self.state()?.streams() {
             return Ok(());
         }
         tracing::info!("stopping a reply that still streams before sending");
@@ -359,8 +404,43 @@ impl CdpDriver {
         Ok(())
     }
 
+    /// The page as it stands shows `message` as its last user turn and the site's error in
+    /// the reply's place with a Retry control: the control is clicked and the reply waited
+    /// for in that place (`Retried`). `None` when there is no such error, or the click
+    /// changed nothing on the page (the message then goes again).
+    fn retried(&mut self, message: &str) -> Result<Option<Reopened>, Failure> {
+        let Ok(state) = self.state() else {
+            return Ok(None);
+        };
+        if !state.reply_retry {
+            return Ok(None);
+        }
+        let last_user = self.api().last_user_text()?.unwrap_or_default();
+        let carried = shown_as(&last_user, message) != Shown::Different
+            || shown_as(&last_user, &fence(message)) == Shown::Same;
+        if !carried || !self.api().retry()? {
+            return Ok(None);
+        }
+        tracing::info!("the site's error in the reply's place: asked to answer again (Retry)");
+        // The error goes (the turn answers again, or a new turn follows it).
+        let started = Instant::now();
+        while started.elapsed() < RETRY_TAKEN {
+            let now = self.state()?;
+            if !now.reply_retry || now.assistants != state.assistants {
+                // The reply comes in the error's place or after it.
+                self.reader.assistants_before_send = state.assistants.saturating_sub(1);
+                self.composer.reply_read = false;
+                return Ok(Some(Reopened::Retried));
+            }
+            self.tab.next_change(POLL);
+        }
+        Ok(None)
+    }
+
     /// Opens a saved chat and finds where it stands with the pending message.
     fn reopen_chat(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
+        self.composer.reply_read = false;
+        self.composer.after_send = None;
         self.tab.navigate(url, "reopen the chat")?;
         self.wait_ready()?;
         // Real sites draw an old conversation after the composer: wait until it shows messages
@@ -388,12 +468,23 @@ impl CdpDriver {
             }
             std::thread::sleep(Duration::from_millis(50));
         };
-        if state.users == 0 && state.assistants == 0 {
-            return Ok(Reopened::Empty);
-        }
         let Some(pending) = pending else {
-            return Ok(Reopened::Unsent);
+            return Ok(if state.users == 0 && state.assistants == 0 {
+                Reopened::Empty
+            } else {
+                Reopened::Unsent
+            });
         };
+        if state.users == 0 && state.assistants == 0 {
+            // No turn shows by the selectors (a first exchange that never finished is all
+            // keyless saw of a page it learns as it goes): the message is looked for by its
+            // words, and the reply after it.
+            if !self.api().reopen_exchange(pending)? {
+                return Ok(Reopened::Empty);
+            }
+            let state = self.state()?;
+            return self.stands(&state, pending);
+        }
         self.stands(&state, pending)
     }
 
@@ -407,7 +498,8 @@ impl CdpDriver {
         // as a file with its note.
         let carried = shown_as(&last_user, pending) != Shown::Different
             || shown_as(&last_user, &fence(pending)) == Shown::Same
-            || shown_as(&last_user, &attachment_note(pending)) == Shown::Same;
+            || shown_as(&last_user, &attachment_note(pending)) == Shown::Same
+            || shown_with_files(&last_user, pending);
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long
             || state
@@ -544,6 +636,22 @@ impl CdpDriver {
                         }
                         return Ok(reply);
                     }
+                    // Settled without its end on a page whose stop control is not known yet
+                    // (a first exchange found by discovery) and with no done mark: a stream
+                    // that made no progress for the stall bound is stalled, not truncated.
+                    if !state.done_mark
+                        && !self.discovery.knows("StopButton")
+                        && last_change.elapsed() >= self.reader.stall
+                    {
+                        return Err(Failure::new(
+                            Code::ReplyStalled,
+                            format!(
+                                "the reply stopped growing for {}s before the page showed its end ({} characters arrived): the site stalled. Nothing was lost: run `keyless run --resume` to read the reply or send the message again",
+                                self.reader.stall.as_secs(),
+                                last_chars
+                            ),
+                        ));
+                    }
                     let since = *finished_without_eof.get_or_insert_with(Instant::now);
                     if since.elapsed() >= self.reader.truncation_budget {
                         return Err(Failure::new(
@@ -605,6 +713,8 @@ impl ChatDriver for CdpDriver {
     }
 
     fn new_chat(&mut self) -> Result<(), Failure> {
+        self.composer.reply_read = false;
+        self.composer.after_send = None;
         // A site keyless knows opens a new chat at its address. On a page found by discovery
         // the address given may be a conversation's own: its "new chat" control, found by its
         // shape, is surer; the address when there is none.
@@ -635,6 +745,17 @@ impl ChatDriver for CdpDriver {
     }
 
     fn chat_url(&mut self) -> Option<String> {
+        // The history entry that showed the last reply is still the one shown, at the same
+        // address: the chat is there, and a wall the page swapped in on that entry (no
+        // navigation) stands in the chat's place. Asked of the browser, not the page: no look
+        // at the page, nothing waits for its drawing.
+        if let (Ok((entry, here)), Some((chat_entry, chat_url))) =
+            (self.tab.shown_entry(), &self.composer.chat_entry)
+            && entry == *chat_entry
+            && &here == chat_url
+        {
+            return Some(here);
+        }
         // A wall's address (a login page, a bot check) is never the chat's: after the person
         // passed it, the chat is found where the message went.
         let state = self.state().ok()?;
@@ -666,6 +787,11 @@ impl ChatDriver for CdpDriver {
     }
 
     fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
+        // The site's error in the reply's place, with a Retry control, after this message: the
+        // site is asked to answer it again, as a person does, never sent it twice.
+        if let Some(retried) = self.retried(message)? {
+            return Ok(retried);
+        }
         // The chat opened again at its own address, as `--resume` does: after trouble the page
         // may show what the site does not keep (a stream cut off, an error in the reply's
         // place) and miss what it does (a reply it kept while the page was offline). The start
@@ -722,6 +848,15 @@ impl ChatDriver for CdpDriver {
         Ok(None)
     }
 
+    fn takes_files(&mut self) -> Result<crate::chat::attach::PageTakes, Failure> {
+        CdpDriver::takes_files(self)
+    }
+
+    fn attach_next(&mut self, files: Vec<crate::chat::attach::Upload>) -> Result<(), Failure> {
+        self.composer.files = files;
+        Ok(())
+    }
+
     fn send(&mut self, message: &str) -> Result<(), Failure> {
         // The page as the person asked (again after a navigation), its model unchanged.
         let checked = self.check_controls();
@@ -746,24 +881,28 @@ impl ChatDriver for CdpDriver {
         };
         let sent = self.send_as(text, how);
         if sent.is_ok() {
-            // Where the message went: a wall mid-turn comes back here. A page that cannot say
-            // at this moment (it is reloading into a check) leaves the address it had.
-            if let Some(url) = self.chat_url() {
-                self.composer.sent_at = Some(url);
-            }
-        }
-        // A shortened turn shows too little to judge; a file's turn shows its note.
-        if let Ok(Shown::Same | Shown::Different) = sent
-            && how == SendAs::Text
-        {
-            self.judge_delivery();
+            // The person's files went with this message: a later one goes without them.
+            self.composer.files.clear();
+            // A shortened turn shows too little to judge; a file's turn shows its note.
+            self.composer.after_send =
+                Some(matches!(sent, Ok(Shown::Same | Shown::Different)) && how == SendAs::Text);
         }
         self.sketched(sent.map(|_| ()))
     }
 
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
+        self.after_send();
         let mut reply = self.wait_for_reply(progress);
         if let Ok(read) = &mut reply {
+            // The conversation's address once its reply is there (a site gives a new chat its
+            // own address only after the first send): a wall swapped in there later stands in
+            // the chat's place.
+            if let Ok((entry, here)) = self.tab.shown_entry()
+                && !here.is_empty()
+            {
+                self.composer.chat_entry = Some((entry, here));
+            }
+            self.composer.reply_read = true;
             match self.answered_by() {
                 Ok(model) => {
                     read.model = model;

@@ -10,7 +10,7 @@ use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
 
 use super::tab::{Opened, Tab};
-use super::{CDP_TIMEOUT, Options, bounded, connection, spawn};
+use super::{CDP_TIMEOUT, DriverError, Options, bounded, connection, spawn};
 use crate::catalog::Failure;
 use crate::claim::{Lock, Share};
 
@@ -59,11 +59,9 @@ pub fn find_browser(configured: Option<&Path>) -> Result<PathBuf, Failure> {
 
 /// Joins the keyless processes using `profile`, each in its own tab of the one browser on it.
 fn share_profile(profile: &Path) -> Result<Share, Failure> {
-    std::fs::create_dir_all(profile).map_err(|e| {
-        connection(format!(
-            "cannot create the browser profile {}: {e}",
-            profile.display()
-        ))
+    std::fs::create_dir_all(profile).map_err(|source| DriverError::Launch {
+        doing: format!("create the browser profile {}", profile.display()),
+        source,
     })?;
     Ok(Share::join(&profile.join(PROFILE_USERS)))
 }
@@ -324,8 +322,18 @@ impl Tab {
         if self.reach.cdp_url.is_none() && !self.shared() {
             let browser = &mut self.browser;
             let process = &mut self.browser_process;
+            let found = self.browser_pid.filter(|_| process.is_none());
             self.runtime.block_on(async {
                 let _ = tokio::time::timeout(CLOSE_WAIT, browser.close()).await;
+                // A browser found on the profile saves it and ends as asked; only one that does
+                // not within the wait is ended on drop.
+                if let Some(pid) = found {
+                    let given_up = tokio::time::Instant::now() + CLOSE_WAIT;
+                    while crate::exec::process_alive(pid) && tokio::time::Instant::now() < given_up
+                    {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
                 if let Some(child) = process {
                     let group = child.id().and_then(|id| i32::try_from(id).ok());
                     // A browser that does not end when asked is ended (on drop).
@@ -352,6 +360,10 @@ impl Drop for Tab {
     fn drop(&mut self) {
         let _turn = self.launch_turn();
         let shared = self.shared();
+        // This tab's place among the browser's users is given up before the turn passes on (a
+        // local declared after the turn goes first): another call deciding next must not count
+        // this one, or both would leave the browser to the other.
+        let _share = self.profile_share.take();
         let stays = self.reach.cdp_url.is_some() || shared;
         if stays && tokio::runtime::Handle::try_current().is_err() {
             let page = self.page.clone();
@@ -360,6 +372,26 @@ impl Drop for Tab {
             });
         }
         self.handler.abort();
+        // A browser found on keyless's profile (another call's, or one a killed keyless left):
+        // no process handle, but when no one else uses it now, this was its last user, and it
+        // ends with its whole group (a launched browser leads a group of its own).
+        if self.browser_process.is_none()
+            && !stays
+            && let Some(pid) = self.browser_pid
+        {
+            #[cfg(unix)]
+            // SAFETY: getpgid, killpg and kill have no memory preconditions; the pid is the
+            // browser holding keyless's own profile, and only a group it leads is ended whole.
+            unsafe {
+                if libc::getpgid(pid) == pid {
+                    libc::killpg(pid, libc::SIGKILL);
+                } else {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+            crate::cancel::forget(pid);
+            return;
+        }
         if let Some(mut child) = self.browser_process.take() {
             let group = child.id().and_then(|id| i32::try_from(id).ok());
             if let Some(group) = group {

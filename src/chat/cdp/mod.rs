@@ -24,10 +24,12 @@ use std::time::Duration;
 use super::selectors::Site;
 use crate::catalog::{Code, Failure};
 
+mod attach;
 mod composer;
 mod controls;
 mod conversation;
 mod discovery;
+mod error;
 mod launch;
 mod navigate;
 mod page_api;
@@ -43,9 +45,10 @@ mod wire;
 use composer::Composer;
 use controls::Controls;
 use discovery::Discovery;
+use error::DriverError;
 use page_api::PageApi;
 use read::Reader;
-use sent::{Delivery, Shown, fence, shown_as};
+use sent::{Delivery, Shown, fence, shown_as, shown_with_files};
 pub use sent::{attachment_name, attachment_note};
 use tab::{Reach, Tab};
 
@@ -63,6 +66,8 @@ const DISCOVER_JS: &str = include_str!("../discover.js");
 const LOCATE_JS: &str = include_str!("../locate.js");
 /// The chat's own controls: the model picker, plain chat, the temporary chat.
 const CONTROLS_JS: &str = include_str!("../controls.js");
+/// The person's attachments: the file input, the chips by name, the site's refusal.
+const ATTACH_JS: &str = include_str!("../attach.js");
 /// How long a known site's page has to show its composer by the selectors before discovery
 /// looks for it by its shape (a page still mounting its editor is not a changed page).
 const DISCOVERY_GRACE: Duration = Duration::from_millis(1500);
@@ -87,7 +92,7 @@ const INSERT_SETTLE: Duration = Duration::from_secs(3);
 /// How long the copy button's clipboard write may take.
 const COPY_WAIT: Duration = Duration::from_secs(2);
 
-/// Network errors that mean the machine is offline (nothing was sent).
+/// Network errors that mean the machine is offline or the chat's connection was cut.
 const OFFLINE_ERRORS: &[&str] = &[
     "net::ERR_INTERNET_DISCONNECTED",
     "net::ERR_NETWORK_CHANGED",
@@ -129,6 +134,8 @@ pub struct Options {
     pub wanted: crate::chat::models::Wanted,
     /// What the replies are: AgentScript (whole at its `@@eof`) or prose.
     pub replies: Replies,
+    /// How long each of the person's attached files has to show its chip (`attach.rs`).
+    pub attach_wait: Duration,
 }
 
 /// What a chat's replies are, which says when one is whole.
@@ -162,6 +169,7 @@ impl Options {
             sketches: None,
             wanted: Default::default(),
             replies: Replies::AgentScript,
+            attach_wait: ATTACH_CHIP_WAIT,
         })
     }
 }
@@ -184,6 +192,11 @@ pub struct CdpDriver {
     /// (`controls.rs`).
     controls: Controls,
 }
+
+/// How long a person's attached file has to show its chip by default: an upload of a few
+/// megabytes to a real site takes seconds (a peer waits 45 s in all); longer is a chip that
+/// will not come.
+pub const ATTACH_CHIP_WAIT: Duration = Duration::from_secs(30);
 
 /// How long an attached file has to show its chip.
 const ATTACH_WAIT: Duration = Duration::from_secs(10);
@@ -226,12 +239,7 @@ impl CdpDriver {
             .worker_threads(2)
             .enable_all()
             .build()
-            .map_err(|e| {
-                Failure::new(
-                    Code::Internal,
-                    format!("cannot start the async runtime: {e}"),
-                )
-            })?;
+            .map_err(|source| DriverError::Runtime { source })?;
         let opened = runtime.block_on(open_browser(&options))?;
         let Options {
             site_name,
@@ -249,6 +257,7 @@ impl CdpDriver {
             sketches,
             wanted,
             replies,
+            attach_wait,
         } = options;
         Ok(CdpDriver {
             tab: Tab::new(
@@ -262,7 +271,7 @@ impl CdpDriver {
                     notice,
                 },
             ),
-            composer: Composer::default(),
+            composer: Composer::new(attach_wait),
             reader: Reader::new(reply_timeout, truncation_budget, stall, replies),
             discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
@@ -286,15 +295,23 @@ impl CdpDriver {
         self.wait_ready()
     }
 
-    /// The page's state: one round trip while the helper is there (the usual case: it is
-    /// sent again only after a navigation took it away).
-    /// The page's state: from the page script's look, or, while the browser reports a bot
-    /// check, from that alone (no script runs in a check's page).
+    /// The page's state: from the page script's look (one round trip while the script is
+    /// there), or, while the browser reports a bot check, from that alone (no script runs in a
+    /// check's page). A check reported while the look was made (a reload into it) is a check
+    /// too: the caller waits it out where it may, as for one seen before.
     fn state(&self) -> Result<PageState, Failure> {
         if let Some(words) = self.tab.check_shown() {
             return Ok(PageState::bot_check(words));
         }
-        self.api().state()
+        match self.api().state() {
+            Err(failure) if failure.code == crate::catalog::Code::BotCheck => {
+                match self.tab.check_shown() {
+                    Some(words) => Ok(PageState::bot_check(words)),
+                    None => Err(failure),
+                }
+            }
+            other => other,
+        }
     }
 
     /// Saves a sketch of the page for a failure a changed site explains (`sketch.rs`).
@@ -387,17 +404,28 @@ fn tab_closed() -> Failure {
 }
 
 /// Runs one CDP call with the time limit.
-async fn bounded<T, E: std::fmt::Display>(
-    future: impl Future<Output = Result<T, E>>,
+async fn bounded<T>(
+    future: impl Future<Output = Result<T, chromiumoxide::error::CdpError>>,
     what: &str,
-) -> Result<T, Failure> {
+) -> Result<T, DriverError> {
+    within(
+        async { future.await.map_err(|e| DriverError::call(what, e)) },
+        what,
+    )
+    .await
+}
+
+/// Runs calls that speak the room's error with the time limit.
+async fn within<T>(
+    future: impl Future<Output = Result<T, DriverError>>,
+    what: &str,
+) -> Result<T, DriverError> {
     match tokio::time::timeout(CDP_TIMEOUT, future).await {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) => Err(connection(format!("could not {what}: {e}"))),
-        Err(_) => Err(connection(format!(
-            "the browser did not answer within {}s while trying to {what}; it may have closed or crashed",
-            CDP_TIMEOUT.as_secs()
-        ))),
+        Ok(answered) => answered,
+        Err(_) => Err(DriverError::Silent {
+            what: what.to_string(),
+            within: CDP_TIMEOUT,
+        }),
     }
 }
 

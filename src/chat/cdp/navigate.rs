@@ -124,7 +124,7 @@ impl Tab {
         let what = what.to_string();
         let navigated = self.block(async move {
             let navigate = page.execute(NavigateParams::new(target));
-            Ok(match tokio::time::timeout(CDP_TIMEOUT, navigate).await {
+            Ok::<_, super::DriverError>(match tokio::time::timeout(CDP_TIMEOUT, navigate).await {
                 Ok(Ok(answer)) => match answer.result.error_text {
                     None => Navigated::Loaded,
                     Some(error) => Navigated::Failed {
@@ -136,7 +136,7 @@ impl Tab {
                 Ok(Err(chromiumoxide::error::CdpError::Timeout)) | Err(_) => {
                     Navigated::StillLoading
                 }
-                Ok(Err(e)) => return Err(super::connection(format!("could not {what}: {e}"))),
+                Ok(Err(e)) => return Err(super::DriverError::call(what, e)),
             })
         })?;
         match navigated {

@@ -147,7 +147,14 @@ impl Reader {
                 proved_copy: None,
             });
         }
-        if let Some(text) = page.code_block()? {
+        // A code block the site's server drew (its HTML came over the network) shows the
+        // server's rendering of the reply, not the reply: never proof of its bytes.
+        let code_block = if drawn_on_the_server(heard) {
+            None
+        } else {
+            page.code_block()?
+        };
+        if let Some(text) = code_block {
             return Ok(Read {
                 reply: Reply {
                     text,
@@ -173,11 +180,58 @@ impl Reader {
     }
 }
 
+/// AgentScript's section opener as HTML writes it (`<<<` escaped).
+const ESCAPED_OPENER: &str = "&lt;&lt;&lt;";
+
+/// Whether the network carried this turn's reply already drawn as HTML: one exchange heard
+/// holds the reply's `@@eof` and its section openers escaped as HTML does (`&lt;&lt;&lt;`).
+/// The page then shows what the site's server rendered (NiceGUI's markdown2, Panel's
+/// markdown-it), and the server may have changed the reply's whitespace before the page got
+/// anything (markdown2 expands tabs): a code block read from the page proves no bytes. A site
+/// that streams the reply's own text sends `<<<` as it is (JSON escapes decode to it).
+fn drawn_on_the_server(heard: &[Heard]) -> bool {
+    heard.iter().any(|h| {
+        let (mut eof, mut escaped) = (false, false);
+        let mut look = |text: &str| {
+            eof |= text.contains(EOF_MARK);
+            escaped |= text.contains(ESCAPED_OPENER);
+        };
+        match h {
+            Heard::Body(bytes) => look(&String::from_utf8_lossy(bytes)),
+            Heard::Frames(frames) => frames.iter().for_each(|f| look(f)),
+        }
+        eof && escaped
+    })
+}
+
 /// `keyless doctor` times the wire on its own.
 impl super::CdpDriver {
     /// The reply as the site's server streamed it, when exactly one reassembled text is proved.
     pub fn channel_wire(&self) -> Result<Option<String>, Failure> {
         let heard = self.tab.heard()?;
         Reader::from_wire(&self.api(), &heard)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_heard_as_html_was_drawn_on_the_server() {
+        let html = Heard::Frames(vec![
+            r#"42["update",{"c11":{"innerHTML":"<pre><code>@@newfile a\n&lt;&lt;&lt;CONTENT\n    tab\n"}}]"#.into(),
+            r#"42["update",{"c11":{"innerHTML":"...CONTENT&gt;&gt;&gt;\n@@end\n@@eof\n</code></pre>"}}]"#.into(),
+        ]);
+        assert!(drawn_on_the_server(&[html]));
+    }
+
+    #[test]
+    fn a_reply_heard_as_its_own_text_was_not() {
+        let text = Heard::Body(b"data: {\"text\": \"@@newfile a\\n<<<CONTENT\\n\\tx\\nCONTENT>>>\\n@@end\\n@@eof\"}\n\n".to_vec());
+        assert!(!drawn_on_the_server(&[text]));
+        // HTML-escaped text with no end of a reply in it (a page's own markup) is not a reply.
+        let page = Heard::Body(b"<p>&lt;&lt;&lt;CONTENT is how a section opens</p>".to_vec());
+        assert!(!drawn_on_the_server(&[page]));
     }
 }

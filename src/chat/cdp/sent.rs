@@ -81,6 +81,28 @@ pub(super) fn shown_as(shown: &str, sent: &str) -> Shown {
     }
 }
 
+/// The most a user turn may show beside a message (whitespace aside) and still be that
+/// message drawn with its files: room for the names, sizes and icons of the files one message
+/// carries (a site shows each as a chip in the turn).
+const BESIDE_FILES_MAX: usize = 1_000;
+
+/// Whether a user turn shows `sent` whole with a little more before or after it: the chips of
+/// the files the message carried, drawn in the turn. Only a message long enough to be told
+/// from another's tail (at least [`SHORTENED_MIN`] characters, whitespace aside) counts so.
+pub(super) fn shown_with_files(shown: &str, sent: &str) -> bool {
+    let bare = |text: &str| {
+        text.chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+    };
+    let (shown, sent) = (bare(shown), bare(sent));
+    let extra = shown.len().saturating_sub(sent.len());
+    sent.chars().count() >= SHORTENED_MIN
+        && extra > 0
+        && extra <= BESIDE_FILES_MAX
+        && (shown.starts_with(&sent) || shown.ends_with(&sent))
+}
+
 /// How messages reach this page, learned from the user turns it draws (`sentExact` in the
 /// page): a page may change what it is given (a rich composer that serialises to Markdown
 /// turns tabs into spaces) or draw it changed (Markdown), and results carry file content the
@@ -252,5 +274,23 @@ mod tests {
             shown_as(&format!("{}…", &other[..300]), &sent),
             Shown::Different
         );
+    }
+
+    #[test]
+    fn a_user_turn_showing_its_files_beside_the_message_carries_it() {
+        let sent = "Do the task described here, in full, and reply in AgentScript. ".repeat(3);
+        assert!(shown_with_files(&format!("📄 once.txt\n{sent}"), &sent));
+        assert!(shown_with_files(&format!("{sent} report.pdf 12 KB"), &sent));
+        // Not the message itself alone (shown_as decides that), nor a short one, nor one
+        // with more beside it than files' chips, nor one in the middle of another.
+        assert!(!shown_with_files(&sent, &sent));
+        assert!(!shown_with_files("📄 a.txt\nok", "ok"));
+        let long = "x".repeat(BESIDE_FILES_MAX + 1);
+        assert!(!shown_with_files(&format!("{long}{sent}"), &sent));
+        assert!(!shown_with_files(&format!("a {sent} b"), &sent));
+        assert!(!shown_with_files(
+            &format!("📄 once.txt\n{}", &sent[1..]),
+            &sent
+        ));
     }
 }

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use tokio::process::{Child, Command};
 
-use super::connection;
+use super::{DriverError, connection};
 use crate::catalog::Failure;
 
 /// How long the browser may take to print its DevTools address (a cold start on a loaded
@@ -90,11 +90,9 @@ pub(super) async fn spawn(launch: &Launch<'_>) -> Result<Spawned, Failure> {
     // other keyless processes go on using outlives the one that launched it, and a write to a
     // pipe nobody reads any more would end it (SIGPIPE).
     let log_path = launch.profile.join(BROWSER_LOG);
-    let log = std::fs::File::create(&log_path).map_err(|e| {
-        connection(format!(
-            "cannot write the browser's log {}: {e}",
-            log_path.display()
-        ))
+    let log = std::fs::File::create(&log_path).map_err(|source| DriverError::Launch {
+        doing: format!("write the browser's log {}", log_path.display()),
+        source,
     })?;
     let mut command = Command::new(&executable);
     command
@@ -104,11 +102,9 @@ pub(super) async fn spawn(launch: &Launch<'_>) -> Result<Spawned, Failure> {
         .stderr(Stdio::from(log));
     #[cfg(unix)]
     command.process_group(0);
-    let mut child = command.spawn().map_err(|e| {
-        connection(format!(
-            "cannot start the browser {}: {e}",
-            executable.display()
-        ))
+    let mut child = command.spawn().map_err(|source| DriverError::Launch {
+        doing: format!("start the browser {}", executable.display()),
+        source,
     })?;
     let started = std::time::Instant::now();
     loop {

@@ -7,20 +7,22 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 // The by-rule replacement needs URL patterns; the global switch still works in Chromium 156.
 #[allow(deprecated)]
 use chromiumoxide::cdp::browser_protocol::network::EmulateNetworkConditionsParams;
 use chromiumoxide::cdp::browser_protocol::network::{
-    EnableParams, EventLoadingFailed, EventResponseReceived, ResourceType,
+    EnableParams, EventLoadingFailed, EventResponseReceived, GetResponseBodyParams, RequestId,
+    ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{GetNavigationHistoryParams, NavigationEntry};
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetId};
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
+use regex::Regex;
 
 use super::{OFFLINE_ERRORS, bounded, browser_gone, tab_closed};
 use crate::catalog::{Code, Failure};
@@ -47,7 +49,10 @@ pub(super) struct Tab {
     pub(super) documents: Documents,
     /// The page's own document as its response came (not a frame's): whether the site's
     /// answer marked it a bot check, and its status ([`Tab::check_shown`]).
-    pub(super) last_answer: Arc<Mutex<Option<(u16, bool)>>>,
+    pub(super) last_answer: Arc<Mutex<Option<Answer>>>,
+    /// What the body of a document answered 403 or 503 says, read from the network once per
+    /// document (no script in the page): its request, and the check's words when it is one.
+    check_read: Mutex<Option<(String, Option<String>)>>,
     notified: Arc<tokio::sync::Notify>,
     /// Where the chat is, and how the person at the browser is reached.
     pub(super) reach: Reach,
@@ -82,15 +87,16 @@ impl Tab {
             wire: super::wire::Wire::default(),
             documents: Documents::default(),
             last_answer: Arc::default(),
+            check_read: Mutex::new(None),
             notified: Arc::new(tokio::sync::Notify::new()),
             reach,
         }
     }
 
     /// Runs `future` on the tab's runtime; a closed or crashed browser ends it at once.
-    pub(super) fn block<T>(
+    pub(super) fn block<T, E: Into<Failure>>(
         &self,
-        future: impl Future<Output = Result<T, Failure>>,
+        future: impl Future<Output = Result<T, E>>,
     ) -> Result<T, Failure> {
         // A closed or crashed browser is known at once (its process ended, or the handler saw
         // the connection drop), also in the middle of a call, never after a call's time limit.
@@ -102,7 +108,7 @@ impl Tab {
         let ours = self.page.target_id().clone();
         let result = self.runtime.block_on(async move {
             tokio::select! {
-                result = future => result,
+                result = future => result.map_err(Into::into),
                 () = process_end(pid) => Err(browser_gone()),
                 () = tab_end(browser, ours) => Err(tab_closed()),
             }
@@ -170,6 +176,9 @@ impl Tab {
             .await?;
             tokio::spawn(async move {
                 while let Some(event) = failures.next().await {
+                    if !carries_the_conversation(&event.r#type) {
+                        continue;
+                    }
                     if let Ok(mut list) = failed.lock() {
                         list.push(event.error_text.clone());
                     }
@@ -185,7 +194,7 @@ impl Tab {
                     notified.notify_one();
                 }
             });
-            Ok(())
+            Ok::<_, Failure>(())
         })
     }
 
@@ -218,7 +227,7 @@ impl Tab {
         failed.iter().find(|e| OFFLINE_ERRORS.contains(&e.as_str())).map(|e| {
             Failure::new(
                 Code::NetworkOffline,
-                format!("the chat request failed with {e}: the machine looks offline. Nothing was lost; the same message can be sent again."),
+                format!("the chat request failed with {e}: the machine looks offline or the connection was cut. Nothing was lost; the chat is asked whether it holds the message before it is sent again."),
             )
         })
     }
@@ -230,7 +239,7 @@ impl Tab {
         let wire = self.wire.clone();
         self.block(async move {
             wire.complete(&page).await;
-            Ok(wire.heard())
+            Ok::<_, super::DriverError>(wire.heard())
         })
     }
 
@@ -241,7 +250,7 @@ impl Tab {
             #[allow(deprecated)]
             let params = EmulateNetworkConditionsParams::new(offline, 0.0, -1.0, -1.0);
             bounded(page.execute(params), "emulate network conditions").await?;
-            Ok(())
+            Ok::<_, super::DriverError>(())
         })
     }
 
@@ -250,6 +259,16 @@ impl Tab {
     pub(super) fn history(&self) -> Result<(usize, Vec<String>), Failure> {
         let (current, entries) = self.entries()?;
         Ok((current, entries.into_iter().map(|e| e.url).collect()))
+    }
+
+    /// The id of the tab's history entry shown now and its address (no script in the page).
+    pub(super) fn shown_entry(&self) -> Result<(i64, String), Failure> {
+        let (current, mut entries) = self.entries()?;
+        if current >= entries.len() {
+            return Ok((-1, String::new()));
+        }
+        let entry = entries.swap_remove(current);
+        Ok((entry.id, entry.url))
     }
 
     /// What the browser shows of the tab, as the browser reports it (no script runs in the
@@ -266,26 +285,63 @@ impl Tab {
 
     /// The bot check the tab shows, known from what the browser reports alone (no script in the
     /// page: such checks re-arm while a debugger runs script): the page's document was answered
-    /// with Cloudflare's check header, or with an error status (403, 503) under a check's title.
-    /// Its title is returned as the site's words. A check a page draws itself, with no such
+    /// with Cloudflare's check header, or with an error status (403, 503) under a check's title
+    /// or with a check's words or machinery in its body (read from the network, whatever the
+    /// title). The check's words are returned. A check a page draws itself, with no such
     /// answer, is seen by the page script's look instead.
     pub(super) fn check_shown(&self) -> Option<String> {
-        let (status, mitigated) = (*self.last_answer.lock().ok()?)?;
-        if !mitigated && !matches!(status, 403 | 503) {
+        let answer = self.last_answer.lock().ok()?.clone()?;
+        if !answer.mitigated && !matches!(answer.status, 403 | 503) {
             return None;
         }
         let (_, title) = self.shown().ok()?;
-        let titled = CHECK_TITLES.iter().any(|t| title.contains(t));
-        if !mitigated && !titled {
-            return None;
+        if CHECK_TITLES.iter().any(|t| title.contains(t)) {
+            return Some(title.trim().to_string());
         }
-        // The title is the check's words once the browser shows the check's own title (in the
-        // moment after its answer came, the title may still be the page's before).
-        Some(if titled {
-            title.trim().to_string()
-        } else {
-            "a bot check (the site's answer marked the page a check)".to_string()
-        })
+        // The title may still be the page's before (the moment after the answer came), or the
+        // check's own in words no list holds: its body says.
+        if let Some(words) = self.check_in_body(&answer) {
+            return Some(words);
+        }
+        answer
+            .mitigated
+            .then(|| "a bot check (the site's answer marked the page a check)".to_string())
+    }
+
+    /// The check's words in the body of the document `answer` came with, read from the network
+    /// (once per document; a body not yet there is waited for a moment).
+    fn check_in_body(&self, answer: &Answer) -> Option<String> {
+        if let Ok(read) = self.check_read.lock()
+            && let Some((request, words)) = read.as_ref()
+            && request == &answer.request
+        {
+            return words.clone();
+        }
+        let deadline = std::time::Instant::now() + BODY_WAIT;
+        let body = loop {
+            let page = self.page.clone();
+            let request = RequestId::new(answer.request.clone());
+            let got = self.block(async move {
+                bounded(
+                    page.execute(GetResponseBodyParams::new(request)),
+                    "read the page's document",
+                )
+                .await
+            });
+            match got {
+                Ok(got) if !got.result.base64_encoded => break Some(got.result.body.clone()),
+                Ok(_) => break None,
+                Err(_) if std::time::Instant::now() < deadline && self.alive() => {
+                    std::thread::sleep(BODY_STEP);
+                }
+                Err(_) => break None,
+            }
+        };
+        let words = body.as_deref().and_then(check_words);
+        if let Ok(mut read) = self.check_read.lock() {
+            *read = Some((answer.request.clone(), words.clone()));
+        }
+        words
     }
 
     fn entries(&self) -> Result<(usize, Vec<NavigationEntry>), Failure> {
@@ -395,7 +451,7 @@ const DOCUMENTS_KEPT: usize = 8;
 pub(super) async fn watch_documents(
     page: &Page,
     documents: Documents,
-    last_answer: Arc<Mutex<Option<(u16, bool)>>>,
+    last_answer: Arc<Mutex<Option<Answer>>>,
 ) -> Result<(), Failure> {
     let mut responses = bounded(
         page.event_listener::<EventResponseReceived>(),
@@ -429,7 +485,11 @@ pub(super) async fn watch_documents(
                         })
                     });
                 if let Ok(mut shown) = last_answer.lock() {
-                    *shown = Some((status, mitigated));
+                    *shown = Some(Answer {
+                        status,
+                        mitigated,
+                        request: event.request_id.inner().clone(),
+                    });
                 }
             }
             if let Ok(mut kept) = documents.lock() {
@@ -443,9 +503,122 @@ pub(super) async fn watch_documents(
     Ok(())
 }
 
+/// The answer that came with the page's own document (not a frame's).
+#[derive(Clone, Debug)]
+pub(super) struct Answer {
+    /// Its HTTP status.
+    pub(super) status: u16,
+    /// Whether the site marked it a bot check (Cloudflare's header).
+    pub(super) mitigated: bool,
+    /// The request it answered, whose body the network still holds.
+    request: String,
+}
+
+/// How long a document's body may take to be there to read, and how often it is asked for:
+/// a check's page is small and comes at once.
+const BODY_WAIT: Duration = Duration::from_millis(1500);
+const BODY_STEP: Duration = Duration::from_millis(100);
+
+/// The marks a bot check's machinery leaves in a page's source (Cloudflare's challenge
+/// platform and Turnstile, the captcha services).
+const CHECK_MARKS: &[&str] = &[
+    "/challenge-platform/",
+    "challenges.cloudflare.com",
+    "cf-turnstile",
+    "g-recaptcha",
+    "h-captcha",
+    "hcaptcha.com",
+    "recaptcha/api",
+];
+
+/// The most of a body's text read as the check's words.
+const BODY_TEXT_CHARS: usize = 1_500;
+
+/// The words of a bot check in a document's source, when it is one (the check's words in the
+/// sites' languages, or a check's machinery): its text with tags, scripts and styles taken
+/// out.
+fn check_words(html: &str) -> Option<String> {
+    static HIDDEN: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>|<title\b.*?</title\s*>").ok()
+    });
+    static TAG: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?s)<[^>]*>").ok());
+    let shown = HIDDEN.as_ref()?.replace_all(html, " ");
+    let text = TAG.as_ref()?.replace_all(&shown, " ");
+    let text = text
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"");
+    let text: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(BODY_TEXT_CHARS)
+        .collect();
+    let clock = crate::chat::trouble::Clock { unix: 0, offset: 0 };
+    let extra = crate::chat::trouble::Extra::default();
+    let said =
+        crate::chat::trouble::classify(&text, crate::chat::trouble::Place::Area, &extra, clock)
+            .filter(|n| n.kind == crate::chat::trouble::Kind::BotCheck)
+            .map(|n| n.words);
+    let lower = html.to_lowercase();
+    said.or_else(|| {
+        CHECK_MARKS.iter().any(|m| lower.contains(m)).then(|| {
+            if text.is_empty() {
+                "a bot check (the page is a check's)".to_string()
+            } else {
+                text.chars().take(300).collect()
+            }
+        })
+    })
+}
+
 /// The response header with which Cloudflare marks a page it answered with a check.
 const CHECK_HEADER: &str = "cf-mitigated";
 
 /// Titles of bot-check pages (Cloudflare's interstitial, its block page), as a page answered
 /// with an error status shows them.
 const CHECK_TITLES: &[&str] = &["Just a moment", "Attention Required", "One more step"];
+
+/// Whether a request of this kind can carry the conversation (a message out, a reply in): the
+/// page's documents and the requests its code makes. A font, a stylesheet, an image or a script
+/// the page asks another host for (a CDN this machine cannot reach) says nothing about the
+/// chat: its failure is not the machine offline. Offline, the conversation's own requests fail
+/// too, and say so.
+fn carries_the_conversation(kind: &ResourceType) -> bool {
+    matches!(
+        kind,
+        ResourceType::Document
+            | ResourceType::Xhr
+            | ResourceType::Fetch
+            | ResourceType::EventSource
+            | ResourceType::WebSocket
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_words;
+
+    #[test]
+    fn a_checks_page_is_known_by_its_words_or_machinery_never_a_plain_error_page() {
+        let check = "<html><head><title>One moment, please...</title><script>var x='verify you are human';</script></head><body><h2>Checking your browser before accessing example.test</h2><p>This is automatic.</p></body></html>";
+        assert_eq!(
+            check_words(check).as_deref(),
+            Some("Checking your browser before accessing example.test This is automatic.")
+        );
+        let widget =
+            "<html><body><div class=\"cf-turnstile\"></div><p>Un instant…</p></body></html>";
+        assert_eq!(check_words(widget).as_deref(), Some("Un instant…"));
+        // A server's own error page, and words only in a script or the title, are no check.
+        for page in [
+            "<html><body><h1>503 Service Unavailable</h1></body></html>",
+            "<html><head><title>Checking your browser</title></head><body>Forbidden</body></html>",
+            "<html><body><script>'checking your browser'</script>Forbidden</body></html>",
+            "",
+        ] {
+            assert_eq!(check_words(page), None, "{page}");
+        }
+    }
+}

@@ -103,6 +103,9 @@ struct Shared {
     /// Each bot check the page showed, once passed: when keyless's page script was reached for
     /// while it showed, in milliseconds since it appeared (`POST /api/check-looks`).
     check_looks: Vec<Vec<u64>>,
+    /// The files the page uploaded (its `attach` modes), by name, with their bytes as they
+    /// arrived, in order.
+    uploads: Vec<(String, Vec<u8>)>,
 }
 
 /// One message of a stored conversation.
@@ -160,6 +163,7 @@ impl LocalChat {
             conversations: std::collections::HashMap::new(),
             started: Vec::new(),
             check_looks: Vec::new(),
+            uploads: Vec::new(),
         }));
         let app = Router::new()
             .route("/", get(|| async { index() }))
@@ -188,6 +192,7 @@ impl LocalChat {
             .route("/api/conversations", get(conversations))
             .route("/api/chat", post(chat))
             .route("/api/ended", post(ended))
+            .route("/api/upload", post(upload))
             .route("/api/check-looks", post(check_looks))
             .with_state(Arc::clone(&state));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
@@ -241,6 +246,15 @@ impl LocalChat {
                     .collect(),
             );
         }
+    }
+
+    /// The files the page uploaded (its `attach` modes), each with its name and its bytes
+    /// exactly as they arrived, in order.
+    pub fn uploads(&self) -> Vec<(String, Vec<u8>)> {
+        self.state
+            .lock()
+            .map(|s| s.uploads.clone())
+            .unwrap_or_default()
     }
 
     /// How many messages the page has sent to the model so far.
@@ -586,11 +600,42 @@ enum StreamAs {
     Deltas,
     Cumulative,
     Encoded,
+    /// `server-drawn`: the reply drawn into HTML on the server (as NiceGUI's markdown2 does,
+    /// tabs expanded to four spaces), the page showing that HTML as it comes.
+    Html,
+}
+
+/// A reply drawn into HTML as a server-side Markdown renderer draws it: a fenced reply as a
+/// highlighted code block, anything else as a paragraph; tabs expanded to four spaces, as
+/// markdown2 does.
+fn drawn_on_the_server(reply: &str) -> String {
+    let escaped = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('\t', "    ")
+    };
+    let lines: Vec<&str> = reply.trim_end().split('\n').collect();
+    let fenced = lines.len() >= 2
+        && lines[0].starts_with("```")
+        && lines[lines.len() - 1].starts_with("```");
+    if fenced {
+        // Each line in a span of its own, as a server's highlighter (Pygments) draws code.
+        let inner: Vec<String> = lines[1..lines.len() - 1]
+            .iter()
+            .map(|l| format!("<span class=\"hl\">{}</span>", escaped(l)))
+            .collect();
+        format!("<pre><code>{}\n</code></pre>", inner.join("\n"))
+    } else {
+        format!("<p>{}</p>", escaped(reply))
+    }
 }
 
 impl StreamAs {
     fn of(modes: &[String]) -> StreamAs {
-        if modes.iter().any(|m| m == "encoded-stream") {
+        if modes.iter().any(|m| m == "server-drawn") {
+            StreamAs::Html
+        } else if modes.iter().any(|m| m == "encoded-stream") {
             StreamAs::Encoded
         } else if modes.iter().any(|m| m == "sse-cumulative") {
             StreamAs::Cumulative
@@ -605,6 +650,21 @@ impl StreamAs {
     fn pieces(self, chunks: Vec<String>) -> (&'static str, Vec<String>) {
         match self {
             StreamAs::Plain => ("text/plain; charset=utf-8", chunks),
+            StreamAs::Html => {
+                let html = drawn_on_the_server(&chunks.concat());
+                let size = html.len().div_ceil(chunks.len().max(1)).max(1);
+                let mut out = Vec::new();
+                let mut rest = html.as_str();
+                while !rest.is_empty() {
+                    let mut at = size.min(rest.len());
+                    while !rest.is_char_boundary(at) {
+                        at += 1;
+                    }
+                    out.push(rest[..at].to_string());
+                    rest = &rest[at..];
+                }
+                ("text/html; charset=utf-8", out)
+            }
             StreamAs::Encoded => {
                 use base64::Engine;
                 let out = chunks
@@ -648,6 +708,63 @@ async fn check_looks(State(state): State<AppState>, body: String) -> StatusCode 
         s.check_looks.push(looks);
     }
     StatusCode::NO_CONTENT
+}
+
+/// What the `attach-refuse` page says of a type it does not take, and of a file over its size.
+pub const REFUSED_TYPE_TEXT: &str = "File type not supported: .exe files can't be uploaded.";
+pub const TOO_LARGE_TEXT: &str = "This file is too large. Files can be up to 2 MB.";
+/// The largest file the `attach-refuse` page takes.
+const REFUSE_OVER: usize = 2 * 1024 * 1024;
+
+/// A file the page uploads (`x-file-name` names it, URL-encoded): kept with its bytes, or
+/// refused in the site's words (`attach-refuse`: `.exe` files, files over 2 MB).
+async fn upload(
+    State(state): State<AppState>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    let name = headers
+        .get("x-file-name")
+        .and_then(|v| v.to_str().ok())
+        .map(percent_decoded)
+        .unwrap_or_default();
+    let Ok(mut s) = state.lock() else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if s.script.page.modes.iter().any(|m| m == "attach-refuse") {
+        if name.ends_with(".exe") {
+            return (StatusCode::UNSUPPORTED_MEDIA_TYPE, REFUSED_TYPE_TEXT).into_response();
+        }
+        if body.len() > REFUSE_OVER {
+            return (StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE_TEXT).into_response();
+        }
+    }
+    s.uploads.push((name, body.to_vec()));
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// `%XX` escapes read back (the page's `encodeURIComponent`).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 async fn ended(State(state): State<AppState>) -> StatusCode {

@@ -127,7 +127,17 @@ pub struct PageFaults {
 /// are dropped), `shadow-root` (every part of the chat inside an open shadow root of a
 /// `<chat-app>` element), `nested-shadow` (shadow roots inside a shadow root: the conversation
 /// in a `<chat-thread>`'s, the composer in a `<chat-composer>`'s, both inside `<chat-app>`'s),
-/// `iframe` (the whole chat inside a frame of the same origin); and the chat's own controls:
+/// `iframe` (the whole chat inside a frame of the same origin), `shadow-turns` (each turn's
+/// text inside shadow roots of its own, three deep below the turn's element, as Panel draws
+/// its messages, and a reply's copy control only an icon drawn as clickable in a component
+/// beside them: a `span` with the pointer cursor, no button, role, label, title or test id),
+/// `counter-ids` (each turn has an
+/// id from a counter, `c1`, `c2`, …, as NiceGUI's elements do), `far-images` (each reply shows
+/// an avatar from an address that refuses, port 2 of this machine, as a CDN this machine
+/// cannot reach), `server-drawn` (the server draws each reply into HTML, a fenced one as a
+/// code block with its tabs expanded to four spaces, as NiceGUI's markdown2 does, and the page
+/// shows that HTML, with no copy control: no agent can read such a reply's tabs); and the
+/// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
 /// their own in it), `picker-listbox` (shaped like Claude's and Gemini's: a combobox opening a
@@ -136,8 +146,20 @@ pub struct PageFaults {
 /// answered by the weakest model while the picker shows the chosen one: its
 /// `data-message-model-slug` says so), `model-cap` (after a reply the page says a usage cap is
 /// reached and swaps the picker to the weakest model), `work-mode` (Chat and Work radios, Work
-/// checked: a metered surface beside plain chat) and `temporary-chat` (a toggle for a chat the
-/// site keeps no history of). Which model, effort, surface and temporary state each message
+/// checked: a metered surface beside plain chat), `temporary-chat` (a toggle for a chat the
+/// site keeps no history of), `effort-submenu` (the menu's effort levels behind a row that
+/// opens a submenu on the pointer only, and an older model, GPT-4o, behind a row that opens one
+/// on ArrowRight only, each submenu drawn apart from the menu), `rich-rows` (the listbox's
+/// options each hold a description line first, in the title's letters and named by
+/// `aria-describedby`, then the title beside a boxed "New" badge) and `picker-select` (a native
+/// `<select>` with optgroups, GPT-4o among the older ones, its values slugs rather than labels;
+/// with `model-locked`, the best model's option disabled); and the person's attachments: `attach` (the file input hidden behind
+/// a paperclip button; what is chosen uploads at once, its bytes kept by the server
+/// ([`super::LocalChat::uploads`]), and shows a chip with its name and a remove ×),
+/// `attach-refuse` (so, but `.exe` files and files over 2 MB are refused with a toast in the
+/// site's words), `attach-cap` (so, but at most 3 files a message: a fourth gets a toast),
+/// `attach-silent` (the input takes files and the page never shows a chip) and `no-upload` (no
+/// file input at all). Which model, effort, surface and temporary state each message
 /// went with is told by [`super::LocalChat::sent_with`].
 pub const MODES: &[&str] = &[
     "generated-classes",
@@ -164,6 +186,10 @@ pub const MODES: &[&str] = &[
     "shadow-root",
     "nested-shadow",
     "iframe",
+    "shadow-turns",
+    "counter-ids",
+    "far-images",
+    "server-drawn",
     "picker-menu",
     "picker-listbox",
     "model-locked",
@@ -171,6 +197,14 @@ pub const MODES: &[&str] = &[
     "model-cap",
     "work-mode",
     "temporary-chat",
+    "effort-submenu",
+    "rich-rows",
+    "picker-select",
+    "attach",
+    "attach-refuse",
+    "attach-cap",
+    "attach-silent",
+    "no-upload",
 ];
 
 /// The scripted model.

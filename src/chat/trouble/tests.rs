@@ -305,12 +305,67 @@ fn each_kind_has_its_own_code() {
 #[test]
 fn the_sites_own_texts_add_words() {
     let extra = Extra {
-        rate_limit: vec!["Quota momentanément dépassé".into()],
+        rate_limit: vec!["Doucement, une pause s’impose".into()],
         login: vec!["Bitte melde dich an".into()],
     };
-    let n = classify("Quota momentanément dépassé.", Place::Area, &extra, NOW).unwrap();
+    let n = classify("Doucement, une pause s’impose.", Place::Area, &extra, NOW).unwrap();
     assert_eq!(n.kind, Kind::RateLimit);
-    assert_eq!(area("Quota momentanément dépassé."), None);
+    assert_eq!(area("Doucement, une pause s’impose."), None);
     let n = classify("Bitte melde dich an", Place::Area, &extra, NOW).unwrap();
     assert_eq!(n.kind, Kind::LoginWall);
+}
+
+#[test]
+fn a_limit_said_in_words_no_list_holds_is_a_usage_limit() {
+    let cases: &[(&str, Place, Option<Duration>)] = &[
+        (
+            "You've hit today's quota. Come back tomorrow at 9am to keep going.",
+            Place::Reply,
+            hours(22, 0),
+        ),
+        (
+            "Monthly allowance used You have sent all the messages your plan includes this month. Your allowance renews on 3 December.",
+            Place::Area,
+            hours(13, 0),
+        ),
+        (
+            "您已达到当前套餐的消息上限，请于 16:45 后再试。",
+            Place::Reply,
+            hours(5, 45),
+        ),
+        ("今月の利用枠に達しました。", Place::Area, None),
+        ("이번 달 할당량을 모두 소진했습니다.", Place::Area, None),
+        ("Ihr Kontingent ist aufgebraucht.", Place::Area, None),
+        (
+            "Vous avez épuisé votre quota de messages.",
+            Place::Area,
+            None,
+        ),
+        ("Has agotado tu cuota de mensajes.", Place::Area, None),
+        ("Hai esaurito la quota di messaggi.", Place::Area, None),
+        ("Você atingiu a cota de mensagens.", Place::Area, None),
+    ];
+    for (text, place, want) in cases {
+        let n = classify(text, *place, &Extra::default(), NOW)
+            .unwrap_or_else(|| panic!("no notice in {text}"));
+        assert_eq!(n.kind, Kind::UsageLimit, "{text}");
+        assert_eq!(n.resets_in, *want, "{text}");
+    }
+    // A noun alone, a state alone, or a word that only holds the noun, is no limit.
+    for text in [
+        "The quota field is optional.",
+        "We reached the end of the list.",
+        "Running at full capacity, everything reached",
+        // A model's cap reached while the chat goes on with another: a fallback, told by the
+        // model check, not a refusal.
+        "You've reached the usage cap for GPT-5.5 Thinking. You can continue with GPT-5.5 Instant now.",
+        "Du hast das Limit für Opus erreicht. Weiter mit Sonnet.",
+    ] {
+        assert_eq!(area(text), None, "{text}");
+    }
+    // A model's prose about quotas, with no address to the person, stays a reply.
+    assert_eq!(
+        reply("The script exits when the quota is exceeded; I added a check."),
+        None
+    );
 }

@@ -14,6 +14,7 @@ use std::process::Command;
 use sha2::{Digest, Sha256};
 
 use super::enter::{Enter, Layer};
+use super::error::SandboxError;
 use super::limits::{Group, Limits, Seen};
 use super::placeholder::Placeholders;
 use super::proxy::{Refusals, Refused};
@@ -67,7 +68,7 @@ pub struct Assembly {
     kernel: Vec<(PathBuf, world::Knob)>,
     /// Where keyless is root: the folder bubblewrap binds from when commands run unprivileged
     /// (`remap.rs`), or why they cannot in this workspace.
-    remap: Result<tempfile::TempDir, String>,
+    remap: Result<tempfile::TempDir, SandboxError>,
     /// What the proxy reaches for a command with network.
     allow: std::sync::Arc<AllowList>,
     /// Where keyless is root and a command's uid is the machine's 0 (no `privilege` here): the
@@ -78,6 +79,21 @@ pub struct Assembly {
     /// layers and the stage in place (`Enter::make_ready`), made at the first command.
     ready: [std::sync::OnceLock<Option<std::os::fd::OwnedFd>>; 2],
 }
+
+/// What a world built now depends on that can change while keyless runs: whether each place it
+/// binds, protects or masks is there, and which file or folder it is (a folder the person
+/// replaced is another one, and a mount over the old one no longer covers it). A world built
+/// ahead of its command serves only while its identity holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    purpose: Purpose,
+    network: Network,
+    places: Vec<(PathBuf, Option<Which>)>,
+}
+
+/// Which file or folder a place is: its device, its inode, when that inode was made, whether
+/// it is a folder.
+type Which = (u64, u64, (i64, i64), bool);
 
 /// What assembling needs from the sandbox.
 pub struct Input<'a> {
@@ -91,7 +107,7 @@ pub struct Input<'a> {
     pub state_base: Option<&'a Path>,
     /// Whether commands may run unprivileged through idmapped mounts (keyless is root and the
     /// probe found it works); else why not.
-    pub remap: Result<(), String>,
+    pub remap: Result<(), SandboxError>,
     /// What the proxy reaches.
     pub allow: &'a std::sync::Arc<AllowList>,
 }
@@ -208,13 +224,11 @@ impl Assembly {
                 .iter()
                 .map(Path::new)
                 .find(|base| base.is_dir() && !sources.iter().any(|s| base.starts_with(s)))
-                .ok_or_else(|| {
-                    "no folder outside what a command is shown to stage its world in".to_string()
-                })?;
+                .ok_or(SandboxError::NoStage)?;
             tempfile::Builder::new()
                 .prefix("keyless-stage-")
                 .tempdir_in(base)
-                .map_err(|e| format!("no folder to stage the world in: {e}"))
+                .map_err(|e| SandboxError::os("making a folder to stage the world in", e))
         });
         // SAFETY: geteuid cannot fail.
         let root_only = if unsafe { libc::geteuid() } == 0 && remap.is_err() {
@@ -254,11 +268,58 @@ impl Assembly {
 
     /// Why commands in this workspace cannot run unprivileged although keyless is root and the
     /// machine allows it (a file system without idmapped mounts), or `None`.
-    pub fn remap_missing(&self) -> Option<&str> {
-        self.remap.as_ref().err().map(String::as_str)
+    pub fn remap_missing(&self) -> Option<&SandboxError> {
+        self.remap.as_ref().err()
     }
 
     /// The command that runs `program args…` contained, and what to do once it has run.
+    /// The identity of the world [`Assembly::command`] builds now for `purpose`, with
+    /// `protected` read-only.
+    pub fn identity(&self, purpose: Purpose, network: Network, protected: &[PathBuf]) -> Identity {
+        use std::os::unix::fs::MetadataExt;
+        let mut places: Vec<&Path> = vec![&self.root];
+        places.extend(self.home.as_deref());
+        places.extend(self.system.iter().map(|(p, _)| p.as_path()));
+        places.extend(self.readable.iter().map(PathBuf::as_path));
+        places.extend(self.unlayered.iter().map(PathBuf::as_path));
+        places.extend(self.writable.iter().map(PathBuf::as_path));
+        places.extend(self.layered.iter().map(|(cache, _)| cache.as_path()));
+        places.extend(protected.iter().map(PathBuf::as_path));
+        places.extend(self.secrets.iter().map(PathBuf::as_path));
+        places.extend(self.root_only.iter().map(|(p, _)| p.as_path()));
+        let names: Vec<PathBuf> = PROTECTED_NAMES.iter().map(|n| self.root.join(n)).collect();
+        let system = world::system_secrets();
+        places.extend(names.iter().map(PathBuf::as_path));
+        places.extend(system.iter().map(|(p, _)| p.as_path()));
+        let places = places
+            .into_iter()
+            .map(|place| {
+                // The inode's number alone is not which file it is: a number freed is given
+                // again at once (ext4), to a file made where the old one was. Its birth time
+                // tells them apart (where the file system keeps none, its change time).
+                let seen = place.symlink_metadata().ok().map(|m| {
+                    let born = m
+                        .created()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or((m.ctime(), m.ctime_nsec()), |d| {
+                            (
+                                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                                i64::from(d.subsec_nanos()),
+                            )
+                        });
+                    (m.dev(), m.ino(), born, m.is_dir())
+                });
+                (place.to_path_buf(), seen)
+            })
+            .collect();
+        Identity {
+            purpose,
+            network,
+            places,
+        }
+    }
+
     pub fn command(
         &self,
         support: &WorldSupport,
@@ -275,7 +336,13 @@ impl Assembly {
             None => Placeholders::none(),
         };
         let mut protected: Vec<PathBuf> = protected.to_vec();
-        protected.extend(placeholders.paths().iter().cloned());
+        // A placeholder another world holds (one built ahead) exists, so it is among the
+        // protected paths already: bound once.
+        for path in placeholders.paths() {
+            if !protected.contains(path) {
+                protected.push(path.clone());
+            }
+        }
         let layers = purpose == Purpose::Model && support.layers.is_ok();
         let remapped = support.remap.is_ok() && self.remap.is_ok();
         let mut readable = self.readable.clone();
@@ -365,14 +432,14 @@ impl Assembly {
         let mut proxied = false;
         match (&support.kept_net, network, purpose) {
             (Ok(()), Network::On, Purpose::Model) => {
-                let kept = super::nets::kept().map_err(io::Error::other)?;
-                let on = kept.on(&self.allow).map_err(io::Error::other)?;
+                let kept = super::nets::kept().map_err(SandboxError::into_io)?;
+                let on = kept.on(&self.allow).map_err(SandboxError::into_io)?;
                 enter.join = Some(on.ns.join());
                 refusals = Some(on.refusals.clone());
                 proxied = true;
             }
             (Ok(()), _, _) => {
-                let kept = super::nets::kept().map_err(io::Error::other)?;
+                let kept = super::nets::kept().map_err(SandboxError::into_io)?;
                 enter.join = Some(kept.off.join());
             }
             // No kept namespace: a network of its own when off; the machine's when on.
@@ -407,7 +474,7 @@ impl Assembly {
                     attr_set: super::remap::MOUNT_ATTR_IDMAP,
                     attr_clr: 0,
                     propagation: 0,
-                    userns_fd: super::remap::idmap().map_err(io::Error::other)? as u64,
+                    userns_fd: super::remap::idmap().map_err(SandboxError::into_io)? as u64,
                 },
                 stage: cstring(stage.path())?,
                 staged: prepared,
@@ -426,7 +493,7 @@ impl Assembly {
             .map(std::os::fd::AsRawFd::as_raw_fd);
         let mut seccomp_fds = Vec::new();
         if support.seccomp.is_ok() {
-            let programs = super::seccomp::programs().map_err(io::Error::other)?;
+            let programs = super::seccomp::programs().map_err(SandboxError::into_io)?;
             let slots = super::enter::seccomp_slots(programs.len());
             for (program, slot) in programs.iter().zip(slots) {
                 enter.seccomp.push((super::enter::readable(program)?, slot));
@@ -519,7 +586,12 @@ fn filtered_copy(path: &Path) -> Option<tempfile::NamedTempFile> {
 
 fn cstring(path: &Path) -> io::Result<std::ffi::CString> {
     use std::os::unix::ffi::OsStrExt;
-    std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)
+    std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        SandboxError::NulInPath {
+            path: path.to_path_buf(),
+        }
+        .into_io()
+    })
 }
 
 /// Where the folder bubblewrap binds from may go: a place anyone may enter.

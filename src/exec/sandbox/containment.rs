@@ -321,8 +321,8 @@ fn fallback(p: &Platform, network: bool, allow: Arc<AllowList>) -> Containment {
                 "files",
                 "writes only in the workspace",
                 p.landlock_missing
-                    .clone()
-                    .unwrap_or_else(|| no_world.clone()),
+                    .as_ref()
+                    .map_or_else(|| no_world.clone(), ToString::to_string),
             ),
         },
         gone("home", "home folder empty but toolchains"),
@@ -365,7 +365,9 @@ fn fallback(p: &Platform, network: bool, allow: Arc<AllowList>) -> Containment {
             ".git .agent keyless.json read-only",
             format!(
                 "checked after each command and put back ({})",
-                p.mounts_missing.as_deref().unwrap_or(&no_world)
+                p.mounts_missing
+                    .as_ref()
+                    .map_or_else(|| no_world.clone(), ToString::to_string)
             ),
         )
     });
@@ -439,21 +441,26 @@ fn environment() -> Guarantee {
 mod tests {
     use super::*;
     use crate::exec::sandbox::Sandbox;
+    use crate::exec::sandbox::error::SandboxError;
 
     #[test]
     fn auto_mode_needs_a_sandbox_or_an_explicit_off() {
         let none = Platform {
             landlock_abi: 0,
-            landlock_missing: Some("kernel too old".into()),
+            landlock_missing: Some(SandboxError::LandlockNotBuilt),
             mounts: false,
-            mounts_missing: Some("no".into()),
-            world: Err("bubblewrap is not installed".into()),
+            mounts_missing: Some(SandboxError::Simulated),
+            world: Err(SandboxError::NoBubblewrap),
         };
         let root = std::env::temp_dir();
         let sandbox = Sandbox::with_platform(&root, &SandboxConfig::default(), none.clone());
         let refused = sandbox.check_mode(Mode::Auto).unwrap_err();
         assert_eq!(refused.code, Code::SandboxUnavailable);
-        assert!(refused.reason.contains("kernel too old"));
+        assert!(
+            refused.reason.contains("built without Landlock"),
+            "{}",
+            refused.reason
+        );
         assert!(sandbox.check_mode(Mode::Ask).is_ok());
         let off = SandboxConfig {
             mode: SandboxMode::Off,
@@ -472,8 +479,10 @@ mod tests {
             landlock_abi: 3,
             landlock_missing: None,
             mounts: false,
-            mounts_missing: Some("user namespaces are off".into()),
-            world: Err("bubblewrap is not installed".into()),
+            mounts_missing: Some(SandboxError::UsernsRefused {
+                source: Arc::new(std::io::Error::from_raw_os_error(1)),
+            }),
+            world: Err(SandboxError::NoBubblewrap),
         };
         let root = std::env::temp_dir();
         let line = Sandbox::with_platform(&root, &SandboxConfig::default(), old)
@@ -484,10 +493,10 @@ mod tests {
         assert!(line.contains("no TCP rules"), "{line}");
         assert!(line.contains("bubblewrap is not installed"), "{line}");
         assert!(line.contains("checked after each command"), "{line}");
-        assert!(line.contains("user namespaces are off"), "{line}");
+        assert!(line.contains("user namespace was refused"), "{line}");
     }
 
-    fn world(kept_net: Result<(), String>, layers: Result<(), String>) -> Platform {
+    fn world(kept_net: Result<(), SandboxError>, layers: Result<(), SandboxError>) -> Platform {
         Platform {
             world: Ok(WorldSupport {
                 bwrap: "/usr/bin/bwrap".into(),
@@ -498,14 +507,14 @@ mod tests {
                 remap: Ok(()),
                 root: true,
             }),
-            ..Platform::none("unused")
+            ..Platform::none(SandboxError::Simulated)
         }
     }
 
     #[test]
     fn the_network_guarantee_says_what_the_proxy_reaches() {
         let root = std::env::temp_dir();
-        let network = |config: &SandboxConfig, kept: Result<(), String>| {
+        let network = |config: &SandboxConfig, kept: Result<(), SandboxError>| {
             let c =
                 Sandbox::with_platform(&root, config, world(kept, Ok(()))).containment(Mode::Ask);
             let g = c.guarantees.iter().find(|g| g.name == "network").unwrap();
@@ -531,7 +540,7 @@ mod tests {
         let (what, _) = network(&only(&[]), Ok(()));
         assert!(what.contains("allow-list is empty"), "{what}");
         // Without a kept network namespace the network is the machine's: no proxy, no list.
-        let (what, proxied) = network(&only(&["crates.io"]), Err("userns refused".into()));
+        let (what, proxied) = network(&only(&["crates.io"]), Err(SandboxError::Simulated));
         assert!(!proxied);
         assert_eq!(what, "network through keyless's proxy");
     }
@@ -552,7 +561,7 @@ mod tests {
         );
         assert!(full.check_mode(Mode::Auto).is_ok());
 
-        let weak = world(Err("userns refused".into()), Err("no overlayfs".into()));
+        let weak = world(Err(SandboxError::Simulated), Err(SandboxError::Simulated));
         let sandbox = Sandbox::with_platform(&root, &SandboxConfig::default(), weak.clone());
         let missing: Vec<&str> = sandbox
             .containment(Mode::Ask)

@@ -70,10 +70,10 @@ impl Layer {
         for path in [cache, upper, work] {
             let bytes = path.as_os_str().as_bytes();
             if bytes.iter().any(|b| matches!(b, b',' | b':' | b'\\' | 0)) {
-                return Err(io::Error::other(format!(
-                    "{} cannot be named to overlayfs (it holds , : or \\)",
-                    path.display()
-                )));
+                return Err(super::error::SandboxError::NotForOverlay {
+                    path: path.to_path_buf(),
+                }
+                .into_io());
             }
         }
         let mut options = format!(

@@ -17,6 +17,8 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::error::SandboxError;
+
 /// How long a command's cgroup may take to empty after the command ended.
 const EMPTY_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -41,11 +43,11 @@ pub enum Hierarchy {
 
 impl Hierarchy {
     /// Where this process can make limited cgroups, or why it cannot.
-    pub fn find() -> Result<Hierarchy, String> {
+    pub fn find() -> Result<Hierarchy, SandboxError> {
         let mounts = fs::read_to_string("/proc/self/mountinfo")
-            .map_err(|e| format!("/proc/self/mountinfo: {e}"))?;
+            .map_err(|e| SandboxError::os("/proc/self/mountinfo", e))?;
         let own = fs::read_to_string("/proc/self/cgroup")
-            .map_err(|e| format!("/proc/self/cgroup: {e}"))?;
+            .map_err(|e| SandboxError::os("/proc/self/cgroup", e))?;
         let mut v1_pids = None;
         let mut v1_memory = None;
         let mut v2 = None;
@@ -102,12 +104,9 @@ impl Hierarchy {
             if writable(&dir) && has("pids") && has("memory") {
                 return Ok(Hierarchy::V2(dir));
             }
-            return Err(format!(
-                "keyless cannot make cgroups with process and memory limits in {} (it needs write access and the pids and memory controllers enabled there)",
-                dir.display()
-            ));
+            return Err(SandboxError::CgroupNotWritable { dir });
         }
-        Err("no cgroup hierarchy with the pids or memory controller is mounted".into())
+        Err(SandboxError::NoCgroupHierarchy)
     }
 
     /// Makes the cgroups of one command, with `limits`.

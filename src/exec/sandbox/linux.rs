@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use super::error::SandboxError;
 use landlock::{
     ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
     RulesetAttr, RulesetCreatedAttr, Scope,
@@ -34,7 +35,7 @@ const DEVICES: &[&str] = &[
 ];
 
 /// The kernel's Landlock ABI version, or why there is none.
-pub fn landlock_abi() -> Result<u8, String> {
+pub fn landlock_abi() -> Result<u8, SandboxError> {
     // SAFETY: landlock_create_ruleset with a null attribute, size 0 and the VERSION flag only
     // returns the ABI version; it creates nothing.
     let version = unsafe {
@@ -48,15 +49,16 @@ pub fn landlock_abi() -> Result<u8, String> {
     if version >= 1 {
         return Ok(u8::try_from(version).unwrap_or(u8::MAX));
     }
-    Err(match io::Error::last_os_error().raw_os_error() {
-        Some(libc::ENOSYS) => "the kernel is built without Landlock (Linux 5.13 or newer with CONFIG_SECURITY_LANDLOCK)".to_string(),
-        Some(libc::EOPNOTSUPP) => "Landlock is built in but not enabled (add landlock to the lsm= boot parameter)".to_string(),
-        _ => format!("Landlock is unavailable: {}", io::Error::last_os_error()),
+    let error = io::Error::last_os_error();
+    Err(match error.raw_os_error() {
+        Some(libc::ENOSYS) => SandboxError::LandlockNotBuilt,
+        Some(libc::EOPNOTSUPP) => SandboxError::LandlockNotEnabled,
+        _ => SandboxError::os("Landlock is unavailable", error),
     })
 }
 
 /// Whether a child can have a private mount namespace: tried once with a harmless process.
-pub fn probe_mounts() -> Result<(), String> {
+pub fn probe_mounts() -> Result<(), SandboxError> {
     let plan = Plan {
         unshare: unshare_flags(),
         id_maps: IdMaps::for_self(),
@@ -72,10 +74,10 @@ pub fn probe_mounts() -> Result<(), String> {
     Arc::new(plan).install(&mut command);
     match command.status() {
         Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("the probe exited with {status}")),
-        Err(e) => Err(format!(
-            "an unprivileged user namespace was refused ({e}); on Ubuntu 24.04 and later AppArmor restricts them (kernel.apparmor_restrict_unprivileged_userns)"
-        )),
+        Ok(status) => Err(SandboxError::ProbeExited { status }),
+        Err(e) => Err(SandboxError::UsernsRefused {
+            source: Arc::new(e),
+        }),
     }
 }
 
@@ -120,7 +122,7 @@ impl Plan {
             }
         }
         let ruleset = if input.abi > 0 {
-            Some(ruleset(&input).map_err(io::Error::other)?)
+            Some(ruleset(&input).map_err(SandboxError::into_io)?)
         } else {
             None
         };
@@ -178,24 +180,24 @@ impl Plan {
 
 /// The Landlock ruleset: every write right handled and granted beneath the writable paths; TCP
 /// handled (and so refused) when the network is off; signals and abstract sockets scoped.
-fn ruleset(input: &PlanInput<'_>) -> Result<OwnedFd, String> {
+fn ruleset(input: &PlanInput<'_>) -> Result<OwnedFd, SandboxError> {
     let abi = ABI::from(i32::from(input.abi));
     let write = AccessFs::from_write(abi);
     let file_write = write & AccessFs::from_file(abi);
-    let fail = |e: &dyn std::fmt::Display| format!("the Landlock ruleset could not be made: {e}");
+    let fail = |e| SandboxError::library("the Landlock ruleset could not be made", e);
     let mut ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
         .handle_access(write)
-        .map_err(|e| fail(&e))?;
+        .map_err(fail)?;
     if !input.network && input.abi >= 4 {
         ruleset = ruleset
             .handle_access(AccessNet::from_all(abi))
-            .map_err(|e| fail(&e))?;
+            .map_err(fail)?;
     }
     if input.abi >= 6 {
-        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(|e| fail(&e))?;
+        ruleset = ruleset.scope(Scope::from_all(abi)).map_err(fail)?;
     }
-    let mut created = ruleset.create().map_err(|e| fail(&e))?;
+    let mut created = ruleset.create().map_err(fail)?;
     let devices = DEVICES.iter().map(Path::new);
     for (path, rights) in input
         .writable
@@ -207,11 +209,13 @@ fn ruleset(input: &PlanInput<'_>) -> Result<OwnedFd, String> {
         if let Ok(fd) = PathFd::new(path) {
             created = created
                 .add_rule(PathBeneath::new(fd, rights))
-                .map_err(|e| fail(&e))?;
+                .map_err(fail)?;
         }
     }
     let fd: Option<OwnedFd> = created.into();
-    fd.ok_or_else(|| "the kernel gave no Landlock ruleset".to_string())
+    fd.ok_or(SandboxError::Nothing {
+        doing: "the kernel's Landlock ruleset",
+    })
 }
 
 /// One mount(2) call, prepared.
@@ -327,8 +331,12 @@ fn locked_flags(path: &CString) -> libc::c_ulong {
 }
 
 fn cstring(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::other(format!("{} holds a NUL byte", path.display())))
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        SandboxError::NulInPath {
+            path: path.to_path_buf(),
+        }
+        .into_io()
+    })
 }
 
 /// The user namespace's id maps: the user keyless runs as, mapped to itself, so files keep

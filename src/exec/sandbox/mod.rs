@@ -39,6 +39,7 @@ mod credentials;
 #[cfg(target_os = "linux")]
 mod enter;
 mod env;
+pub mod error;
 #[cfg(unix)]
 pub(crate) mod guard;
 #[cfg(not(unix))]
@@ -92,6 +93,13 @@ pub use owner::listener_profile;
 pub use platform::{Guarantee, Platform, WorldSupport};
 pub use reach::{AllowList, Allowed, Source};
 pub use refusal::{Contained, Refusal};
+
+/// What a world built now depends on (`assemble::Identity`); only where commands run in a
+/// world of their own.
+#[cfg(target_os = "linux")]
+pub type WorldIdentity = assemble::Identity;
+#[cfg(not(target_os = "linux"))]
+pub type WorldIdentity = ();
 /// The compiled seccomp programs (for the benchmark's figures).
 #[cfg(target_os = "linux")]
 pub use seccomp::programs as seccomp_programs;
@@ -276,7 +284,7 @@ impl Sandbox {
         {
             let mut platform = self.platform.clone();
             if let Ok(world) = &mut platform.world {
-                world.remap = Err(why.to_string());
+                world.remap = Err(why.clone());
             }
             return containment::of(&self.config, &platform, mode, &self.allow);
         }
@@ -436,8 +444,19 @@ impl Sandbox {
             .unwrap_or_default())
     }
 
-    /// Ends the batch: its temporary folder goes with everything in it, and the repositories
-    /// are looked for again before the next one (a command may have made one).
+    /// A batch's first command is about to run: the repositories found when the last batch
+    /// ended (or while the model answered) are found again if a folder of the workspace changed
+    /// since (the person may have made a repository meanwhile: it is protected like the rest,
+    /// and a world built ahead without it no longer fits). Told by the folders' times, without
+    /// reading them again.
+    pub fn batch_begins(&self) {
+        if let Ok(mut found) = self.repositories.lock()
+            && found.as_ref().is_some_and(|f| !f.unchanged())
+        {
+            *found = None;
+        }
+    }
+
     /// Ends the batch: its temporary folder goes with everything in it, and the repositories
     /// are looked for again, so the next batch protects one a command made. A repository a
     /// command made whose settings or hooks would run a program when the person next uses git
@@ -503,6 +522,72 @@ impl Sandbox {
     ) -> std::io::Result<(Command, Contained)> {
         let network = self.network(mode);
         self.contained(Use::Model { network }, program, args)
+    }
+
+    /// A world for the model's next command, built before that command is known: its shell
+    /// ([`crate::exec::WAITING_SCRIPT`]) waits for the command line, then becomes `program
+    /// flag LINE` as a command started directly does. With it, the world's identity now: the
+    /// world serves while [`Sandbox::identity`] still gives the same. `None` where commands
+    /// run in no world of their own (the sandbox off, the fallback).
+    pub fn waiting_command(
+        &mut self,
+        mode: Mode,
+        program: &str,
+        flag: &str,
+    ) -> std::io::Result<Option<(Command, Contained, WorldIdentity)>> {
+        #[cfg(target_os = "linux")]
+        if !self.is_off() && self.platform.world.is_ok() {
+            let in_batch = self.repositories.lock().is_ok_and(|found| found.is_some());
+            let (mut command, contained) = self.command(
+                mode,
+                "sh",
+                &["-c", crate::exec::WAITING_SCRIPT, program, flag],
+            )?;
+            for name in crate::exec::WAITING_NAMES {
+                command.env_remove(name);
+            }
+            let identity = self.identity(mode);
+            // Between batches, the repositories are found again for the command that uses the
+            // world: one the person made meanwhile is theirs, not the next batch's (and
+            // changes the identity).
+            if !in_batch && let Ok(mut found) = self.repositories.lock() {
+                *found = None;
+            }
+            return Ok(identity.map(|identity| (command, contained, identity)));
+        }
+        let _ = (mode, program, flag);
+        Ok(None)
+    }
+
+    /// Whether a world built now would make a placeholder in the workspace (a protected name
+    /// missing: no `.git`, no `keyless.json`).
+    pub fn needs_placeholders(&self) -> bool {
+        PROTECTED_NAMES
+            .iter()
+            .any(|name| self.root.join(name).symlink_metadata().is_err())
+    }
+
+    /// The identity of the world the model's command would get now (see
+    /// [`Sandbox::waiting_command`]).
+    pub fn identity(&self, mode: Mode) -> Option<WorldIdentity> {
+        #[cfg(target_os = "linux")]
+        if let Ok(world) = &self.platform.world
+            && !self.is_off()
+        {
+            let network = if self.network(mode) {
+                assemble::Network::On
+            } else {
+                assemble::Network::Off
+            };
+            let protected = self.protected_paths();
+            return Some(self.assembly(world).identity(
+                assemble::Purpose::Model,
+                network,
+                &protected,
+            ));
+        }
+        let _ = mode;
+        None
     }
 
     /// The command that runs one of keyless's own programs in the workspace (a tool's version
@@ -687,7 +772,7 @@ mod tests {
             landlock_missing: None,
             mounts: true,
             mounts_missing: None,
-            world: Err("none".into()),
+            world: Err(error::SandboxError::Simulated),
         };
         let default = Sandbox::with_platform(&root, &SandboxConfig::default(), platform.clone());
         assert!(default.network(Mode::Ask));

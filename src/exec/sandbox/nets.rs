@@ -18,6 +18,8 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
+use super::error::SandboxError;
+
 /// Where the proxy listens inside the "on" namespace (`HTTPS_PROXY=http://127.0.0.1:3128`).
 pub const PROXY_PORT: u16 = 3128;
 
@@ -390,10 +392,11 @@ impl std::fmt::Debug for Kept {
 }
 
 /// The kept namespaces, or why there are none.
-pub fn kept() -> Result<&'static Kept, String> {
-    static KEPT: std::sync::OnceLock<Result<Kept, String>> = std::sync::OnceLock::new();
+pub fn kept() -> Result<&'static Kept, SandboxError> {
+    static KEPT: std::sync::OnceLock<Result<Kept, SandboxError>> = std::sync::OnceLock::new();
     KEPT.get_or_init(|| {
-        let (off, _) = make(false).map_err(|e| e.to_string())?;
+        let (off, _) =
+            make(false).map_err(|e| SandboxError::os("keeping a network namespace", e))?;
         Ok(Kept {
             off,
             on: std::sync::Mutex::new(Vec::new()),
@@ -409,16 +412,16 @@ impl Kept {
     pub fn on(
         &self,
         list: &std::sync::Arc<super::reach::AllowList>,
-    ) -> Result<std::sync::Arc<On>, String> {
-        let mut all = self
-            .on
-            .lock()
-            .map_err(|_| "the kept namespaces' lock is poisoned".to_string())?;
+    ) -> Result<std::sync::Arc<On>, SandboxError> {
+        let mut all = self.on.lock().map_err(|_| SandboxError::Poisoned {
+            what: "the kept namespaces",
+        })?;
         if let Some(on) = all.iter().find(|on| on.list == *list) {
             return Ok(std::sync::Arc::clone(on));
         }
-        let (ns, listener) = make(true).map_err(|e| e.to_string())?;
-        let listener = listener.ok_or("no listener came back")?;
+        let (ns, listener) = make(true)
+            .map_err(|e| SandboxError::os("keeping a network namespace with a way out", e))?;
+        let listener = listener.ok_or(SandboxError::NoListener)?;
         let refusals = super::proxy::Refusals::default();
         super::proxy::serve(
             std::net::TcpListener::from(listener),

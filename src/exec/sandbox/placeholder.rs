@@ -38,12 +38,15 @@ impl Placeholders {
     /// Makes a placeholder for each of `names` that `root` lacks, or holds the one a command
     /// running now made; `record` is the file that remembers them.
     pub fn make(root: &Path, names: &[&str], record: &Path) -> io::Result<Placeholders> {
-        let mut held = HELD
-            .lock()
-            .map_err(|_| io::Error::other("placeholder lock"))?;
+        let mut held = HELD.lock().map_err(|_| {
+            super::error::SandboxError::Poisoned {
+                what: "the placeholders",
+            }
+            .into_io()
+        })?;
         let held = held.get_or_insert_with(HashMap::new);
         if held.is_empty() {
-            clean_recorded(record);
+            clean(record, held);
         }
         let mut made = Placeholders {
             paths: Vec::new(),
@@ -51,7 +54,13 @@ impl Placeholders {
         };
         for name in names {
             let path = root.join(name);
-            if let Some((count, _)) = held.get_mut(&path) {
+            if let Some((count, inode)) = held.get_mut(&path) {
+                // Held by a world still standing, but taken away meanwhile (a `git clean`):
+                // made again, for this command's world to bind.
+                if path.symlink_metadata().is_err() {
+                    make_one(&path, name)?;
+                    *inode = fs::symlink_metadata(&path)?.ino();
+                }
                 *count += 1;
                 made.paths.push(path);
                 continue;
@@ -59,19 +68,12 @@ impl Placeholders {
             if path.symlink_metadata().is_ok() {
                 continue;
             }
-            if *name == "keyless.json" {
-                fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&path)?;
-            } else {
-                fs::create_dir(&path)?;
-            }
+            make_one(&path, name)?;
             let inode = fs::symlink_metadata(&path)?.ino();
             held.insert(path.clone(), (1, inode));
             made.paths.push(path);
         }
-        write_record(record, held);
+        write_record(record, root, held);
         Ok(made)
     }
 
@@ -87,9 +89,13 @@ impl Placeholders {
 
     fn release(&mut self) {
         let paths = std::mem::take(&mut self.paths);
-        if paths.is_empty() {
+        let Some(root) = paths
+            .first()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+        else {
             return;
-        }
+        };
         let Ok(mut held) = HELD.lock() else { return };
         let Some(held) = held.as_mut() else { return };
         for path in paths {
@@ -104,7 +110,7 @@ impl Placeholders {
             }
         }
         if let Some(record) = &self.record {
-            write_record(record, held);
+            write_record(record, &root, held);
         }
     }
 }
@@ -131,16 +137,33 @@ fn take_away(path: &Path, inode: u64) {
     }
 }
 
-fn write_record(record: &Path, held: &HashMap<PathBuf, (usize, u64)>) {
-    if held.is_empty() {
-        let _ = fs::remove_file(record);
-        return;
+/// Makes the empty placeholder for `name` at `path`: an empty file for `keyless.json`, an empty
+/// folder for the others.
+fn make_one(path: &Path, name: &str) -> io::Result<()> {
+    if name == "keyless.json" {
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map(drop)
+    } else {
+        fs::create_dir(path)
     }
+}
+
+/// Writes the placeholders this process holds in the workspace at `root` (a process may hold
+/// others', in other workspaces: theirs are in their own records).
+fn write_record(record: &Path, root: &Path, held: &HashMap<PathBuf, (usize, u64)>) {
     let pid = std::process::id();
     let text: String = held
         .iter()
+        .filter(|(path, _)| path.parent() == Some(root))
         .map(|(path, (_, inode))| format!("{pid}\t{inode}\t{}\n", path.display()))
         .collect();
+    if text.is_empty() {
+        let _ = fs::remove_file(record);
+        return;
+    }
     if let Some(parent) = record.parent() {
         let _ = fs::create_dir_all(parent);
     }
@@ -149,6 +172,17 @@ fn write_record(record: &Path, held: &HashMap<PathBuf, (usize, u64)>) {
 
 /// Takes away what a keyless that was killed left recorded; what a live keyless holds stays.
 pub fn clean_recorded(record: &Path) {
+    let held = HELD.lock();
+    let none = HashMap::new();
+    let held = match &held {
+        Ok(held) => held.as_ref().unwrap_or(&none),
+        Err(_) => return,
+    };
+    clean(record, held);
+}
+
+/// [`clean_recorded`], with what this process holds now.
+fn clean(record: &Path, held: &HashMap<PathBuf, (usize, u64)>) {
     let Ok(text) = fs::read_to_string(record) else {
         return;
     };
@@ -163,7 +197,10 @@ pub fn clean_recorded(record: &Path) {
             continue;
         };
         let ours = u32::try_from(pid).is_ok_and(|p| p == std::process::id());
-        if !ours && crate::exec::process_alive(pid) {
+        // This process's own entry is stale unless it holds the placeholder now (another
+        // sandbox of the same workspace in this process, a world built ahead).
+        let held_now = ours && held.contains_key(Path::new(path));
+        if held_now || (!ours && crate::exec::process_alive(pid)) {
             kept.push_str(line);
             kept.push('\n');
             continue;

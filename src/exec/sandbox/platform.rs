@@ -9,22 +9,24 @@ use serde::Serialize;
 
 pub use super::support::WorldSupport;
 
+use super::error::SandboxError;
+
 #[cfg(target_os = "linux")]
 use super::limits::Hierarchy;
 
 /// What the platform offers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Platform {
     /// The Landlock ABI version; 0 when there is none.
     pub landlock_abi: u8,
     /// Why there is no Landlock, when there is none.
-    pub landlock_missing: Option<String>,
+    pub landlock_missing: Option<SandboxError>,
     /// Whether a private mount namespace works in keyless's own child (the fallback's
     /// read-only `.git` and masked secret stores).
     pub mounts: bool,
-    pub mounts_missing: Option<String>,
+    pub mounts_missing: Option<SandboxError>,
     /// The world bubblewrap builds (Linux), or why there is none.
-    pub world: Result<WorldSupport, String>,
+    pub world: Result<WorldSupport, SandboxError>,
 }
 
 impl Platform {
@@ -40,7 +42,7 @@ impl Platform {
     fn look() -> Platform {
         let simulate = std::env::var("KEYLESS_SANDBOX_SIMULATE").unwrap_or_default();
         let pretend = |what: &str| simulate.split(',').any(|s| s.trim() == what);
-        let simulated = || "simulated (KEYLESS_SANDBOX_SIMULATE)".to_string();
+        let simulated = || SandboxError::Simulated;
         #[cfg(target_os = "linux")]
         let (abi, mounts, world) = (
             super::linux::landlock_abi(),
@@ -53,13 +55,15 @@ impl Platform {
         );
         #[cfg(not(target_os = "linux"))]
         let (abi, mounts, world): (
-            Result<u8, String>,
-            Result<(), String>,
-            Result<WorldSupport, String>,
+            Result<u8, SandboxError>,
+            Result<(), SandboxError>,
+            Result<WorldSupport, SandboxError>,
         ) = (
-            Err("Landlock is Linux only".to_string()),
-            Err("mount namespaces are Linux only".to_string()),
-            Err("bubblewrap is Linux only".to_string()),
+            Err(SandboxError::LinuxOnly { part: "Landlock" }),
+            Err(SandboxError::LinuxOnly {
+                part: "mount namespaces",
+            }),
+            Err(SandboxError::LinuxOnly { part: "bubblewrap" }),
         );
         let world = world.map(|mut w| {
             if pretend("no-kept-net") {
@@ -99,13 +103,13 @@ impl Platform {
     }
 
     /// A platform with nothing: for tests of what is said where nothing contains commands.
-    pub fn none(why: &str) -> Platform {
+    pub fn none(why: SandboxError) -> Platform {
         Platform {
             landlock_abi: 0,
-            landlock_missing: Some(why.to_string()),
+            landlock_missing: Some(why.clone()),
             mounts: false,
-            mounts_missing: Some(why.to_string()),
-            world: Err(why.to_string()),
+            mounts_missing: Some(why.clone()),
+            world: Err(why),
         }
     }
 }
@@ -114,7 +118,8 @@ impl Platform {
 impl WorldSupport {
     /// The cgroup hierarchy commands get their limits in, when there is one.
     pub fn hierarchy(&self) -> Option<&'static Hierarchy> {
-        static FOUND: std::sync::OnceLock<Result<Hierarchy, String>> = std::sync::OnceLock::new();
+        static FOUND: std::sync::OnceLock<Result<Hierarchy, SandboxError>> =
+            std::sync::OnceLock::new();
         if self.cgroups.is_err() {
             return None;
         }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::assemble::{Assembly, Input, Network, Purpose};
+use super::error::SandboxError;
 use super::support::WorldSupport;
 
 /// The oldest bubblewrap with everything the world uses (`--disable-userns`, `--size`).
@@ -17,25 +18,22 @@ const OLDEST: (u32, u32) = (0, 8);
 const SYSTEM_BWRAP: &str = "/usr/bin/bwrap";
 
 /// What the world can be here, or why there is none.
-pub fn world() -> Result<WorldSupport, String> {
-    let bwrap = find().ok_or_else(|| {
-        "bubblewrap is not installed (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)".to_string()
-    })?;
+pub fn world() -> Result<WorldSupport, SandboxError> {
+    let bwrap = find().ok_or(SandboxError::NoBubblewrap)?;
     let version = Command::new(&bwrap)
         .arg("--version")
         .output()
-        .map_err(|e| format!("{} could not run: {e}", bwrap.display()))?;
+        .map_err(|e| SandboxError::os(format!("running {}", bwrap.display()), e))?;
     let text = String::from_utf8_lossy(&version.stdout);
     let number = text.split_whitespace().nth(1).unwrap_or_default();
     let mut parts = number.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     if found < OLDEST {
-        return Err(format!(
-            "bubblewrap {number} is older than {}.{} ({})",
-            OLDEST.0,
-            OLDEST.1,
-            bwrap.display()
-        ));
+        return Err(SandboxError::OldBubblewrap {
+            version: number.to_string(),
+            oldest: OLDEST,
+            path: bwrap,
+        });
     }
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
@@ -48,14 +46,14 @@ pub fn world() -> Result<WorldSupport, String> {
         remap: if root {
             super::remap::idmap().map(|_| ())
         } else {
-            Err("keyless is not root: commands run as its own user".into())
+            Err(SandboxError::NotRoot)
         },
         root,
     };
     let dir = tempfile::Builder::new()
         .prefix("keyless-probe-")
         .tempdir()
-        .map_err(|e| format!("no folder for the probe: {e}"))?;
+        .map_err(|e| SandboxError::os("making a folder for the probe", e))?;
     let folder = dir;
     let dir = folder.path();
     // Everything at once first, the layers where the real ones live: on a machine that has
@@ -74,59 +72,58 @@ pub fn world() -> Result<WorldSupport, String> {
 
 /// Tries each part of the world alone, after a world with nothing optional: what fails is
 /// reported missing, with why.
-fn each_part(mut support: WorldSupport, dir: &Path) -> Result<WorldSupport, String> {
+fn each_part(mut support: WorldSupport, dir: &Path) -> Result<WorldSupport, SandboxError> {
     // A world with nothing optional first: if it fails, there is no world.
     let bare = WorldSupport {
-        kept_net: Err("probe".into()),
-        layers: Err("probe".into()),
-        cgroups: Err("probe".into()),
-        seccomp: Err("probe".into()),
-        remap: Err("probe".into()),
+        kept_net: Err(SandboxError::LeftOut),
+        layers: Err(SandboxError::LeftOut),
+        cgroups: Err(SandboxError::LeftOut),
+        seccomp: Err(SandboxError::LeftOut),
+        remap: Err(SandboxError::LeftOut),
         ..support.clone()
     };
     try_world(&bare, dir, false, None)
-        .map_err(|e| format!("bubblewrap could not build a world: {e}"))?;
+        .map_err(|e| e.in_part("bubblewrap could not build a world"))?;
     if support.kept_net.is_ok() {
         let only_net = WorldSupport {
-            layers: Err("probe".into()),
-            cgroups: Err("probe".into()),
-            seccomp: Err("probe".into()),
+            layers: Err(SandboxError::LeftOut),
+            cgroups: Err(SandboxError::LeftOut),
+            seccomp: Err(SandboxError::LeftOut),
             ..support.clone()
         };
         if let Err(e) = try_world(&only_net, dir, false, None) {
-            support.kept_net = Err(format!(
-                "a command could not join the kept network namespace: {e}"
-            ));
+            support.kept_net =
+                Err(e.in_part("a command could not join the kept network namespace"));
         }
     }
     if support.cgroups.is_ok() {
         let only_cgroups = WorldSupport {
-            layers: Err("probe".into()),
-            kept_net: Err("probe".into()),
-            seccomp: Err("probe".into()),
+            layers: Err(SandboxError::LeftOut),
+            kept_net: Err(SandboxError::LeftOut),
+            seccomp: Err(SandboxError::LeftOut),
             ..support.clone()
         };
         if let Err(e) = try_world(&only_cgroups, dir, false, None) {
-            support.cgroups = Err(format!("a command could not join its cgroup: {e}"));
+            support.cgroups = Err(e.in_part("a command could not join its cgroup"));
         }
     }
     if support.seccomp.is_ok() {
         let only_seccomp = WorldSupport {
-            layers: Err("probe".into()),
-            kept_net: Err("probe".into()),
-            cgroups: Err("probe".into()),
-            remap: Err("probe".into()),
+            layers: Err(SandboxError::LeftOut),
+            kept_net: Err(SandboxError::LeftOut),
+            cgroups: Err(SandboxError::LeftOut),
+            remap: Err(SandboxError::LeftOut),
             ..support.clone()
         };
         if let Err(e) = try_world(&only_seccomp, dir, false, None) {
-            support.seccomp = Err(format!("bubblewrap could not load the seccomp filter: {e}"));
+            support.seccomp = Err(e.in_part("bubblewrap could not load the seccomp filter"));
         }
     }
     let only_layers = WorldSupport {
-        kept_net: Err("probe".into()),
-        cgroups: Err("probe".into()),
-        seccomp: Err("probe".into()),
-        remap: Err("probe".into()),
+        kept_net: Err(SandboxError::LeftOut),
+        cgroups: Err(SandboxError::LeftOut),
+        seccomp: Err(SandboxError::LeftOut),
+        remap: Err(SandboxError::LeftOut),
         ..support.clone()
     };
     // The layers are tried where the real ones will live (keyless's cache folder), whose file
@@ -138,23 +135,21 @@ fn each_part(mut support: WorldSupport, dir: &Path) -> Result<WorldSupport, Stri
         let _ = std::fs::remove_dir_all(base);
     }
     if let Err(e) = result {
-        support.layers = Err(format!(
-            "a copy-on-write layer over a cache could not be mounted: {e}"
-        ));
+        support.layers = Err(e.in_part("a copy-on-write layer over a cache could not be mounted"));
     }
     if support.remap.is_ok() {
         // With the layers, as commands use them: a cache's lower layer is idmapped too.
         let remapped = WorldSupport {
-            kept_net: Err("probe".into()),
-            cgroups: Err("probe".into()),
-            seccomp: Err("probe".into()),
+            kept_net: Err(SandboxError::LeftOut),
+            cgroups: Err(SandboxError::LeftOut),
+            seccomp: Err(SandboxError::LeftOut),
             ..support.clone()
         };
         if let Err(e) = try_world(&remapped, dir, false, None).and_then(|()| match support.layers {
             Ok(()) => try_world(&remapped, dir, true, None),
             Err(_) => Ok(()),
         }) {
-            support.remap = Err(format!("a command could not run unprivileged: {e}"));
+            support.remap = Err(e.in_part("a command could not run unprivileged"));
         }
     }
     Ok(support)
@@ -189,14 +184,16 @@ fn try_world(
     dir: &Path,
     layers: bool,
     state_base: Option<&Path>,
-) -> Result<(), String> {
+) -> Result<(), SandboxError> {
     let root = dir.join(if layers { "ws-layers" } else { "ws" });
     let home = dir.join(if layers { "home-layers" } else { "home" });
     let cache = home.join(".npm");
     for folder in [&root, &cache] {
-        std::fs::create_dir_all(folder).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(folder)
+            .map_err(|e| SandboxError::os(format!("making {}", folder.display()), e))?;
     }
-    std::fs::write(cache.join("kept"), "as it was").map_err(|e| e.to_string())?;
+    std::fs::write(cache.join("kept"), "as it was")
+        .map_err(|e| SandboxError::os("writing the probe's cache file", e))?;
     let config = crate::config::SandboxConfig::default();
     let assembly = Assembly::new(Input {
         root: &root,
@@ -233,26 +230,29 @@ fn try_world(
             "/bin/sh",
             &["-c", &line],
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| SandboxError::os("assembling the probe's world", e))?;
     let output = command
         .current_dir(&root)
         .stdin(Stdio::null())
         .env("HOME", &home)
         .output()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| SandboxError::os("running the probe's world", e))?;
     after.finish();
     if !output.status.success() {
-        return Err(format!(
-            "{} ({})",
-            String::from_utf8_lossy(&output.stderr).trim(),
-            output.status
-        ));
+        return Err(SandboxError::World {
+            said: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+            status: output.status,
+        });
     }
     if std::fs::read_to_string(root.join("probe.txt")).unwrap_or_default() != "ok\n" {
-        return Err("the command's write did not reach the workspace".into());
+        return Err(SandboxError::Unfaithful {
+            found: "the command's write did not reach the workspace",
+        });
     }
     if layers && std::fs::read_to_string(cache.join("kept")).unwrap_or_default() != "as it was" {
-        return Err("a write went through the layer into the cache".into());
+        return Err(SandboxError::Unfaithful {
+            found: "a write went through the layer into the cache",
+        });
     }
     Ok(())
 }

@@ -29,6 +29,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+use super::error::SandboxError;
+
 /// The id a command's processes run as when keyless is root: far above the ids distributions
 /// give users and the subordinate ranges container tools give out by default, and below the
 /// ids the kernel reserves (`-1`, `-2`).
@@ -53,8 +55,8 @@ pub struct MountAttr {
 
 /// The user namespace whose id maps idmap a mount: the machine's root shown as [`COMMAND_ID`],
 /// every other id as itself. Made once per keyless process (root only).
-pub fn idmap() -> Result<RawFd, String> {
-    static MADE: std::sync::OnceLock<Result<OwnedFd, String>> = std::sync::OnceLock::new();
+pub fn idmap() -> Result<RawFd, SandboxError> {
+    static MADE: std::sync::OnceLock<Result<OwnedFd, SandboxError>> = std::sync::OnceLock::new();
     MADE.get_or_init(make_idmap)
         .as_ref()
         .map(AsRawFd::as_raw_fd)
@@ -69,7 +71,7 @@ fn maps() -> String {
     format!("0 {id} 1\n1 1 {}\n{} {} {above}\n", id - 1, id + 1, id + 1)
 }
 
-fn make_idmap() -> Result<OwnedFd, String> {
+fn make_idmap() -> Result<OwnedFd, SandboxError> {
     let maps = maps();
     let mut ready = [0 as RawFd; 2];
     let mut release = [0 as RawFd; 2];
@@ -78,7 +80,10 @@ fn make_idmap() -> Result<OwnedFd, String> {
         if libc::pipe2(ready.as_mut_ptr(), libc::O_CLOEXEC) != 0
             || libc::pipe2(release.as_mut_ptr(), libc::O_CLOEXEC) != 0
         {
-            return Err(format!("no pipe: {}", io::Error::last_os_error()));
+            return Err(SandboxError::os(
+                "making a pipe",
+                io::Error::last_os_error(),
+            ));
         }
     }
     // SAFETY: the descriptors were just made and are owned here only.
@@ -94,7 +99,10 @@ fn make_idmap() -> Result<OwnedFd, String> {
     // descriptors made before the fork, and never returns into Rust code.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return Err(format!("no child: {}", io::Error::last_os_error()));
+        return Err(SandboxError::os(
+            "starting a child",
+            io::Error::last_os_error(),
+        ));
     }
     if pid == 0 {
         // SAFETY: in the child, see above.
@@ -116,15 +124,15 @@ fn make_idmap() -> Result<OwnedFd, String> {
         // SAFETY: a one-byte read into a live byte.
         let read = unsafe { libc::read(ready_r.as_raw_fd(), (&mut byte as *mut u8).cast(), 1) };
         if read != 1 || byte != 1 {
-            return Err("a user namespace could not be made".to_string());
+            return Err(SandboxError::NoNamespace { kind: "user" });
         }
         for (file, text) in [("uid_map", &maps), ("gid_map", &maps)] {
             std::fs::write(format!("/proc/{pid}/{file}"), text)
-                .map_err(|e| format!("its {file} could not be written: {e}"))?;
+                .map_err(|e| SandboxError::os(format!("writing its {file}"), e))?;
         }
         std::fs::File::open(format!("/proc/{pid}/ns/user"))
             .map(OwnedFd::from)
-            .map_err(|e| format!("it could not be opened: {e}"))
+            .map_err(|e| SandboxError::os("opening it", e))
     })();
     drop(release_w);
     let mut status = 0;
@@ -136,11 +144,15 @@ fn make_idmap() -> Result<OwnedFd, String> {
 /// Whether each of `paths` (the folders and files a command will be shown) can be idmapped
 /// here, tried in a child of its own (its mount namespace and copies go with it): a file system
 /// without idmapped mounts (NFS, FUSE, an overlay) is found before a command needs it.
-pub fn check(paths: &[&Path]) -> Result<(), String> {
+pub fn check(paths: &[&Path]) -> Result<(), SandboxError> {
     let userns = idmap()?;
     let targets: Vec<CString> = paths
         .iter()
-        .map(|p| CString::new(p.as_os_str().as_bytes()).map_err(|e| e.to_string()))
+        .map(|p| {
+            CString::new(p.as_os_str().as_bytes()).map_err(|_| SandboxError::NulInPath {
+                path: p.to_path_buf(),
+            })
+        })
         .collect::<Result<_, _>>()?;
     let attr = MountAttr {
         attr_set: MOUNT_ATTR_IDMAP,
@@ -152,7 +164,10 @@ pub fn check(paths: &[&Path]) -> Result<(), String> {
     // `_exit`s with the index of the first path that failed (plus one), or 0.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return Err(format!("no child: {}", io::Error::last_os_error()));
+        return Err(SandboxError::os(
+            "starting a child",
+            io::Error::last_os_error(),
+        ));
     }
     if pid == 0 {
         // SAFETY: in the child, see above.
@@ -176,15 +191,16 @@ pub fn check(paths: &[&Path]) -> Result<(), String> {
     unsafe { libc::waitpid(pid, &mut status, 0) };
     match libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)) {
         Some(0) => Ok(()),
-        Some(255) => Err("no mount namespace could be made".into()),
-        Some(i) => Err(format!(
-            "{} cannot be shown through an idmapped mount (its file system does not support them)",
-            paths
+        Some(255) => Err(SandboxError::NoNamespace { kind: "mount" }),
+        Some(i) => Err(SandboxError::NoIdmappedMounts {
+            path: paths
                 .get(usize::try_from(i - 1).unwrap_or(0))
-                .map(|p| p.display().to_string())
-                .unwrap_or_default()
-        )),
-        None => Err("the check did not finish".into()),
+                .map(|p| p.to_path_buf())
+                .unwrap_or_default(),
+        }),
+        None => Err(SandboxError::Unfinished {
+            what: "the idmapped mounts' check",
+        }),
     }
 }
 

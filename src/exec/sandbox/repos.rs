@@ -19,10 +19,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 /// The most entries one walk looks at: a monorepo with its dependencies unpacked stays under it,
 /// and the walk ends in well under a second at that size (about 2.5 µs an entry here).
 pub const MAX_ENTRIES: usize = 400_000;
+
+/// A folder changed this close to the walk that read it may change again with the same time
+/// (file systems keep times in ticks of the kernel's coarse clock): it counts as changed.
+const SAME_TICK: Duration = Duration::from_millis(20);
 
 /// What a walk found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,6 +36,45 @@ pub struct Repositories {
     pub paths: Vec<PathBuf>,
     /// Whether the walk stopped at [`MAX_ENTRIES`] before it saw everything.
     pub cut_short: bool,
+    /// Every folder the walk read, with its change time just before: a repository made or
+    /// moved in since (or a `.agent`, a `keyless.json`) changed the time of the folder it went
+    /// into. The change time (ctime), not the modification time: a program can set a folder's
+    /// modification time back (`touch -d`, `tar x`, `rsync -a`), never its change time.
+    pub folders: Vec<(PathBuf, Option<SystemTime>)>,
+    /// When the walk began.
+    pub walked_at: Option<SystemTime>,
+}
+
+impl Repositories {
+    /// Whether every folder the walk read is as it was then (no entry made, moved or removed
+    /// in it since), told by the folders' times alone, without reading them again: what the
+    /// walk found still holds. A folder changed within a tick of the walk counts as changed.
+    pub fn unchanged(&self) -> bool {
+        let Some(walked_at) = self.walked_at else {
+            return false;
+        };
+        !self.cut_short
+            && self.folders.iter().all(|(dir, then)| {
+                let now = changed_at(dir);
+                let settled = then.is_some_and(|t| t + SAME_TICK <= walked_at);
+                now == *then && settled
+            })
+    }
+}
+
+/// When `dir`'s entries or its own metadata last changed: its change time where the system
+/// keeps one (no program can set it), else its modification time.
+fn changed_at(dir: &Path) -> Option<SystemTime> {
+    let meta = fs::symlink_metadata(dir).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let secs = u64::try_from(meta.ctime()).ok()?;
+        let nanos = u32::try_from(meta.ctime_nsec()).ok()?;
+        Some(SystemTime::UNIX_EPOCH + Duration::new(secs, nanos))
+    }
+    #[cfg(not(unix))]
+    meta.modified().ok()
 }
 
 /// Every repository under `root` (`root/.git` included).
@@ -39,10 +83,16 @@ pub fn find(root: &Path) -> Repositories {
 }
 
 fn find_bounded(root: &Path, max_entries: usize) -> Repositories {
-    let mut found = Repositories::default();
+    let mut found = Repositories {
+        walked_at: Some(SystemTime::now()),
+        ..Repositories::default()
+    };
     let mut seen = 0usize;
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
+        // The folder's time before it is read: a change while it is read shows as a later one.
+        let then = changed_at(&dir);
+        found.folders.push((dir.clone(), then));
         let children = match fs::read_dir(&dir) {
             Ok(children) => children,
             // A folder the walk cannot read may hold a repository: it is protected whole (a
@@ -219,6 +269,36 @@ fn normalise(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a walk found holds while no folder changed; a repository made in any folder since
+    /// (however deep), or a folder changed within a tick of the walk, says it no longer holds.
+    #[test]
+    fn a_walk_knows_when_a_folder_changed_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/b/c")).unwrap();
+        fs::write(root.join("a/b/c/file.txt"), "x").unwrap();
+        assert!(
+            !find(root).unchanged(),
+            "a folder changed just before the walk"
+        );
+        std::thread::sleep(SAME_TICK * 2);
+        let found = find(root);
+        assert!(found.unchanged());
+        fs::write(
+            root.join("a/b/c/file.txt"),
+            "a file's content is no folder's change",
+        )
+        .unwrap();
+        assert!(found.unchanged());
+        fs::create_dir_all(root.join("a/b/c/sub/.git")).unwrap();
+        assert!(!found.unchanged(), "a repository made three folders down");
+        std::thread::sleep(SAME_TICK * 2);
+        let found = find(root);
+        assert!(found.unchanged());
+        fs::rename(root.join("a/b/c/sub"), root.join("a/moved")).unwrap();
+        assert!(!found.unchanged(), "a repository moved");
+    }
 
     #[test]
     fn repositories_are_found_at_any_depth_in_any_folder_and_where_a_git_file_points() {

@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use super::error::SandboxError;
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
     SeccompRule, TargetArch,
@@ -211,12 +212,13 @@ pub const FAMILIES: &[Family] = &[
 /// The compiled programs, one per answer, as bubblewrap reads them (`struct sock_filter`s in
 /// the machine's byte order), or why there are none (an architecture seccompiler does not
 /// know). Compiled once per keyless process.
-pub fn programs() -> Result<&'static [Vec<u8>], String> {
-    static COMPILED: std::sync::OnceLock<Result<Vec<Vec<u8>>, String>> = std::sync::OnceLock::new();
+pub fn programs() -> Result<&'static [Vec<u8>], SandboxError> {
+    static COMPILED: std::sync::OnceLock<Result<Vec<Vec<u8>>, SandboxError>> =
+        std::sync::OnceLock::new();
     COMPILED
         .get_or_init(|| {
             let arch = TargetArch::try_from(std::env::consts::ARCH)
-                .map_err(|e| format!("no seccomp filter for this architecture: {e}"))?;
+                .map_err(|e| SandboxError::library("no seccomp filter for this architecture", e))?;
             [Answer::NotPermitted, Answer::Absent]
                 .into_iter()
                 .map(|answer| compile(answer, arch).map(|program| bytes(&program)))
@@ -228,7 +230,7 @@ pub fn programs() -> Result<&'static [Vec<u8>], String> {
 }
 
 /// The filter that answers `answer` for its calls and lets every other call through.
-fn compile(answer: Answer, arch: TargetArch) -> Result<BpfProgram, String> {
+fn compile(answer: Answer, arch: TargetArch) -> Result<BpfProgram, SandboxError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     let everything = Vec::new();
     for family in FAMILIES.iter().filter(|f| f.answer == answer) {
@@ -268,8 +270,9 @@ fn compile(answer: Answer, arch: TargetArch) -> Result<BpfProgram, String> {
         SeccompAction::Errno(errno as u32),
         arch,
     )
-    .map_err(|e| format!("the seccomp filter could not be built: {e}"))?;
-    BpfProgram::try_from(filter).map_err(|e| format!("the seccomp filter could not compile: {e}"))
+    .map_err(|e| SandboxError::library("the seccomp filter could not be built", e))?;
+    BpfProgram::try_from(filter)
+        .map_err(|e| SandboxError::library("the seccomp filter could not compile", e))
 }
 
 /// Whether this kernel runs x32 calls at all (most distributions build it without): only then
@@ -283,24 +286,24 @@ fn x32_available() -> bool {
 }
 
 /// Rules that match when argument `arg` has any of `bits` set.
-fn any_bit(arg: u8, bits: &[u64]) -> Result<Vec<SeccompRule>, String> {
+fn any_bit(arg: u8, bits: &[u64]) -> Result<Vec<SeccompRule>, SandboxError> {
     bits.iter()
         .map(|&bit| rule(arg, SeccompCmpOp::MaskedEq(bit), bit))
         .collect()
 }
 
 /// Rules that match when argument `arg` is one of `values`.
-fn any_value(arg: u8, values: &[u64]) -> Result<Vec<SeccompRule>, String> {
+fn any_value(arg: u8, values: &[u64]) -> Result<Vec<SeccompRule>, SandboxError> {
     values
         .iter()
         .map(|&value| rule(arg, SeccompCmpOp::Eq, value))
         .collect()
 }
 
-fn rule(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompRule, String> {
+fn rule(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompRule, SandboxError> {
     SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value)
         .and_then(|condition| SeccompRule::new(vec![condition]))
-        .map_err(|e| format!("a seccomp rule could not be built: {e}"))
+        .map_err(|e| SandboxError::library("a seccomp rule could not be built", e))
 }
 
 /// A program as the kernel's `struct sock_filter` array: code (u16), jt, jf (u8), k (u32).

@@ -30,6 +30,13 @@ struct ScriptedChat {
     reopens: Vec<(String, Option<String>)>,
     /// The channel each reply is read through (the copy button once these run out).
     channels: VecDeque<Channel>,
+    /// The chat's address once a reply was waited for (a site that names a new chat only
+    /// when its reply begins); before, the usual one.
+    address_once_waited: Option<String>,
+    waited: bool,
+    /// Where the chat stands with the message due after a failure (`Unsent` once these run
+    /// out).
+    held: VecDeque<Reopened>,
 }
 
 impl ScriptedChat {
@@ -52,6 +59,7 @@ impl ChatDriver for ScriptedChat {
     }
 
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
+        self.waited = true;
         let next = self
             .replies
             .pop_front()
@@ -82,7 +90,14 @@ impl ChatDriver for ScriptedChat {
     }
 
     fn chat_url(&mut self) -> Option<String> {
+        if let (true, Some(url)) = (self.waited, &self.address_once_waited) {
+            return Some(url.clone());
+        }
         Some(format!("https://chat.test/c/{}", self.new_chats))
+    }
+
+    fn holds(&mut self, _: &str) -> Result<Reopened, Failure> {
+        Ok(self.held.pop_front().unwrap_or(Reopened::Unsent))
     }
 
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
@@ -266,6 +281,47 @@ fn a_done_reply_ends_the_turn_and_leaves_nothing_to_resume() {
     assert!(!session.interrupted(), "{session:?}");
     assert_eq!(session.batch, 2);
     assert_eq!(session.chat_url.as_deref(), Some("https://chat.test/c/0"));
+}
+
+/// The site's error in the reply's place, answered again by its Retry control once waited
+/// out: the reply is waited for and read, the message never sent twice.
+#[test]
+fn a_site_error_retried_on_the_page_sends_nothing_again() {
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: VecDeque::from([
+            Err(Failure::new(Code::SiteError, "Something went wrong")),
+            Ok(done("finished")),
+        ]),
+        held: VecDeque::from([Reopened::Retried]),
+        ..ScriptedChat::default()
+    };
+    assert_eq!(bench.run(&mut chat), stop_done("finished"));
+    assert_eq!(chat.sent, vec!["the task".to_string()]);
+}
+
+/// A site that names a new chat only when its reply begins: a stop while waiting (the reply
+/// timeout here, no trouble the site named) keeps the address the chat has by then, for
+/// `--resume` to reopen it.
+#[test]
+fn a_stop_while_waiting_keeps_the_address_the_chat_got_meanwhile() {
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: VecDeque::from([Err(Failure::new(Code::ReplyTimeout, "no reply"))]),
+        address_once_waited: Some("https://chat.test/c/named-late".to_string()),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert!(
+        matches!(&stop, Stop::Chat(f) if f.code == Code::ReplyTimeout),
+        "{stop:?}"
+    );
+    let session = bench.session();
+    assert!(session.interrupted(), "{session:?}");
+    assert_eq!(
+        session.chat_url.as_deref(),
+        Some("https://chat.test/c/named-late")
+    );
 }
 
 #[test]

@@ -148,3 +148,15 @@ pub(in crate::chat::cdp) struct Switched {
     /// The control's words.
     pub label: String,
 }
+
+/// What the composer shows of the person's files (`attachLook`).
+#[derive(Debug, Deserialize, Default)]
+#[serde(default)]
+pub(in crate::chat::cdp) struct AttachLook {
+    /// The names a chip shows.
+    pub showing: Vec<String>,
+    /// The words on chips the site marked failed.
+    pub refused: Vec<String>,
+    /// Alerts and toasts new since the files went, in the site's words.
+    pub notices: Vec<String>,
+}

@@ -7,10 +7,11 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
     InsertTextParams, MouseButton,
 };
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
 use super::PageApi;
-use crate::catalog::{Code, Failure};
-use crate::chat::cdp::bounded;
+use crate::catalog::Failure;
+use crate::chat::cdp::{DriverError, bounded};
 
 /// A key to press: its name and code, Windows' virtual key code, Ctrl held, and the editing
 /// command it stands for (Chrome runs it for keys it would not map itself).
@@ -59,12 +60,13 @@ impl PageApi<'_> {
                 if let Some(text) = text {
                     params = params.text(text).unmodified_text(text);
                 }
-                let params = params
-                    .build()
-                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                let params = params.build().map_err(|why| DriverError::Command {
+                    what: "press Shift+Enter",
+                    why,
+                })?;
                 bounded(page.execute(params), "press Shift+Enter").await?;
             }
-            Ok(())
+            Ok::<_, DriverError>(())
         })
     }
 
@@ -90,12 +92,13 @@ impl PageApi<'_> {
                 if let Some(command) = &command {
                     params = params.commands(vec![command.clone()]);
                 }
-                let params = params
-                    .build()
-                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                let params = params.build().map_err(|why| DriverError::Command {
+                    what: "press a key",
+                    why,
+                })?;
                 bounded(page.execute(params), "press a key").await?;
             }
-            Ok(())
+            Ok::<_, DriverError>(())
         })
     }
 
@@ -119,10 +122,10 @@ impl PageApi<'_> {
                     .button(MouseButton::Left)
                     .click_count(1)
                     .build()
-                    .map_err(|e| Failure::new(Code::Internal, e))?;
+                    .map_err(|why| DriverError::Command { what: "click", why })?;
                 bounded(page.execute(params), "click").await?;
             }
-            Ok(())
+            Ok::<_, DriverError>(())
         })?;
         Ok(true)
     }
@@ -133,7 +136,7 @@ impl PageApi<'_> {
         let text = text.to_string();
         self.tab.block(async move {
             bounded(page.execute(InsertTextParams::new(text)), "insert text").await?;
-            Ok(())
+            Ok::<_, DriverError>(())
         })
     }
 
@@ -150,9 +153,46 @@ impl PageApi<'_> {
                 .file(file)
                 .backend_node_id(input.backend_node_id)
                 .build()
-                .map_err(|e| Failure::new(Code::Internal, e))?;
+                .map_err(|why| DriverError::Command {
+                    what: "attach the file",
+                    why,
+                })?;
             bounded(page.execute(params), "attach the file").await?;
-            Ok(())
+            Ok::<_, DriverError>(())
+        })
+    }
+
+    /// Chooses `files` (paths on this machine) in the file input `attach.js` finds (the
+    /// selectors', else one by its shape, in shadow roots and frames too), as a person picking
+    /// them in the file dialog; `false` when the page has none. The element is reached by its
+    /// object, so an input no CSS path from the document reaches takes them as well.
+    pub(in crate::chat::cdp) fn choose_files(&self, files: Vec<String>) -> Result<bool, Failure> {
+        // The script is there (put back after a navigation) before its element is asked for.
+        let _: bool = self.call("hasFileInput", serde_json::json!([]))?;
+        let page = self.tab.page.clone();
+        self.tab.block(async move {
+            let find = EvaluateParams::builder()
+                .expression("window.__keyless.fileInputElement()")
+                .return_by_value(false)
+                .build()
+                .map_err(|why| DriverError::Command {
+                    what: "find the file input",
+                    why,
+                })?;
+            let found = bounded(page.execute(find), "find the file input").await?;
+            let Some(object) = found.result.result.object_id.clone() else {
+                return Ok::<_, DriverError>(false);
+            };
+            let params = SetFileInputFilesParams::builder()
+                .files(files)
+                .object_id(object)
+                .build()
+                .map_err(|why| DriverError::Command {
+                    what: "hand the files to the file input",
+                    why,
+                })?;
+            bounded(page.execute(params), "hand the files to the file input").await?;
+            Ok(true)
         })
     }
 }

@@ -1,5 +1,5 @@
 //! The page API: the one door between keyless and the script it puts into the chat page
-//! (`page.js`, which holds `discover.js`, `locate.js` and `controls.js`). Each page function has a typed
+//! (`page.js`, which holds `discover.js`, `locate.js`, `controls.js` and `attach.js`). Each page function has a typed
 //! wrapper here: its arguments go as a JSON array to the page's `call`, which runs the function
 //! of that name and answers with JSON (a promise's value once it settles); the answer comes
 //! back into a Rust type. No JavaScript is assembled anywhere else in keyless (the architecture test keeps it
@@ -12,48 +12,34 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub(super) use answers::{
-    BeforeSend, Begun, Clicked, Dirt, Drawn, Found, Glance, Held, Judged, LearnedTurns, Matches,
-    ShownTurn, Switched,
+    AttachLook, BeforeSend, Begun, Clicked, Dirt, Drawn, Found, Glance, Held, Judged, LearnedTurns,
+    Matches, ShownTurn, Switched,
 };
 pub(super) use input::Press;
 
 use super::tab::Tab;
-use super::{CdpDriver, bounded, short};
+use super::{CdpDriver, DriverError, bounded, short, within};
 use crate::catalog::{Code, Failure};
 use crate::chat::selectors::Site;
 
-/// The page script's version: `page.js` says the same (`version: 7`), and a page holding
+/// The page script's version: `page.js` says the same (its `version`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 7;
+pub(super) const PAGE_VERSION: u32 = 10;
 
 /// How long a page may be between two documents (no context to evaluate in) before a call
 /// into it fails, and how often it is tried meanwhile.
 const BETWEEN_DOCUMENTS: std::time::Duration = std::time::Duration::from_secs(3);
 const BETWEEN_DOCUMENTS_STEP: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// Whether the browser refused an evaluation because the page's document went away under it
-/// (a reload or a navigation): its own words for that, the only thing that tells it from other
-/// refusals (the protocol's code is the generic server error).
-fn between_documents(error: &chromiumoxide::error::CdpError) -> bool {
-    let chromiumoxide::error::CdpError::Chrome(error) = error else {
-        return false;
+/// The failure of a call into a page that shows a bot check the browser reports: the check
+/// named as trouble mid-turn is (its words, what to do, the resume command).
+fn bot_check(words: &str) -> Failure {
+    let notice = crate::chat::trouble::Notice {
+        kind: crate::chat::trouble::Kind::BotCheck,
+        words: words.to_string(),
+        resets_in: None,
     };
-    [
-        "Cannot find context with specified id",
-        "Inspected target navigated or closed",
-        "Execution context was destroyed",
-    ]
-    .iter()
-    .any(|words| error.message.contains(words))
-}
-
-/// Whether the page's newest document came with an error status or Cloudflare's check mark.
-fn answered_with_trouble(shown: &std::sync::Mutex<Option<(u16, bool)>>) -> bool {
-    shown
-        .lock()
-        .ok()
-        .and_then(|s| *s)
-        .is_some_and(|(status, mitigated)| mitigated || status >= 400)
+    super::conversation::trouble_failure(&notice, super::conversation::clock_now())
 }
 
 /// What the page answers when its script is not there.
@@ -134,57 +120,68 @@ impl<'d> PageApi<'d> {
 
     /// Evaluates `expression` in the chat page and returns its value.
     fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
-        // No script runs in a bot check's page (such checks re-arm while a debugger runs
-        // script): a check the browser reports ends the call before it is made.
-        if let Some(words) = self.tab.check_shown() {
-            return Err(Failure::new(
-                Code::BotCheck,
-                format!(
-                    "the page shows a bot check (\"{words}\"): no script runs in it; pass it in the browser window (or run keyless without --headless), then resume"
-                ),
-            ));
-        }
-        let last_answer = std::sync::Arc::clone(&self.tab.last_answer);
-        let page = self.tab.page.clone();
-        let expression = expression.to_string();
-        self.tab.block(async move {
-            // A page between two documents (a reload, a navigation) has no place to evaluate
-            // for a moment; that is not a broken browser: the call is made again, a while.
-            let gone_by = tokio::time::Instant::now() + BETWEEN_DOCUMENTS;
-            let evaluated = async {
-                loop {
-                    match page.evaluate(expression.as_str()).await {
-                        // Never into the next document when the site answered it with an
-                        // error or a check (a bot check comes as a reload).
-                        Err(e)
-                            if between_documents(&e)
-                                && tokio::time::Instant::now() < gone_by
-                                && !answered_with_trouble(&last_answer) =>
-                        {
-                            tokio::time::sleep(BETWEEN_DOCUMENTS_STEP).await;
-                        }
-                        answered => break answered,
-                    }
+        // A page between two documents (a reload, a navigation) has no place to evaluate for a
+        // moment; that is not a broken browser: the call is made again, a while. Each try first
+        // asks whether the browser reports a check, so a reload into a check is named as one.
+        let gone_by = std::time::Instant::now() + BETWEEN_DOCUMENTS;
+        loop {
+            // No script runs in a bot check's page (such checks re-arm while a debugger runs
+            // script): a check the browser reports ends the call before it is made.
+            if let Some(words) = self.tab.check_shown() {
+                return Err(bot_check(&words));
+            }
+            let page = self.tab.page.clone();
+            let owned = expression.to_string();
+            let answered = self.tab.block(async move {
+                let evaluated = async {
+                    page.evaluate(owned.as_str())
+                        .await
+                        .map_err(|e| DriverError::call("evaluate in the page", e))
+                };
+                // A page between documents is answered here; any other error goes through
+                // the tab's own reading (a closed tab is said so).
+                match within(evaluated, "evaluate in the page").await {
+                    Err(e) if e.between_documents() => Ok(Err(e)),
+                    other => other.map(Ok),
                 }
-            };
-            let result = bounded(evaluated, "evaluate in the page").await?;
-            result.into_value::<T>().map_err(|e| {
-                Failure::new(
-                    Code::Internal,
-                    format!(
-                        "unexpected answer from the page for `{}`: {e}",
-                        short(&expression)
-                    ),
-                )
-            })
-        })
+            })?;
+            match answered {
+                Err(e) if e.between_documents() => {
+                    // The next document the site answered with a check: named, never entered.
+                    if let Some(words) = self.tab.check_shown() {
+                        return Err(bot_check(&words));
+                    }
+                    // Another document (an error page, a sign-in page) is one like any: the
+                    // call goes into it once it is there.
+                    if std::time::Instant::now() >= gone_by {
+                        return Err(e.into());
+                    }
+                    std::thread::sleep(BETWEEN_DOCUMENTS_STEP);
+                }
+                Err(e) => return Err(e.into()),
+                Ok(result) => {
+                    return result.into_value::<T>().map_err(|source| {
+                        DriverError::Answer {
+                            what: format!("`{}`", short(expression)),
+                            source,
+                        }
+                        .into()
+                    });
+                }
+            }
+        }
     }
 
     /// Evaluates an expression whose value is a JSON-able object, through JSON.
     fn eval_json<T: DeserializeOwned>(&self, expression: &str) -> Result<T, Failure> {
         let json: String = self.eval(&format!("JSON.stringify({expression})"))?;
-        serde_json::from_str(&json)
-            .map_err(|e| Failure::new(Code::Internal, format!("page state: {e}")))
+        serde_json::from_str(&json).map_err(|source| {
+            DriverError::Answer {
+                what: "the page's state".to_string(),
+                source,
+            }
+            .into()
+        })
     }
 
     /// The HTTP status of the document the page shows (0 when it has none) and its address.
@@ -209,7 +206,7 @@ impl<'d> PageApi<'d> {
         let probe = tab_shows(message);
         self.tab.block(async {
             let value = bounded(tab.evaluate(probe.as_str()), "look into a tab").await?;
-            Ok(value.into_value::<bool>().unwrap_or(false))
+            Ok::<_, DriverError>(value.into_value::<bool>().unwrap_or(false))
         })
     }
 
@@ -219,11 +216,12 @@ impl<'d> PageApi<'d> {
         let selectors = serde_json::to_string(&self.site.selectors).unwrap_or_else(|_| "{}".into());
         let texts = serde_json::to_string(&self.site.texts).unwrap_or_else(|_| "{}".into());
         let script = format!(
-            "({})({selectors}, {texts}, {}, {}, {})",
+            "({})({selectors}, {texts}, {}, {}, {}, {})",
             super::PAGE_JS,
             super::DISCOVER_JS,
             super::LOCATE_JS,
-            super::CONTROLS_JS
+            super::CONTROLS_JS,
+            super::ATTACH_JS
         );
         self.eval::<String>(&script).map(|_| ())
     }
@@ -245,11 +243,12 @@ impl<'d> PageApi<'d> {
         if answer == ABSENT {
             return Ok(None);
         }
-        serde_json::from_str(&answer).map(Some).map_err(|e| {
-            Failure::new(
-                Code::Internal,
-                format!("unexpected answer from the page's {name}: {e}"),
-            )
+        serde_json::from_str(&answer).map(Some).map_err(|source| {
+            DriverError::Answer {
+                what: format!("the page's {name}"),
+                source,
+            }
+            .into()
         })
     }
 
@@ -428,6 +427,17 @@ impl<'d> PageApi<'d> {
         self.call("beginExchange", json!([text]))
     }
 
+    /// The site's error in the reply's place: its Retry control clicked. Whether there was one.
+    pub fn retry(&self) -> Result<bool, Failure> {
+        self.call("retry", json!([]))
+    }
+
+    /// A reopened chat where no turn shows by the selectors: the exchange of `text` is looked
+    /// for by its words in all the page shows; whether its user turn is there.
+    pub fn reopen_exchange(&self, text: &str) -> Result<bool, Failure> {
+        self.call("reopenExchange", json!([text]))
+    }
+
     /// The exchange begins and the composer takes the focus, for Enter to send.
     pub fn begin_and_focus(&self, text: Option<&str>) -> Result<bool, Failure> {
         self.call("beginAndFocus", json!([text]))
@@ -520,6 +530,29 @@ impl<'d> PageApi<'d> {
     /// Turns the temporary chat on (by the selectors' toggle).
     pub fn temporary_chat(&self) -> Result<Switched, Failure> {
         self.call("temporaryChat", json!([]))
+    }
+
+    // --- The person's attachments (`attach.js`) ---
+
+    /// Whether the page takes files now: a file input, or the button that makes one.
+    pub fn has_file_input(&self) -> Result<bool, Failure> {
+        self.call("hasFileInput", json!([]))
+    }
+
+    /// Remembers the notices showing before the files go, and clicks the attach button where
+    /// the input comes only with it; whether a file input is there.
+    pub fn attach_begin(&self) -> Result<bool, Failure> {
+        self.call("attachBegin", json!([]))
+    }
+
+    /// Fires the input and change events of a person's choice from the file input.
+    pub fn attach_nudge(&self) -> Result<bool, Failure> {
+        self.call("attachNudge", json!([]))
+    }
+
+    /// What the composer shows of the files `names`.
+    pub fn attach_look(&self, names: &[String]) -> Result<AttachLook, Failure> {
+        self.call("attachLook", json!([names]))
     }
 
     // --- Discovery ---
