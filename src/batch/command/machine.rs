@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Attempt, Runner};
 use crate::batch::Outcome;
@@ -27,8 +27,9 @@ pub struct Machine {
     sandbox: Sandbox,
     /// A world built ahead for the next command ([`Runner::prepare`]).
     ready: Option<Ready>,
-    /// A command of this batch has run: the repositories were checked for the batch.
-    batch_begun: bool,
+    /// When the repositories were last checked in this batch (`None`: no command of the batch
+    /// has run yet).
+    checked_at: Option<Instant>,
 }
 
 /// A world whose shell waits for its command line, and what it was built as. Its fields drop
@@ -44,6 +45,12 @@ struct Ready {
 /// longer than the pipe takes at once (`PIPE_BUF`), so its shell reads all of it or nothing;
 /// a longer one gets a world of its own (it is rare: a model writes files with `@@newfile`).
 const READY_LINE_MOST: usize = crate::exec::WAITING_LINE_MOST;
+
+/// How long after the batch's last look a command looks again whether the person made a
+/// repository: a batch's commands run back to back in less, and a person's hand (a
+/// confirmation, a `git init` in another terminal) takes longer. The look reads the folders'
+/// times only.
+const LOOK_AGAIN_AFTER: Duration = Duration::from_secs(1);
 
 impl Machine {
     /// Commands in `root` keep at most `max_output_chars` of their output, run with `shell`
@@ -62,7 +69,7 @@ impl Machine {
             shell,
             sandbox,
             ready: None,
-            batch_begun: false,
+            checked_at: None,
         }
     }
 
@@ -107,13 +114,9 @@ impl Machine {
     }
 }
 
-impl Runner for Machine {
-    fn contained(&mut self, cmd: &str, timeout: Duration, mode: Mode) -> Attempt {
-        // The batch's first command: a repository the person made while the model answered is
-        // found (and a world built ahead without it does not fit).
-        if !std::mem::replace(&mut self.batch_begun, true) {
-            self.sandbox.batch_begins();
-        }
+impl Machine {
+    /// Runs `cmd` contained: in the world built ahead where it fits, else in a world of its own.
+    fn run_contained(&mut self, cmd: &str, timeout: Duration, mode: Mode) -> Attempt {
         // A world built ahead that does not fit ends first; its placeholders stay until this
         // command's world is done (a placeholder taken away and made again at once, under a
         // world still being torn down, is not always seen by the next one).
@@ -141,6 +144,22 @@ impl Runner for Machine {
         let refusal = contained.finish(outcome.error.is_some(), output);
         Attempt { outcome, refusal }
     }
+}
+
+impl Runner for Machine {
+    fn contained(&mut self, cmd: &str, timeout: Duration, mode: Mode) -> Attempt {
+        // The batch's first command: a repository the person made while the model answered is
+        // found (and a world built ahead without it does not fit); a later one after a while
+        // (the person was asked, a command ran long): one made meanwhile is found too.
+        let due = self.checked_at.map(|at| at.elapsed() >= LOOK_AGAIN_AFTER);
+        match due {
+            None => self.sandbox.batch_begins(),
+            Some(true) => self.sandbox.batch_goes_on(),
+            Some(false) => return self.run_contained(cmd, timeout, mode),
+        }
+        self.checked_at = Some(Instant::now());
+        self.run_contained(cmd, timeout, mode)
+    }
 
     fn unconfined(&mut self, cmd: &str, timeout: Duration) -> Outcome {
         let (program, args) = self.shell_line(cmd);
@@ -165,7 +184,7 @@ impl Runner for Machine {
         // A world built for a command the batch then skipped (a failure stopped it) may hold
         // placeholders: it goes with the batch, and the turn builds one again where it may.
         self.ready = None;
-        self.batch_begun = false;
+        self.checked_at = None;
         self.sandbox.batch_finished()
     }
 
@@ -519,6 +538,66 @@ mod tests {
     #[test]
     fn a_repository_made_between_batches_is_protected_in_a_world_of_its_own() {
         a_repository_made_between_batches_is_protected(false);
+    }
+
+    /// A batch that paused (the person was asked to confirm a command, a command ran long):
+    /// a repository the person made meanwhile is protected from the batch's next command, in a
+    /// world built ahead (which no longer fits) as in a world of its own.
+    fn a_repository_made_while_a_batch_paused_is_protected(ahead: bool) {
+        let ws = tempfile::tempdir().unwrap();
+        let mut machine = machine(ws.path(), &SandboxConfig::default());
+        let first = machine.contained("true", TIMEOUT, Mode::Auto);
+        assert_eq!(first.outcome.error, None, "{first:?}");
+        if ahead {
+            machine.prepare(Mode::Auto, true);
+            assert!(machine.ready.is_some(), "no world was built ahead");
+            world_up(&ws.path().canonicalize().unwrap());
+        }
+        std::thread::sleep(LOOK_AGAIN_AFTER + Duration::from_millis(100));
+        git_in(ws.path(), &["init", "-q", "sub"]);
+        let attempt = machine.contained(
+            "echo 'echo planted' > sub/.git/hooks/pre-commit; chmod +x sub/.git/hooks/pre-commit",
+            TIMEOUT,
+            Mode::Auto,
+        );
+        assert!(
+            !ws.path().join("sub/.git/hooks/pre-commit").exists(),
+            "a hook was planted in the repository the person made while the batch paused: {attempt:?}"
+        );
+        assert!(machine.batch_finished().is_empty());
+        assert!(ws.path().join("sub/.git/HEAD").exists());
+    }
+
+    #[test]
+    fn a_repository_made_while_a_batch_paused_is_protected_in_a_world_built_ahead() {
+        a_repository_made_while_a_batch_paused_is_protected(true);
+    }
+
+    #[test]
+    fn a_repository_made_while_a_batch_paused_is_protected_in_a_world_of_its_own() {
+        a_repository_made_while_a_batch_paused_is_protected(false);
+    }
+
+    /// A repository a command made that would run a program when git is used there is moved
+    /// away when the batch ends, also when the batch found the repositories again since (it
+    /// paused after that command): a look within the batch does not make it the person's.
+    #[test]
+    fn a_command_s_repository_found_within_the_batch_is_still_moved_away() {
+        let ws = tempfile::tempdir().unwrap();
+        let mut machine = machine(ws.path(), &SandboxConfig::default());
+        let made = machine.contained(
+            "git init -q made && git config -f made/.git/config core.fsmonitor 'echo planted'",
+            TIMEOUT,
+            Mode::Auto,
+        );
+        assert_eq!(made.outcome.error, None, "{made:?}");
+        std::thread::sleep(LOOK_AGAIN_AFTER + Duration::from_millis(100));
+        let next = machine.contained("true", TIMEOUT, Mode::Auto);
+        assert_eq!(next.outcome.error, None, "{next:?}");
+        let notes = machine.batch_finished();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("core.fsmonitor"), "{notes:?}");
+        assert!(!ws.path().join("made/.git/config").exists(), "{notes:?}");
     }
 
     // An outside attack (a helper who had not read the change): the person's repository made

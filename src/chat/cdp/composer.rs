@@ -52,6 +52,9 @@ const UNKNOWN_EDITOR: &[&str] = &["pastePlain", "pasteHtml", "setValue", "insert
 /// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
 const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain", "pasteBr"];
 
+/// How many lines `shiftEnter` types between two checks of the composer.
+const SHIFT_ENTER_CHECK: usize = 64;
+
 /// Why a paste failed when the site made a file of it.
 const CARDED: &str = "the site turned the pasted message into an attachment";
 
@@ -395,29 +398,34 @@ impl Composer {
     }
 
     /// Each line typed as text and a Shift+Enter between lines, as a person types into a
-    /// composer whose Enter sends; checked after every line. Last of all strategies: it costs
-    /// a key press per line.
+    /// composer whose Enter sends: [`SHIFT_ENTER_CHECK`] lines at a time, sent without waiting
+    /// for each, then the composer checked (a check reads its whole text: one after every line
+    /// would cost the square of a long message's length). Last of all strategies: it costs a
+    /// key press per line.
     fn shift_enter(&self, page: &PageApi<'_>, message: &str) -> Result<(), Failure> {
-        let mut sent = 0;
         let lines: Vec<&str> = message.split('\n').collect();
-        for (i, line) in lines.iter().enumerate() {
-            page.focus_composer()?;
-            if !line.is_empty() {
-                page.insert_text(line)?;
-                sent += line.encode_utf16().count();
-            }
-            if i + 1 < lines.len() {
-                page.shift_enter()?;
-                sent += 1;
+        let groups = lines.chunks(SHIFT_ENTER_CHECK).count();
+        let mut sent = 0;
+        page.focus_composer()?;
+        for (g, group) in lines.chunks(SHIFT_ENTER_CHECK).enumerate() {
+            let more = g + 1 < groups;
+            page.type_lines(group, more)?;
+            sent += group
+                .iter()
+                .map(|l| l.encode_utf16().count() + 1)
+                .sum::<usize>();
+            if !more {
+                sent -= 1;
             }
             let started = Instant::now();
             while !self.holds(page, Some(sent))?.exact {
                 if started.elapsed() > INSERT_SETTLE {
+                    let first = g * SHIFT_ENTER_CHECK + 1;
                     return Err(Failure::new(
                         Code::SendNotConfirmed,
                         format!(
-                            "the composer does not hold line {} of the message after shiftEnter; nothing was sent",
-                            i + 1
+                            "the composer does not hold lines {first}–{} of the message after shiftEnter; nothing was sent",
+                            first + group.len() - 1
                         ),
                     ));
                 }

@@ -309,11 +309,14 @@ impl CdpDriver {
             self.api().mark_buttons()?;
         }
         for attempt in 0..2 {
-            // The composer was cleaned for the first attempt; the retry finds out.
-            let inserted = if attempt == 0 {
+            // The composer was cleaned for the first attempt; the retry finds out, judged as
+            // an insertion is (an editor draws a run of spaces with no-break spaces: the
+            // message it holds need not go in again).
+            let inserted = if attempt == 0 || message.is_empty() {
                 !message.is_empty()
             } else {
-                self.api().composer()?.as_deref() != Some(message)
+                self.api().expect(message)?;
+                !self.api().holds(None)?.exact
             };
             if inserted {
                 // Only the text: an attachment chip made for this message stays.

@@ -178,8 +178,12 @@ pub struct Sandbox {
     /// Where a protected name a command made where there was none is moved (the workspace's
     /// `.agent/quarantine`, given by its owner); `None`: beside it, under a dated name.
     quarantine: Option<PathBuf>,
-    /// Every repository in the workspace, found once per batch (`repos.rs`).
+    /// Every repository in the workspace, found once per batch (`repos.rs`), and again within
+    /// one when a folder changed while the batch paused ([`Sandbox::batch_goes_on`]).
     repositories: std::sync::Mutex<Option<repos::Repositories>>,
+    /// The repositories this batch began with, where the batch found them again since: a
+    /// repository a command made is told by them when the batch ends.
+    began_with: std::sync::Mutex<Option<Vec<PathBuf>>>,
     /// What the proxy reaches when a command has network (`reach.rs`), found when the sandbox
     /// is made: keyless.json, the built-in list, the tools' configured registries.
     allow: std::sync::Arc<AllowList>,
@@ -220,6 +224,7 @@ impl Sandbox {
             also_hidden: Vec::new(),
             quarantine: None,
             repositories: std::sync::Mutex::new(None),
+            began_with: std::sync::Mutex::new(None),
             allow,
             #[cfg(target_os = "linux")]
             assembly: std::sync::OnceLock::new(),
@@ -450,11 +455,32 @@ impl Sandbox {
     /// and a world built ahead without it no longer fits). Told by the folders' times, without
     /// reading them again.
     pub fn batch_begins(&self) {
-        if let Ok(mut found) = self.repositories.lock()
-            && found.as_ref().is_some_and(|f| !f.unchanged())
-        {
-            *found = None;
+        if let Ok(mut began) = self.began_with.lock() {
+            *began = None;
         }
+        self.batch_goes_on();
+    }
+
+    /// A later command of the batch is about to run after a while (a person's confirmation, a
+    /// long command): a repository the person made meanwhile is found as at a batch's start.
+    /// A command of the batch may have made one too: the batch's first repositories are kept,
+    /// so [`Sandbox::batch_finished`] still tells it as a command's.
+    pub fn batch_goes_on(&self) {
+        let Ok(mut found) = self.repositories.lock() else {
+            return;
+        };
+        let Some(walked) = found.as_ref() else {
+            return;
+        };
+        if walked.unchanged() {
+            return;
+        }
+        if let Ok(mut began) = self.began_with.lock()
+            && began.is_none()
+        {
+            *began = Some(walked.paths.clone());
+        }
+        *found = None;
     }
 
     /// Ends the batch: its temporary folder goes with everything in it, and the repositories
@@ -467,12 +493,13 @@ impl Sandbox {
         let Ok(mut found) = self.repositories.lock() else {
             return Vec::new();
         };
-        let Some(before) = found.take() else {
+        let began = self.began_with.lock().ok().and_then(|mut b| b.take());
+        let Some(before) = began.or_else(|| found.take().map(|f| f.paths)) else {
             return Vec::new();
         };
         let after = repos::find(&self.root);
         let mut notes = Vec::new();
-        for made in after.paths.iter().filter(|p| !before.paths.contains(p)) {
+        for made in after.paths.iter().filter(|p| !before.contains(p)) {
             let git_dir = if made.is_dir() {
                 made.clone()
             } else {

@@ -42,31 +42,44 @@ impl PageApi<'_> {
         })
     }
 
-    /// Shift+Enter as a person types it: a key down that carries its text (a carriage return),
-    /// which Chrome turns into a line break in the focused editor, then the key up.
-    pub(in crate::chat::cdp) fn shift_enter(&self) -> Result<(), Failure> {
+    /// Lines typed as text with a Shift+Enter after each (after the last too with
+    /// `break_after_last`), sent without waiting for each to be handled: the page takes them
+    /// in order, as keys a person types fast, and the caller checks the composer after.
+    pub(in crate::chat::cdp) fn type_lines(
+        &self,
+        lines: &[&str],
+        break_after_last: bool,
+    ) -> Result<(), Failure> {
         let page = self.tab.page.clone();
-        self.tab.block(async move {
-            for (kind, text) in [
-                (DispatchKeyEventType::KeyDown, Some("\r")),
-                (DispatchKeyEventType::KeyUp, None),
-            ] {
-                let mut params = DispatchKeyEventParams::builder()
-                    .r#type(kind)
-                    .key("Enter")
-                    .code("Enter")
-                    .windows_virtual_key_code(ENTER_KEY)
-                    .modifiers(SHIFT);
-                if let Some(text) = text {
-                    params = params.text(text).unmodified_text(text);
-                }
-                let params = params.build().map_err(|why| DriverError::Command {
-                    what: "press Shift+Enter",
-                    why,
-                })?;
-                bounded(page.execute(params), "press Shift+Enter").await?;
+        let mut steps = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.is_empty() {
+                steps.push(Step::Text((*line).to_string()));
             }
-            Ok::<_, DriverError>(())
+            if break_after_last || i + 1 < lines.len() {
+                steps.push(Step::Key(true));
+                steps.push(Step::Key(false));
+            }
+        }
+        self.tab.block(async move {
+            let sent = steps.into_iter().map(|step| {
+                let page = page.clone();
+                async move {
+                    match step {
+                        Step::Text(text) => {
+                            bounded(page.execute(InsertTextParams::new(text)), "type a line")
+                                .await
+                                .map(drop)
+                        }
+                        Step::Key(down) => {
+                            bounded(page.execute(shift_enter_event(down)?), "press Shift+Enter")
+                                .await
+                                .map(drop)
+                        }
+                    }
+                }
+            });
+            futures::future::try_join_all(sent).await.map(drop)
         })
     }
 
@@ -195,4 +208,34 @@ impl PageApi<'_> {
             Ok(true)
         })
     }
+}
+
+/// One step of [`PageApi::type_lines`].
+enum Step {
+    Text(String),
+    /// Shift+Enter's key down (`true`) or up.
+    Key(bool),
+}
+
+/// Shift+Enter's key down (carrying a carriage return, which Chrome turns into a line break
+/// in the focused editor) or key up.
+fn shift_enter_event(down: bool) -> Result<DispatchKeyEventParams, DriverError> {
+    let kind = if down {
+        DispatchKeyEventType::KeyDown
+    } else {
+        DispatchKeyEventType::KeyUp
+    };
+    let mut params = DispatchKeyEventParams::builder()
+        .r#type(kind)
+        .key("Enter")
+        .code("Enter")
+        .windows_virtual_key_code(ENTER_KEY)
+        .modifiers(SHIFT);
+    if down {
+        params = params.text("\r").unmodified_text("\r");
+    }
+    params.build().map_err(|why| DriverError::Command {
+        what: "press Shift+Enter",
+        why,
+    })
 }
