@@ -27,6 +27,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::common::local_keyless::{attached, keyless_at};
+use crate::common::python_site::PythonSite;
 
 /// The reply timeout keyless gets: short, so a fault keyless does not name costs a test 20 s, not
 /// ten minutes, and a stop "within seconds" is told from a stop at the timeout.
@@ -39,9 +40,6 @@ const STALL: u64 = 3;
 /// How long after the site refused or failed a message keyless may take to stop and say so:
 /// "within seconds", well under [`REPLY_TIMEOUT`], with room for two cores shared by a suite.
 const NAMED_WITHIN: f64 = 10.0;
-
-/// How long the site may take to start serving.
-const START: Duration = Duration::from_secs(20);
 
 /// The first reply: a file with bytes an editor would change, and a command whose every run
 /// leaves a line (a second run would show).
@@ -74,47 +72,28 @@ fn local(epoch: u64, format: &str) -> String {
 }
 
 /// Parlor serving on this machine with its scripted model and one fault.
-struct Site {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
+struct Site(PythonSite);
+
+impl std::ops::Deref for Site {
+    type Target = PythonSite;
+
+    fn deref(&self) -> &PythonSite {
+        &self.0
+    }
 }
 
 impl Site {
     fn start(fault: Value) -> Site {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(
-            dir.path().join("script.json"),
-            serde_json::to_string(&[REPLY_1, REPLY_2]).unwrap(),
-        )
-        .unwrap();
-        fs::write(dir.path().join("fault.json"), fault.to_string()).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/attacks31/site.py");
-        let child = Command::new("python3")
-            .arg(script)
-            .arg(dir.path())
-            .arg(port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(dir.path().join("server.log")).unwrap())
-            .spawn()
-            .unwrap();
-        let site = Site { child, port, dir };
-        let started = Instant::now();
-        while !site.dir.path().join("ready").exists() {
-            assert!(started.elapsed() < START, "Parlor did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        site
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/", self.port)
+        Site(PythonSite::start(
+            "attacks31",
+            &[
+                (
+                    "script.json",
+                    serde_json::to_string(&[REPLY_1, REPLY_2]).unwrap(),
+                ),
+                ("fault.json", fault.to_string()),
+            ],
+        ))
     }
 
     /// Lifts the fault: the person logged in, the limit reset, the site works again.
@@ -186,13 +165,6 @@ impl Site {
             "{refused} messages were sent into a chat refusing them (at most {refusals}): {received:#?}"
         );
         assert_eq!(answered.len(), 2, "the model answered {received:#?}");
-    }
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

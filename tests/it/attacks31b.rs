@@ -22,12 +22,13 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
 use crate::common::local_keyless::{attached, keyless_at};
+use crate::common::python_site::PythonSite;
 
 /// The reply timeout keyless gets: a reply waited for in vain costs this, not ten minutes.
 const REPLY_TIMEOUT: u64 = 30;
@@ -38,9 +39,6 @@ const STALL: u64 = 6;
 /// How soon trouble the page shows must be named: "within seconds". A run's stop includes
 /// closing the tab and saving the session, so a few seconds beyond the notice's appearance.
 const NAMED_WITHIN: f64 = 8.0;
-
-/// How long the site may take to start serving.
-const START: Duration = Duration::from_secs(20);
 
 /// The first reply: a file and a command whose every run leaves a line, so a batch run twice shows.
 const REPLY_1: &str = "```agentscript\n@@newfile one.txt\n<<<CONTENT\none\nCONTENT>>>\n@@end\n@@runcommand\n<<<CMD\necho ran >> log.txt\nCMD>>>\n@@end\n@@eof\n```";
@@ -58,55 +56,28 @@ fn now() -> f64 {
 }
 
 /// Murmur serving on this machine with one fault and the two scripted replies.
-struct Site {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
+struct Site(PythonSite);
+
+impl std::ops::Deref for Site {
+    type Target = PythonSite;
+
+    fn deref(&self) -> &PythonSite {
+        &self.0
+    }
 }
 
 impl Site {
     fn start(fault: Value) -> Site {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(
-            dir.path().join("script.json"),
-            serde_json::to_string(&[REPLY_1, REPLY_2]).unwrap(),
-        )
-        .unwrap();
-        fs::write(
-            dir.path().join("config.json"),
-            json!({ "fault": fault }).to_string(),
-        )
-        .unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/attacks31b/site.py");
-        let child = Command::new("python3")
-            .arg(script)
-            .arg(dir.path())
-            .arg(port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(dir.path().join("server.log")).unwrap())
-            .spawn()
-            .unwrap();
-        let site = Site { child, port, dir };
-        let started = Instant::now();
-        while !site.dir.path().join("ready").exists() {
-            assert!(started.elapsed() < START, "Murmur did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        site
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/", self.port)
-    }
-
-    fn file(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
+        Site(PythonSite::start(
+            "attacks31b",
+            &[
+                (
+                    "script.json",
+                    serde_json::to_string(&[REPLY_1, REPLY_2]).unwrap(),
+                ),
+                ("config.json", json!({ "fault": fault }).to_string()),
+            ],
+        ))
     }
 
     /// Every message the site received: `text`, `thread`, `taken` (the model had it), `fault`
@@ -148,13 +119,6 @@ impl Site {
             assert!(started.elapsed() < within, "the site never wrote {name}");
             std::thread::sleep(Duration::from_millis(20));
         }
-    }
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -544,14 +508,31 @@ fn a_usage_limit_in_a_vanishing_toast_tomorrow_at_9am() {
     says_reset_in(&stopped, "09:00");
 }
 
-/// A usage limit in a modal `<dialog>` with "Got it", "renews on 3 December", found by discovery.
+/// A usage limit in a modal `<dialog>` with "Got it", "renews on 3 December" (tomorrow's date
+/// as the test runs: a fixed date passes and becomes next year's), found by discovery.
 #[test]
-fn a_usage_limit_in_a_modal_dialog_renews_on_3_december() {
-    let words = "You have sent all the messages your plan includes this month. Your allowance renews on 3 December.";
-    let mut fault = refusal(1, "dialog", words);
+fn a_usage_limit_in_a_modal_dialog_renews_on_a_date() {
+    let (day, month_day) = tomorrow();
+    let words = format!(
+        "You have sent all the messages your plan includes this month. Your allowance renews on {day}."
+    );
+    let mut fault = refusal(1, "dialog", &words);
     fault["title"] = json!("Monthly allowance used");
-    let stopped = stop_then_resume(fault, Parts::UrlOnly, "KA_USAGE_LIMIT", words);
-    says_reset_in(&stopped, "12-03");
+    let stopped = stop_then_resume(fault, Parts::UrlOnly, "KA_USAGE_LIMIT", &words);
+    says_reset_in(&stopped, &month_day);
+}
+
+/// Tomorrow in local time, as a site writes it ("3 December") and as keyless shows a date
+/// ("12-03").
+fn tomorrow() -> (String, String) {
+    let out = Command::new("date")
+        .args(["-d", "tomorrow", "+%-d %B|%m-%d"])
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (day, month_day) = text.trim().split_once('|').unwrap();
+    (day.to_string(), month_day.to_string())
 }
 
 // ----- Site errors, stalls, a cut connection -----

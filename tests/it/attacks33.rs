@@ -24,18 +24,15 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
 use crate::common::local_keyless::{attached, keyless_at};
+use crate::common::python_site::PythonSite;
 
 /// The reply timeout keyless gets: short, so a reply keyless waits for in vain costs 20 s.
 const REPLY_TIMEOUT: u64 = 20;
-
-/// How long the site may take to start serving.
-const START: Duration = Duration::from_secs(20);
 
 /// The first reply: a file, then `@@next`, so a second message is sent.
 const REPLY_1: &str = "```agentscript\n@@newfile one.txt\n<<<CONTENT\none\nCONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n```";
@@ -114,47 +111,28 @@ fn with(mut base: Value, extra: Value) -> Value {
 }
 
 /// Pickers serving on this machine with its config and the two scripted replies.
-struct Site {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
+struct Site(PythonSite);
+
+impl std::ops::Deref for Site {
+    type Target = PythonSite;
+
+    fn deref(&self) -> &PythonSite {
+        &self.0
+    }
 }
 
 impl Site {
     fn start(config: Value) -> Site {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(
-            dir.path().join("script.json"),
-            serde_json::to_string(&[REPLY_1, REPLY_2]).unwrap(),
-        )
-        .unwrap();
-        fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/attacks33/site.py");
-        let child = Command::new("python3")
-            .arg(script)
-            .arg(dir.path())
-            .arg(port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(dir.path().join("server.log")).unwrap())
-            .spawn()
-            .unwrap();
-        let site = Site { child, port, dir };
-        let started = Instant::now();
-        while !site.dir.path().join("ready").exists() {
-            assert!(started.elapsed() < START, "Pickers did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        site
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/", self.port)
+        Site(PythonSite::start(
+            "attacks33",
+            &[
+                (
+                    "script.json",
+                    serde_json::to_string(&[REPLY_1, REPLY_2]).unwrap(),
+                ),
+                ("config.json", config.to_string()),
+            ],
+        ))
     }
 
     fn lines(&self, name: &str) -> Vec<Value> {
@@ -176,13 +154,6 @@ impl Site {
         self.lines("visits.jsonl")
             .iter()
             .any(|v| v["path"].as_str().unwrap().starts_with("/upgrade"))
-    }
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

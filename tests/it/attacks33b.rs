@@ -42,12 +42,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::local_keyless::{attached, keyless_at};
+use crate::common::python_site::PythonSite;
 
 /// The reply timeout keyless gets: short, so a reply waited for in vain costs 20 s.
 const REPLY_TIMEOUT: u64 = 20;
-
-/// How long the site may take to start serving.
-const START: Duration = Duration::from_secs(20);
 
 /// The longest a run may take before the test calls it a hang: keyless's own bound on a chip
 /// (30 s a file) and the reply timeout, with room for a loaded machine.
@@ -59,10 +57,14 @@ const DONE: &str = "```agentscript\n@@done\n<<<MSG\nok\nMSG>>>\n@@end\n@@eof\n``
 const TASK: &str = "look at the files I attached";
 
 /// Dropbox serving on this machine with its config and scripted replies.
-struct Site {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
+struct Site(PythonSite);
+
+impl std::ops::Deref for Site {
+    type Target = PythonSite;
+
+    fn deref(&self) -> &PythonSite {
+        &self.0
+    }
 }
 
 impl Site {
@@ -71,39 +73,13 @@ impl Site {
     }
 
     fn scripted(config: Value, replies: &[&str]) -> Site {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(
-            dir.path().join("script.json"),
-            serde_json::to_string(replies).unwrap(),
-        )
-        .unwrap();
-        fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/attacks33b/site.py");
-        let child = Command::new("python3")
-            .arg(script)
-            .arg(dir.path())
-            .arg(port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(dir.path().join("server.log")).unwrap())
-            .spawn()
-            .unwrap();
-        let site = Site { child, port, dir };
-        let started = Instant::now();
-        while !site.dir.path().join("ready").exists() {
-            assert!(started.elapsed() < START, "Dropbox did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        site
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/", self.port)
+        Site(PythonSite::start(
+            "attacks33b",
+            &[
+                ("script.json", serde_json::to_string(replies).unwrap()),
+                ("config.json", config.to_string()),
+            ],
+        ))
     }
 
     fn lines(&self, name: &str) -> Vec<Value> {
@@ -174,13 +150,6 @@ impl Site {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-    }
-}
-
-impl Drop for Site {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -490,17 +490,23 @@ mod tests {
         assert!(machine.ready.is_none());
     }
 
-    /// A line too long to hand over in one write runs in a world of its own, whole (the one
-    /// built ahead ends first).
     /// A machine in `ws` whose first batch ran one command and ended, the walk at its end
     /// settled (no folder changed within a tick of it); with a world built ahead while the
     /// model answers when `ahead`. What the person does next happens between batches.
     fn after_a_batch(ws: &Path, ahead: bool) -> Machine {
+        after_a_command(ws, ahead, true)
+    }
+
+    /// A machine in `ws` that ran one command, its batch ended when `ended` (else the batch
+    /// goes on), with a world built ahead for the next command when `ahead`.
+    fn after_a_command(ws: &Path, ahead: bool, ended: bool) -> Machine {
         let mut machine = machine(ws, &SandboxConfig::default());
         let first = machine.contained("true", TIMEOUT, Mode::Auto);
         assert_eq!(first.outcome.error, None, "{first:?}");
-        std::thread::sleep(Duration::from_millis(100));
-        machine.batch_finished();
+        if ended {
+            std::thread::sleep(Duration::from_millis(100));
+            machine.batch_finished();
+        }
         if ahead {
             machine.prepare(Mode::Auto, true);
             assert!(machine.ready.is_some(), "no world was built ahead");
@@ -545,14 +551,7 @@ mod tests {
     /// world built ahead (which no longer fits) as in a world of its own.
     fn a_repository_made_while_a_batch_paused_is_protected(ahead: bool) {
         let ws = tempfile::tempdir().unwrap();
-        let mut machine = machine(ws.path(), &SandboxConfig::default());
-        let first = machine.contained("true", TIMEOUT, Mode::Auto);
-        assert_eq!(first.outcome.error, None, "{first:?}");
-        if ahead {
-            machine.prepare(Mode::Auto, true);
-            assert!(machine.ready.is_some(), "no world was built ahead");
-            world_up(&ws.path().canonicalize().unwrap());
-        }
+        let mut machine = after_a_command(ws.path(), ahead, false);
         std::thread::sleep(LOOK_AGAIN_AFTER + Duration::from_millis(100));
         git_in(ws.path(), &["init", "-q", "sub"]);
         let attempt = machine.contained(
@@ -762,6 +761,8 @@ mod tests {
         }
     }
 
+    /// A line too long to hand over in one write runs in a world of its own, whole (the one
+    /// built ahead ends first).
     #[test]
     fn a_long_line_gets_a_world_of_its_own() {
         let ws = tempfile::tempdir().unwrap();

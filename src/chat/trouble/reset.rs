@@ -308,6 +308,9 @@ const MONTHS: &[(&str, i64)] = &[
     ("dicembre", 12),
 ];
 
+/// Seconds from a day's start to its last minute.
+const LAST_MINUTE: i64 = 86_400 - 60;
+
 fn month_day(lower: &str, clock: Clock) -> Option<Duration> {
     static MONTH_FIRST: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"\b(\p{L}{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s*(\d{4}))?").ok()
@@ -355,12 +358,20 @@ fn month_day(lower: &str, clock: Clock) -> Option<Duration> {
     }
     let local_now = clock.unix + clock.offset;
     let this_year = year_of(local_now.div_euclid(86_400));
-    let seconds = time_of_day(lower).map_or(0, |(s, _)| s);
+    let given = time_of_day(lower);
+    let seconds = given.map_or(0, |(s, _)| s);
     let at = |year: i64| days_from_civil(year, month, day) * 86_400 + seconds - clock.offset;
     let mut moment = at(year.unwrap_or(this_year));
     if year.is_none() && moment <= clock.unix {
-        // A date already past this year is next year's ("Jan 5", said in December).
-        moment = at(this_year + 1);
+        let today = days_from_civil(this_year, month, day) == local_now.div_euclid(86_400);
+        moment = if today && given.is_none() {
+            // Today's date with no time ("renews on 3 December", said on 3 December): later
+            // today, at a time the site keeps to itself; its last minute is the safe wait.
+            at(this_year) + LAST_MINUTE
+        } else {
+            // A date already past this year is next year's ("Jan 5", said in December).
+            at(this_year + 1)
+        };
     }
     until(clock, moment)
 }

@@ -36,6 +36,38 @@ fn the_clock_is_the_one_the_tests_mean() {
     assert_eq!(year_of(days_from_civil(2024, 2, 29)), 2024);
 }
 
+/// A date with no time that is today where the person is ("renews on 3 December" read on 3
+/// December) is later today, its last minute waited for, never next year's and never dropped;
+/// with a time already past today it is next year's.
+#[test]
+fn today_s_date_without_a_time_is_later_today() {
+    let words = "Your allowance renews on 3 December.";
+    // 2026-12-03 00:47 UTC, 01:47 local.
+    let early = Clock {
+        unix: days_from_civil(2026, 12, 3) * 86_400 + 47 * 60,
+        offset: 3600,
+    };
+    let notice = classify(words, Place::Area, &Extra::default(), early).unwrap();
+    assert_eq!(notice.kind, Kind::UsageLimit);
+    // Local 23:59 on 3 December is 22 h 12 min away.
+    assert_eq!(notice.resets_in, hours(22, 12));
+    // A time already past today: next year's 3 December at 01:00 local.
+    let past = classify(
+        "Your allowance renews on 3 December at 1:00.",
+        Place::Area,
+        &Extra::default(),
+        early,
+    )
+    .unwrap();
+    assert!(
+        past.resets_in
+            .is_none_or(|d| d > Duration::from_secs(300 * 86_400)),
+        "{past:?}"
+    );
+    // Said the day before, the day's start is the reset, as before.
+    assert_eq!(area(words).unwrap().resets_in, hours(13, 0));
+}
+
 #[test]
 fn each_kind_is_named_in_the_sites_words_and_languages() {
     let cases: &[(&str, Kind)] = &[

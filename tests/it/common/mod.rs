@@ -2,10 +2,11 @@
 //! out in; the host with no one at it ([`quiet_host`]); the built binary on the local chat page
 //! ([`local_keyless`]); a program on a pseudo-terminal, typed at when it asks ([`pty`]); and the
 //! property tests' configuration ([`proptest_config`]); a Python environment with pinned packages
-//! ([`venv`]).
+//! ([`venv`]); the outside attacks' chat sites written in Python ([`python_site`]).
 
 pub mod local_keyless;
 pub mod pty;
+pub mod python_site;
 pub mod quiet_host;
 pub mod shared_browser;
 pub mod venv;

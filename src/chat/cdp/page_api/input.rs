@@ -9,6 +9,8 @@ use chromiumoxide::cdp::browser_protocol::input::{
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 
+use futures::{StreamExt, TryStreamExt};
+
 use super::PageApi;
 use crate::catalog::Failure;
 use crate::chat::cdp::{DriverError, bounded};
@@ -30,6 +32,9 @@ const SHIFT: i64 = 8;
 /// Windows' virtual key code of Enter.
 const ENTER_KEY: i64 = 13;
 
+/// How many typing calls (a line's text, a key's press or release) are in flight at once.
+const TYPING_IN_FLIGHT: usize = 8;
+
 impl PageApi<'_> {
     /// Presses and releases a key named like its code (Enter, Backspace).
     pub(in crate::chat::cdp) fn key(&self, key: &str, code: i64) -> Result<(), Failure> {
@@ -43,8 +48,9 @@ impl PageApi<'_> {
     }
 
     /// Lines typed as text with a Shift+Enter after each (after the last too with
-    /// `break_after_last`), sent without waiting for each to be handled: the page takes them
-    /// in order, as keys a person types fast, and the caller checks the composer after.
+    /// `break_after_last`), [`TYPING_IN_FLIGHT`] calls sent ahead of the page's handling: it
+    /// takes them in order, as keys a person types fast, and the caller checks the composer
+    /// after.
     pub(in crate::chat::cdp) fn type_lines(
         &self,
         lines: &[&str],
@@ -79,7 +85,15 @@ impl PageApi<'_> {
                     }
                 }
             });
-            futures::future::try_join_all(sent).await.map(drop)
+            // A window of calls in flight, not the whole group: each waits for the page to
+            // handle the ones before it, and a page busy with every key (a React composer
+            // holding 30 KB, on a loaded machine) took longer than a call's limit to get
+            // through a group of 64 lines sent at once.
+            futures::stream::iter(sent)
+                .buffered(TYPING_IN_FLIGHT)
+                .try_collect::<Vec<()>>()
+                .await
+                .map(drop)
         })
     }
 
