@@ -757,14 +757,15 @@ fn a_site_error_turn_with_a_retry_button_is_named_by_its_shape() {
     assert!(!out.stderr.contains("KA_REPLY_TIMEOUT"), "{out:#?}");
     // Named at once, then tried again after 5 s and 20 s (a site's hiccup passes), as the
     // forty-second error above: the run ends after those waits, never after a reply timeout
-    // on top of them.
+    // on top of them (its code is not said, above). The whole run (a browser started, a first
+    // exchange) took 46 s once on a machine loaded by the suite: the bound leaves room for it.
     assert!(
         out.stderr
             .contains("waiting 5s for the site (KA_SITE_ERROR)"),
         "{out:#?}"
     );
     assert!(
-        out.took < 25.0 + 2.0 * NAMED_WITHIN,
+        out.took < 25.0 + 3.0 * NAMED_WITHIN,
         "took more than the site error's waits: {out:#?}"
     );
     assert_resumes(&place, &site, usize::MAX);

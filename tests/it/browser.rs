@@ -791,13 +791,14 @@ fn passed_check_looks(chat: &LocalChat) -> Vec<Vec<u64>> {
 }
 
 /// keyless reached into the page only in the moment it saw the check (a few calls at once, each
-/// reaching for its script two or three times),
-/// not again while it showed (seconds): the looks span well under the check's time.
+/// reaching for its script two or three times; on a loaded machine two rounds of them, the
+/// browser's word of the check arriving late), not again while it showed (the person takes
+/// six seconds and more): the looks span well under the check's time.
 fn assert_looked_only_to_see_it(looks: &[u64]) {
     assert!(looks.len() <= 30, "{} looks: {looks:?}", looks.len());
     let span = looks.iter().max().unwrap_or(&0) - looks.iter().min().unwrap_or(&0);
     assert!(
-        span < 1200,
+        span < 2500,
         "looked for {span} ms while the check showed: {looks:?}"
     );
 }
@@ -832,7 +833,7 @@ fn a_bot_check_mid_turn_is_watched_from_outside_the_page_until_passed() {
                 std::thread::sleep(Duration::from_millis(20));
             }
             // The person takes a few seconds to pass the check.
-            std::thread::sleep(Duration::from_millis(3000));
+            std::thread::sleep(Duration::from_millis(6000));
             chat.log_in();
         });
         driver.send("through the check").unwrap();
@@ -887,7 +888,7 @@ fn a_login_wall_or_a_bot_check_is_waited_out_while_the_user_deals_with_it() {
                 {
                     std::thread::sleep(Duration::from_millis(20));
                 }
-                std::thread::sleep(Duration::from_millis(if challenge { 2500 } else { 1000 }));
+                std::thread::sleep(Duration::from_millis(if challenge { 6000 } else { 1000 }));
                 chat.log_in();
             });
             CdpDriver::start(opts).unwrap()
