@@ -361,17 +361,16 @@ fn month_day(lower: &str, clock: Clock) -> Option<Duration> {
     let given = time_of_day(lower);
     let seconds = given.map_or(0, |(s, _)| s);
     let at = |year: i64| days_from_civil(year, month, day) * 86_400 + seconds - clock.offset;
-    let mut moment = at(year.unwrap_or(this_year));
-    if year.is_none() && moment <= clock.unix {
-        let today = days_from_civil(this_year, month, day) == local_now.div_euclid(86_400);
-        moment = if today && given.is_none() {
-            // Today's date with no time ("renews on 3 December", said on 3 December): later
-            // today, at a time the site keeps to itself; its last minute is the safe wait.
-            at(this_year) + LAST_MINUTE
-        } else {
-            // A date already past this year is next year's ("Jan 5", said in December).
-            at(this_year + 1)
-        };
+    let said_year = year.unwrap_or(this_year);
+    let today = days_from_civil(said_year, month, day) == local_now.div_euclid(86_400);
+    let mut moment = at(said_year);
+    if today && given.is_none() {
+        // Today's date with no time ("renews on 3 December", said on 3 December): later
+        // today, at a time the site keeps to itself; its last minute is the safe wait.
+        moment += LAST_MINUTE;
+    } else if year.is_none() && moment <= clock.unix {
+        // A date already past this year is next year's ("Jan 5", said in December).
+        moment = at(this_year + 1);
     }
     until(clock, moment)
 }

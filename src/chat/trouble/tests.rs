@@ -49,8 +49,16 @@ fn today_s_date_without_a_time_is_later_today() {
     };
     let notice = classify(words, Place::Area, &Extra::default(), early).unwrap();
     assert_eq!(notice.kind, Kind::UsageLimit);
-    // Local 23:59 on 3 December is 22 h 12 min away.
+    // Local 23:59 on 3 December is 22 h 12 min away; the same with the year written.
     assert_eq!(notice.resets_in, hours(22, 12));
+    let with_year = classify(
+        "Your allowance renews on 3 December 2026.",
+        Place::Area,
+        &Extra::default(),
+        early,
+    )
+    .unwrap();
+    assert_eq!(with_year.resets_in, hours(22, 12));
     // A time already past today: next year's 3 December at 01:00 local.
     let past = classify(
         "Your allowance renews on 3 December at 1:00.",
