@@ -47,26 +47,15 @@ fn today_s_date_without_a_time_is_later_today() {
         unix: days_from_civil(2026, 12, 3) * 86_400 + 47 * 60,
         offset: 3600,
     };
-    let notice = classify(words, Place::Area, &Extra::default(), early).unwrap();
+    let read = |text: &str| classify(text, Place::Area, &Extra::default(), early).unwrap();
+    let notice = read(words);
     assert_eq!(notice.kind, Kind::UsageLimit);
     // Local 23:59 on 3 December is 22 h 12 min away; the same with the year written.
     assert_eq!(notice.resets_in, hours(22, 12));
-    let with_year = classify(
-        "Your allowance renews on 3 December 2026.",
-        Place::Area,
-        &Extra::default(),
-        early,
-    )
-    .unwrap();
+    let with_year = read("Your allowance renews on 3 December 2026.");
     assert_eq!(with_year.resets_in, hours(22, 12));
     // A time already past today: next year's 3 December at 01:00 local.
-    let past = classify(
-        "Your allowance renews on 3 December at 1:00.",
-        Place::Area,
-        &Extra::default(),
-        early,
-    )
-    .unwrap();
+    let past = read("Your allowance renews on 3 December at 1:00.");
     assert!(
         past.resets_in
             .is_none_or(|d| d > Duration::from_secs(300 * 86_400)),
