@@ -129,6 +129,7 @@ catalog! {
     RateLimited = "KA_RATE_LIMITED", ChatBrowser, "the chat site throttles: too many requests too quickly (its words are quoted); nothing was sent into the refusing chat; retry in seconds to minutes, or resume with --wait";
     UsageLimit = "KA_USAGE_LIMIT", ChatBrowser, "the chat site says the plan's message or usage limit is reached (its words and the reset time, when it gives one, are quoted); the turn stays resumable: resume after the reset, or with --wait";
     SpendLimit = "KA_SPEND_LIMIT", ChatBrowser, "the chat site says a spend limit is reached or the plan lapsed: no reset, waiting will not help; the turn stays resumable once the account is in order";
+    SiteNotice = "KA_SITE_NOTICE", ChatBrowser, "the chat site showed no reply (an empty turn), with words in its notices keyless does not know, or none: they are quoted, nothing more is sent (no format correction into a refusing chat); the turn stays resumable";
     SiteError = "KA_SITE_ERROR", ChatBrowser, "the chat site showed an error in place of the reply (a server error, a Retry button): retried while it lasts, then the turn stops resumable";
     LoginRequired = "KA_LOGIN_REQUIRED", ChatBrowser, "the chat site asks to log in (an expired session) mid-turn: log in in the browser window (or run without --headless), then resume; the wall's address is never saved as the chat's";
     BotCheck = "KA_BOT_CHECK", ChatBrowser, "the chat site shows a bot check: pass it in the browser window (or run without --headless), then resume; no script runs in the page while it shows";

@@ -197,7 +197,7 @@
   };
   // A control's label as a person or a screen reader gets it.
   const controlLabel = (b) => (b.getAttribute("aria-label") || b.textContent || b.getAttribute("title") || "").replace(/\s+/g, " ").trim();
-  // "Retry" in the sites' languages.
+  // "Retry" in the sites' languages, and "Regenerate", which some sites put in its place.
   // The Retry controls of a reply turn `a` (its text `text`) in an error's shape: short, a
   // Retry control and no copy control (a site's error turn, in whatever words; a real reply
   // has its copy control, and on some sites a Retry beside it). None when it is a reply.
@@ -205,7 +205,7 @@
     if (!a || text.length > 600 || first("CopyButton", a) || d.copyControls(a).length) return [];
     return loc.beneath(a, 'button, [role="button"]').filter((b) => RETRY.test(controlLabel(b)));
   };
-  const RETRY = /^(retry|try again|réessayer|erneut versuchen|wiederholen|nochmal versuchen|reintentar|volver a intentar|tentar novamente|tentar de novo|riprova|повторить|再試行|重试|重試|다시 시도)$/i;
+  const RETRY = /^(retry|try again|regenerate|regenerate response|réessayer|régénérer|erneut versuchen|wiederholen|nochmal versuchen|neu generieren|reintentar|volver a intentar|regenerar|tentar novamente|tentar de novo|riprova|rigenera|повторить|сгенерировать заново|再試行|再生成|重试|重試|重新生成|다시 시도|다시 생성)$/i;
   // The connection to the site lost or cut, said in a notice in the sites' languages: what the
   // site kept is then found by opening the chat again (the words of selectors.json's `Offline`
   // add to these).

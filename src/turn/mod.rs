@@ -734,6 +734,27 @@ impl<'w> Turn<'w> {
     }
 
     /// Waits `wait`, telling the countdown; false when Ctrl+C stopped it.
+    /// A limit the site named when the turn stopped, not yet reset, on a resume with `--wait`:
+    /// waited out here (the countdown shown) before anything is sent, since the chat would
+    /// refuse it until then. Without `--wait` the resume goes on (the person may know the
+    /// limit is lifted: a plan changed). `None` when nothing holds the turn back.
+    fn limit_in_force(&mut self, on_event: &mut dyn FnMut(Event)) -> Option<Stop> {
+        if !self.settings.wait_on_limits {
+            return None;
+        }
+        let trouble = self.session.trouble.clone()?;
+        let code = Code::from_code(&trouble.code)
+            .filter(|c| matches!(c, Code::RateLimited | Code::UsageLimit))?;
+        let left = Duration::from_secs(trouble.resets_at?.checked_sub(now_unix())?);
+        if left.is_zero() || self.wait_out(code, left, on_event) {
+            return None;
+        }
+        Some(Stop::Chat(Failure::new(
+            Code::Cancelled,
+            "stopped while waiting for the site's limit to reset; nothing was lost: run `keyless run --resume` to go on",
+        )))
+    }
+
     fn wait_out(&mut self, code: Code, wait: Duration, on_event: &mut dyn FnMut(Event)) -> bool {
         let mut left = wait;
         let mut told = None::<Duration>;
@@ -778,6 +799,7 @@ fn is_trouble(code: Code) -> bool {
             | Code::UsageLimit
             | Code::SpendLimit
             | Code::SiteError
+            | Code::SiteNotice
             | Code::LoginRequired
             | Code::BotCheck
             | Code::ReplyStalled

@@ -33,6 +33,9 @@ pub fn resume(
             "reply": matches!(turn.session.in_flight, InFlight::CarryingOut { .. }),
         }),
     );
+    if let Some(stop) = turn.limit_in_force(on_event) {
+        return turn.stop(stop, on_event);
+    }
     let pending = turn.session.in_flight.message().map(str::to_string);
     let mut reopened = match turn.session.chat_url.clone() {
         Some(url) => match driver.reopen(&url, pending.as_deref()) {

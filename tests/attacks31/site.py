@@ -14,7 +14,7 @@ Run: python3 site.py DIR PORT. DIR holds:
 fault.json: {"kind": KIND, "at": N, "words": TEXT, "until": EPOCH or null, "lifted": bool,
              "place": "turn"|"area"|"toast"|"modal", "for": SECONDS}
 KIND: limit, throttle, spend, login, botcheck (the site refuses messages while on), error (a
-server error turn with Retry, for `for` seconds), stall, drop, slow (once, mid-stream), warn (a
+server error turn with Retry, or the label in `button`, for `for` seconds), stall, drop, slow (once, mid-stream), warn (a
 notice beside a reply that comes all the same).
 The fault fires when message number `at` (counting answered ones + 1) arrives and stays while
 it is not lifted (limits, errors) or fires once (stall, drop, closed tab).
@@ -244,7 +244,7 @@ class Handler(BaseHTTPRequestHandler):
                 if kind == "botcheck":
                     return self.send_text(403, json.dumps({"thread": tid, "challenge": True}), "application/json", extra=[("cf-mitigated", "challenge")])
                 if kind == "error":
-                    return self.send_text(502, json.dumps({"thread": tid, "error": f.get("words") or "Something went sideways on our end."}), "application/json")
+                    return self.send_text(502, json.dumps({"thread": tid, "error": f.get("words") or "Something went sideways on our end.", "button": f.get("button")}), "application/json")
                 return self.send_text(429, json.dumps({"thread": tid, "notice": f.get("words", ""), "place": f.get("place", "turn")}), "application/json")
             reply = next_reply()
             with LOCK:

@@ -630,6 +630,40 @@ fn wait_outlasts_a_throttle_that_says_when_and_sends_once() {
     );
 }
 
+/// A run stopped by a throttle that says when, then `--resume --wait` at once: the resume waits
+/// for the reset keyless was told before it sends anything (before, it sent into the refusing
+/// chat at once), then the task finishes with one refusal only.
+#[test]
+fn resume_with_wait_before_a_known_reset_waits_before_sending() {
+    let mut f = fault(
+        "throttle",
+        2,
+        "turn",
+        "You're sending messages too quickly. Try again in 12 seconds.",
+    );
+    f["for"] = json!(10);
+    let site = Site::start(f);
+    let place = Place::new();
+    let out = place.run(&site, &[TASK]);
+    assert_stopped(
+        &place,
+        &site,
+        &out,
+        "KA_RATE_LIMITED",
+        "Try again in 12 seconds",
+    );
+    let out = place.run(&site, &["--resume", "--wait", "--json"]);
+    assert_eq!(out.code, Some(0), "{out:#?}");
+    place.assert_done();
+    site.assert_nothing_twice(1);
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.contains(r#""type":"waiting""#)),
+        "no waiting event: {out:#?}"
+    );
+}
+
 /// `--wait` on a usage limit with an ISO reset a few seconds ahead.
 #[test]
 fn wait_outlasts_a_usage_limit_with_an_iso_reset_and_sends_once() {
@@ -733,6 +767,43 @@ fn a_site_error_turn_over_in_seconds_is_answered_again_by_its_retry_button() {
     assert!(
         received.iter().any(|r| r["retry"] == true),
         "the Retry control was not clicked: {received:#?}"
+    );
+    let sent: Vec<&str> = received
+        .iter()
+        .filter(|r| r["retry"] != true)
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_each_once(&sent, "sent", &received);
+}
+
+/// A server error turn whose control says "Regenerate" (no copy control, no known words), over
+/// in seconds: an error turn by its shape all the same; the control is clicked and nothing
+/// goes twice. Before, the turn was taken for the model's reply and a format correction went.
+#[test]
+fn a_site_error_turn_with_a_regenerate_button_is_answered_again() {
+    let mut f = fault(
+        "error",
+        2,
+        "turn",
+        "Something went sideways while writing this answer.",
+    );
+    f["for"] = json!(3);
+    f["button"] = json!("Regenerate");
+    let site = Site::start(f);
+    let place = Place::new();
+    let out = place.run(&site, &[TASK]);
+    assert_eq!(out.code, Some(0), "{out:#?}");
+    place.assert_done();
+    let received = site.received();
+    assert!(
+        received.iter().any(|r| r["retry"] == true),
+        "the Regenerate control was not clicked: {received:#?}"
+    );
+    assert!(
+        !received.iter().any(|r| r["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("FORMAT ERROR"))),
+        "a format correction went: {received:#?}"
     );
     let sent: Vec<&str> = received
         .iter()

@@ -653,7 +653,8 @@ fn chatscope_reads_an_unfenced_reply_from_the_wire() {
 /// show them), and the page sends its `innerText`: a 30,000-character task whose lines end in
 /// two spaces reaches the model with `\u{a0}\u{a0}` there. keyless cannot put plain spaces
 /// through that composer by any strategy; it hears the difference in the request that carried
-/// the message and names it (`KA_MESSAGE_ALTERED`, with the place), never silently.
+/// the message and names it (`KA_MESSAGE_ALTERED`, with the place), never silently. Typing
+/// the task is given up on from its opening lines, not from the whole.
 #[test]
 fn chatscope_names_the_no_break_spaces_its_composer_puts_in_a_long_task() {
     let mut task = String::from("Check the numbers below.\n");
@@ -663,7 +664,7 @@ fn chatscope_names_the_no_break_spaces_its_composer_puts_in_a_long_task() {
         i += 1;
     }
     let front = FrontEnd::start(Kind::Chatscope, &[DONE.to_string()]);
-    let (out, code, _ws) = run(&front, &task, "");
+    let (out, code, ws) = run(&front, &task, "");
     assert_eq!(code, Some(0), "{out}");
     let received = front.received();
     assert_eq!(received.len(), 1, "nothing sent twice\n{out}");
@@ -672,6 +673,17 @@ fn chatscope_names_the_no_break_spaces_its_composer_puts_in_a_long_task() {
         arrived || (out.contains("KA_MESSAGE_ALTERED") && out.contains("\\u{a0}")),
         "the task arrived altered, unsaid\n{out}"
     );
+    // Typing fails on that composer: its opening lines told so in under a second each, where
+    // typing the whole task failed in 20 s.
+    let log = fs::read_to_string(ws.path().join(".agent/logs/keyless.log")).unwrap();
+    for typed in ["insertTextWhole", "insertText"] {
+        assert!(
+            log.lines()
+                .any(|l| l.contains("insertion skipped")
+                    && l.contains(&format!("strategy=\"{typed}\""))),
+            "{typed} was tried with the whole task\n{log}"
+        );
+    }
 }
 
 /// NiceGUI (`nicegui` from PyPI): the reply's Markdown becomes HTML in Python (markdown2, its

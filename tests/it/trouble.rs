@@ -149,6 +149,35 @@ fn a_throttle_toast_is_waited_out_with_wait() {
     assert_eq!(received[0], received[1], "the same message once more");
 }
 
+/// A toast in words no kind of trouble keyless knows, the reply's turn left empty (a site
+/// refusing in its own words): `KA_SITE_NOTICE` with the words quoted, within seconds; no
+/// format correction goes into the refusing chat, and `--resume` finishes. Before, the empty
+/// turn was read as a reply cut short and corrections went until one was taken in place of the
+/// message.
+#[test]
+fn an_empty_reply_beside_unknown_words_is_a_site_notice_and_nothing_more_is_sent() {
+    let words = "Parley needs a breather. Come back after lunch.";
+    let chat = chat(Some(Fault::Toast), words, Duration::from_millis(10));
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_SITE_NOTICE"), "{text}");
+    assert!(text.contains(words), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    assert!(!text.contains("SMALLER"), "{text}");
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+    assert_eq!(chat.received().len(), 1, "{text}");
+    assert!(
+        pending(ws.path()).is_some_and(|m| m.contains("the task")),
+        "{text}"
+    );
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+}
+
 /// ChatGPT's throttle modal, in a dialog with "Got it": named and acknowledged; without
 /// `--wait` the run stops at once, resumable.
 #[test]

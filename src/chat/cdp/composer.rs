@@ -52,6 +52,47 @@ const UNKNOWN_EDITOR: &[&str] = &["pastePlain", "pasteHtml", "setValue", "insert
 /// The strategies run in the page, checked there in the same task ([`CdpDriver::put`]).
 const IN_PAGE: &[&str] = &["setValue", "pasteHtml", "pastePlain", "pasteBr"];
 
+/// The strategies that type the message (`Input.insertText`): slow on a long message, and
+/// slower still to fail (an editor that drops typed line breaks, or whose Enter sends).
+const TYPED: &[&str] = &["insertTextWhole", "insertText"];
+
+/// A message longer than this is typed whole only when its opening lines went in exactly
+/// first (a 33,000-character task on a composer whose Enter sends spent 20 s failing both
+/// typed strategies; the opening fails them in well under a second).
+const OPENING_OVER: usize = 4_000;
+
+/// How far into the message its opening may reach.
+const OPENING_MAX: usize = 2_000;
+
+/// How long the opening lines may take to show in the composer: they are short, and an
+/// editor applies an insertion within the task that receives it.
+const OPENING_SETTLE: Duration = Duration::from_millis(600);
+
+/// The opening of a long message that tries a typed strategy before the whole: its lines up to
+/// the one after its first blank line, or its first three, within [`OPENING_MAX`] bytes;
+/// `None` for a short message or one with fewer than two line breaks there (nothing to try
+/// that the whole would not show at once).
+fn opening(message: &str) -> Option<&str> {
+    if message.len() <= OPENING_OVER {
+        return None;
+    }
+    let breaks: Vec<usize> = message
+        .match_indices('\n')
+        .map(|(at, _)| at)
+        .take_while(|&at| at < OPENING_MAX)
+        .collect();
+    if breaks.len() < 2 {
+        return None;
+    }
+    let blank = breaks.windows(2).position(|pair| pair[1] == pair[0] + 1);
+    let end = match blank {
+        Some(first) => breaks.get(first + 2),
+        None => breaks.get(2),
+    }
+    .or(breaks.last())?;
+    Some(&message[..*end])
+}
+
 /// How many lines `shiftEnter` types between two checks of the composer.
 const SHIFT_ENTER_CHECK: usize = 64;
 
@@ -192,8 +233,45 @@ impl Composer {
         let begun: Begun = page.begin(message)?;
         let keep = begun.chips;
         let mut last = None;
+        // Whether the message's opening lines went in by typing (`Input.insertText`): asked once.
+        let mut typed_opening: Option<bool> = None;
         for strategy in self.insertion_order(page, &begun.editor) {
+            let tried = Instant::now();
+            // A strategy that worked here before, or is the fastest for the editor, goes
+            // straight to the whole message.
+            let trusted = self.inserted_with.as_deref() == Some(strategy)
+                || fastest_for(&begun.editor).is_some_and(|fast| fast.contains(&strategy));
+            if TYPED.contains(&strategy)
+                && !trusted
+                && let Some(opening) = opening(message)
+            {
+                let typed = match typed_opening {
+                    Some(typed) => typed,
+                    None => {
+                        let typed = self.insert_chunks(page, opening, usize::MAX, OPENING_SETTLE);
+                        self.clean_keeping(page, keep)?;
+                        if let Err(failure) = &typed {
+                            last = Some(failure.clone());
+                        }
+                        *typed_opening.insert(typed.is_ok())
+                    }
+                };
+                if !typed {
+                    tracing::info!(
+                        strategy,
+                        ms = tried.elapsed().as_millis() as u64,
+                        "insertion skipped: the opening lines did not go in"
+                    );
+                    continue;
+                }
+            }
             let mut inserted = self.insert_with(page, strategy, message);
+            tracing::info!(
+                strategy,
+                ms = tried.elapsed().as_millis() as u64,
+                ok = inserted.is_ok(),
+                "insertion tried"
+            );
             if strategy.starts_with("paste")
                 && matches!(&inserted, Err(failure) if failure.reason == CARDED)
             {
@@ -302,8 +380,8 @@ impl Composer {
         message: &str,
     ) -> Result<(), Failure> {
         match strategy {
-            "insertTextWhole" => self.insert_chunks(page, message, usize::MAX),
-            "insertText" => self.insert_chunks(page, message, INSERT_CHUNK),
+            "insertTextWhole" => self.insert_chunks(page, message, usize::MAX, INSERT_SETTLE),
+            "insertText" => self.insert_chunks(page, message, INSERT_CHUNK, INSERT_SETTLE),
             "pasteHtml" => self.paste(page, "pasteHtml", message),
             "pastePlain" => self.paste(page, "pastePlain", message),
             "pasteBr" => self.paste(page, "pasteBr", message),
@@ -435,7 +513,16 @@ impl Composer {
         Ok(())
     }
 
-    fn insert_chunks(&self, page: &PageApi<'_>, message: &str, max: usize) -> Result<(), Failure> {
+    /// Types the message (or its opening: the page's message's first units) in chunks of at
+    /// most `max` bytes cut before line breaks, each waited on until the composer holds exactly
+    /// the text so far, for at most `settle`.
+    fn insert_chunks(
+        &self,
+        page: &PageApi<'_>,
+        message: &str,
+        max: usize,
+        settle: Duration,
+    ) -> Result<(), Failure> {
         let mut sent = 0;
         for chunk in chunks(message, max) {
             // The caret at the end before every chunk: after an insertion with line breaks,
@@ -449,7 +536,7 @@ impl Composer {
                 if self.holds(page, Some(sent))?.exact {
                     break;
                 }
-                if started.elapsed() > INSERT_SETTLE {
+                if started.elapsed() > settle {
                     return Err(Failure::new(
                         Code::SendNotConfirmed,
                         "the composer does not hold the message exactly after inserting it; nothing was sent",
@@ -531,5 +618,32 @@ impl Composer {
             page.tab().next_change(Duration::from_millis(50));
         }
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_message_s_opening_reaches_the_line_after_its_first_blank_line() {
+        let message = format!("Task:\none\n\n  two\tand\nthree\n{}", "x".repeat(5_000));
+        assert_eq!(opening(&message), Some("Task:\none\n\n  two\tand"));
+    }
+
+    #[test]
+    fn without_a_blank_line_the_opening_is_three_lines() {
+        let message = format!("a\nb\nc\nd\n{}", "x".repeat(5_000));
+        assert_eq!(opening(&message), Some("a\nb\nc"));
+    }
+
+    #[test]
+    fn a_short_message_or_one_with_few_early_breaks_has_no_opening() {
+        assert_eq!(opening("a\n\nb\nc\n"), None);
+        assert_eq!(opening(&format!("a\n{}", "x".repeat(5_000))), None);
+        assert_eq!(opening(&format!("{}\na\nb\nc", "x".repeat(3_000))), None);
+        // Two breaks early: the opening ends at the last of them.
+        let two = format!("a\nb\n{}\nc", "x".repeat(5_000));
+        assert_eq!(opening(&two), Some("a\nb"));
     }
 }

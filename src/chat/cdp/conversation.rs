@@ -134,6 +134,36 @@ pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
     })
 }
 
+/// How long an ended reply may stay empty before the site is taken to have answered with no
+/// reply (text that comes late is still read).
+const EMPTY_REPLY_WAIT: Duration = Duration::from_secs(2);
+
+/// The failure for an ended reply that holds nothing: the words of the page's notices (areas
+/// outside the turns, then the reply's own), which no kind of trouble keyless knows matched,
+/// quoted; the turn stays resumable and nothing more is sent.
+fn nothing_replied(state: &PageState) -> Failure {
+    let words = state
+        .notices
+        .iter()
+        .chain(&state.reply_notices)
+        .map(|area| area.text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .find(|text| !text.is_empty());
+    let said = match &words {
+        Some(words) => format!("the site showed no reply and says: \"{words}\""),
+        None => "the site showed an empty reply and no notice".to_string(),
+    };
+    Failure::new(
+        Code::SiteNotice,
+        format!(
+            "{said}. keyless does not know these words, so nothing more was sent (a refusing chat would take a resend as spent). Nothing was lost: once the site works, run `keyless run --resume` (it asks the chat whether it holds the message first)."
+        ),
+    )
+    .saying(SiteSaid {
+        words: words.unwrap_or_default(),
+        resets_at: None,
+    })
+}
+
 /// The failure that names a login wall or a bot check the page shows now in the chat's place
 /// (no composer), in the site's words; `None` when the chat shows.
 pub(super) fn wall_shown(page: &PageApi<'_>) -> Option<Failure> {
@@ -419,9 +449,7 @@ impl CdpDriver {
             return Ok(None);
         }
         let last_user = self.api().last_user_text()?.unwrap_or_default();
-        let carried = shown_as(&last_user, message) != Shown::Different
-            || shown_as(&last_user, &fence(message)) == Shown::Same;
-        if !carried || !self.api().retry()? {
+        if !carries(&last_user, message) || !self.api().retry()? {
             return Ok(None);
         }
         tracing::info!("the site's error in the reply's place: asked to answer again (Retry)");
@@ -495,14 +523,7 @@ impl CdpDriver {
     /// carries it and a reply (no notice) follows, or not.
     fn stands(&mut self, state: &PageState, pending: &str) -> Result<Reopened, Failure> {
         let last_user = self.api().last_user_text()?.unwrap_or_default();
-        // The message itself, or its note when it went as a file (over the composer limit, or
-        // refused as too long): the note names a file unique to this message.
-        // The message may have gone as text, inside a fence (a page that alters messages), or
-        // as a file with its note.
-        let carried = shown_as(&last_user, pending) != Shown::Different
-            || shown_as(&last_user, &fence(pending)) == Shown::Same
-            || shown_as(&last_user, &attachment_note(pending)) == Shown::Same
-            || shown_with_files(&last_user, pending);
+        let carried = carries(&last_user, pending);
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long
             || state
@@ -656,7 +677,14 @@ impl CdpDriver {
                         ));
                     }
                     let since = *finished_without_eof.get_or_insert_with(Instant::now);
-                    if since.elapsed() >= self.reader.truncation_budget {
+                    // An ended reply with nothing in it is no reply: the site refused or failed
+                    // in words outside the turn (or none). Never a format correction, which
+                    // would go into a chat that refuses it.
+                    if reply.text.trim().is_empty() {
+                        if since.elapsed() >= EMPTY_REPLY_WAIT.min(self.reader.truncation_budget) {
+                            return Err(nothing_replied(&state));
+                        }
+                    } else if since.elapsed() >= self.reader.truncation_budget {
                         return Err(Failure::new(
                             Code::ReplyTruncated,
                             format!(
@@ -918,9 +946,33 @@ impl ChatDriver for CdpDriver {
     }
 }
 
+/// Whether a user turn that reads `shown` carries `message`: as text, inside a fence (a page
+/// that alters messages), or as a file with its note (over the composer limit, or refused as
+/// too long; the note names a file unique to the message). Asked before a Retry is clicked and
+/// when a chat is reopened, alike.
+fn carries(shown: &str, message: &str) -> bool {
+    shown_as(shown, message) != Shown::Different
+        || shown_as(shown, &fence(message)) == Shown::Same
+        || shown_as(shown, &attachment_note(message)) == Shown::Same
+        || shown_with_files(shown, message)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::{attachment_note, carries, fence};
     use crate::protocol::is_closed;
+
+    /// A Retry is clicked for a message the chat holds in any form it can take, and only then:
+    /// a message that went as a file is carried by its note as much as a text is by itself.
+    #[test]
+    fn a_user_turn_carries_its_message_as_text_fenced_or_as_a_file_s_note() {
+        let message = "Fix the failing test in src/lib.rs\n\n  and keep the\ttabs\n";
+        assert!(carries(message, message));
+        assert!(carries(&fence(message), message));
+        assert!(carries(&attachment_note(message), message));
+        assert!(!carries(&attachment_note("another message"), message));
+        assert!(!carries("Fix the failing test", message));
+    }
 
     #[test]
     fn a_reply_is_closed_by_an_eof_line_outside_every_section() {

@@ -150,10 +150,12 @@ fn iso(lower: &str, clock: Clock) -> Option<Duration> {
 /// A clock time in a text: seconds after local midnight, and whether it names UTC.
 fn time_of_day(text: &str) -> Option<(i64, bool)> {
     static TWELVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"\b(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?:\s*(utc|gmt))?").ok()
+        Regex::new(r"(?-u:\b)(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?:\s*(utc|gmt))?").ok()
     });
     static TWENTY_FOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"\b(\d{1,2})[:h](\d{2})\b(?:\s*(?:uhr|h))?(?:\s*(utc|gmt))?").ok()
+        // ASCII word edges: a time may touch CJK text ("05:11以降"), which Unicode's edges
+        // take for letters of the same word.
+        Regex::new(r"(?-u:\b)(\d{1,2})[:h](\d{2})(?-u:\b)(?:\s*(?:uhr|h))?(?:\s*(utc|gmt))?").ok()
     });
     static EAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"(\d{1,2})\s*(?:時|点|點|시)(?:\s*(\d{1,2})\s*(?:分|분))?").ok()
@@ -201,6 +203,10 @@ const TOMORROW: &[&str] = &[
     "내일",
 ];
 
+/// How long after a clock time the site still shows it as the reset: a minute rounded down,
+/// and the page not yet redrawn.
+const JUST_PAST: i64 = 5 * 60;
+
 fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
     let (seconds, utc) = time_of_day(lower)?;
     let offset = if utc { 0 } else { clock.offset };
@@ -209,6 +215,11 @@ fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
     let mut at = midnight + seconds;
     if TOMORROW.iter().any(|w| lower.contains(w)) {
         at += 86_400;
+    } else if at <= local_now && local_now - at < JUST_PAST {
+        // The minute shown has just begun or gone: the site rounds its reset down to the
+        // minute it falls in (a reset at 5:08:24 shows "5:08"), so it is due within a minute,
+        // not tomorrow.
+        at = local_now + 60;
     } else if at <= local_now {
         // A time already past today is tomorrow's.
         at += 86_400;

@@ -237,6 +237,15 @@ fn reset_times_are_read_in_every_format_sites_use() {
         ("Limite atteinte jusqu'à 16h00", hours(5, 0)),
         // Earlier than now: tomorrow.
         ("Usage limit reached. Resets at 9am", hours(22, 0)),
+        // The minute that has just gone (a reset rounded down to it): a minute from now.
+        ("Usage limit reached. Resets at 11:00", hours(0, 1)),
+        ("Usage limit reached. Resets at 10:57 AM", hours(0, 1)),
+        ("Usage limit reached. Resets at 10:50", hours(23, 50)),
+        // A time that touches CJK text.
+        (
+            "メッセージの上限に達しました。16:00以降にもう一度お試しください。",
+            hours(5, 0),
+        ),
         ("Usage limit reached. Resets tomorrow at 9am", hours(22, 0)),
         (
             "You've hit your limit, resets tomorrow at 1 PM",
