@@ -276,13 +276,17 @@ class Handler(BaseHTTPRequestHandler):
         STATE["streaming"] = True
         self.stream_head()
         self.chunk({"thread": tid})
+        if kind == "drop" and f.get("quiet"):
+            self.chunk({"quiet": True})
         half = len(reply) // 2
         for at in range(0, half, 40):
             time.sleep(0.05)
             self.chunk({"delta": reply[at:min(at + 40, half)]})
         append("received.jsonl", {"streaming": tid, "t": time.time()})
         if kind == "drop":
-            # The connection dies mid-stream and the site is unreachable for a few seconds.
+            # The connection dies mid-stream and the site is unreachable for a few seconds. A
+            # quiet drop (told to the page as the stream begins): the page shows what came as if
+            # it were the whole reply, no words.
             STATE["down_until"] = time.time() + f.get("for", 4)
             self.close_connection = True
             try:

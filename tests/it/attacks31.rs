@@ -887,6 +887,42 @@ fn a_connection_cut_mid_stream_is_named_and_the_kept_reply_is_read() {
     assert_eq!(site.received().len(), 2, "a message went twice");
 }
 
+/// The connection cut mid-stream with no words at all: the page shows the half that came as if
+/// it were the whole reply. The browser's word of the failed request names the cut, and the
+/// reply the site kept is read: no format correction, nothing twice. Before, the half was
+/// taken for a reply cut short and a correction went.
+#[test]
+fn a_quiet_cut_mid_stream_is_heard_from_the_network_and_the_kept_reply_is_read() {
+    let mut f = fault("drop", 2, "turn", "");
+    f["quiet"] = json!(true);
+    // The site is reachable again at once: only the stream was cut.
+    f["for"] = json!(0);
+    let site = Site::start(f);
+    let place = Place::new();
+    let out = place.run(&site, &[TASK]);
+    let received = site.received();
+    assert!(
+        !received.iter().any(|r| r["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("FORMAT ERROR"))),
+        "a format correction went: {out:#?}"
+    );
+    assert!(!out.stderr.contains("KA_REPLY_TIMEOUT"), "{out:#?}");
+    if out.code == Some(0) {
+        place.assert_done();
+    } else {
+        let since = site.streaming_since().unwrap();
+        assert!(
+            out.ended - since < NAMED_WITHIN,
+            "named {:.1}s after the cut: {out:#?}",
+            out.ended - since
+        );
+        assert!(out.stderr.contains("keyless run --resume"), "{out:#?}");
+        assert_resumes(&place, &site, 0);
+    }
+    assert_eq!(site.received().len(), 2, "a message went twice: {out:#?}");
+}
+
 /// The session expires mid-turn: the page goes to a sign-in address. Named, the sign-in
 /// address never saved as the chat's, and `--resume` after logging in goes on in the same chat.
 #[test]

@@ -134,6 +134,10 @@ pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
     })
 }
 
+/// How long the page's reply must stay unchanged, with no stream shown, after the browser told
+/// of a cut stream, before the cut is named (the page may still draw what came).
+const CUT_SETTLE: Duration = Duration::from_secs(1);
+
 /// How long an ended reply may stay empty before the site is taken to have answered with no
 /// reply (text that comes late is still read).
 const EMPTY_REPLY_WAIT: Duration = Duration::from_secs(2);
@@ -560,6 +564,25 @@ impl CdpDriver {
                 return Err(offline);
             }
             let state = self.state()?;
+            // A stream the site cut, told by the browser, once the page shows no more coming:
+            // a site error (the chat is asked for what it kept), unless the reply ended whole.
+            if !state.streams()
+                && last_change.elapsed() >= CUT_SETTLE
+                && let Some(cut) = self.tab.cut_failure()
+            {
+                let before = self.reader.assistants_before_send;
+                if state.replying(before)
+                    && state.reply_end(before, last_change.elapsed()) == ReplyEnd::Ended
+                {
+                    let finished_at = Instant::now();
+                    let mut reply = self.read()?;
+                    reply.finished_at = finished_at;
+                    if self.reader.whole(&reply.text) {
+                        return Ok(reply);
+                    }
+                }
+                return Err(cut);
+            }
             // The page lost the network mid-exchange: what the site kept is found out once it
             // is back (the turn asks whether the chat holds the message and its reply).
             if let Some(words) = &state.offline {

@@ -105,6 +105,20 @@ const OFFLINE_ERRORS: &[&str] = &[
     "net::ERR_CONNECTION_REFUSED",
 ];
 
+/// The errors of a chat request whose stream the site cut before its end (the connection
+/// closed mid-body, a protocol's reset), the machine online: a site error, waited on a few
+/// seconds, after which the chat, opened again, shows the reply if the site kept it.
+const CUT_ERRORS: &[&str] = &[
+    "net::ERR_INCOMPLETE_CHUNKED_ENCODING",
+    "net::ERR_CONTENT_LENGTH_MISMATCH",
+    "net::ERR_EMPTY_RESPONSE",
+    "net::ERR_CONNECTION_ABORTED",
+    "net::ERR_HTTP2_PROTOCOL_ERROR",
+    "net::ERR_QUIC_PROTOCOL_ERROR",
+    "net::ERR_TIMED_OUT",
+    "net::ERR_CONNECTION_TIMED_OUT",
+];
+
 /// How to reach the browser and the site.
 #[derive(Clone, Debug)]
 pub struct Options {

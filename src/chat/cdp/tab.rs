@@ -24,7 +24,7 @@ use chromiumoxide::{Browser, Page};
 use futures::StreamExt;
 use regex::Regex;
 
-use super::{OFFLINE_ERRORS, bounded, browser_gone, tab_closed};
+use super::{CUT_ERRORS, OFFLINE_ERRORS, bounded, browser_gone, tab_closed};
 use crate::catalog::{Code, Failure};
 use crate::claim::Share;
 
@@ -228,6 +228,18 @@ impl Tab {
             Failure::new(
                 Code::NetworkOffline,
                 format!("the chat request failed with {e}: the machine looks offline or the connection was cut. Nothing was lost; the chat is asked whether it holds the message before it is sent again."),
+            )
+        })
+    }
+
+    /// The failure of a chat request since the last send that says the site cut its stream
+    /// before the end (no words on the page need say so).
+    pub(super) fn cut_failure(&self) -> Option<Failure> {
+        let failed = self.failed_requests.lock().ok()?;
+        failed.iter().find(|e| CUT_ERRORS.contains(&e.as_str())).map(|e| {
+            Failure::new(
+                Code::SiteError,
+                format!("the site cut the reply's stream before its end ({e}). Nothing was lost: the chat is asked whether it kept the reply before the message is sent again; `keyless run --resume` does the same later."),
             )
         })
     }
