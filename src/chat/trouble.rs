@@ -121,6 +121,19 @@ const SPEND: &[&str] = &[
     "renew your subscription",
     "renew your plan",
     "out of credits",
+    "add credits",
+    "buy credits",
+    "top up",
+    "prepaid balance",
+    "balance is empty",
+    "balance is exhausted",
+    "no credits left",
+    "guthaben aufladen",
+    "guthaben ist aufgebraucht",
+    "ajoutez des crédits",
+    "solde est épuisé",
+    "añade créditos",
+    "recarga tu saldo",
     "insufficient credits",
     "insufficient balance",
     "credit balance is too low",
@@ -178,6 +191,13 @@ const USAGE: &[&str] = &[
     "no messages left",
     "used up your",
     "used all of your",
+    "used all your messages",
+    "burned through",
+    "tous vos messages",
+    "toutes vos requêtes",
+    "todos tus mensajes",
+    "alle nachrichten verbraucht",
+    "alle deine nachrichten",
     "limit for gpt",
     "nutzungslimit",
     "nachrichtenlimit",
@@ -226,6 +246,10 @@ const RATE: &[&str] = &[
     "too quickly",
     "too fast",
     "slow down",
+    "before sending another",
+    "bevor du die nächste",
+    "bevor sie die nächste",
+    "avant d'envoyer un autre",
     "rate limit",
     "rate-limit",
     "temporarily limited",
@@ -366,6 +390,17 @@ const ADDRESSED: &[&str] = &[
     "请稍后",
     "稍后再试",
     "다시 시도",
+    // Asked to wait, in the sites' languages.
+    "wait ",
+    "warte",
+    "warten sie",
+    "attendez",
+    "attends",
+    "espera ",
+    "espere ",
+    "aspetta",
+    "aguarde",
+    "подождите",
     // A time to come back, and the site's polite forms of "you" (a model writing AgentScript
     // does not address the person so).
     "come back",
@@ -483,6 +518,10 @@ const LIMIT_NOUNS: &[&str] = &[
     "할당량",
 ];
 
+/// The limit nouns German puts at the end of a compound ("Nachrichtenkontingent",
+/// "Tageslimit"): a word ending in one counts as it.
+const COMPOUND_NOUNS: &[&str] = &["kontingent", "obergrenze", "limit"];
+
 /// What happened to the allowance, or what it will do: reached, used up, renewing.
 const LIMIT_STATES: &[&str] = &[
     "hit",
@@ -575,7 +614,9 @@ fn limit_reached(lower: &str) -> bool {
     let words: Vec<&str> = word.find_iter(lower).map(|m| m.as_str()).collect();
     let noun = LIMIT_NOUNS.iter().any(|n| {
         if latin(n) {
+            // German joins the noun to what it limits ("Nachrichtenkontingent").
             words.contains(n)
+                || (COMPOUND_NOUNS.contains(n) && words.iter().any(|w| w.ends_with(n)))
         } else {
             lower.contains(n)
         }

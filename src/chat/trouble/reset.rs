@@ -60,7 +60,7 @@ const WINDOWED: &[&str] = &[
 fn relative(lower: &str) -> Option<Duration> {
     // "in", "after", "within" and their kin before it; or an east-Asian "after" behind it.
     static LEAD: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?:\bin|\bafter|\bwithin|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
+        Regex::new(r"(?:\bin|\bafter|\bwithin|\bwait|\bwarte|\bwarten sie|\battendez|\bespera|\bespere|\baspetta|\baguarde|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
     });
     static PART: LazyLock<Option<Regex>> =
         LazyLock::new(|| Regex::new(r"(\d+)\s*([\p{L}.]+)").ok());
@@ -154,8 +154,11 @@ fn time_of_day(text: &str) -> Option<(i64, bool)> {
     });
     static TWENTY_FOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
         // ASCII word edges: a time may touch CJK text ("05:11以降"), which Unicode's edges
-        // take for letters of the same word.
-        Regex::new(r"(?-u:\b)(\d{1,2})[:h](\d{2})(?-u:\b)(?:\s*(?:uhr|h))?(?:\s*(utc|gmt))?").ok()
+        // take for letters of the same word. French writes "9 h 00".
+        Regex::new(
+            r"(?-u:\b)(\d{1,2})(?::|\s?h\s?)(\d{2})(?-u:\b)(?:\s*(?:uhr|h))?(?:\s*(utc|gmt))?",
+        )
+        .ok()
     });
     static EAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"(\d{1,2})\s*(?:時|点|點|시)(?:\s*(\d{1,2})\s*(?:分|분))?").ok()

@@ -407,3 +407,47 @@ fn a_limit_said_in_words_no_list_holds_is_a_usage_limit() {
         None
     );
 }
+
+/// Wordings an outside attack's site used, which keyless did not know: each named with its
+/// kind (and its reset, where it gives one).
+#[test]
+fn an_outside_site_s_wordings_are_named() {
+    let limit = |text: &str| area(text).map(|n| (n.kind, n.resets_in));
+    assert_eq!(
+        limit("Whoa, slow down! Wait 20 seconds before sending another message."),
+        Some((Kind::RateLimit, Some(Duration::from_secs(20))))
+    );
+    assert_eq!(
+        limit("Langsam! Bitte warte 30 Sekunden, bevor du die nächste Nachricht sendest."),
+        Some((Kind::RateLimit, Some(Duration::from_secs(30))))
+    );
+    assert_eq!(
+        limit(
+            "Vous avez utilisé tous vos messages pour le moment. Vous pourrez reprendre la conversation demain à 9 h 00."
+        ),
+        Some((Kind::UsageLimit, hours(22, 0)))
+    );
+    assert_eq!(
+        limit(
+            "Du hast dein Nachrichtenkontingent aufgebraucht. Ab 16:00 Uhr kannst du wieder schreiben."
+        ),
+        Some((Kind::UsageLimit, hours(5, 0)))
+    );
+    assert_eq!(
+        limit("Your team's prepaid balance is empty. Add credits in Billing to keep using Parley."),
+        Some((Kind::SpendLimit, None))
+    );
+    assert_eq!(
+        limit(
+            "Easy there! You've burned through this window's messages. Come back in 2 hours and Parley will be ready."
+        ),
+        Some((Kind::UsageLimit, hours(2, 0)))
+    );
+    // In the reply's place too, where a limit counts only when it addresses the person.
+    assert_eq!(
+        reply("Whoa, slow down! Wait 20 seconds before sending another message.").map(|n| n.kind),
+        Some(Kind::RateLimit)
+    );
+    // A model's short text about waiting is no notice.
+    assert_eq!(reply("I will wait for the build to finish."), None);
+}
