@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use super::page_api::{Drawn, PageApi, ShownTurn};
 use super::page_state::{PageState, ReplyEnd, Seen};
-use super::read::Reader;
 use super::{
     CdpDriver, Delivery, LATE_TURN, PAGE_READY, SEND_CONFIRM, Shown, attachment_note, fence,
     shown_as, shown_with_files,
@@ -751,7 +750,7 @@ impl CdpDriver {
 
     /// Reads the finished reply; a copy control found by its shape that gave it is healed.
     fn read(&mut self) -> Result<Reply, Failure> {
-        let read = Reader::read(&self.api(), &self.tab.heard()?)?;
+        let read = self.reader.read(&self.api(), &self.tab.heard()?)?;
         if let Some(css) = read.proved_copy {
             self.discovery.heal_copy(&self.tab, css)?;
         }

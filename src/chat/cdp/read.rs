@@ -32,6 +32,10 @@ pub(super) struct Reader {
     pub(super) stall: Duration,
     /// What the replies are, which says when one is whole.
     pub(super) replies: super::Replies,
+    /// The network once carried a reply of this page already drawn as HTML: its code blocks
+    /// are the server's rendering for the rest of the session, even for a reply whose response
+    /// the wire missed (a loaded machine): one lossy read executed is one too many.
+    drawn_on_server: std::cell::Cell<bool>,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -54,6 +58,7 @@ impl Reader {
             truncation_budget,
             stall,
             replies,
+            drawn_on_server: std::cell::Cell::new(false),
         }
     }
 
@@ -103,7 +108,7 @@ impl Reader {
 
     /// Reads the last reply: the copy button, else the wire, else the only code block, else
     /// the DOM. The copy control comes first: proving one teaches discovery the site's control.
-    pub(super) fn read(page: &PageApi<'_>, heard: &[Heard]) -> Result<Read, Failure> {
+    pub(super) fn read(&self, page: &PageApi<'_>, heard: &[Heard]) -> Result<Read, Failure> {
         // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
@@ -149,7 +154,10 @@ impl Reader {
         }
         // A code block the site's server drew (its HTML came over the network) shows the
         // server's rendering of the reply, not the reply: never proof of its bytes.
-        let code_block = if drawn_on_the_server(heard) {
+        if drawn_on_the_server(heard) {
+            self.drawn_on_server.set(true);
+        }
+        let code_block = if self.drawn_on_server.get() {
             None
         } else {
             page.code_block()?
