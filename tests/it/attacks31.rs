@@ -758,22 +758,7 @@ fn a_site_error_lasting_forty_seconds_is_named_and_the_task_finishes() {
 fn a_site_error_turn_over_in_seconds_is_answered_again_by_its_retry_button() {
     let mut f = fault("error", 2, "turn", "Something went sideways on our end.");
     f["for"] = json!(3);
-    let site = Site::start(f);
-    let place = Place::new();
-    let out = place.run(&site, &[TASK]);
-    assert_eq!(out.code, Some(0), "{out:#?}");
-    place.assert_done();
-    let received = site.received();
-    assert!(
-        received.iter().any(|r| r["retry"] == true),
-        "the Retry control was not clicked: {received:#?}"
-    );
-    let sent: Vec<&str> = received
-        .iter()
-        .filter(|r| r["retry"] != true)
-        .map(|r| r["text"].as_str().unwrap())
-        .collect();
-    assert_each_once(&sent, "sent", &received);
+    answered_again_by_its_control(f);
 }
 
 /// A server error turn whose control says "Regenerate" (no copy control, no known words), over
@@ -789,7 +774,20 @@ fn a_site_error_turn_with_a_regenerate_button_is_answered_again() {
     );
     f["for"] = json!(3);
     f["button"] = json!("Regenerate");
-    let site = Site::start(f);
+    let received = answered_again_by_its_control(f);
+    assert!(
+        !received.iter().any(|r| r["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("FORMAT ERROR"))),
+        "a format correction went: {received:#?}"
+    );
+}
+
+/// The error turn `fault`, over in seconds: the task finishes, the turn's control (Retry, or
+/// the label the fault gives it) was clicked, and every message went once. What the site
+/// received.
+fn answered_again_by_its_control(fault: Value) -> Vec<Value> {
+    let site = Site::start(fault);
     let place = Place::new();
     let out = place.run(&site, &[TASK]);
     assert_eq!(out.code, Some(0), "{out:#?}");
@@ -797,13 +795,7 @@ fn a_site_error_turn_with_a_regenerate_button_is_answered_again() {
     let received = site.received();
     assert!(
         received.iter().any(|r| r["retry"] == true),
-        "the Regenerate control was not clicked: {received:#?}"
-    );
-    assert!(
-        !received.iter().any(|r| r["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("FORMAT ERROR"))),
-        "a format correction went: {received:#?}"
+        "the error turn's control was not clicked: {received:#?}"
     );
     let sent: Vec<&str> = received
         .iter()
@@ -811,6 +803,7 @@ fn a_site_error_turn_with_a_regenerate_button_is_answered_again() {
         .map(|r| r["text"].as_str().unwrap())
         .collect();
     assert_each_once(&sent, "sent", &received);
+    received
 }
 
 /// A server error in words unlike keyless's list ("went sideways"), in the reply's place with

@@ -573,9 +573,7 @@ impl CdpDriver {
                 if state.replying(before)
                     && state.reply_end(before, last_change.elapsed()) == ReplyEnd::Ended
                 {
-                    let finished_at = Instant::now();
-                    let mut reply = self.read()?;
-                    reply.finished_at = finished_at;
+                    let reply = self.read_finished()?;
                     if self.reader.whole(&reply.text) {
                         return Ok(reply);
                     }
@@ -672,9 +670,7 @@ impl CdpDriver {
                     ));
                 }
                 if end == ReplyEnd::Ended {
-                    let finished_at = Instant::now();
-                    let mut reply = self.read()?;
-                    reply.finished_at = finished_at;
+                    let reply = self.read_finished()?;
                     if self.reader.whole(&reply.text) {
                         if state.reply_found {
                             // The selectors missed this reply: what discovery found is proved.
@@ -746,6 +742,14 @@ impl CdpDriver {
     /// Whether the page has a file input to attach a message with.
     fn has_file_input(&self) -> Result<bool, Failure> {
         self.api().exists("AttachmentInput")
+    }
+
+    /// Reads the reply the page shows ended, its end taken as now (before the read's time).
+    fn read_finished(&mut self) -> Result<Reply, Failure> {
+        let finished_at = Instant::now();
+        let mut reply = self.read()?;
+        reply.finished_at = finished_at;
+        Ok(reply)
     }
 
     /// Reads the finished reply; a copy control found by its shape that gave it is healed.

@@ -223,8 +223,7 @@ impl Tab {
 
     /// The failure of a request since the last send that says the machine is offline.
     pub(super) fn offline_failure(&self) -> Option<Failure> {
-        let failed = self.failed_requests.lock().ok()?;
-        failed.iter().find(|e| OFFLINE_ERRORS.contains(&e.as_str())).map(|e| {
+        self.failed_with(OFFLINE_ERRORS).map(|e| {
             Failure::new(
                 Code::NetworkOffline,
                 format!("the chat request failed with {e}: the machine looks offline or the connection was cut. Nothing was lost; the chat is asked whether it holds the message before it is sent again."),
@@ -235,13 +234,21 @@ impl Tab {
     /// The failure of a chat request since the last send that says the site cut its stream
     /// before the end (no words on the page need say so).
     pub(super) fn cut_failure(&self) -> Option<Failure> {
-        let failed = self.failed_requests.lock().ok()?;
-        failed.iter().find(|e| CUT_ERRORS.contains(&e.as_str())).map(|e| {
+        self.failed_with(CUT_ERRORS).map(|e| {
             Failure::new(
                 Code::SiteError,
                 format!("the site cut the reply's stream before its end ({e}). Nothing was lost: the chat is asked whether it kept the reply before the message is sent again; `keyless run --resume` does the same later."),
             )
         })
+    }
+
+    /// The first error among `errors` a chat request failed with since the last send.
+    fn failed_with(&self, errors: &[&str]) -> Option<String> {
+        let failed = self.failed_requests.lock().ok()?;
+        failed
+            .iter()
+            .find(|e| errors.contains(&e.as_str()))
+            .cloned()
     }
 
     /// What the page's network said since the last message, responses that finished before
