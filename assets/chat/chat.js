@@ -799,7 +799,10 @@
     controller = null;
     showHistory();
     streamEnded(reply);
-    finishReply(reply, raw);
+    // "late-actions": the copy control and done mark come 3 s after the text (Panel's icon on a
+    // loaded machine).
+    if (mode("late-actions")) setTimeout(() => finishReply(reply, raw), 3000);
+    else finishReply(reply, raw);
     afterReply(used);
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
     // The server notes the moment too (the shape benchmark measures from it).
@@ -807,7 +810,7 @@
   }
 
   // A site's notice in the reply's stead (x-notice): a toast outside the conversation, a modal
-  // dialog a person acknowledges, or an error in the reply's own place with a Retry button,
+  // dialog a person acknowledges, the browser's alert, or an error in the reply's own place with a Retry button,
   // in elements the selectors do not name.
   function showNotice(place, text, body) {
     // The session expired: the site's login address, which comes back to the chat once the
@@ -819,6 +822,11 @@
     // A bot check: the same address again, as the check.
     if (place === "challenge") {
       location.reload();
+      return;
+    }
+    // The browser's own alert, which stalls every script of the page until it is answered.
+    if (place === "alert") {
+      window.alert(text);
       return;
     }
     if (place === "banner") {

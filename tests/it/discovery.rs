@@ -51,9 +51,10 @@ fn driver(chat: &LocalChat, knowledge: Knowledge, profile: PathBuf) -> CdpDriver
 }
 
 /// The channel a reply on a page in `modes` is read through: its copy control, or the wire on
-/// a page that has none and draws replies lossily.
+/// a page that has none and draws replies lossily, or draws its copy control seconds after the
+/// reply ended (the wire proves the reply first).
 fn expected_channel(modes: &[&str]) -> Channel {
-    if modes.contains(&"lossy") {
+    if modes.contains(&"lossy") || modes.contains(&"late-actions") {
         Channel::Wire
     } else {
         Channel::CopyButton
@@ -391,6 +392,7 @@ three_ways! {
     attach_cap_three_ways: "attach-cap", "gemini";
     attach_silent_three_ways: "attach-silent", "mistral";
     no_upload_three_ways: "no-upload", "qwen";
+    late_actions_three_ways: "late-actions", "deepseek";
 }
 
 #[test]

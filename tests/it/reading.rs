@@ -204,6 +204,32 @@ fn a_code_block_with_protocol_lines_around_it_is_never_read_as_the_whole_reply()
     );
 }
 
+/// A page that draws a reply's copy control and done mark seconds after its text (Panel's
+/// icon on a loaded machine), its stream unreadable: the reply settled and showed only as
+/// text rebuilt from the page; keyless looks again for a proof before settling for that, and
+/// reads the reply through the control once it comes, the first time. With the page's selectors
+/// and with its address only. Before, the rebuilt text was taken at once, never executed, and
+/// the model asked to send the reply again (a CI run on Panel).
+#[test]
+fn a_copy_control_drawn_after_the_text_settles_is_waited_for() {
+    let content = repeating();
+    for site in [Some("local"), None] {
+        let (text, ws, chat) = run_on(
+            site,
+            PageFaults {
+                modes: vec!["late-actions".into(), "encoded-stream".into()],
+                ..PageFaults::default()
+            },
+            vec![block_with_lines_around(&content), DONE.to_string()],
+        );
+        let written = fs::read_to_string(ws.path().join("data.txt")).unwrap_or_default();
+        assert_eq!(written, format!("```\n{content}```\n"), "{site:?}: {text}");
+        assert_eq!(chat.received().len(), 2, "{site:?}: {text}");
+        assert!(text.contains("read via CopyButton"), "{site:?}: {text}");
+        assert!(!text.contains("read via Dom"), "{site:?}: {text}");
+    }
+}
+
 /// The same shape read exactly the first time wherever the page gives it whole: its copy
 /// control, or the stream the server sent (plain, or server-sent events of JSON deltas).
 #[test]

@@ -141,6 +141,11 @@ const CUT_SETTLE: Duration = Duration::from_secs(1);
 /// reply (text that comes late is still read).
 const EMPTY_REPLY_WAIT: Duration = Duration::from_secs(2);
 
+/// How long a reply that ended only by settling, whole but readable only as text rebuilt from
+/// the page (never executed), is looked at again for a proof: a page may draw its copy control
+/// (Panel's icon) a moment after its text, later still on a loaded machine.
+const PROOF_WAIT: Duration = Duration::from_secs(5);
+
 /// The failure for an ended reply that holds nothing: the words of the page's notices (areas
 /// outside the turns, then the reply's own), which no kind of trouble keyless knows matched,
 /// quoted; the turn stays resumable and nothing more is sent.
@@ -552,6 +557,7 @@ impl CdpDriver {
         let mut last_chars = 0;
         let mut last_change = Instant::now();
         let mut finished_without_eof: Option<Instant> = None;
+        let mut unproved_since: Option<Instant> = None;
         loop {
             if crate::cancel::requested() {
                 return Err(Failure::new(
@@ -671,6 +677,12 @@ impl CdpDriver {
                 }
                 if end == ReplyEnd::Ended {
                     let reply = self.read_finished()?;
+                    if self.reader.whole(&reply.text)
+                        && self.waits_for_proof(&reply, &state, &mut unproved_since)
+                    {
+                        self.tab.next_change(POLL);
+                        continue;
+                    }
                     if self.reader.whole(&reply.text) {
                         if state.reply_found {
                             // The selectors missed this reply: what discovery found is proved.
@@ -714,6 +726,7 @@ impl CdpDriver {
                     }
                 } else {
                     finished_without_eof = None;
+                    unproved_since = None;
                 }
             }
             if !replying && state.streams() && last_change.elapsed() >= self.reader.stall {
@@ -737,6 +750,24 @@ impl CdpDriver {
             }
             self.tab.next_change(POLL);
         }
+    }
+
+    /// Whether a whole reply read only as rebuilt text is looked at again for a proof: an
+    /// AgentScript reply (prose needs none) that ended by settling, not by the page's done mark,
+    /// within `PROOF_WAIT` of first being read so.
+    fn waits_for_proof(
+        &self,
+        reply: &Reply,
+        state: &PageState,
+        since: &mut Option<Instant>,
+    ) -> bool {
+        if reply.channel != crate::chat::Channel::Dom
+            || state.done_mark
+            || self.reader.replies != super::Replies::AgentScript
+        {
+            return false;
+        }
+        since.get_or_insert_with(Instant::now).elapsed() < PROOF_WAIT
     }
 
     /// Whether the page has a file input to attach a message with.

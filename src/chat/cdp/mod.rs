@@ -317,15 +317,27 @@ impl CdpDriver {
         if let Some(words) = self.tab.check_shown() {
             return Ok(PageState::bot_check(words));
         }
-        match self.api().state() {
+        let mut state = match self.api().state() {
             Err(failure) if failure.code == crate::catalog::Code::BotCheck => {
                 match self.tab.check_shown() {
-                    Some(words) => Ok(PageState::bot_check(words)),
-                    None => Err(failure),
+                    Some(words) => return Ok(PageState::bot_check(words)),
+                    None => return Err(failure),
                 }
             }
-            other => other,
-        }
+            other => other?,
+        };
+        // What the page's own dialogs said (closed at once) is a notice like any other, newest
+        // first: a site may say its limit in an `alert`.
+        let dialogs = self
+            .tab
+            .dialogs()
+            .into_iter()
+            .map(|text| page_state::NoticeArea {
+                text,
+                dialog: false,
+            });
+        state.notices.splice(0..0, dialogs);
+        Ok(state)
     }
 
     /// Saves a sketch of the page for a failure a changed site explains (`sketch.rs`).

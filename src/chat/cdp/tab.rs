@@ -17,7 +17,10 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EnableParams, EventLoadingFailed, EventResponseReceived, GetResponseBodyParams, RequestId,
     ResourceType,
 };
-use chromiumoxide::cdp::browser_protocol::page::{GetNavigationHistoryParams, NavigationEntry};
+use chromiumoxide::cdp::browser_protocol::page::{
+    DialogType, EventJavascriptDialogOpening, GetNavigationHistoryParams,
+    HandleJavaScriptDialogParams, NavigationEntry,
+};
 use chromiumoxide::cdp::browser_protocol::target::{GetTargetsParams, TargetId};
 use chromiumoxide::cdp::js_protocol::runtime::{AddBindingParams, EventBindingCalled};
 use chromiumoxide::{Browser, Page};
@@ -43,6 +46,9 @@ pub(super) struct Tab {
     /// browser closes it.
     pub(super) profile_share: Option<crate::claim::Share>,
     failed_requests: Arc<Mutex<Vec<String>>>,
+    /// The words of the JavaScript dialogs (`alert`, `confirm`, `prompt`) the page opened since
+    /// the last message, each closed at once: an open one stalls every script keyless runs.
+    dialogs: Arc<Mutex<Vec<String>>>,
     /// What the page's network said since the last message (`wire.rs`).
     pub(super) wire: super::wire::Wire,
     /// The statuses of the documents the page loaded (`navigate.rs`).
@@ -84,6 +90,7 @@ impl Tab {
             browser_process: opened.child,
             profile_share: opened.share,
             failed_requests: Arc::new(Mutex::new(Vec::new())),
+            dialogs: Arc::default(),
             wire: super::wire::Wire::default(),
             documents: Documents::default(),
             last_answer: Arc::default(),
@@ -152,6 +159,7 @@ impl Tab {
     pub(super) fn listen(&self) -> Result<(), Failure> {
         let page = self.page.clone();
         let failed = Arc::clone(&self.failed_requests);
+        let dialogs = Arc::clone(&self.dialogs);
         let notified = Arc::clone(&self.notified);
         let documents = Arc::clone(&self.documents);
         let last_answer = Arc::clone(&self.last_answer);
@@ -184,6 +192,7 @@ impl Tab {
                     }
                 }
             });
+            close_dialogs(&page, dialogs, Arc::clone(&notified)).await?;
             let mut calls = bounded(
                 page.event_listener::<EventBindingCalled>(),
                 "listen to the page",
@@ -212,13 +221,24 @@ impl Tab {
         });
     }
 
-    /// Forgets the failed requests and the network's streams heard so far (a new message is
-    /// about to go).
+    /// Forgets the failed requests, the dialogs and the network's streams heard so far (a new
+    /// message is about to go).
     pub(super) fn forget_failures(&self) {
         self.wire.mark();
         if let Ok(mut failed) = self.failed_requests.lock() {
             failed.clear();
         }
+        if let Ok(mut dialogs) = self.dialogs.lock() {
+            dialogs.clear();
+        }
+    }
+
+    /// The words of the dialogs the page opened since the last message, newest first.
+    pub(super) fn dialogs(&self) -> Vec<String> {
+        self.dialogs
+            .lock()
+            .map(|d| d.iter().rev().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// The failure of a request since the last send that says the machine is offline.
@@ -405,6 +425,46 @@ impl Tab {
 
 /// Ends when the process ends (never, without a process to watch). The caller has just seen
 /// it alive, so the first look is after a pause.
+/// Closes each JavaScript dialog the page opens, at once, keeping its words in `dialogs`: an
+/// open `alert` stalls every script in the page, keyless's included, until someone answers it
+/// (a site that says its limit in one would hang the turn). An alert is acknowledged and a page
+/// leaving is let go (keyless navigates); a `confirm` or `prompt` is refused, never agreed to.
+async fn close_dialogs(
+    page: &Page,
+    dialogs: Arc<Mutex<Vec<String>>>,
+    notified: Arc<tokio::sync::Notify>,
+) -> Result<(), Failure> {
+    let mut opened = bounded(
+        page.event_listener::<EventJavascriptDialogOpening>(),
+        "listen for the page's dialogs",
+    )
+    .await?;
+    let page = page.clone();
+    tokio::spawn(async move {
+        while let Some(event) = opened.next().await {
+            let accept = matches!(event.r#type, DialogType::Alert | DialogType::Beforeunload);
+            let words = event
+                .message
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if event.r#type != DialogType::Beforeunload
+                && !words.is_empty()
+                && let Ok(mut list) = dialogs.lock()
+            {
+                list.push(words);
+            }
+            let _ = bounded(
+                page.execute(HandleJavaScriptDialogParams::new(accept)),
+                "close the page's dialog",
+            )
+            .await;
+            notified.notify_one();
+        }
+    });
+    Ok(())
+}
+
 async fn process_end(pid: Option<i32>) {
     let Some(pid) = pid else {
         return std::future::pending().await;

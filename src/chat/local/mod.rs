@@ -530,6 +530,7 @@ async fn chat(
         Some(
             fault @ (Fault::Toast
             | Fault::Dialog
+            | Fault::Alert
             | Fault::ErrorTurn
             | Fault::Banner
             | Fault::LoginRedirect
@@ -538,6 +539,7 @@ async fn chat(
             let (status, place) = match fault {
                 Fault::Toast => (StatusCode::TOO_MANY_REQUESTS, "toast"),
                 Fault::Dialog => (StatusCode::TOO_MANY_REQUESTS, "dialog"),
+                Fault::Alert => (StatusCode::TOO_MANY_REQUESTS, "alert"),
                 Fault::Banner => (StatusCode::PAYMENT_REQUIRED, "banner"),
                 Fault::LoginRedirect => (StatusCode::UNAUTHORIZED, "login"),
                 Fault::BotCheck => (StatusCode::FORBIDDEN, "challenge"),
@@ -788,6 +790,7 @@ fn stored_reply(reply: &ScriptedReply) -> Option<String> {
             | Fault::RateLimited
             | Fault::Toast
             | Fault::Dialog
+            | Fault::Alert
             | Fault::ErrorTurn
             | Fault::Banner
             | Fault::LoginRedirect

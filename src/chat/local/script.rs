@@ -27,6 +27,9 @@ pub enum Fault {
     /// The reply's text is the site's notice, in a modal dialog with a "Got it" button that
     /// closes it (ChatGPT's throttle modal; HTTP 429).
     Dialog,
+    /// The reply's text is the site's notice, in the browser's own `window.alert()`, which
+    /// stalls the page's scripts until it is answered; the reply's turn left empty (HTTP 429).
+    Alert,
     /// The reply's text is the site's error in the reply's own place, with a Retry button, in
     /// no element the selectors know (HTTP 500).
     ErrorTurn,
@@ -136,7 +139,9 @@ pub struct PageFaults {
 /// an avatar from an address that refuses, port 2 of this machine, as a CDN this machine
 /// cannot reach), `server-drawn` (the server draws each reply into HTML, a fenced one as a
 /// code block with its tabs expanded to four spaces, as NiceGUI's markdown2 does, and the page
-/// shows that HTML, with no copy control: no agent can read such a reply's tabs); and the
+/// shows that HTML, with no copy control: no agent can read such a reply's tabs), `late-actions`
+/// (a reply's copy control and done mark drawn 3 s after its text ends, as Panel's icon comes
+/// on a loaded machine); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -190,6 +195,7 @@ pub const MODES: &[&str] = &[
     "counter-ids",
     "far-images",
     "server-drawn",
+    "late-actions",
     "picker-menu",
     "picker-listbox",
     "model-locked",
