@@ -248,6 +248,15 @@
     const lower = text.toLowerCase();
     return (T[key] || []).some((p) => lower.includes(p.toLowerCase()));
   };
+  // A sign-in page by its shape, in any words (a site's own texts may not know them): a
+  // visible password field, or an address whose host or path names a sign-in. Asked only where
+  // no composer shows; a chat loading shows neither.
+  const LOGIN_PATH = /\/(log-?in|sign-?in|sign_in|auth|oauth2?|sso|authorize)\//i;
+  const LOGIN_HOST = /^(login|accounts?|auth|sso|signin|id)\./i;
+  const loginShaped = () =>
+    LOGIN_PATH.test(location.pathname + "/") ||
+    LOGIN_HOST.test(location.hostname) ||
+    [...document.querySelectorAll('input[type="password"], input[autocomplete="current-password"]')].some(visible);
   // Code with one block element per line (and no newline characters) is read line by line.
   const wordsOf = (t) => (t || "").match(/[\p{L}\p{N}]+/gu) || [];
   // A message's content when it is one fenced block (the fence keyless wraps a message in).
@@ -835,7 +844,7 @@
         // The site says it is offline, in a notice of this exchange (one left from an earlier
         // exchange is history): its words.
         offline: notices.page.concat(notices.reply).map((n) => n.text).find((t) => phrases("Offline", t) || CUT.test(t)) || null,
-        login: walled && phrases("LoginRequired", wall),
+        login: walled && (phrases("LoginRequired", wall) || loginShaped()),
         // A bot check (Cloudflare's): a person has to pass it in the window.
         // Only where there is no composer: a normal page can carry the platform's script, or
         // a stale "Just a moment…" title (seen on chatgpt.com, 2026).

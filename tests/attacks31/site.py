@@ -162,6 +162,13 @@ class Handler(BaseHTTPRequestHandler):
             f = fault()
             if f.get("kind") == "botcheck" and STATE["fired"] and active(f):
                 return self.send_text(403, CHALLENGE, extra=[("cf-mitigated", "challenge")])
+            # Logged out: the chat's address sends the browser to the sign-in page.
+            if f.get("kind") == "login" and STATE["fired"] and active(f):
+                self.send_response(302)
+                self.send_header("Location", "/account/signin?return=" + self.path)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             return self.send_text(200, APP)
         if p == "/account/signin":
             append("visits.jsonl", {"path": self.path, "t": time.time()})

@@ -951,6 +951,38 @@ fn a_login_redirect_mid_turn_is_named_and_resume_goes_on_in_the_same_chat() {
     );
 }
 
+/// Still logged out when `--resume` opens the chat again: the chat's address sends the browser
+/// to the sign-in page, in words no site text knows, whose shape (a password field, a sign-in
+/// address) names it: `KA_LOGIN_REQUIRED` in the page's words within seconds, nothing sent; once
+/// logged in, `--resume` finishes in the same chat. Before, keyless looked 20 s for a composer
+/// and said none was found.
+#[test]
+fn a_login_wall_met_on_resume_is_named_by_its_shape() {
+    let site = Site::start(fault("login", 2, "turn", ""));
+    let place = Place::new();
+    let out = place.run(&site, &[TASK]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_LOGIN_REQUIRED"), "{out:#?}");
+    let sent = site.received().len();
+    let out = place.run(&site, &["--resume"]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_LOGIN_REQUIRED"), "{out:#?}");
+    assert!(!out.stderr.contains("KA_SELECTOR_NOT_FOUND"), "{out:#?}");
+    assert!(out.stderr.contains("Your session has expired"), "{out:#?}");
+    assert!(out.stderr.contains("keyless run --resume"), "{out:#?}");
+    assert!(
+        out.took < NAMED_WITHIN,
+        "named after {:.1} s: {out:#?}",
+        out.took
+    );
+    assert_eq!(
+        site.received().len(),
+        sent,
+        "sent behind the wall: {out:#?}"
+    );
+    assert_resumes(&place, &site, 1);
+}
+
 /// A Cloudflare-like check served at the chat's own address mid-turn: named, the chat's
 /// address kept, and `--resume` once it passed goes on in the same chat.
 #[test]

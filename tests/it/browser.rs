@@ -912,22 +912,25 @@ fn a_login_wall_or_a_bot_check_is_waited_out_while_the_user_deals_with_it() {
 
 #[test]
 fn a_wall_without_a_window_is_reported_soon() {
-    for (challenge, why) in [
+    for (challenge, code, why) in [
         (
             false,
-            "The page asks you to log in: run keyless without --headless",
+            Code::LoginRequired,
+            "asks you to log in where the chat should be",
         ),
         (
             true,
-            "The page shows a bot check: run keyless without --headless",
+            Code::BotCheck,
+            "shows a bot check where the chat should be",
         ),
     ] {
         let chat = walled(challenge, Script::default());
         let started = std::time::Instant::now();
         let (driver, _profile) = launch(&chat, |_| {});
         let failure = driver.err().unwrap();
-        assert_eq!(failure.code, Code::SelectorNotFound, "{failure:?}");
+        assert_eq!(failure.code, code, "{failure:?}");
         assert!(failure.reason.contains(why), "{failure:?}");
+        assert!(failure.reason.contains("without --headless"), "{failure:?}");
         assert!(
             started.elapsed() < Duration::from_secs(15),
             "not the whole page wait: {:?}",

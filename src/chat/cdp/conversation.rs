@@ -214,7 +214,7 @@ fn at_local(unix: u64, clock: Clock) -> String {
 
 impl CdpDriver {
     /// The site's own texts that add to the classifier's words.
-    fn extra(&self) -> Extra {
+    pub(super) fn extra(&self) -> Extra {
         let texts = &self.discovery.site.texts;
         Extra {
             rate_limit: texts.get("RateLimit").cloned().unwrap_or_default(),

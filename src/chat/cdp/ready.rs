@@ -8,9 +8,11 @@
 
 use std::time::{Duration, Instant};
 
-use super::{CdpDriver, DISCOVERY_GRACE, LOGIN_GRACE, PAGE_READY, PageState, navigate};
+use super::{
+    CdpDriver, DISCOVERY_GRACE, LOGIN_GRACE, PAGE_READY, PageState, conversation, navigate,
+};
 use crate::catalog::{Code, Failure};
-use crate::chat::trouble::Kind;
+use crate::chat::trouble::{Kind, Notice};
 
 impl CdpDriver {
     /// Waits until the page shows its composer (and says why not: a login wall, a bot check, a
@@ -107,7 +109,10 @@ impl CdpDriver {
             }
             // A bot check is left alone until the browser shows the tab changed.
             if state.challenge && !self.watch_check(started, limit)? {
-                return Err(self.discovery.selector_not_found("Composer", BOT_CHECK_WHY));
+                return Err(self.wall_unpassed(&state));
+            }
+            if started.elapsed() > limit && (state.login || state.challenge) {
+                return Err(self.wall_unpassed(&state));
             }
             if started.elapsed() > limit {
                 if let (false, false, Some((status, url))) = (
@@ -117,21 +122,46 @@ impl CdpDriver {
                 ) {
                     return Err(navigate::error_status(&url, status));
                 }
-                let why = if state.login {
-                    " The page asks you to log in: run keyless without --headless and log in in the window it opens (the profile keeps the login)."
-                } else if state.challenge {
-                    BOT_CHECK_WHY
-                } else {
-                    ""
-                };
                 let far = self.api().far_frames().unwrap_or_default();
-                let why = format!("{why}{}", far_frames_said(&far));
+                let why = far_frames_said(&far);
                 return Err(self.discovery.selector_not_found("Composer", &why));
             }
             if !state.challenge {
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
+    }
+
+    /// The failure for a login wall or a bot check still in the chat's place when its wait
+    /// ended (at once where no window shows it): `KA_LOGIN_REQUIRED` or `KA_BOT_CHECK`, in the
+    /// page's words, never a composer not found.
+    fn wall_unpassed(&self, state: &PageState) -> Failure {
+        let clock = conversation::clock_now();
+        let kind = if state.challenge {
+            Kind::BotCheck
+        } else {
+            Kind::LoginWall
+        };
+        let notice = state
+            .trouble(usize::MAX, false, &self.extra(), clock)
+            .map(|seen| seen.notice)
+            .filter(|notice| notice.kind == kind)
+            .filter(|notice| !notice.words.is_empty())
+            .unwrap_or(Notice {
+                kind,
+                words: document_title(&self.tab),
+                resets_in: None,
+            });
+        let mut failure = conversation::trouble_failure(&notice, clock);
+        let what = match kind {
+            Kind::BotCheck => "shows a bot check",
+            _ => "asks you to log in",
+        };
+        failure.reason = format!(
+            "the {} page {what} where the chat should be; {}",
+            self.discovery.site_name, failure.reason
+        );
+        failure
     }
 
     /// Watches a bot check from outside the page until the browser shows the tab's address or
@@ -161,8 +191,10 @@ impl CdpDriver {
     }
 }
 
-/// What a composer not found behind a bot check adds to the failure.
-const BOT_CHECK_WHY: &str = " The page shows a bot check: run keyless without --headless and pass it in the window it opens.";
+/// The tab's title as the browser reports it (the words of a page no script looked into).
+fn document_title(tab: &super::tab::Tab) -> String {
+    tab.shown().map(|(_, title)| title).unwrap_or_default()
+}
 
 /// How often a bot check is looked at from outside the page.
 const CHECK_WATCH: Duration = Duration::from_millis(250);
