@@ -743,7 +743,7 @@
       showHistory().catch(() => {});
       const notice = res.headers.get("x-notice");
       if (notice) {
-        showNotice(notice, await res.text(), body);
+        showNotice(notice, await res.text(), body, reply);
       } else if (res.status === 413 || res.status === 429) {
         body.innerHTML = '<p class="error-text">' + (await res.text()) + "</p>";
       } else if (!res.ok) {
@@ -812,7 +812,12 @@
   // A site's notice in the reply's stead (x-notice): a toast outside the conversation, a modal
   // dialog a person acknowledges, the browser's alert, or an error in the reply's own place with a Retry button,
   // in elements the selectors do not name.
-  function showNotice(place, text, body) {
+  function showNotice(place, text, body, reply) {
+    // A refusal that takes the reply's turn away and says so only in a toast.
+    if (place === "toast-alone") {
+      reply.remove();
+      place = "toast";
+    }
     // The session expired: the site's login address, which comes back to the chat once the
     // person logged in.
     if (place === "login") {
@@ -1175,6 +1180,15 @@
       for (const el of document.querySelectorAll("[aria-label]")) el.setAttribute("aria-label", say(el.getAttribute("aria-label")));
       for (const el of [sendButton, stopButton, document.getElementById("new-chat")]) el.textContent = say(el.textContent);
       composer.setAttribute("data-placeholder", "Nachricht an das lokale Modell");
+    }
+    // The site's own words on its buttons (config.modes "own-words"): the send button says
+    // "Dispatch" and the stop button "Halt", with no label or test id saying send or stop.
+    if (mode("own-words")) {
+      for (const [el, word] of [[sendButton, "Dispatch"], [stopButton, "Halt"]]) {
+        el.removeAttribute("aria-label");
+        el.removeAttribute("data-testid");
+        el.textContent = word;
+      }
     }
     if (mode("no-ids")) {
       for (const el of document.querySelectorAll("[id], [data-testid]")) {

@@ -21,6 +21,7 @@
   const SEND_WORDS = ["send", "submit", "senden", "absenden", "envoyer", "enviar", "invia", "verzend", "wyślij", "отправ", "发送", "傳送", "送信", "전송", "gönder", "skicka"];
   const NOT_STOP_WORDS = ["dictat", "voice", "read aloud", "read-aloud", "vorlesen", "microphone", "recording", "audio", "speech", "diktier", "音声", "読み上げ"];
   const STOP_WORDS = ["stop", "arrêter", "arreter", "detener", "parar", "interromp", "ferma", "anhalten", "abbrechen", "остановить", "停止", "中止", "중지", "durdur", "zatrzymaj"];
+  const ATTACH_WORDS = ["attach", "upload", "file", "image", "photo", "anhängen", "hochladen", "datei", "joindre", "fichier", "téléverser", "adjuntar", "archivo", "subir", "allega", "carica", "anexar", "arquivo", "прикреп", "загруз", "файл", "附件", "上传", "上傳", "添付", "アップロード", "첨부", "업로드", "emoji", "+"];
   const COPY_WORDS = ["copy", "kopieren", "copier", "copiar", "copia", "kopiuj", "копировать", "复制", "複製", "コピー", "복사", "kopyala", "kopiera", "kopiëren"];
   // Class names made of these words were written by a person; any other class may be generated.
   const CLASS_WORDS = ["message", "msg", "turn", "user", "assistant", "response", "reply", "answer", "query", "prompt", "markdown", "prose", "chat", "conversation", "thread", "bubble", "composer", "editor"];
@@ -151,6 +152,14 @@
       if (buttonsBefore) {
         const woke = buttons.filter((b) => buttonsBefore.get(b) !== true);
         if (woke.length === 1) return woke[0];
+      }
+      // The one button beside the composer, in words of the site's own ("Dispatch", an
+      // arrow): the send button, unless it says it attaches, records, stops or opens a menu.
+      // Asked for only once Enter sent nothing.
+      if (buttons.length === 1) {
+        const only = buttons[0];
+        const other = says(only, STOP_WORDS) || says(only, NOT_STOP_WORDS) || says(only, ATTACH_WORDS) || only.hasAttribute("aria-haspopup");
+        if (!other) return only;
       }
     }
     return null;

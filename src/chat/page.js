@@ -121,6 +121,8 @@
   // role is implicit, no attribute says it.
   const DIALOG_CSS = '[role="dialog"], [role="alertdialog"], dialog[open]';
   const NOTICE_CSS = DIALOG_CSS + ', [role="alert"], [role="status"], [aria-live="assertive"], [aria-live="polite"], [class*="toast" i], [class*="snackbar" i], [class*="banner" i], [class*="error" i], [class*="notice" i], [data-sonner-toast]';
+  // Where a page keeps its furniture (history, menus, side panels), not what it says.
+  const ASIDE_CSS = 'nav, aside, [role="navigation"], [role="complementary"], [role="menu"], [role="listbox"]';
   // The longest text read as one notice: a longer element wraps the page, not a notice.
   const NOTICE_CHARS = 1500;
   // What the notice areas say, outside every turn (`page`) and inside the newest reply
@@ -240,7 +242,11 @@
       const text = shownWords(e);
       if (!text) continue;
       const dialog = !!e.closest(DIALOG_CSS);
-      (inReply ? reply : page).push({ text: text.trim(), dialog });
+      // The page's furniture rather than something said: inside its navigation or side
+      // panels, or made of links (a history list that gained this chat's name).
+      const links = [...e.querySelectorAll("a")].map((l) => l.textContent).join("").length;
+      const aside = !!e.closest(ASIDE_CSS) || links * 2 >= e.textContent.length;
+      (inReply ? reply : page).push({ text: text.trim(), dialog, aside });
     }
     return { page, reply };
   };

@@ -115,6 +115,14 @@ fn every_mode_with_no_selectors() {
     }
 }
 
+/// A send button in the site's own word ("Dispatch"), no label or test id saying send, on a
+/// page where Enter only breaks the line: the one button beside the composer is the send
+/// button, and each message goes once. Before, the send button was never found.
+#[test]
+fn a_send_button_in_the_site_s_own_word_is_found_beside_the_composer() {
+    exchange_twice(&["own-words", "enter-newline"], Knowledge::None);
+}
+
 /// Every disguise at once that can go together.
 const ALL_AT_ONCE: &[&str] = &[
     "generated-classes",
@@ -393,6 +401,7 @@ three_ways! {
     attach_silent_three_ways: "attach-silent", "mistral";
     no_upload_three_ways: "no-upload", "qwen";
     late_actions_three_ways: "late-actions", "deepseek";
+    own_words_three_ways: "own-words", "claude";
 }
 
 #[test]

@@ -184,6 +184,29 @@ fn an_empty_reply_beside_unknown_words_is_a_site_notice_and_nothing_more_is_sent
     assert!(text.contains("finished after the trouble"), "{text}");
 }
 
+/// A refusal that takes the reply's turn away and says so in a toast in words no kind of
+/// trouble keyless knows: with no reply begun and nothing streaming, the standing notice is the
+/// site's answer, `KA_SITE_NOTICE` with its words, nothing more sent, and `--resume` finishes.
+/// Before, keyless waited for a reply to the end of its time limit.
+#[test]
+fn a_notice_in_unknown_words_where_no_reply_began_is_named() {
+    let words = "Parley is resting its voice. Try again after tea.";
+    let chat = chat(Some(Fault::ToastAlone), words, Duration::from_millis(10));
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("KA_SITE_NOTICE"), "{text}");
+    assert!(text.contains(words), "{text}");
+    assert!(!text.contains("KA_REPLY_TIMEOUT"), "{text}");
+    assert!(took < NAMED_WITHIN, "took {took:?}");
+    assert_eq!(chat.received().len(), 1, "{text}");
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+}
+
 /// ChatGPT's throttle modal, in a dialog with "Got it": named and acknowledged; without
 /// `--wait` the run stops at once, resumable.
 #[test]

@@ -146,15 +146,32 @@ const EMPTY_REPLY_WAIT: Duration = Duration::from_secs(2);
 /// (Panel's icon) a moment after its text, later still on a loaded machine.
 const PROOF_WAIT: Duration = Duration::from_secs(5);
 
-/// The failure for an ended reply that holds nothing: the words of the page's notices (areas
+/// How long a notice new since the send may stand, in words no kind of trouble matches, while
+/// no reply has begun and nothing streams, before the site is taken to have refused in its own
+/// words (its reply's turn taken away, or never drawn). Real sites show a reply, a stream or a
+/// stop control within seconds of a send they took.
+const UNANSWERED_NOTICE_WAIT: Duration = Duration::from_secs(10);
+
+/// The failure for an ended reply that holds nothing, or for no reply at all beside a notice
+/// that stood: the words of the page's notices (areas
 /// outside the turns, then the reply's own), which no kind of trouble keyless knows matched,
 /// quoted; the turn stays resumable and nothing more is sent.
 fn nothing_replied(state: &PageState) -> Failure {
-    let words = state
+    // What the page says, then what discovery saw in the reply's place (a toast below the
+    // message, where no turn was drawn), then the page's furniture (a history list that gained
+    // the chat's name).
+    let (said, furniture): (Vec<_>, Vec<_>) = state
         .notices
         .iter()
         .chain(&state.reply_notices)
-        .map(|area| area.text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .partition(|area| !area.aside);
+    let in_place = state.reply_text.iter().filter(|t| !t.contains("@@"));
+    let words = said
+        .into_iter()
+        .map(|area| &area.text)
+        .chain(in_place)
+        .chain(furniture.into_iter().map(|area| &area.text))
+        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
         .find(|text| !text.is_empty());
     let said = match &words {
         Some(words) => format!("the site showed no reply and says: \"{words}\""),
@@ -558,6 +575,7 @@ impl CdpDriver {
         let mut last_change = Instant::now();
         let mut finished_without_eof: Option<Instant> = None;
         let mut unproved_since: Option<Instant> = None;
+        let mut unanswered_notice: Option<Instant> = None;
         loop {
             if crate::cancel::requested() {
                 return Err(Failure::new(
@@ -642,6 +660,16 @@ impl CdpDriver {
                 }
             }
             let replying = state.replying(self.reader.assistants_before_send);
+            // A notice with no reply begun and nothing streaming: the site's refusal in words
+            // no list knows, once it stood a while (a notice that passes, or a reply that
+            // begins, starts the count again).
+            if replying || state.streams() || state.notices.iter().all(|n| n.aside) {
+                unanswered_notice = None;
+            } else if unanswered_notice.get_or_insert_with(Instant::now).elapsed()
+                >= UNANSWERED_NOTICE_WAIT
+            {
+                return Err(nothing_replied(&state));
+            }
             // Heard on every look, so that a watcher's clock ticks while the model thinks.
             progress(if replying { state.chars } else { 0 });
             if replying {

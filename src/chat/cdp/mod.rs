@@ -335,6 +335,7 @@ impl CdpDriver {
             .map(|text| page_state::NoticeArea {
                 text,
                 dialog: false,
+                aside: false,
             });
         state.notices.splice(0..0, dialogs);
         Ok(state)

@@ -71,11 +71,16 @@ pub(super) struct PageState {
     pub offline: Option<String>,
 }
 
-/// One notice area's text, and whether it is in a dialog (which a person acknowledges).
+/// One notice area's text, whether it is in a dialog (which a person acknowledges), and
+/// whether it is the page's furniture.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub(super) struct NoticeArea {
     pub text: String,
     pub dialog: bool,
+    /// In the page's navigation or side panels, or made of links: furniture that changed (a
+    /// history list), never taken for the site's answer by itself.
+    #[serde(default)]
+    pub aside: bool,
 }
 
 /// Trouble one look shows: what the site said, and the dialog text to acknowledge.

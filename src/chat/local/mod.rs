@@ -529,6 +529,7 @@ async fn chat(
         }
         Some(
             fault @ (Fault::Toast
+            | Fault::ToastAlone
             | Fault::Dialog
             | Fault::Alert
             | Fault::ErrorTurn
@@ -538,6 +539,7 @@ async fn chat(
         ) => {
             let (status, place) = match fault {
                 Fault::Toast => (StatusCode::TOO_MANY_REQUESTS, "toast"),
+                Fault::ToastAlone => (StatusCode::TOO_MANY_REQUESTS, "toast-alone"),
                 Fault::Dialog => (StatusCode::TOO_MANY_REQUESTS, "dialog"),
                 Fault::Alert => (StatusCode::TOO_MANY_REQUESTS, "alert"),
                 Fault::Banner => (StatusCode::PAYMENT_REQUIRED, "banner"),
@@ -789,6 +791,7 @@ fn stored_reply(reply: &ScriptedReply) -> Option<String> {
             | Fault::TooLong
             | Fault::RateLimited
             | Fault::Toast
+            | Fault::ToastAlone
             | Fault::Dialog
             | Fault::Alert
             | Fault::ErrorTurn

@@ -27,6 +27,9 @@ pub enum Fault {
     /// The reply's text is the site's notice, in a modal dialog with a "Got it" button that
     /// closes it (ChatGPT's throttle modal; HTTP 429).
     Dialog,
+    /// The reply's text is the site's notice, in a toast, and the reply's turn is taken away
+    /// (no reply at all; HTTP 429).
+    ToastAlone,
     /// The reply's text is the site's notice, in the browser's own `window.alert()`, which
     /// stalls the page's scripts until it is answered; the reply's turn left empty (HTTP 429).
     Alert,
@@ -141,7 +144,8 @@ pub struct PageFaults {
 /// code block with its tabs expanded to four spaces, as NiceGUI's markdown2 does, and the page
 /// shows that HTML, with no copy control: no agent can read such a reply's tabs), `late-actions`
 /// (a reply's copy control and done mark drawn 3 s after its text ends, as Panel's icon comes
-/// on a loaded machine); and the
+/// on a loaded machine), `own-words` (the send button says "Dispatch" and the stop button
+/// "Halt", no label or test id saying send or stop); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -196,6 +200,7 @@ pub const MODES: &[&str] = &[
     "far-images",
     "server-drawn",
     "late-actions",
+    "own-words",
     "picker-menu",
     "picker-listbox",
     "model-locked",
