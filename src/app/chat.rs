@@ -46,6 +46,15 @@ pub fn open(
     Ok(driver)
 }
 
+/// The address of the site whose chat the workspace's saved session holds (the chat's origin:
+/// a new chat opens there; the saved chat itself is reopened by the turn).
+fn saved_site(choices: &Choices) -> Option<String> {
+    let ws = crate::workspace::Workspace::open(&choices.workspace_or_here()).ok()?;
+    let chat = crate::turn::record::load_session(&ws)?.chat_url?;
+    let parsed = url::Url::parse(&chat).ok()?;
+    Some(format!("{}/", parsed.origin().ascii_serialization()))
+}
+
 /// The chat driver's options from the choices, over `keyless.json`, over the site's defaults.
 pub fn driver_options(
     choices: &Choices,
@@ -54,8 +63,15 @@ pub fn driver_options(
 ) -> Result<Options, StartError> {
     let file =
         crate::chat::selectors::load(choices.selectors.as_deref()).map_err(StartError::Chat)?;
-    let url = choices.url.clone().or(config.browser.url.clone());
     let site = choices.site.clone().or(config.agent.site.clone());
+    // Neither a site nor an address chosen: the site of the workspace's saved chat (the
+    // `keyless run --resume` a stop names goes on where the run was, on a page no selectors file
+    // knows too).
+    let url = choices
+        .url
+        .clone()
+        .or(config.browser.url.clone())
+        .or_else(|| site.is_none().then(|| saved_site(choices)).flatten());
     let (mut site_name, mut site) = file
         .site(site.as_deref(), url.as_deref())
         .map_err(StartError::Chat)?;

@@ -306,6 +306,10 @@
   // The reply: the first new element after the user turn, at the lowest level that has one,
   // with at least a line of text. A wrong pick cannot be read as a reply: its copy would not
   // agree with it, and nothing else it holds closes with @@eof.
+  // What a site speaks in, rather than a turn: an alert, a status line, a dialog, a toast, or
+  // anything laid over the page (fixed in place), as no turn of a thread is.
+  const NOTICE_SHAPE = '[role="alert"], [role="alertdialog"], [role="dialog"], [role="status"], dialog, [class*="toast" i], [class*="snackbar" i], [data-sonner-toast]';
+  const noticeShaped = (el) => el.matches(NOTICE_SHAPE) || getComputedStyle(el).position === "fixed";
   const findReply = () => {
     const user = findUser();
     addedNow();
@@ -318,6 +322,9 @@
       for (let sib = at.nextElementSibling; sib; sib = sib.nextElementSibling) {
         if (region && (loc.holds(sib, region) || loc.holds(region, sib))) continue;
         if (!isNew(sib) && !sib.querySelector("*:not(br)")) continue;
+        // A toast, an alert or a dialog the page put after the message is the site speaking,
+        // never the model's reply (a refusal that takes the reply's turn away says so there).
+        if (noticeShaped(sib)) continue;
         const fresh = isNew(sib) || holdsNew(sib);
         // A line of text, or any text in an element shaped like the user's turn (its tag and a
         // class or an attribute of its own): a page may draw a reply short (a sanitiser that

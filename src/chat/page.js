@@ -207,7 +207,7 @@
     if (!a || text.length > 600 || first("CopyButton", a) || d.copyControls(a).length) return [];
     return loc.beneath(a, 'button, [role="button"]').filter((b) => RETRY.test(controlLabel(b)));
   };
-  const RETRY = /^(retry|try again|regenerate|regenerate response|réessayer|régénérer|erneut versuchen|wiederholen|nochmal versuchen|neu generieren|reintentar|volver a intentar|regenerar|tentar novamente|tentar de novo|riprova|rigenera|повторить|сгенерировать заново|再試行|再生成|重试|重試|重新生成|다시 시도|다시 생성)$/i;
+  const RETRY = /^(re-?try( now)?|try( it)? (again|once more)( now)?|one more try|send again|resend|ask again|regenerate|regenerate response|réessayer|régénérer|erneut versuchen|wiederholen|nochmal versuchen|neu generieren|reintentar|volver a intentar|regenerar|tentar novamente|tentar de novo|riprova|rigenera|повторить|сгенерировать заново|再試行|再生成|重试|重試|重新生成|다시 시도|다시 생성)$/i;
   // The connection to the site lost or cut, said in a notice in the sites' languages: what the
   // site kept is then found by opening the chat again (the words of selectors.json's `Offline`
   // add to these).
@@ -255,14 +255,15 @@
     return (T[key] || []).some((p) => lower.includes(p.toLowerCase()));
   };
   // A sign-in page by its shape, in any words (a site's own texts may not know them): a
-  // visible password field, or an address whose host or path names a sign-in. Asked only where
+  // visible password, email or user-name field, or an address whose host or path names a sign-in. Asked only where
   // no composer shows; a chat loading shows neither.
+  const LOGIN_FIELDS = 'input[type="password"], input[autocomplete~="current-password"], input[type="email"], input[autocomplete~="username"], input[autocomplete~="email"]';
   const LOGIN_PATH = /\/(log-?in|sign-?in|sign_in|auth|oauth2?|sso|authorize)\//i;
   const LOGIN_HOST = /^(login|accounts?|auth|sso|signin|id)\./i;
   const loginShaped = () =>
     LOGIN_PATH.test(location.pathname + "/") ||
     LOGIN_HOST.test(location.hostname) ||
-    [...document.querySelectorAll('input[type="password"], input[autocomplete="current-password"]')].some(visible);
+    [...document.querySelectorAll(LOGIN_FIELDS)].some(visible);
   // Code with one block element per line (and no newline characters) is read line by line.
   const wordsOf = (t) => (t || "").match(/[\p{L}\p{N}]+/gu) || [];
   // A message's content when it is one fenced block (the fence keyless wraps a message in).

@@ -12,7 +12,9 @@ Run: python3 site.py DIR PORT. DIR holds:
   beacons.jsonl  written here: what the bot check page saw of foreign script
 
 fault.json: {"kind": KIND, "at": N, "words": TEXT, "until": EPOCH or null, "lifted": bool,
-             "place": "turn"|"area"|"toast"|"modal", "for": SECONDS}
+             "place": "turn"|"area"|"toast"|"modal", "for": SECONDS, "button": LABEL,
+             "gate": "signin" (a logged-out chat address redirects there) | "chat" (an email-only
+             gate served at the chat's own address)}
 KIND: limit, throttle, spend, login, botcheck (the site refuses messages while on), error (a
 server error turn with Retry, or the label in `button`, for `for` seconds), stall, drop, slow (once, mid-stream), warn (a
 notice beside a reply that comes all the same).
@@ -79,6 +81,11 @@ def next_reply():
 
 
 APP = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "app.html"), encoding="utf-8").read()
+
+EMAIL_GATE = """<!doctype html><html lang="de"><head><meta charset="utf-8"><title>Parlor</title></head>
+<body><main><h1>Willkommen zurück</h1><p>Melde dich mit deiner E-Mail an, um weiterzuschreiben.</p>
+<form><input type="email" name="mail" placeholder="du@beispiel.de"><button type="button">Weiter</button></form>
+</main></body></html>"""
 
 LOGIN = """<!doctype html><html><head><meta charset="utf-8"><title>Parlor · Sign in</title></head>
 <body><main class="gate"><h1>Session expired</h1>
@@ -162,8 +169,11 @@ class Handler(BaseHTTPRequestHandler):
             f = fault()
             if f.get("kind") == "botcheck" and STATE["fired"] and active(f):
                 return self.send_text(403, CHALLENGE, extra=[("cf-mitigated", "challenge")])
-            # Logged out: the chat's address sends the browser to the sign-in page.
+            # Logged out: the chat's address sends the browser to the sign-in page, or (gate
+            # "chat") shows an email-only gate itself.
             if f.get("kind") == "login" and STATE["fired"] and active(f):
+                if f.get("gate") == "chat":
+                    return self.send_text(200, EMAIL_GATE)
                 self.send_response(302)
                 self.send_header("Location", "/account/signin?return=" + self.path)
                 self.send_header("Content-Length", "0")

@@ -207,6 +207,46 @@ fn a_notice_in_unknown_words_where_no_reply_began_is_named() {
     assert!(text.contains("finished after the trouble"), "{text}");
 }
 
+/// On a page no selectors file knows, run with `--url`: the `keyless run --resume` a stop
+/// names, as written (no `--url`, no `--site`), goes on in the saved chat. Before, it failed
+/// with "no chat site chosen" (an outside attack).
+#[test]
+fn the_resume_a_stop_names_works_as_written_on_a_discovered_page() {
+    let words = "Parley is resting its voice. Try again after tea.";
+    let chat = chat(Some(Fault::Toast), words, Duration::from_millis(10));
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let selectors = home.path().join("no-sites.json");
+    std::fs::write(&selectors, r#"{"sites": {}}"#).unwrap();
+    let keyless = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_keyless"));
+        cmd.args(args)
+            .args(["--headless", "--mode", "auto", "--selectors"])
+            .arg(&selectors)
+            .arg("--profile")
+            .arg(home.path().join("browser"))
+            .arg("--workspace")
+            .arg(ws.path())
+            .env("XDG_CONFIG_HOME", home.path())
+            .stdin(std::process::Stdio::null());
+        let out = crate::common::local_keyless::attached(cmd)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, text) = keyless(&["run", "the task", "--url", &chat.url()]);
+    assert_ne!(code, Some(0), "{text}");
+    assert!(text.contains("KA_SITE_NOTICE"), "{text}");
+    assert!(text.contains("keyless run --resume"), "{text}");
+    let (code, text) = keyless(&["run", "--resume"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+    assert_eq!(chat.received().len(), 2, "{text}");
+}
+
 /// ChatGPT's throttle modal, in a dialog with "Got it": named and acknowledged; without
 /// `--wait` the run stops at once, resumable.
 #[test]

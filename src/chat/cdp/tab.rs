@@ -443,11 +443,9 @@ async fn close_dialogs(
     tokio::spawn(async move {
         while let Some(event) = opened.next().await {
             let accept = matches!(event.r#type, DialogType::Alert | DialogType::Beforeunload);
-            let words = event
-                .message
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
+            // The page's own words (the site's, never the browser's).
+            let said: &str = &event.message;
+            let words = said.split_whitespace().collect::<Vec<_>>().join(" ");
             if event.r#type != DialogType::Beforeunload
                 && !words.is_empty()
                 && let Ok(mut list) = dialogs.lock()

@@ -150,7 +150,9 @@ fn iso(lower: &str, clock: Clock) -> Option<Duration> {
 /// A clock time in a text: seconds after local midnight, and whether it names UTC.
 fn time_of_day(text: &str) -> Option<(i64, bool)> {
     static TWELVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?-u:\b)(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)(?:\s*(utc|gmt))?").ok()
+        // Spanish writes "4:30 p. m.".
+        Regex::new(r"(?-u:\b)(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)(?:\s*(utc|gmt))?")
+            .ok()
     });
     static TWENTY_FOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
         // ASCII word edges: a time may touch CJK text ("05:11以降"), which Unicode's edges
@@ -182,6 +184,15 @@ fn time_of_day(text: &str) -> Option<(i64, bool)> {
         }
         return Some((hour * 3600 + minute * 60, utc(c.get(3))));
     }
+    // Midnight and noon by name, where no time is written.
+    let named = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    let utc_named = text.contains("utc") || text.contains("gmt");
+    if named(MIDNIGHT) {
+        return Some((0, utc_named));
+    }
+    if named(NOON) {
+        return Some((12 * 3600, utc_named));
+    }
     let c = EAST.as_ref()?.captures(text)?;
     let hour: i64 = c.get(1)?.as_str().parse().ok()?;
     let minute: i64 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
@@ -191,6 +202,26 @@ fn time_of_day(text: &str) -> Option<(i64, bool)> {
         false,
     ))
 }
+
+/// The words for midnight and for noon, as a reset time.
+const MIDNIGHT: &[&str] = &[
+    "midnight",
+    "mitternacht",
+    "minuit",
+    "medianoche",
+    "meia-noite",
+    "mezzanotte",
+    "middernacht",
+    "полночь",
+    "полуночи",
+];
+const NOON: &[&str] = &[
+    "at noon",
+    "um mittag",
+    "à midi",
+    "al mediodía",
+    "ao meio-dia",
+];
 
 /// The words for "tomorrow".
 const TOMORROW: &[&str] = &[

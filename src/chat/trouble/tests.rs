@@ -451,3 +451,32 @@ fn an_outside_site_s_wordings_are_named() {
     // A model's short text about waiting is no notice.
     assert_eq!(reply("I will wait for the build to finish."), None);
 }
+
+/// The wordings a second outside attack used, each named as a person reads it.
+#[test]
+fn a_second_outside_site_s_wordings_are_named() {
+    let limit = |text: &str| area(text).map(|n| (n.kind, n.resets_in));
+    for spend in [
+        "Your team’s prepaid credit is used up. An owner must top it up before Orca can answer again.",
+        "You’ve used up your prepaid credit. Top it up to keep chatting.",
+    ] {
+        assert_eq!(limit(spend), Some((Kind::SpendLimit, None)), "{spend}");
+    }
+    // Spanish writes the afternoon "p. m.": 16:30 local, five and a half hours on.
+    assert_eq!(
+        limit(
+            "Has alcanzado el límite de mensajes de tu plan. Podrás volver a escribir a las 4:30 p. m."
+        ),
+        Some((Kind::UsageLimit, hours(5, 30)))
+    );
+    // Midnight by name, in UTC: fourteen hours after 10:00 UTC.
+    assert_eq!(
+        limit("Daily allowance used up (40/40). It refills at midnight UTC."),
+        Some((Kind::UsageLimit, hours(14, 0)))
+    );
+    // Midnight in local time: thirteen hours after 11:00 local.
+    assert_eq!(
+        limit("Your quota is used up. It resets at midnight."),
+        Some((Kind::UsageLimit, hours(13, 0)))
+    );
+}
