@@ -538,7 +538,12 @@
     // An answer drawn as labels alone has nothing to set them apart from: all its words count.
     const shown = content.length ? content : all;
     const text = words(copied);
-    if (!shown.length || text.length > all.length * 1.5 + 200) return false;
+    // Far longer than the answer drawn: another text (a whole conversation copied) unless it
+    // is one closed reply (its one @@eof, last), which a page that draws lossily shows only a
+    // part of (lines of HTML dropped, sections hidden).
+    const lines = copied.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !/^(`{3,}|~{3,})$/.test(l));
+    const closed = lines.filter((l) => l === "@@eof").length === 1 && lines[lines.length - 1] === "@@eof";
+    if (!shown.length || (text.length > all.length * 1.5 + 200 && !closed)) return false;
     let j = 0;
     for (const word of shown) {
       while (j < text.length && text[j] !== word) j++;
@@ -558,7 +563,15 @@
   // may use, and the parts only a user turn has must not be ones a young reply lacks.
   const turnSelector = (thread, mine, other, early) => {
     const nested = (found) => found.some((a) => found.some((b) => a !== b && a.contains(b)));
-    const accept = (found) => found.includes(mine) && !found.includes(other) && !found.some((f) => f.contains(other) || other.contains(f)) && !nested(found);
+    // What else the thread holds after the exchange's user turn (a reply's toolbar drawn as
+    // a turn's sibling, a scroll anchor): a turn's selector matching one of them would take it
+    // for the newest turn.
+    const extras = [];
+    for (let s = ex.userTurn.nextElementSibling; s; s = s.nextElementSibling) {
+      if (s !== mine && s !== other) extras.push(s);
+    }
+    const accept = (found) => found.includes(mine) && !found.includes(other) && !found.some((f) => f.contains(other) || other.contains(f)) && !nested(found) &&
+      !found.some((f) => extras.includes(f));
     // What a turn's selector starts with: its thread's selector and a child combinator, or,
     // for turns at the top of a shadow root, the crossing into it alone.
     let parents;

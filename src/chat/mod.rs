@@ -29,6 +29,16 @@ pub enum Channel {
     Wire,
 }
 
+/// The stop when a reply resent fenced could still be read only as text rebuilt from the
+/// page: no copy control keyless can use, a stream it cannot read, no code block it can prove.
+/// Nothing of it was executed.
+pub fn not_exact_page() -> Failure {
+    Failure::new(
+        crate::catalog::Code::ReplyNotExact,
+        "this page offers no way to read a reply exactly: no copy control keyless can use, a stream it cannot read, and code blocks its selectors do not vouch for (a page may draw them lossily: tabs as spaces, trailing spaces cut). Nothing of the reply was executed. `keyless doctor --canary` shows what each channel reads on this page; a selectors.json entry naming the site's copy control or code blocks lets keyless read it; then run `keyless run --resume`",
+    )
+}
+
 /// A model's reply, read from the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reply {

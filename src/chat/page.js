@@ -337,9 +337,14 @@
     attachNudge: () => a.nudge(),
     attachLook: (names) => a.look(names),
     // Turn counts and whether a send button is there, as a send begins.
+    // The turns, the send button, and what the page says as the message is about to go (a
+    // limit's banner standing since the last reply, or since the page opened): nothing is sent
+    // into a chat that refuses messages.
     beforeSend: () => {
       const [users, assistants] = api.turns();
-      return { users, assistants, button: api.exists("SendButton") };
+      const composer = first("Composer");
+      const notices = noticesNow(replyTurn(), composer, all("ErrorBanner")).page;
+      return { users, assistants, button: api.exists("SendButton"), notices };
     },
     // The exchange begins (`text` null: the message the page keeps) and the composer takes the
     // focus, for Enter to send.
@@ -767,6 +772,9 @@
     // for by its words in all the page shows. Whether its user turn is there.
     reopenExchange: (text) => {
       api.beginExchange(text);
+      // No message went: every notice the reopened page shows counts (a limit's banner up
+      // since it loaded is said before anything is sent into it).
+      noticesAtSend = new WeakMap();
       d.seeShown();
       return !!d.findUser();
     },
@@ -898,12 +906,14 @@
       return button === known ? "clicked" : "discovered";
     },
     copied: () => window.__keylessClip,
-    // Reading channel 2: the reply's only code block.
-    // Null when it cannot be exact: not one block; a code editor's view, which draws only the
-    // lines on screen; or a block that is not the whole reply (prose outside it is missing).
+    // Reading channel 2: the reply's only code block, where the site's selectors name its code
+    // blocks. Null when it cannot be exact: not one block; a code editor's view, which draws
+    // only the lines on screen; a block that is not the whole reply (prose outside it is
+    // missing); or a block found by its shape on a page no selectors know, which proves no
+    // bytes (a page may draw it lossily: tabs as spaces, trailing spaces cut, blank lines merged).
     codeBlock: () => {
       const a = replyTurn();
-      const blocks = a ? codeBlocks(a) : [];
+      const blocks = a && all("CodeBlock", a).length ? codeBlocks(a) : [];
       if (blocks.length !== 1 || blocks[0].closest(".cm-editor, .monaco-editor")) return null;
       const text = codeText(blocks[0]);
       return d.agrees(a, text) ? text : null;

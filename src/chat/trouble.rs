@@ -345,6 +345,40 @@ const SERVER: &[&str] = &[
     "网络错误",
     "오류가 발생",
     "문제가 발생",
+    // The server failing or overloaded, in the sites' other languages.
+    "erro interno",
+    "erro no servidor",
+    "erro do servidor",
+    "sobrecarregado",
+    "error interno",
+    "error del servidor",
+    "sobrecargado",
+    "erreur interne",
+    "erreur du serveur",
+    "erreur serveur",
+    "surchargé",
+    "interner serverfehler",
+    "serverfehler",
+    "überlastet",
+    "errore interno",
+    "errore del server",
+    "sovraccarico",
+    "interne serverfout",
+    "serverfout",
+    "overbelast",
+    "внутренняя ошибка сервера",
+    "ошибка сервера",
+    "перегружен",
+    "サーバーエラー",
+    "混雑して",
+    "过载",
+    "服务器错误",
+    "伺服器錯誤",
+    "서버 오류",
+    "과부하",
+    "sunucu hatası",
+    "błąd serwera",
+    "przeciążon",
 ];
 
 /// An expired session said in a notice area (a wall the page stands in the chat's place for is
@@ -675,7 +709,7 @@ fn throttle_status(lower: &str) -> bool {
 /// A 5xx said as a status ("Something went wrong. 500", "error 503").
 fn server_status(lower: &str) -> bool {
     static STATUS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?:\b(?:error|status|code|http)\W{0,3}5(?:00|02|03|04)\b|^5(?:00|02|03|04)\b)")
+        Regex::new(r"(?:\b(?:error|erro|erreur|fehler|errore|fout|status|code|http)\W{0,3}5(?:00|02|03|04)\b|^5(?:00|02|03|04)\b|\(\s*(?:http\s*)?5(?:00|02|03|04)\s*\))")
             .ok()
     });
     STATUS.as_ref().is_some_and(|re| re.is_match(lower))

@@ -101,12 +101,17 @@ pub fn print(event: Event) {
         Event::Offline { attempt, wait } => {
             let _ = writeln!(
                 err,
-                "{warn} the machine looks offline (KA_NETWORK_OFFLINE); nothing was lost. Going on in {}s (try {attempt}): the message is sent again unless the chat already holds it",
+                "{warn} the connection to the chat site dropped (KA_NETWORK_OFFLINE); nothing was lost. Going on in {}s (try {attempt}): the message is sent again unless the chat already holds it",
                 wait.as_secs()
             );
         }
         Event::Trouble(failure) => {
-            let _ = writeln!(err, "{warn} {}: {}", failure.code, shown(&failure.reason));
+            let _ = writeln!(
+                err,
+                "{warn} {}: {}",
+                failure.code,
+                shown(&super::stop::with_resume(&failure.reason))
+            );
         }
         Event::Waiting { code, left } => {
             let _ = writeln!(

@@ -49,6 +49,7 @@ pub fn run(
         );
         return Status::Usage;
     }
+    super::stop::set_resume_command(shared);
     let mut report = super::report::for_json(json);
     let choices = shared.choices();
     let check = |saved: &Saved| -> Result<(), Status> {

@@ -186,6 +186,9 @@ struct Turn<'w> {
     fresh_chat: bool,
     new_chats: u32,
     retries: usize,
+    /// The last reply could be read only as text rebuilt from the page (a correction asking for
+    /// it fenced went): a second such read means the page offers no exact way to read one.
+    not_exact_before: bool,
     offline_tries: u32,
     /// Site errors retried, and limits waited out, in this run of the turn.
     site_errors: usize,
@@ -232,6 +235,7 @@ impl<'w> Turn<'w> {
             fresh_chat: false,
             new_chats: 0,
             retries: 0,
+            not_exact_before: false,
             offline_tries: 0,
             site_errors: 0,
             limit_waits: 0,
@@ -389,9 +393,16 @@ impl<'w> Turn<'w> {
             let mut parsed = parse(&reply.text, &settings.limits);
             if reply.channel == Channel::Dom {
                 // Text rebuilt from the page's prose cannot prove its bytes (emphasis markers
-                // and indentation are gone): never executed, the model resends it fenced.
+                // and indentation are gone): never executed, the model resends it fenced. A
+                // resent reply read no better shows the page has no exact channel at all: the
+                // turn stops there rather than spend the model's replies on corrections.
+                if std::mem::replace(&mut self.not_exact_before, true) {
+                    return self.stop(Stop::Chat(crate::chat::not_exact_page()), on_event);
+                }
                 parsed.script = None;
                 parsed.diagnostics = vec![crate::protocol::render::not_exact()];
+            } else {
+                self.not_exact_before = false;
             }
             self.recorder.entry(
                 "parse",

@@ -15,6 +15,7 @@ mod attacks29;
 mod attacks29b;
 mod attacks31;
 mod attacks31b;
+mod attacks31c;
 mod attacks33;
 mod attacks33b;
 mod attacks34;

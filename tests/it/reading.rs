@@ -317,3 +317,75 @@ fn a_gemini_shaped_page_with_code_copy_buttons_is_read_exactly_from_its_address_
         assert!(!text.contains("stopped before @@eof"), "{text}");
     }
 }
+
+/// A page no selectors know with no exact channel: no copy control, a stream keyless cannot
+/// read, and code blocks found only by their shape, which prove no bytes (a page may draw them
+/// lossily: an outside attack's page turned a resent reply's tabs into spaces, cut its trailing
+/// spaces and merged its blank lines, and keyless ran that). The reply is never executed, the
+/// model is asked once to resend it fenced, and when the fenced one reads no better the turn
+/// stops with KA_REPLY_NOT_EXACT: nothing written, nothing more sent.
+#[test]
+fn a_page_with_no_exact_channel_stops_and_executes_nothing() {
+    let content = "\tTabbed line\ntrailing spaces   \n\n\n\nafter three blank lines\n";
+    let reply = format!(
+        "@@newfile notes.md\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n"
+    );
+    let fenced = format!("````\n{reply}````");
+    let chat = LocalChat::start(Script {
+        page: PageFaults {
+            modes: vec!["no-copy".into(), "encoded-stream".into()],
+            ..PageFaults::default()
+        },
+        ..Script::replies([reply, fenced.clone(), fenced])
+    })
+    .unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let out = attached(keyless_at(
+        &chat.url(),
+        None,
+        &config.path().join("browser"),
+        config.path(),
+        &["run", "Write the notes", "--mode", "auto"],
+    ))
+    .arg("--workspace")
+    .arg(ws.path())
+    .output()
+    .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{text}");
+    assert!(text.contains("KA_REPLY_NOT_EXACT"), "{text}");
+    assert!(text.contains("no way to read a reply exactly"), "{text}");
+    assert!(!ws.path().join("notes.md").exists(), "{text}");
+    assert_eq!(chat.received().len(), 2, "{text}");
+}
+
+/// A page that draws replies lossily and hides most of one (forty lines of HTML dropped from
+/// the drawing), no copy control: the stream the server sent is the reply, though the page
+/// shows only a small part of its words (an outside attack's page: before, the wire's text was
+/// taken for another, longer one, and the turn waited out the truncation budget and sent a
+/// correction). With the page's selectors and with its address only.
+#[test]
+fn a_reply_the_page_draws_mostly_hidden_is_read_exactly_from_the_wire() {
+    let content: String = (1..=40)
+        .map(|i| format!("<img src=\"row{i}.png\" alt=\"alpha beta gamma delta epsilon zeta\">\n"))
+        .collect();
+    let reply = format!(
+        "@@newfile page.html\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n"
+    );
+    for site in [Some("local"), None] {
+        let (text, ws, chat) = run_on(
+            site,
+            PageFaults {
+                modes: vec!["lossy".into()],
+                ..PageFaults::default()
+            },
+            vec![reply.clone(), DONE.to_string()],
+        );
+        let written = fs::read_to_string(ws.path().join("page.html")).unwrap_or_default();
+        assert_eq!(written, content, "{site:?}: {text}");
+        assert_eq!(chat.received().len(), 2, "{site:?}: {text}");
+        assert!(text.contains("read via Wire"), "{site:?}: {text}");
+    }
+}

@@ -11,7 +11,7 @@ use super::{
     shown_as, shown_with_files,
 };
 use crate::catalog::{Code, Failure, SiteSaid};
-use crate::chat::trouble::{Clock, Extra, Kind, Notice, span};
+use crate::chat::trouble::{Clock, Extra, Kind, Notice, Place, span};
 use crate::chat::{ChatDriver, Reopened, Reply};
 
 /// How long a reopened conversation may take to show its messages, unless the site says.
@@ -86,6 +86,61 @@ fn without_check_parameters(url: &str) -> String {
     parsed.to_string()
 }
 
+/// The page said its connection dropped, in `words`.
+fn offline_failure(words: &str) -> Failure {
+    Failure::new(
+        Code::NetworkOffline,
+        format!(
+            "the page says: \"{}\": the network dropped mid-exchange. Nothing was lost; the chat is asked whether it holds the message before it is sent again.",
+            words.split_whitespace().collect::<Vec<_>>().join(" ")
+        ),
+    )
+}
+
+/// Whether an address is a wall's own rather than a chat's: a sign-in page's or a bot check's
+/// path (`/login/`, `/auth/`, `/cdn-cgi/challenge-platform/…`, `/captcha`) or a sign-in host.
+/// Such an address is never saved as the chat's.
+fn wall_address(url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return false;
+    };
+    let walls = [
+        "login",
+        "log-in",
+        "signin",
+        "sign-in",
+        "sign_in",
+        "auth",
+        "oauth",
+        "oauth2",
+        "sso",
+        "authorize",
+        "cdn-cgi",
+        "captcha",
+        "challenge",
+        "challenges",
+        "verify",
+    ];
+    let in_path = parsed.path_segments().is_some_and(|mut segments| {
+        segments.any(|s| {
+            let s = s.to_ascii_lowercase();
+            walls.contains(&s.as_str()) || s.starts_with("challenge-")
+        })
+    });
+    let host = parsed.host_str().unwrap_or("").to_ascii_lowercase();
+    let login_host = [
+        "login.",
+        "accounts.",
+        "account.",
+        "auth.",
+        "sso.",
+        "signin.",
+    ]
+    .iter()
+    .any(|h| host.starts_with(h));
+    in_path || login_host
+}
+
 /// The failure that names a site's trouble: its code, the site's words quoted, when a limit
 /// resets, and what to do.
 pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
@@ -145,6 +200,16 @@ const EMPTY_REPLY_WAIT: Duration = Duration::from_secs(2);
 /// the page (never executed), is looked at again for a proof: a page may draw its copy control
 /// (Panel's icon) a moment after its text, later still on a loaded machine.
 const PROOF_WAIT: Duration = Duration::from_secs(5);
+
+/// How long after the send, with no reply begun, a refusal's status on the message's own request
+/// is named (the page may first say it in words, which are quoted then).
+const REFUSAL_SETTLE: Duration = Duration::from_secs(2);
+
+/// How long the reply must make no progress, with no stream shown, while the page says its
+/// connection dropped (or its server failed) before keyless acts on it: a site that reconnects
+/// on its own ("Network error, reconnecting…") and goes on streaming is waited for, never
+/// reloaded under a reply that is still coming; a stream that never goes on is stalled.
+const OFFLINE_SETTLE: Duration = Duration::from_secs(3);
 
 /// How long a notice new since the send may stand, in words no kind of trouble matches, while
 /// no reply has begun and nothing streams, before the site is taken to have refused in its own
@@ -259,7 +324,7 @@ impl CdpDriver {
             .then(|| self.tab.shown().ok())
             .flatten()
             .map(|(url, _)| without_check_parameters(&url))
-            .filter(|url| url != &self.tab.reach.url);
+            .filter(|url| url != &self.tab.reach.url && !wall_address(url));
         // The person passes the wall in the window; the page's own wait says so.
         self.wait_ready_behind(Some(seen.notice.kind))?;
         let Some(address) = check_at.or_else(|| self.composer.sent_at.clone()) else {
@@ -291,6 +356,50 @@ impl CdpDriver {
         if judge {
             self.judge_delivery();
         }
+    }
+
+    /// The site's refusal of the message by the status of the request that carried it (429:
+    /// a rate limit, its `Retry-After` the wait; 5xx: a site error), in the page's newest words
+    /// when it shows any. `None` when no request carrying the message was refused.
+    fn refused_by_status(&self, state: &PageState) -> Option<Notice> {
+        let (message, _) = self.composer.last_sent.as_ref()?;
+        let refused = self.tab.wire.refused().into_iter().rev().find(|r| {
+            crate::chat::wire::outbound(message, std::slice::from_ref(&r.body))
+                != crate::chat::wire::Outbound::Unknown
+        })?;
+        let kind = if refused.status == 429 {
+            Kind::RateLimit
+        } else {
+            Kind::ServerError
+        };
+        let words = state
+            .notices
+            .iter()
+            .rev()
+            .find(|n| !n.aside)
+            .map(|n| n.text.clone())
+            .unwrap_or_else(|| {
+                format!(
+                    "the site answered the message with HTTP {}{}",
+                    refused.status,
+                    refused
+                        .retry_after
+                        .as_deref()
+                        .map(|r| format!(" (Retry-After: {r})"))
+                        .unwrap_or_default()
+                )
+            });
+        let resets_in = refused
+            .retry_after
+            .as_deref()
+            .and_then(|r| r.trim().parse::<u64>().ok())
+            .map(Duration::from_secs)
+            .filter(|_| kind == Kind::RateLimit);
+        Some(Notice {
+            kind,
+            words: words.split_whitespace().collect::<Vec<_>>().join(" "),
+            resets_in,
+        })
     }
 
     /// After a send: whether the user turn shows the message exactly. The first time it does
@@ -355,6 +464,19 @@ impl CdpDriver {
         // How many turns the page has before the send (counted alone: the whole state costs
         // more, and a long message is about to be drawn).
         let before = self.api().before_send()?;
+        // A refusal the page shows before anything went (a limit's banner still up when the
+        // chat is opened again, or shown after the last reply ended): nothing is sent into it.
+        let clock = clock_now();
+        let extra = self.extra();
+        if let Some(notice) = before
+            .notices
+            .iter()
+            .filter(|n| !n.aside)
+            .filter_map(|n| crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock))
+            .find(|notice| notice.kind != Kind::ServerError)
+        {
+            return Err(trouble_failure(&notice, clock));
+        }
         let (users, button) = (before.users, before.button);
         self.reader.assistants_before_send = before.assistants;
         // No selector finds a send button (a page without one, or one that changed): Enter
@@ -437,6 +559,26 @@ impl CdpDriver {
             }
             if let Some(offline) = self.tab.offline_failure() {
                 return Err(offline);
+            }
+            // The site refused the message, in words on the page or by the status of the
+            // request that carried it: it is not sent again into a refusing chat here; the turn
+            // names it (a site error is tried again there, once the chat is asked whether it
+            // holds the message).
+            if attempt == 0 {
+                let state = self.state()?;
+                let clock = clock_now();
+                let refusal = state
+                    .trouble(
+                        self.reader.assistants_before_send,
+                        false,
+                        &self.extra(),
+                        clock,
+                    )
+                    .map(|seen| seen.notice)
+                    .or_else(|| self.refused_by_status(&state));
+                if let Some(notice) = refusal {
+                    return Err(trouble_failure(&notice, clock));
+                }
             }
         }
         Err(Failure::new(
@@ -536,7 +678,14 @@ impl CdpDriver {
             // keyless saw of a page it learns as it goes): the message is looked for by its
             // words, and the reply after it.
             if !self.api().reopen_exchange(pending)? {
-                return Ok(Reopened::Empty);
+                // The message is not there, but the chat is when a reply's copy control shows
+                // (a message stopped before it went, a limit's banner on the page): it goes
+                // into this chat, never a new one.
+                return Ok(if self.api().exists("CopyButton")? {
+                    Reopened::Unsent
+                } else {
+                    Reopened::Empty
+                });
             }
             let state = self.state()?;
             return self.stands(&state, pending);
@@ -548,7 +697,15 @@ impl CdpDriver {
     /// carries it and a reply (no notice) follows, or not.
     fn stands(&mut self, state: &PageState, pending: &str) -> Result<Reopened, Failure> {
         let last_user = self.api().last_user_text()?.unwrap_or_default();
-        let carried = carries(&last_user, pending);
+        let mut carried = carries(&last_user, pending);
+        // The newest user turn by the selectors does not carry it: the message is looked for
+        // by its words before it is called unsent (a selector that also matches a reply's
+        // toolbar, say, takes the toolbar for the newest user turn), so what the chat holds is
+        // never sent twice.
+        if !carried && self.api().reopen_exchange(pending)? {
+            let found = self.api().last_user_text()?.unwrap_or_default();
+            carried = carries(&found, pending);
+        }
         // A refusal after it (too long, a message limit) is no reply: the message goes again.
         let refused = state.too_long
             || state
@@ -576,6 +733,9 @@ impl CdpDriver {
         let mut finished_without_eof: Option<Instant> = None;
         let mut unproved_since: Option<Instant> = None;
         let mut unanswered_notice: Option<Instant> = None;
+        // When the reply last grew: a reply still coming is the site getting through whatever
+        // its notices say (a "reconnecting…" that heals by itself).
+        let mut last_growth: Option<Instant> = None;
         loop {
             if crate::cancel::requested() {
                 return Err(Failure::new(
@@ -587,6 +747,13 @@ impl CdpDriver {
                 return Err(offline);
             }
             let state = self.state()?;
+            if state.chars > last_chars {
+                last_growth = Some(Instant::now());
+            }
+            // Still coming: it grew a moment ago, or the page still shows it streaming (a
+            // stream paused while the site reconnects is held to the stall bound instead).
+            let still_coming =
+                state.streams() || last_growth.is_some_and(|t| t.elapsed() < OFFLINE_SETTLE);
             // A stream the site cut, told by the browser, once the page shows no more coming:
             // a site error (the chat is asked for what it kept), unless the reply ended whole.
             if !state.streams()
@@ -602,18 +769,16 @@ impl CdpDriver {
                         return Ok(reply);
                     }
                 }
-                return Err(cut);
+                // The page says why: its connection dropped.
+                return Err(state.offline.as_deref().map_or(cut, offline_failure));
             }
             // The page lost the network mid-exchange: what the site kept is found out once it
             // is back (the turn asks whether the chat holds the message and its reply).
-            if let Some(words) = &state.offline {
-                return Err(Failure::new(
-                    Code::NetworkOffline,
-                    format!(
-                        "the page says: \"{}\": the network dropped mid-exchange. Nothing was lost; the chat is asked whether it holds the message before it is sent again.",
-                        words.split_whitespace().collect::<Vec<_>>().join(" ")
-                    ),
-                ));
+            if let Some(words) = &state.offline
+                && !still_coming
+                && last_change.elapsed() >= OFFLINE_SETTLE
+            {
+                return Err(offline_failure(words));
             }
             if state.exhausted {
                 return Err(Failure::new(
@@ -623,12 +788,35 @@ impl CdpDriver {
             }
             // The site's trouble in its notice areas, or a wall in the chat's place: named at
             // once, never waited out as a reply.
-            if let Some(seen) = state.trouble(
-                self.reader.assistants_before_send,
-                false,
-                &self.extra(),
-                clock_now(),
-            ) {
+            // A site error said beside a reply that is still coming is the site's own retry
+            // at work: the reply is waited for (its stall bound still holds).
+            if let Some(seen) = state
+                .trouble(
+                    self.reader.assistants_before_send,
+                    false,
+                    &self.extra(),
+                    clock_now(),
+                )
+                .filter(|seen| {
+                    // A notice that says the connection dropped is the offline branch's, once
+                    // the reply stopped coming.
+                    !(seen.notice.kind == Kind::ServerError
+                        && (still_coming || state.offline.is_some()))
+                })
+            {
+                // A reply that ended whole before the site's notice came is read and run: the
+                // notice is met again before the next message goes (nothing is sent into a chat
+                // that refuses, and nothing the model answered is lost).
+                let before = self.reader.assistants_before_send;
+                if !matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck)
+                    && state.replying(before)
+                    && state.reply_end(before, last_change.elapsed()) == ReplyEnd::Ended
+                {
+                    let reply = self.read_finished()?;
+                    if self.reader.whole(&reply.text) {
+                        return Ok(reply);
+                    }
+                }
                 match self.trouble_mid_turn(seen)? {
                     Passed::Resent => {
                         last_chars = 0;
@@ -660,6 +848,16 @@ impl CdpDriver {
                 }
             }
             let replying = state.replying(self.reader.assistants_before_send);
+            // The site answered the message's own request with a refusal's status (429, 5xx)
+            // and no reply began: the refusal is named by that status, in the page's words
+            // where it shows any (a bare 429 with a `Retry-After` shows none).
+            if !replying
+                && !state.streams()
+                && last_change.elapsed() >= REFUSAL_SETTLE
+                && let Some(notice) = self.refused_by_status(&state)
+            {
+                return Err(trouble_failure(&notice, clock_now()));
+            }
             // A notice with no reply begun and nothing streaming: the site's refusal in words
             // no list knows, once it stood a while (a notice that passes, or a reply that
             // begins, starts the count again).
@@ -679,7 +877,9 @@ impl CdpDriver {
                 }
                 let end =
                     state.reply_end(self.reader.assistants_before_send, last_change.elapsed());
+                // (A page that says its connection dropped is the offline branch's.)
                 if end == ReplyEnd::Ended
+                    && state.offline.is_none()
                     && let Some(seen) = state.trouble(
                         self.reader.assistants_before_send,
                         true,
@@ -879,26 +1079,32 @@ impl ChatDriver for CdpDriver {
             .trouble(usize::MAX, false, &self.extra(), clock_now())
             .map(|seen| seen.notice.kind)
             .filter(|kind| matches!(kind, Kind::LoginWall | Kind::BotCheck));
-        match wall {
-            None => return self.api().location().ok(),
+        let shown = match wall {
+            None => self.api().location().ok(),
             // A bot check stands in front of the address asked for (the chat's, on a reload):
             // that address, as the browser shows it, without the check's own parameters.
-            Some(Kind::BotCheck) => {
-                let (url, _) = self.tab.shown().ok()?;
-                return Some(without_check_parameters(&url));
-            }
-            Some(_) => {}
+            Some(Kind::BotCheck) => self
+                .tab
+                .shown()
+                .ok()
+                .map(|(url, _)| without_check_parameters(&url)),
+            Some(_) => None,
+        };
+        if let Some(url) = shown.filter(|url| !wall_address(url)) {
+            return Some(url);
         }
-        // A wall the page went to (a login address) stands after the chat in the tab's
-        // history: the newest address on the site before it that is not the wall's own. A wall
-        // shown at the chat's own address (a bot check on reload) leaves none.
+        // A wall the page went to (a login address, a check at an address of its own) stands
+        // after the chat in the tab's history: the newest address on the site before it that
+        // is not a wall's. A wall shown at the chat's own address leaves none.
         let (current, urls) = self.tab.history().ok()?;
         let here = urls.get(current)?;
         let site = crate::chat::selectors::host(here);
         urls.get(..current)?
             .iter()
             .rev()
-            .find(|url| url != &here && crate::chat::selectors::host(url) == site)
+            .find(|url| {
+                url != &here && crate::chat::selectors::host(url) == site && !wall_address(url)
+            })
             .cloned()
     }
 

@@ -44,6 +44,21 @@ struct Exchange {
     finished: bool,
 }
 
+/// A request with a body the site answered with a refusal's status.
+#[derive(Clone, Debug)]
+pub(super) struct Refused {
+    pub status: u16,
+    /// The `Retry-After` header as the site wrote it (seconds, or an HTTP date).
+    pub retry_after: Option<String>,
+    /// The body the page sent (the message's request carries the message).
+    pub body: Vec<u8>,
+}
+
+/// The statuses a site refuses a message with: too many requests, and its server failing.
+fn refusal_status(status: u16) -> bool {
+    status == 429 || (500..=599).contains(&status)
+}
+
 /// What the network said since the last message, by request id.
 #[derive(Clone, Default)]
 pub(super) struct Wire {
@@ -53,6 +68,12 @@ pub(super) struct Wire {
     finished: Arc<Mutex<std::collections::HashSet<String>>>,
     /// The bodies of the requests the page sent since the last message (one carried it).
     posts: Arc<Mutex<Vec<Vec<u8>>>>,
+    /// The same bodies by request id, for a refusal's answer to be told apart from telemetry's.
+    posted: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+    /// The requests with a body the site answered with a refusal's status since the last
+    /// message (429, 5xx): the message's own request among them is the site saying no, with
+    /// no words on the page needed.
+    refused: Arc<Mutex<Vec<Refused>>>,
     /// A message was once not found among the requests: the page sends them in a form keyless
     /// cannot read, and later ones are not waited for.
     blind: Arc<std::sync::atomic::AtomicBool>,
@@ -74,6 +95,17 @@ impl Wire {
         if let Ok(mut posts) = self.posts.lock() {
             posts.clear();
         }
+        if let Ok(mut posted) = self.posted.lock() {
+            posted.clear();
+        }
+        if let Ok(mut refused) = self.refused.lock() {
+            refused.clear();
+        }
+    }
+
+    /// The requests with a body refused since the last message (429, 5xx).
+    pub(super) fn refused(&self) -> Vec<Refused> {
+        self.refused.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
     /// Whether a message was once not found among the requests.
@@ -170,6 +202,30 @@ impl Wire {
                     continue;
                 }
                 let id = event.request_id.inner().clone();
+                if let Ok(status) = u16::try_from(event.response.status)
+                    && refusal_status(status)
+                    && let Some(body) = wire.posted.lock().ok().and_then(|p| p.get(&id).cloned())
+                    && let Ok(mut refused) = wire.refused.lock()
+                    && refused.len() < MAX_EXCHANGES
+                {
+                    let retry_after =
+                        event
+                            .response
+                            .headers
+                            .inner()
+                            .as_object()
+                            .and_then(|headers| {
+                                headers
+                                    .iter()
+                                    .find(|(name, _)| name.eq_ignore_ascii_case("retry-after"))
+                                    .and_then(|(_, value)| value.as_str().map(str::to_string))
+                            });
+                    refused.push(Refused {
+                        status,
+                        retry_after,
+                        body,
+                    });
+                }
                 if let Ok(mut heard) = wire.heard.lock() {
                     if heard.len() >= MAX_EXCHANGES {
                         continue;
@@ -241,6 +297,12 @@ impl Wire {
                     if let Some(bytes) = entry.bytes.as_ref() {
                         body.extend(decode(bytes.as_ref()));
                     }
+                }
+                if let Ok(mut posted) = wire.posted.lock()
+                    && posted.len() < MAX_EXCHANGES
+                    && body.len() <= MAX_BYTES
+                {
+                    posted.insert(event.request_id.inner().clone(), body.clone());
                 }
                 if let Ok(mut posts) = wire.posts.lock()
                     && posts.len() < MAX_EXCHANGES

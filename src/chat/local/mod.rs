@@ -539,7 +539,8 @@ async fn chat(
         ) => {
             let (status, place) = match fault {
                 Fault::Toast => (StatusCode::TOO_MANY_REQUESTS, "toast"),
-                Fault::ToastAlone => (StatusCode::TOO_MANY_REQUESTS, "toast-alone"),
+                // Answered OK, refused only in words: no status tells keyless what it is.
+                Fault::ToastAlone => (StatusCode::OK, "toast-alone"),
                 Fault::Dialog => (StatusCode::TOO_MANY_REQUESTS, "dialog"),
                 Fault::Alert => (StatusCode::TOO_MANY_REQUESTS, "alert"),
                 Fault::Banner => (StatusCode::PAYMENT_REQUIRED, "banner"),

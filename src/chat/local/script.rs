@@ -28,7 +28,7 @@ pub enum Fault {
     /// closes it (ChatGPT's throttle modal; HTTP 429).
     Dialog,
     /// The reply's text is the site's notice, in a toast, and the reply's turn is taken away
-    /// (no reply at all; HTTP 429).
+    /// (no reply at all; HTTP 200: only the words say it).
     ToastAlone,
     /// The reply's text is the site's notice, in the browser's own `window.alert()`, which
     /// stalls the page's scripts until it is answered; the reply's turn left empty (HTTP 429).

@@ -147,25 +147,21 @@ fn iso(lower: &str, clock: Clock) -> Option<Duration> {
     until(clock, local - offset)
 }
 
-/// A clock time in a text: seconds after local midnight, and whether it names UTC.
-fn time_of_day(text: &str) -> Option<(i64, bool)> {
+/// A clock time in a text: seconds after midnight, and the time zone written after it (none:
+/// the person's local time).
+fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
     static TWELVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
         // Spanish writes "4:30 p. m.".
-        Regex::new(r"(?-u:\b)(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)(?:\s*(utc|gmt))?")
-            .ok()
+        Regex::new(r"(?-u:\b)(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)").ok()
     });
     static TWENTY_FOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
         // ASCII word edges: a time may touch CJK text ("05:11以降"), which Unicode's edges
         // take for letters of the same word. French writes "9 h 00".
-        Regex::new(
-            r"(?-u:\b)(\d{1,2})(?::|\s?h\s?)(\d{2})(?-u:\b)(?:\s*(?:uhr|h))?(?:\s*(utc|gmt))?",
-        )
-        .ok()
+        Regex::new(r"(?-u:\b)(\d{1,2})(?::|\s?h\s?)(\d{2})(?-u:\b)(?:\s*(?:uhr|h)(?-u:\b))?").ok()
     });
     static EAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"(\d{1,2})\s*(?:時|点|點|시)(?:\s*(\d{1,2})\s*(?:分|분))?").ok()
     });
-    let utc = |m: Option<regex::Match>| m.is_some();
     if let Some(c) = TWELVE.as_ref()?.captures(text) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         let minute: i64 = c.get(2).map_or(Some(0), |m| m.as_str().parse().ok())?;
@@ -174,7 +170,10 @@ fn time_of_day(text: &str) -> Option<(i64, bool)> {
         }
         let pm = c.get(3)?.as_str().starts_with('p');
         let hour = hour % 12 + if pm { 12 } else { 0 };
-        return Some((hour * 3600 + minute * 60, utc(c.get(4))));
+        return Some((
+            hour * 3600 + minute * 60,
+            zone_after(&text[c.get(0)?.end()..]),
+        ));
     }
     if let Some(c) = TWENTY_FOUR.as_ref()?.captures(text) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
@@ -182,16 +181,22 @@ fn time_of_day(text: &str) -> Option<(i64, bool)> {
         if hour > 23 || minute > 59 {
             return None;
         }
-        return Some((hour * 3600 + minute * 60, utc(c.get(3))));
+        return Some((
+            hour * 3600 + minute * 60,
+            zone_after(&text[c.get(0)?.end()..]),
+        ));
     }
     // Midnight and noon by name, where no time is written.
-    let named = |words: &[&str]| words.iter().any(|w| text.contains(w));
-    let utc_named = text.contains("utc") || text.contains("gmt");
-    if named(MIDNIGHT) {
-        return Some((0, utc_named));
+    let named = |words: &[&str]| {
+        words
+            .iter()
+            .find_map(|w| text.find(w).map(|at| at + w.len()))
+    };
+    if let Some(end) = named(MIDNIGHT) {
+        return Some((0, zone_after(&text[end..])));
     }
-    if named(NOON) {
-        return Some((12 * 3600, utc_named));
+    if let Some(end) = named(NOON) {
+        return Some((12 * 3600, zone_after(&text[end..])));
     }
     let c = EAST.as_ref()?.captures(text)?;
     let hour: i64 = c.get(1)?.as_str().parse().ok()?;
@@ -199,8 +204,106 @@ fn time_of_day(text: &str) -> Option<(i64, bool)> {
     let afternoon = ["下午", "午後", "오후"].iter().any(|w| text.contains(w)) && hour < 12;
     (hour <= 23 && minute <= 59).then_some((
         (hour + if afternoon { 12 } else { 0 }) * 3600 + minute * 60,
-        false,
+        zone_after(&text[c.get(0)?.end()..]),
     ))
+}
+
+/// A time zone written after a clock time: UTC or GMT (with an offset or not), an offset, or
+/// an abbreviation the sites print ("CET", "9:00 PM PT").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Zone {
+    /// A fixed offset from UTC, in seconds.
+    Fixed(i64),
+    /// A US zone named without saying standard or daylight time ("PT", "ET"): its standard
+    /// offset, an hour more while the US keeps daylight time.
+    Us(i64),
+}
+
+impl Zone {
+    /// The offset from UTC on a day (days since 1970-01-01).
+    fn offset_on(self, day: i64) -> i64 {
+        match self {
+            Zone::Fixed(offset) => offset,
+            Zone::Us(standard) => standard + if us_daylight(day) { 3600 } else { 0 },
+        }
+    }
+}
+
+/// Whether the US keeps daylight time on a day: from the second Sunday of March to the first
+/// Sunday of November.
+fn us_daylight(day: i64) -> bool {
+    let year = year_of(day);
+    let sunday_on_or_after = |d: i64| d + (7 - (d + 4).rem_euclid(7)) % 7;
+    let begins = sunday_on_or_after(days_from_civil(year, 3, 1)) + 7;
+    let ends = sunday_on_or_after(days_from_civil(year, 11, 1));
+    (begins..ends).contains(&day)
+}
+
+/// The zone abbreviations the sites print after a time, with their offsets in hours.
+const ZONES: &[(&str, Zone)] = &[
+    ("utc", Zone::Fixed(0)),
+    ("gmt", Zone::Fixed(0)),
+    ("z", Zone::Fixed(0)),
+    ("wet", Zone::Fixed(0)),
+    ("west", Zone::Fixed(3600)),
+    ("bst", Zone::Fixed(3600)),
+    ("cet", Zone::Fixed(3600)),
+    ("mez", Zone::Fixed(3600)),
+    ("cest", Zone::Fixed(7200)),
+    ("mesz", Zone::Fixed(7200)),
+    ("eet", Zone::Fixed(7200)),
+    ("eest", Zone::Fixed(10_800)),
+    ("msk", Zone::Fixed(10_800)),
+    ("ist", Zone::Fixed(19_800)),
+    ("sgt", Zone::Fixed(28_800)),
+    ("hkt", Zone::Fixed(28_800)),
+    ("jst", Zone::Fixed(32_400)),
+    ("kst", Zone::Fixed(32_400)),
+    ("aest", Zone::Fixed(36_000)),
+    ("aedt", Zone::Fixed(39_600)),
+    ("nzst", Zone::Fixed(43_200)),
+    ("nzdt", Zone::Fixed(46_800)),
+    ("brt", Zone::Fixed(-10_800)),
+    ("ast", Zone::Fixed(-14_400)),
+    ("est", Zone::Fixed(-18_000)),
+    ("edt", Zone::Fixed(-14_400)),
+    ("et", Zone::Us(-18_000)),
+    ("cst", Zone::Fixed(-21_600)),
+    ("cdt", Zone::Fixed(-18_000)),
+    ("ct", Zone::Us(-21_600)),
+    ("mst", Zone::Fixed(-25_200)),
+    ("mdt", Zone::Fixed(-21_600)),
+    ("mt", Zone::Us(-25_200)),
+    ("pst", Zone::Fixed(-28_800)),
+    ("pdt", Zone::Fixed(-25_200)),
+    ("pt", Zone::Us(-28_800)),
+];
+
+/// The zone at the start of `rest` (what follows a time): "UTC", "UTC+2", "GMT-08:00", "+01:00",
+/// "(CET)", "PT". None where no zone is written.
+fn zone_after(rest: &str) -> Option<Zone> {
+    static ZONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"^\s*\(?\s*([a-z]{1,5})?(?:\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?-u:\b)").ok()
+    });
+    let c = ZONE.as_ref()?.captures(rest)?;
+    let offset = c.get(2).zip(c.get(3)).and_then(|(sign, hours)| {
+        let hours: i64 = hours.as_str().parse().ok()?;
+        let minutes: i64 = c.get(4).map_or(Some(0), |m| m.as_str().parse().ok())?;
+        let sign = if sign.as_str() == "-" { -1 } else { 1 };
+        (hours <= 14 && minutes < 60).then_some(sign * (hours * 3600 + minutes * 60))
+    });
+    // Abbreviations that are words too (French "et", "est"; German "ist") count only where no
+    // word follows them: "16:00 et demain" is no zone, "4:00 PM EST." is.
+    let then = rest[c.get(0)?.end()..].trim_start();
+    let word_follows = then.chars().next().is_some_and(char::is_alphanumeric);
+    match c.get(1).map(|m| m.as_str()) {
+        Some("et" | "est" | "ist") if word_follows => None,
+        // "UTC+2", "GMT-8": the offset from UTC written out.
+        Some("utc" | "gmt") => Some(Zone::Fixed(offset.unwrap_or(0))),
+        Some(name) => ZONES.iter().find(|(n, _)| *n == name).map(|(_, z)| *z),
+        // "+01:00" right after the time.
+        None => offset.map(Zone::Fixed),
+    }
 }
 
 /// The words for midnight and for noon, as a reset time.
@@ -242,8 +345,9 @@ const TOMORROW: &[&str] = &[
 const JUST_PAST: i64 = 5 * 60;
 
 fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
-    let (seconds, utc) = time_of_day(lower)?;
-    let offset = if utc { 0 } else { clock.offset };
+    let (seconds, zone) = time_of_day(lower)?;
+    let today = (clock.unix + clock.offset).div_euclid(86_400);
+    let offset = zone.map_or(clock.offset, |z| z.offset_on(today));
     let local_now = clock.unix + offset;
     let midnight = local_now.div_euclid(86_400) * 86_400;
     let mut at = midnight + seconds;
@@ -405,7 +509,11 @@ fn month_day(lower: &str, clock: Clock) -> Option<Duration> {
     let this_year = year_of(local_now.div_euclid(86_400));
     let given = time_of_day(lower);
     let seconds = given.map_or(0, |(s, _)| s);
-    let at = |year: i64| days_from_civil(year, month, day) * 86_400 + seconds - clock.offset;
+    let zone = given.and_then(|(_, z)| z);
+    let at = |year: i64| {
+        let on = days_from_civil(year, month, day);
+        on * 86_400 + seconds - zone.map_or(clock.offset, |z| z.offset_on(on))
+    };
     let said_year = year.unwrap_or(this_year);
     let today = days_from_civil(said_year, month, day) == local_now.div_euclid(86_400);
     let mut moment = at(said_year);

@@ -480,3 +480,72 @@ fn a_second_outside_site_s_wordings_are_named() {
         Some((Kind::UsageLimit, hours(13, 0)))
     );
 }
+
+/// A third outside site's wordings (issue 31): reset times with a time zone written after them
+/// are read in that zone, not the person's (the clock here is 10:00 UTC, 11:00 local, on
+/// Wednesday 2 December, when the US keeps standard time); server errors in Portuguese and
+/// Spanish, and a status in brackets, are site errors.
+#[test]
+fn a_third_outside_site_s_wordings_are_named() {
+    let limit = |text: &str| area(text).map(|n| (n.kind, n.resets_in));
+    let resets = |text: &str| area(text).and_then(|n| n.resets_in);
+    // 14:30 CET is 13:30 UTC: three and a half hours on.
+    assert_eq!(
+        limit("Hai raggiunto il limite di messaggi. Riprova alle 14:30 CET."),
+        Some((Kind::UsageLimit, hours(3, 30)))
+    );
+    // 9:00 PM PT in December is 05:00 UTC the next day: nineteen hours on.
+    assert_eq!(
+        limit("Usage limit reached. Your limit resets at 9:00 PM PT."),
+        Some((Kind::UsageLimit, hours(19, 0)))
+    );
+    for (text, want) in [
+        ("Usage limit reached. Resets at 9:00 PM PST.", hours(19, 0)),
+        (
+            "Usage limit reached. Resets at 4 PM EST, try again then.",
+            hours(11, 0),
+        ),
+        ("Usage limit reached. Resets at 12:00 UTC+1", hours(1, 0)),
+        ("Usage limit reached. Resets at 12:00 GMT-5", hours(7, 0)),
+        ("Usage limit reached. Resets at 12:00 (JST)", hours(17, 0)),
+        ("Usage limit reached. Resets at 13:00 +02:00", hours(1, 0)),
+        (
+            "Usage limit reached. Resets Dec 4, 10:00 AM UTC.",
+            hours(48, 0),
+        ),
+        (
+            "Usage limit reached. Resets Dec 4, 10:00 AM ET.",
+            hours(53, 0),
+        ),
+        // No zone: the person's local time (16:00 local is 15:00 UTC).
+        ("Usage limit reached. Resets at 16:00.", hours(5, 0)),
+        // "et" after a time, with a word after it, is French's "and", no zone.
+        (
+            "Limite atteinte. Réessayez à 16:00 et merci de votre patience.",
+            hours(5, 0),
+        ),
+    ] {
+        assert_eq!(resets(text), want, "{text}");
+    }
+    // The US's daylight time: 9:00 PM PT on 1 July is 04:00 UTC on 2 July.
+    let summer = Clock {
+        unix: days_from_civil(2026, 7, 1) * 86_400 + 10 * 3600,
+        offset: 0,
+    };
+    let notice = classify(
+        "Usage limit reached. Your limit resets at 9:00 PM PT.",
+        Place::Area,
+        &Extra::default(),
+        summer,
+    );
+    assert_eq!(notice.and_then(|n| n.resets_in), hours(18, 0));
+    for error in [
+        "Erro interno do servidor (500). Tente novamente.",
+        "El modelo está sobrecargado en este momento. Inténtalo de nuevo en unos segundos.",
+        "Le service est surchargé, réessayez plus tard.",
+        "Der Dienst ist gerade überlastet.",
+        "Something broke (502). Try again.",
+    ] {
+        assert_eq!(kind(area(error)), Some(Kind::ServerError), "{error}");
+    }
+}

@@ -162,7 +162,9 @@ pub(super) fn round_trip(
         ),
         ("dom", timed(&|| driver.channel_dom()), CANARY),
     ] {
-        let exact = text.as_deref() == Some(want);
+        // The reply's own end may carry a line break more or less than the block (a model ends
+        // its reply with one, a site trims it): only the end's white space is let go.
+        let exact = text.as_deref().map(str::trim_end) == Some(want.trim_end());
         channels.push(ChannelReport {
             channel,
             exact,

@@ -36,6 +36,10 @@ pub(in crate::chat::cdp) struct BeforeSend {
     pub assistants: usize,
     /// A SendButton selector finds a button.
     pub button: bool,
+    /// The notices the page shows as the message is about to go (new since the last send, or
+    /// all of them on a page just opened).
+    #[serde(default)]
+    pub notices: Vec<super::super::page_state::NoticeArea>,
 }
 
 /// How the page shows a sent message.

@@ -1,0 +1,322 @@
+//! Issue 31's claims attacked a third time by a reviewer who had not read the code nor the
+//! earlier attacks: a chat site of its own (`tests/attacks31c/site.py`, "Parley": a textarea
+//! composer, replies streamed as JSON lines into `<section>`s, each reply's copy toolbar drawn
+//! as the reply's sibling in the thread, limits in banners above the composer, toasts, a bot
+//! check at an address of its own, conversations kept on the server). keyless runs with `--url`
+//! alone (discovery), headless, in a tab of the test binary's shared browser. The site records
+//! every message it received (`dup`: a message the conversation already held; `refused`: one
+//! it turned away), the tests' proof of what went twice and what went into a refusing chat.
+//!
+//! What the attack found and these pin: a resume that sent an answered message again (the
+//! learned user-turn selector also matched the replies' toolbars); a "reconnecting…" banner
+//! that heals by itself taken for the machine offline and the message sent again; a usage
+//! banner standing when the chat opened again, sent into; a whole reply before a limit's banner
+//! left unrun; a bare HTTP 429 with `Retry-After` and a 503 with a passing toast not named; a
+//! server error in Portuguese unknown; a bot check's own address saved as the chat's; and the
+//! resume command named without the flags the run needs.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::local_keyless::{attached, keyless_at};
+use crate::common::python_site::PythonSite;
+
+/// The reply timeout keyless gets here: a reply waited for in vain costs this.
+const REPLY_TIMEOUT: u64 = 40;
+
+/// How long a stream may make no progress before keyless calls it stalled, here.
+const STALL: u64 = 8;
+
+const TASK: &str = "Create the two files a.txt and b.txt";
+
+/// Parley with one fault (`args.json`: `fault`, `text`, `persist`, …).
+fn site(args: Value) -> PythonSite {
+    PythonSite::start("attacks31c", &[("args.json", args.to_string())])
+}
+
+/// Every message the site received, in order.
+fn received(site: &PythonSite) -> Vec<Value> {
+    fs::read_to_string(site.file("received.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["ev"] == "send")
+        .collect()
+}
+
+/// The results messages the model took, and those the site refused.
+fn results(site: &PythonSite) -> (usize, usize) {
+    let sent = received(site);
+    let kind = |e: &&Value| e["kind"] == "results";
+    (
+        sent.iter()
+            .filter(kind)
+            .filter(|e| e["refused"] == false)
+            .count(),
+        sent.iter()
+            .filter(kind)
+            .filter(|e| e["refused"] == true)
+            .count(),
+    )
+}
+
+fn no_message_twice(site: &PythonSite) {
+    let sent = received(site);
+    assert!(
+        sent.iter().all(|e| e["dup"] != true),
+        "a message the chat held was sent again: {sent:#?}"
+    );
+}
+
+struct Place {
+    dir: tempfile::TempDir,
+}
+
+#[derive(Debug)]
+struct Out {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+}
+
+impl Out {
+    fn finished(&self) -> Value {
+        self.stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .rfind(|e| e["type"] == "finished")
+            .unwrap_or_else(|| panic!("no finished event: {self:#?}"))
+    }
+}
+
+impl Place {
+    fn new() -> Place {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        fs::create_dir(&ws).unwrap();
+        fs::write(
+            ws.join("keyless.json"),
+            format!(
+                "{{ \"Browser\": {{ \"ReplyTimeoutSeconds\": {REPLY_TIMEOUT}, \"StallSeconds\": {STALL} }} }}"
+            ),
+        )
+        .unwrap();
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&ws)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        Place { dir }
+    }
+
+    fn ws(&self) -> PathBuf {
+        self.dir.path().join("ws")
+    }
+
+    fn keyless(&self, site: &PythonSite, args: &[&str]) -> Out {
+        let mut all = vec!["run", "--mode", "auto", "--json"];
+        all.extend_from_slice(args);
+        let mut cmd = attached(keyless_at(
+            &site.url(),
+            None,
+            &self.dir.path().join("browser"),
+            self.dir.path(),
+            &all,
+        ));
+        cmd.arg("--workspace")
+            .arg(self.ws())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let out = cmd.output().unwrap();
+        Out {
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            code: out.status.code(),
+        }
+    }
+
+    fn run(&self, site: &PythonSite, args: &[&str]) -> Out {
+        let mut all = args.to_vec();
+        all.push(TASK);
+        self.keyless(site, &all)
+    }
+
+    fn resume(&self, site: &PythonSite, args: &[&str]) -> Out {
+        let mut all = vec!["--resume"];
+        all.extend_from_slice(args);
+        self.keyless(site, &all)
+    }
+
+    fn status(&self) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_keyless"))
+            .arg("status")
+            .arg("--workspace")
+            .arg(self.ws())
+            .env("XDG_CONFIG_HOME", self.dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    }
+
+    fn read(&self, name: &str) -> Option<String> {
+        fs::read_to_string(self.ws().join(name)).ok()
+    }
+
+    /// The task finished: both files as the replies wrote them.
+    fn completed(&self, site: &PythonSite, out: &Out) {
+        assert_eq!(out.code, Some(0), "{out:#?}\n{:#?}", received(site));
+        assert_eq!(self.read("a.txt").as_deref(), Some("alpha\n"), "{out:#?}");
+        assert_eq!(self.read("b.txt").as_deref(), Some("beta\n"), "{out:#?}");
+    }
+}
+
+/// Lifts the site's fault (the person waited, logged in, passed the check).
+fn lift(site: &PythonSite) {
+    let _ = std::net::TcpStream::connect(("127.0.0.1", site.port)).map(|mut s| {
+        use std::io::{Read, Write};
+        let _ = s.write_all(b"GET /__ctl?clear=1 HTTP/1.0\r\n\r\n");
+        let mut sink = Vec::new();
+        let _ = s.read_to_end(&mut sink);
+    });
+}
+
+/// A stream that stalls with each reply's toolbar beside it: the stall is named, and the
+/// resume reads the reply the reopened chat shows, never sending the answered message again
+/// (the resume's look for the message found it by its words when the newest "user turn" by the
+/// learned selector was a toolbar).
+#[test]
+fn a_resume_never_sends_again_what_a_chat_with_toolbars_beside_its_replies_answered() {
+    let site = site(json!({ "fault": "stall" }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_REPLY_STALLED"), "{out:#?}");
+    let resumed = place.resume(&site, &[]);
+    place.completed(&site, &resumed);
+    no_message_twice(&site);
+    assert_eq!(results(&site), (1, 0), "{:#?}", received(&site));
+}
+
+/// A "Network error — reconnecting…" banner that heals by itself while the reply goes on
+/// streaming is waited through: no "offline", no reload, nothing sent again.
+#[test]
+fn a_banner_that_reconnects_by_itself_while_the_reply_streams_is_waited_through() {
+    let site = site(json!({ "fault": "net_heal", "text": "Network error — reconnecting…" }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    place.completed(&site, &out);
+    assert!(!out.stderr.contains("KA_NETWORK_OFFLINE"), "{out:#?}");
+    assert!(!out.stderr.contains("KA_SITE_ERROR"), "{out:#?}");
+    no_message_twice(&site);
+    assert_eq!(results(&site), (1, 0), "{:#?}", received(&site));
+}
+
+/// A usage banner in Portuguese, shown 0.3 s after the first reply ended whole: the reply is
+/// run, the results are not sent into the limited chat; a resume with the banner still up
+/// (the site shows it on load) sends nothing either; once lifted, the resume finishes.
+#[test]
+fn a_limit_banner_standing_before_a_send_is_never_sent_into() {
+    let words =
+        "Você atingiu o limite de uso do seu plano. O limite será redefinido amanhã às 9:00.";
+    let site = site(json!({ "fault": "banner_after1", "text": words, "persist": 600 }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    assert!(out.stderr.contains("limite de uso"), "{out:#?}");
+    assert_eq!(
+        place.read("a.txt").as_deref(),
+        Some("alpha\n"),
+        "the whole reply before the banner was not run: {out:#?}"
+    );
+    assert_eq!(results(&site), (0, 0), "{:#?}", received(&site));
+    let again = place.resume(&site, &[]);
+    assert_eq!(again.code, Some(4), "{again:#?}");
+    assert!(again.stderr.contains("KA_USAGE_LIMIT"), "{again:#?}");
+    assert_eq!(
+        results(&site),
+        (0, 0),
+        "sent into a chat showing its limit: {:#?}",
+        received(&site)
+    );
+    lift(&site);
+    let done = place.resume(&site, &[]);
+    place.completed(&site, &done);
+    no_message_twice(&site);
+}
+
+/// The results refused with a bare HTTP 429 and `Retry-After: 4`, no words on the page: a rate
+/// limit named by the status, waited out with `--wait`, the message sent once more and the task
+/// finished.
+#[test]
+fn a_bare_429_with_retry_after_is_a_rate_limit_waited_out() {
+    let site = site(json!({ "fault": "silent429", "retry_after": "4", "persist": 3 }));
+    let place = Place::new();
+    let started = Instant::now();
+    let out = place.run(&site, &["--wait"]);
+    place.completed(&site, &out);
+    assert!(out.stderr.contains("KA_RATE_LIMITED"), "{out:#?}");
+    assert!(out.stderr.contains("HTTP 429"), "{out:#?}");
+    assert_eq!(results(&site), (1, 1), "{:#?}", received(&site));
+    assert!(
+        started.elapsed() < Duration::from_secs(REPLY_TIMEOUT),
+        "waited out the reply timeout: {out:#?}"
+    );
+}
+
+/// A server error in Portuguese beside the turn, and a 503 whose Spanish toast passes in 8 s:
+/// each named as the site's error, the message found unanswered and sent once more.
+#[test]
+fn server_errors_in_other_languages_and_passing_toasts_are_named() {
+    for (fault, words) in [
+        (
+            "inline500",
+            "Erro interno do servidor (500). Tente novamente.",
+        ),
+        (
+            "http503",
+            "El modelo está sobrecargado en este momento. Inténtalo de nuevo en unos segundos.",
+        ),
+    ] {
+        let site = site(json!({ "fault": fault, "text": words }));
+        let place = Place::new();
+        let started = Instant::now();
+        let out = place.run(&site, &[]);
+        place.completed(&site, &out);
+        assert!(out.stderr.contains("KA_SITE_ERROR"), "{fault}: {out:#?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(REPLY_TIMEOUT),
+            "{fault}: waited out the reply timeout: {out:#?}"
+        );
+        assert_eq!(results(&site), (1, 1), "{fault}: {:#?}", received(&site));
+    }
+}
+
+/// A bot check at an address of its own mid-turn: named, and its address is never saved as
+/// the chat's; the stop names the resume command with the run's own flags.
+#[test]
+fn a_bot_check_s_own_address_is_never_the_chat_s() {
+    let site = site(json!({ "fault": "botwall", "persist": 600 }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_BOT_CHECK"), "{out:#?}");
+    let status = place.status();
+    assert!(!status.contains("challenge"), "{status}");
+    assert!(status.contains("/c/"), "{status}");
+    let ws = fs::canonicalize(place.ws()).unwrap();
+    assert!(
+        out.stderr.contains(&format!(
+            "keyless run --resume --workspace {}",
+            ws.display()
+        )),
+        "the resume command lacks the run's workspace: {out:#?}"
+    );
+    assert_eq!(out.finished()["code"], "KA_BOT_CHECK");
+}
