@@ -250,6 +250,23 @@
     }
     return { page, reply };
   };
+  // The clipboard of `view` (the page's, or a frame's) captured: what a copy control writes
+  // goes to `__keylessClip` of the page, never to the person's clipboard. Whether it could be.
+  const captureClipboard = (view) => {
+    if (!view) return false;
+    const capture = (t) => { window.__keylessClip = String(t); return Promise.resolve(); };
+    const fake = {
+      writeText: capture,
+      write: async (items) => {
+        for (const item of items) {
+          if (item.types.includes("text/plain")) capture(await (await item.getType("text/plain")).text());
+        }
+      },
+      readText: async () => "",
+      read: async () => [],
+    };
+    try { Object.defineProperty(view.navigator, "clipboard", { value: fake, configurable: true }); return true; } catch (e) { return false; }
+  };
   const phrases = (key, text) => {
     const lower = text.toLowerCase();
     return (T[key] || []).some((p) => lower.includes(p.toLowerCase()));
@@ -871,20 +888,7 @@
     // Reading channel 1: the site's copy button, with the clipboard captured in the page.
     copy: (index) => {
       window.__keylessClip = null;
-      const capture = (t) => { window.__keylessClip = String(t); return Promise.resolve(); };
-      const fake = {
-        writeText: capture,
-        write: async (items) => {
-          for (const item of items) {
-            if (item.types.includes("text/plain")) capture(await (await item.getType("text/plain")).text());
-          }
-        },
-        readText: async () => "",
-        read: async () => [],
-      };
-      const capturing = (view) => {
-        try { Object.defineProperty(view.navigator, "clipboard", { value: fake, configurable: true }); return true; } catch (e) { return false; }
-      };
+      const capturing = captureClipboard;
       if (!capturing(window)) return "no-clipboard";
       const a = replyTurn();
       const known = (a && first("CopyButton", a)) || (a && a === last("AssistantMessage") && last("CopyButton"));
@@ -906,17 +910,25 @@
       return button === known ? "clicked" : "discovered";
     },
     copied: () => window.__keylessClip,
-    // Reading channel 2: the reply's only code block, where the site's selectors name its code
-    // blocks. Null when it cannot be exact: not one block; a code editor's view, which draws
-    // only the lines on screen; a block that is not the whole reply (prose outside it is
-    // missing); or a block found by its shape on a page no selectors know, which proves no
-    // bytes (a page may draw it lossily: tabs as spaces, trailing spaces cut, blank lines merged).
+    // Reading channel 2: the reply's only code block. Null when it cannot be exact: not one
+    // block; a code editor's view, which draws only the lines on screen; or a block that is not
+    // the whole reply (prose outside it is missing). Where the site's selectors name its code
+    // blocks its text is the reply (`vouched`); a block found by its shape on a page no
+    // selectors know proves no bytes by itself (a page may draw it lossily: tabs as spaces,
+    // trailing spaces cut, blank lines merged), only through its own copy control, which is
+    // clicked here with the clipboard captured (`clicked`: the caller reads what it copied).
     codeBlock: () => {
       const a = replyTurn();
-      const blocks = a && all("CodeBlock", a).length ? codeBlocks(a) : [];
+      const blocks = a ? codeBlocks(a) : [];
       if (blocks.length !== 1 || blocks[0].closest(".cm-editor, .monaco-editor")) return null;
       const text = codeText(blocks[0]);
-      return d.agrees(a, text) ? text : null;
+      if (!d.agrees(a, text)) return null;
+      if (all("CodeBlock", a).length) return { text, vouched: true, clicked: false };
+      const own = loc.beneath(a, 'button, [role="button"]').find((b) => visible(b) && d.isCopy(b) && d.codeOwn(b, a));
+      if (!own || !captureClipboard(window) || !captureClipboard(own.ownerDocument.defaultView)) return null;
+      window.__keylessClip = null;
+      own.click();
+      return { text, vouched: false, clicked: true };
     },
     // Reading channel 3: Markdown rebuilt from the DOM, code blocks kept line by line.
     rebuilt: () => {

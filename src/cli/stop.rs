@@ -41,6 +41,9 @@ pub(super) fn set_resume_command(shared: &super::args::Shared) {
     if let Some(w) = &shared.workspace {
         cmd += &format!(" --workspace {}", quote(w));
     }
+    if let Some(mode) = shared.mode {
+        cmd += &format!(" --mode {}", mode_word(mode));
+    }
     if let Some(c) = &shared.config {
         cmd += &format!(" --config {}", quote(c));
     }
@@ -76,6 +79,15 @@ fn shell_word(text: &str) -> String {
         text.to_string()
     } else {
         format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// A mode as `--mode` takes it.
+fn mode_word(mode: super::args::Mode) -> &'static str {
+    match mode {
+        super::args::Mode::Ask => "ask",
+        super::args::Mode::Autosafe => "autosafe",
+        super::args::Mode::Auto => "auto",
     }
 }
 

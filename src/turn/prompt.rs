@@ -387,7 +387,21 @@ fn network_words(sandbox: &Containment) -> String {
 
 /// The first message of a new chat that continues a turn: the rules and task, what was done so
 /// far (the last `keep` commands), and the message that was due when the old chat filled up.
+/// What comes before the message a continuation carries.
+const DUE_HEADER: &str = "\nThe last message keyless sent, which you have not answered yet:\n";
+
 pub(super) fn continuation(rules: &str, done: &[String], due: &str, keep: usize) -> String {
+    // A message that carries the rules already (a continuation that went into a chat gone
+    // again) is not wrapped again: only its own due message is kept, or none for the first
+    // message, so a chat gone time after time never nests the rules and the task.
+    let mut due = due;
+    if !rules.is_empty() && due.starts_with(rules) {
+        due = due.find(DUE_HEADER).map_or(rules, |at| {
+            due[at + DUE_HEADER.len()..]
+                .strip_suffix('\n')
+                .unwrap_or(&due[at + DUE_HEADER.len()..])
+        });
+    }
     let mut out = rules.to_string();
     out.push_str("\nThis task continues from a chat that reached its length limit. Already done, oldest first:\n");
     let skip = done.len().saturating_sub(keep);
@@ -401,7 +415,7 @@ pub(super) fn continuation(rules: &str, done: &[String], due: &str, keep: usize)
         out.push_str("- nothing yet\n");
     }
     if due != rules {
-        out.push_str("\nThe last message keyless sent, which you have not answered yet:\n");
+        out.push_str(DUE_HEADER);
         out.push_str(due);
         out.push('\n');
     }
@@ -435,5 +449,24 @@ mod tests {
             next_task("second", 2, "THE RULES", Pace::Step, &limits),
             follow_up("second", 2)
         );
+    }
+
+    /// A chat gone again and again (a limit before the first message ever went, resumed three
+    /// times: a fourth outside attack) never nests the rules and the task: each continuation
+    /// carries them once, with the message that was due.
+    #[test]
+    fn a_continuation_of_a_continuation_carries_the_rules_once() {
+        let rules = "THE RULES\nTask: write a.txt";
+        let done = vec!["newfile a.txt: ok".to_string()];
+        let once = continuation(rules, &done, rules, 20);
+        let twice = continuation(rules, &done, &once, 20);
+        assert_eq!(twice, once);
+        assert_eq!(twice.matches("THE RULES").count(), 1, "{twice}");
+        let results = "[KEYLESSAGENT RESULTS] turn=1 batch=1\n...";
+        let first = continuation(rules, &done, results, 20);
+        let again = continuation(rules, &done, &first, 20);
+        assert_eq!(again, first);
+        assert_eq!(again.matches("THE RULES").count(), 1, "{again}");
+        assert!(again.ends_with(&format!("{results}\n")), "{again}");
     }
 }

@@ -260,6 +260,9 @@ class H(BaseHTTPRequestHandler):
         if u.path == '/' or u.path.startswith('/c/'):
             if STATE['wall'] == 'bot':
                 log('page_get_during_wall', path=u.path)
+            if STATE['wall'] == 'login_same' and u.path.startswith('/c/'):
+                log('login_same_served', path=u.path)
+                return self._send(200, LOGIN.replace("get('next')||'/'", "get('next')||location.pathname"))
             page = PAGE
             if A.tools_inside:
                 page = page.replace('<script>', '<script>window.__TI=1;', 1)
@@ -356,7 +359,7 @@ class H(BaseHTTPRequestHandler):
                 if f == 'banner_refuse' and not STATE['banner']:
                     STATE['banner'] = A.text
                 return self._send(429, json.dumps({'error': A.text, 'ui': ui, 'ms': 9000}), 'application/json')
-            if STATE['banner'] and STATE['fault'] != 'none' and STATE['fault'] in ('banner_after1',) and (time.time() < STATE['until'] or A.persist == 0):
+            if STATE['banner'] and STATE['fault'] != 'none' and STATE['fault'] in ('banner_after1', 'preload_banner') and (time.time() < STATE['until'] or A.persist == 0):
                 log('send', conv=conv, kind=kind, sha=sha, refused=True, fault='banner_after1', n=len(text))
                 return self._send(429, json.dumps({'error': A.text, 'ui': 'toast'}), 'application/json')
             new = False
@@ -430,6 +433,13 @@ class H(BaseHTTPRequestHandler):
                 store(reply)
                 threading.Thread(target=kill_browser, daemon=True).start()
                 self.stream_text(reply, delay=1.0, size=4)
+            elif f == 'login_same':         # the sign-in page served at the chat's own address
+                STATE['wall'] = 'login_same'
+                store(reply)
+                self.stream_text(reply, 0, 20)
+                self.ev(t='navigate', url='/c/' + conv)
+                if A.persist:
+                    threading.Thread(target=lambda: (time.sleep(A.persist), STATE.update(wall=None), log('wall_lifted')), daemon=True).start()
             elif f in ('botwall', 'loginwall'):
                 STATE['wall'] = 'bot' if f == 'botwall' else 'login'
                 store(reply)               # the model answered behind the wall
@@ -482,6 +492,9 @@ def kill_browser():
 
 if __name__ == '__main__':
     log('server_start', fault=A.fault, text=A.text, on=A.on, persist=A.persist)
+    if A.fault == 'preload_banner':     # the page shows a limit's banner before anything is sent
+        STATE['banner'] = A.text
+        fire()
     server = ThreadingHTTPServer(('127.0.0.1', A.port), H)
     open(os.path.join(DIR, 'ready'), 'w').write('ready')
     server.serve_forever()

@@ -320,3 +320,55 @@ fn a_bot_check_s_own_address_is_never_the_chat_s() {
     );
     assert_eq!(out.finished()["code"], "KA_BOT_CHECK");
 }
+
+/// A fourth outside attack: the sign-in page served at the chat's own address mid-turn (a
+/// reload into an expired session). Named, the chat's address kept (before, the start page was
+/// saved and the resume went into a new chat, the model's reply left unread); once the person
+/// logged in, the resume reads the reply the chat kept, nothing sent again.
+#[test]
+fn a_sign_in_page_at_the_chat_s_own_address_keeps_the_chat() {
+    let site = site(json!({ "fault": "login_same", "persist": 6 }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_LOGIN_REQUIRED"), "{out:#?}");
+    let status = place.status();
+    assert!(status.contains("/c/"), "{status}");
+    let lifted = Instant::now() + Duration::from_secs(7);
+    while Instant::now() < lifted {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let resumed = place.resume(&site, &[]);
+    place.completed(&site, &resumed);
+    no_message_twice(&site);
+    assert_eq!(results(&site), (1, 0), "{:#?}", received(&site));
+}
+
+/// A fourth outside attack: the page shows a limit's banner before the first message goes,
+/// run with `--wait`: nothing is sent into it; after the wait the page is opened again (the
+/// banner read before the wait is no word of the site's now), and the task finishes. Before,
+/// keyless read the same banner from the page it never reloaded and waited forever.
+#[test]
+fn a_limit_banner_up_before_the_first_message_is_waited_out_with_a_fresh_look() {
+    let words = "You've reached your message limit. Try again in 10 seconds.";
+    let site = site(json!({ "fault": "preload_banner", "text": words, "persist": 8 }));
+    let place = Place::new();
+    let started = Instant::now();
+    let out = place.run(&site, &["--wait"]);
+    place.completed(&site, &out);
+    assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(REPLY_TIMEOUT + 20),
+        "{out:#?}"
+    );
+    let refused = received(&site)
+        .iter()
+        .filter(|e| e["refused"] == true)
+        .count();
+    assert_eq!(
+        refused,
+        0,
+        "sent into the limited chat: {:#?}",
+        received(&site)
+    );
+}

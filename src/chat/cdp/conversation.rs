@@ -1083,12 +1083,13 @@ impl ChatDriver for CdpDriver {
             None => self.api().location().ok(),
             // A bot check stands in front of the address asked for (the chat's, on a reload):
             // that address, as the browser shows it, without the check's own parameters.
-            Some(Kind::BotCheck) => self
+            // So does a sign-in page the site shows at the chat's own address (a reload into an
+            // expired session): an address that is no wall's own is the chat's.
+            Some(_) => self
                 .tab
                 .shown()
                 .ok()
                 .map(|(url, _)| without_check_parameters(&url)),
-            Some(_) => None,
         };
         if let Some(url) = shown.filter(|url| !wall_address(url)) {
             return Some(url);
@@ -1129,6 +1130,10 @@ impl ChatDriver for CdpDriver {
         }
         let state = self.state()?;
         if state.users == 0 {
+            // No chat yet (the first message never went): the start page opened again, so that
+            // a notice it showed (a limit's banner) is the site's word now, not before a wait.
+            self.tab.navigate(&start, "open the chat page again")?;
+            self.wait_ready()?;
             return Ok(Reopened::Unsent);
         }
         let stands = self.stands(&state, message);

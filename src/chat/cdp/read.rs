@@ -106,6 +106,28 @@ impl Reader {
         Ok(proved)
     }
 
+    /// The reply's only code block, proved: by the site's selectors naming its code blocks, or,
+    /// for a block found by its shape, by its own copy control, whose copy holds the same words
+    /// as the drawn block (the copy, not the drawing, is returned: a page may draw code lossily).
+    pub(super) fn code_block(page: &PageApi<'_>) -> Result<Option<String>, Failure> {
+        let Some(found) = page.code_block()? else {
+            return Ok(None);
+        };
+        if found.vouched {
+            return Ok(Some(found.text));
+        }
+        if !found.clicked {
+            return Ok(None);
+        }
+        let words = |text: &str| {
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        Ok(Reader::copied(page)?.filter(|copied| words(copied) == words(&found.text)))
+    }
+
     /// Reads the last reply: the copy button, else the wire, else the only code block, else
     /// the DOM. The copy control comes first: proving one teaches discovery the site's control.
     pub(super) fn read(&self, page: &PageApi<'_>, heard: &[Heard]) -> Result<Read, Failure> {
@@ -160,7 +182,7 @@ impl Reader {
         let code_block = if self.drawn_on_server.get() {
             None
         } else {
-            page.code_block()?
+            Reader::code_block(page)?
         };
         if let Some(text) = code_block {
             return Ok(Read {

@@ -23,6 +23,18 @@ pub(in crate::chat::cdp) struct Begun {
     pub editor: String,
 }
 
+/// The reply's only code block, as the page found it (`page.js`'s `codeBlock`).
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct CodeBlock {
+    /// Its text as drawn.
+    pub text: String,
+    /// The site's selectors name its code blocks: the drawn text is the reply.
+    pub vouched: bool,
+    /// Found by its shape: its own copy control was clicked, the clipboard captured; what it
+    /// copied proves the code.
+    pub clicked: bool,
+}
+
 /// What the page says of the composer against the message it holds.
 #[derive(Debug, Deserialize)]
 pub(in crate::chat::cdp) struct Held {

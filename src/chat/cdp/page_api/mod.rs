@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub(super) use answers::{
-    AttachLook, BeforeSend, Begun, Clicked, Dirt, Drawn, Found, Glance, Held, Judged, LearnedTurns,
-    Matches, ShownTurn, Switched,
+    AttachLook, BeforeSend, Begun, Clicked, CodeBlock, Dirt, Drawn, Found, Glance, Held, Judged,
+    LearnedTurns, Matches, ShownTurn, Switched,
 };
 pub(super) use input::Press;
 
@@ -86,9 +86,9 @@ impl CdpDriver {
         self.api().copied()
     }
 
-    /// The reply's only code block, when it is the whole reply.
+    /// The reply's only code block, when it is the whole reply and proved.
     pub fn channel_code_block(&self) -> Result<Option<String>, Failure> {
-        self.api().code_block()
+        super::read::Reader::code_block(&self.api())
     }
 
     /// The reply rebuilt from its DOM.
@@ -326,8 +326,9 @@ impl<'d> PageApi<'d> {
         self.call("learnCopy", json!([index]))
     }
 
-    /// Reading channel 2: the reply's only code block, when it is the whole reply.
-    pub fn code_block(&self) -> Result<Option<String>, Failure> {
+    /// Reading channel 2: the reply's only code block, when it is the whole reply (a block
+    /// found by its shape comes with its own copy control clicked, for the caller to prove).
+    pub fn code_block(&self) -> Result<Option<CodeBlock>, Failure> {
         self.call("codeBlock", json!([]))
     }
 
