@@ -217,6 +217,9 @@ enum Zone {
     /// A US zone named without saying standard or daylight time ("PT", "ET"): its standard
     /// offset, an hour more while the US keeps daylight time.
     Us(i64),
+    /// A European zone named by its place ("Paris time", "Europe/Berlin"): its standard offset,
+    /// an hour more while Europe keeps summer time.
+    Eu(i64),
 }
 
 impl Zone {
@@ -225,6 +228,7 @@ impl Zone {
         match self {
             Zone::Fixed(offset) => offset,
             Zone::Us(standard) => standard + if us_daylight(day) { 3600 } else { 0 },
+            Zone::Eu(standard) => standard + if eu_summer(day) { 3600 } else { 0 },
         }
     }
 }
@@ -238,6 +242,48 @@ fn us_daylight(day: i64) -> bool {
     let ends = sunday_on_or_after(days_from_civil(year, 11, 1));
     (begins..ends).contains(&day)
 }
+
+/// Whether Europe keeps summer time on a day: from the last Sunday of March to the last Sunday
+/// of October.
+fn eu_summer(day: i64) -> bool {
+    let year = year_of(day);
+    let last_sunday_before = |d: i64| d - (d + 4).rem_euclid(7);
+    let begins = last_sunday_before(days_from_civil(year, 3, 31));
+    let ends = last_sunday_before(days_from_civil(year, 10, 31));
+    (begins..ends).contains(&day)
+}
+
+/// Zones named in words after a time, longest first ("Eastern Time", "heure de Paris",
+/// "Europe/Berlin"): a place's zone keeps its summer time by its own rule.
+const NAMED_ZONES: &[(&str, Zone)] = &[
+    ("heure de paris", Zone::Eu(3600)),
+    ("europe/amsterdam", Zone::Eu(3600)),
+    ("europe/berlin", Zone::Eu(3600)),
+    ("europe/madrid", Zone::Eu(3600)),
+    ("europe/london", Zone::Eu(0)),
+    ("europe/paris", Zone::Eu(3600)),
+    ("europe/rome", Zone::Eu(3600)),
+    ("america/new_york", Zone::Us(-18_000)),
+    ("america/chicago", Zone::Us(-21_600)),
+    ("america/denver", Zone::Us(-25_200)),
+    ("america/los_angeles", Zone::Us(-28_800)),
+    ("asia/tokyo", Zone::Fixed(32_400)),
+    ("asia/seoul", Zone::Fixed(32_400)),
+    ("asia/shanghai", Zone::Fixed(28_800)),
+    ("asia/kolkata", Zone::Fixed(19_800)),
+    ("eastern time", Zone::Us(-18_000)),
+    ("central time", Zone::Us(-21_600)),
+    ("mountain time", Zone::Us(-25_200)),
+    ("pacific time", Zone::Us(-28_800)),
+    ("paris time", Zone::Eu(3600)),
+    ("berlin time", Zone::Eu(3600)),
+    ("london time", Zone::Eu(0)),
+    ("tokyo time", Zone::Fixed(32_400)),
+    ("eastern", Zone::Us(-18_000)),
+    ("central", Zone::Us(-21_600)),
+    ("mountain", Zone::Us(-25_200)),
+    ("pacific", Zone::Us(-28_800)),
+];
 
 /// The zone abbreviations the sites print after a time, with their offsets in hours.
 const ZONES: &[(&str, Zone)] = &[
@@ -285,6 +331,10 @@ fn zone_after(rest: &str) -> Option<Zone> {
     static ZONE: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"^\s*\(?\s*([a-z]{1,5})?(?:\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?)?(?-u:\b)").ok()
     });
+    let named = rest.trim_start().trim_start_matches('(').trim_start();
+    if let Some((_, zone)) = NAMED_ZONES.iter().find(|(name, _)| named.starts_with(name)) {
+        return Some(*zone);
+    }
     let c = ZONE.as_ref()?.captures(rest)?;
     let offset = c.get(2).zip(c.get(3)).and_then(|(sign, hours)| {
         let hours: i64 = hours.as_str().parse().ok()?;
@@ -295,7 +345,12 @@ fn zone_after(rest: &str) -> Option<Zone> {
     // Abbreviations that are words too (French "et", "est"; German "ist") count only where no
     // word follows them: "16:00 et demain" is no zone, "4:00 PM EST." is.
     let then = rest[c.get(0)?.end()..].trim_start();
-    let word_follows = then.chars().next().is_some_and(char::is_alphanumeric);
+    // ("5pm ET tomorrow": a day after the zone is no word of a sentence.)
+    let word_follows = then.chars().next().is_some_and(char::is_alphanumeric)
+        && !TOMORROW
+            .iter()
+            .chain(&["today"])
+            .any(|w| then.starts_with(w));
     match c.get(1).map(|m| m.as_str()) {
         Some("et" | "est" | "ist") if word_follows => None,
         // "UTC+2", "GMT-8": the offset from UTC written out.

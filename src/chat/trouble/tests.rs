@@ -527,6 +527,35 @@ fn a_third_outside_site_s_wordings_are_named() {
     ] {
         assert_eq!(resets(text), want, "{text}");
     }
+    // Zones by name (a fourth outside attack), in December: Paris is UTC+1, the US's East -5.
+    for (text, want) in [
+        (
+            "Limite atteinte. Réessayez à 15h30 heure de Paris.",
+            hours(4, 30),
+        ),
+        (
+            "Usage limit reached. Resets at 15:30 Paris time.",
+            hours(4, 30),
+        ),
+        (
+            "Usage limit reached. Resets at 15:30 (Europe/Paris).",
+            hours(4, 30),
+        ),
+        (
+            "Usage limit reached. Resets at 5:00 PM Eastern Time.",
+            hours(12, 0),
+        ),
+        (
+            "Usage limit reached. Resets at 9:00 AM Pacific.",
+            hours(7, 0),
+        ),
+        (
+            "Usage limit reached. Resets at 5pm ET tomorrow.",
+            hours(36, 0),
+        ),
+    ] {
+        assert_eq!(resets(text), want, "{text}");
+    }
     // The US's daylight time: 9:00 PM PT on 1 July is 04:00 UTC on 2 July.
     let summer = Clock {
         unix: days_from_civil(2026, 7, 1) * 86_400 + 10 * 3600,
