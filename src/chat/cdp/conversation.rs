@@ -1130,10 +1130,14 @@ impl ChatDriver for CdpDriver {
         }
         let state = self.state()?;
         if state.users == 0 {
-            // No chat yet (the first message never went): the start page opened again, so that
-            // a notice it showed (a limit's banner) is the site's word now, not before a wait.
-            self.tab.navigate(&start, "open the chat page again")?;
-            self.wait_ready()?;
+            // No message of this tab ever went (the first one was stopped before it did): the
+            // start page is opened again, so that a notice it showed (a limit's banner) is the
+            // site's word now, not before a wait. Never once one went: a single-page chat keeps
+            // its conversation only until it is reloaded.
+            if self.composer.sent_at.is_none() {
+                self.tab.navigate(&start, "open the chat page again")?;
+                self.wait_ready()?;
+            }
             return Ok(Reopened::Unsent);
         }
         let stands = self.stands(&state, message);
