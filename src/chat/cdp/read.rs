@@ -241,6 +241,11 @@ impl super::CdpDriver {
         let heard = self.tab.heard()?;
         Reader::from_wire(&self.api(), &heard)
     }
+
+    /// The reply's only code block, when it is the whole reply and proved.
+    pub fn channel_code_block(&self) -> Result<Option<String>, Failure> {
+        Reader::code_block(&self.api())
+    }
 }
 
 #[cfg(test)]

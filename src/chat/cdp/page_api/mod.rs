@@ -86,11 +86,6 @@ impl CdpDriver {
         self.api().copied()
     }
 
-    /// The reply's only code block, when it is the whole reply and proved.
-    pub fn channel_code_block(&self) -> Result<Option<String>, Failure> {
-        super::read::Reader::code_block(&self.api())
-    }
-
     /// The reply rebuilt from its DOM.
     pub fn channel_dom(&self) -> Result<Option<String>, Failure> {
         self.api().rebuilt()
