@@ -35,6 +35,9 @@ impl CdpDriver {
             // A page that navigates (as a login does) loses the helper and may fail a call in
             // the middle: only a browser that is gone ends the wait early.
             // A bot check the browser reports (the site's answer said so) is not looked into.
+            // What the tab shows is taken before it is judged, so that a check passed while it
+            // was judged is seen at once as a change.
+            let seen = self.tab.seen();
             let state = match self.tab.check_shown() {
                 Some(words) => PageState::bot_check(words),
                 None => {
@@ -108,7 +111,7 @@ impl CdpDriver {
                 ));
             }
             // A bot check is left alone until the browser shows the tab changed.
-            if state.challenge && !self.watch_check(started, limit)? {
+            if state.challenge && !self.watch_check(&seen, started, limit)? {
                 return Err(self.wall_unpassed(&state));
             }
             if started.elapsed() > limit && (state.login || state.challenge) {
@@ -164,11 +167,16 @@ impl CdpDriver {
         failure
     }
 
-    /// Watches a bot check from outside the page until the browser shows the tab's address or
-    /// title changed (true: time to look into the page again) or the wait started at `started`
-    /// passed `limit` (false). Ctrl+C and a browser that is gone end it with their failure.
-    fn watch_check(&self, started: Instant, limit: Duration) -> Result<bool, Failure> {
-        let before = self.tab.shown().ok();
+    /// Watches a bot check from outside the page until the browser shows the tab changed since
+    /// `before` (its address, its title, or a new answer for its document: true, time to look
+    /// into the page again) or the wait started at `started` passed `limit` (false). Ctrl+C and
+    /// a browser that is gone end it with their failure.
+    fn watch_check(
+        &self,
+        before: &super::tab::Seen,
+        started: Instant,
+        limit: Duration,
+    ) -> Result<bool, Failure> {
         loop {
             if crate::cancel::requested() {
                 return Err(Failure::new(
@@ -179,13 +187,16 @@ impl CdpDriver {
             if started.elapsed() > limit {
                 return Ok(false);
             }
+            if &self.tab.seen() != before {
+                return Ok(true);
+            }
             std::thread::sleep(CHECK_WATCH);
-            match self.tab.shown() {
-                Ok(now) if Some(&now) != before.as_ref() => return Ok(true),
-                Ok(_) => {}
-                Err(failure) if !self.tab.alive() => return Err(failure),
-                // A tab between documents may not answer for a moment.
-                Err(_) => {}
+            // A tab between documents may not answer for a moment: only a browser that is gone
+            // ends the watch early.
+            if let Err(failure) = self.tab.shown()
+                && !self.tab.alive()
+            {
+                return Err(failure);
             }
         }
     }

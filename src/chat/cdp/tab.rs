@@ -322,6 +322,20 @@ impl Tab {
         Ok((entry.url, entry.title))
     }
 
+    /// What the browser shows of the tab now, as [`Tab::shown`], with the request that answered
+    /// its document: a bot check is watched by this changing (the answer's event may come a
+    /// moment after the title changed, or before).
+    pub(super) fn seen(&self) -> Seen {
+        Seen {
+            shown: self.shown().ok(),
+            answer: self
+                .last_answer
+                .lock()
+                .ok()
+                .and_then(|answer| answer.as_ref().map(|a| a.request.clone())),
+        }
+    }
+
     /// The bot check the tab shows, known from what the browser reports alone (no script in the
     /// page: such checks re-arm while a debugger runs script): the page's document was answered
     /// with Cloudflare's check header, or with an error status (403, 503) under a check's title
@@ -578,6 +592,15 @@ pub(super) async fn watch_documents(
         }
     });
     Ok(())
+}
+
+/// What the browser shows of a tab at a moment ([`Tab::seen`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Seen {
+    /// Its address and title, when the browser answered.
+    shown: Option<(String, String)>,
+    /// The request that answered its document.
+    answer: Option<String>,
 }
 
 /// The answer that came with the page's own document (not a frame's).
