@@ -27,6 +27,8 @@ use std::path::PathBuf;
 pub struct Choices {
     /// On a chat site's rate or usage limit, wait for its reset and go on.
     pub wait: bool,
+    /// On a resume, go on before the reset of a limit the site named (it was lifted).
+    pub now: bool,
     /// The workspace folder [default: the current folder].
     pub workspace: Option<PathBuf>,
     /// The configuration file to use instead of the one found.

@@ -111,6 +111,10 @@ pub fn batch_settings(config: &Config, choices: &Choices, root: &Path) -> crate:
     if choices.wait {
         settings.wait_on_limits = true;
     }
+    if choices.now {
+        settings.wait_on_limits = false;
+        settings.limit_lifted = true;
+    }
     settings.missing_tools = crate::exec::snapshot::missing(&config.snapshot.tools);
     settings.git_hazards = crate::git::read_only_hazards(root);
     settings

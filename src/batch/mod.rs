@@ -49,6 +49,9 @@ pub struct Settings {
     /// On a rate or usage limit, wait for the reset and go on (`--wait`,
     /// `Browser.WaitOnLimits`); otherwise the turn stops resumable at once.
     pub wait_on_limits: bool,
+    /// The person said the limit a stopped turn met is lifted (`--now`): a resume goes on
+    /// before its reset instead of stopping there.
+    pub limit_lifted: bool,
     /// The done-check (`keyless run --until CMD`): a command line of the person's that must
     /// succeed, in the sandbox, before a reply's `@@done` is honoured; when it fails, its output
     /// goes back to the model with the batch's results and the turn goes on.
@@ -69,6 +72,7 @@ impl Default for Settings {
             git_hazards: Vec::new(),
             redactor: Some(Redactor::default()),
             wait_on_limits: false,
+            limit_lifted: false,
             until: None,
         }
     }
@@ -101,6 +105,7 @@ impl Settings {
                 Redactor::from_known(known, config.secrets.allow.clone())
             }),
             wait_on_limits: config.browser.wait_on_limits,
+            limit_lifted: false,
             until: None,
         }
     }

@@ -297,6 +297,13 @@ const RATE: &[&str] = &[
     "操作过于频繁",
     "频率过高",
     "요청이 너무 많",
+    "çok fazla istek",
+    "çok fazla mesaj",
+    "çok hızlı",
+    "zbyt wiele żądań",
+    "zbyt wiele zapytań",
+    "zbyt wiele wiadomości",
+    "zbyt szybko",
 ];
 
 const SERVER: &[&str] = &[

@@ -255,6 +255,10 @@ pub struct Shared {
     /// stops and keeps the session) and go on, instead of stopping at once.
     #[arg(long)]
     pub wait: bool,
+    /// With --resume before the reset of a limit the site named: go on at once, the limit
+    /// being lifted already (a plan changed). Without it such a resume stops, nothing sent.
+    #[arg(long, conflicts_with = "wait")]
+    pub now: bool,
     /// The workspace folder the model works in [default: the current folder].
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
@@ -380,6 +384,7 @@ impl Shared {
     pub fn choices(&self) -> crate::app::Choices {
         crate::app::Choices {
             wait: self.wait,
+            now: self.now,
             workspace: self.workspace.clone(),
             config: self.config.clone(),
             mode: self.mode.map(Into::into),

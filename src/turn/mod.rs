@@ -36,6 +36,8 @@ const OFFLINE_TRIES: u32 = 8;
 /// A site error in the reply's place: the waits before each new try (a site's hiccup lasts
 /// seconds; one that lasts longer stops the turn resumable).
 const SITE_ERROR_WAITS: [Duration; 2] = [Duration::from_secs(5), Duration::from_secs(20)];
+/// The longest a server's Retry-After holds a retry of a site error back (a countdown shown).
+const RETRY_AFTER_MOST: Duration = Duration::from_secs(120);
 /// A throttle that gives no time: how long `--wait` waits before trying again.
 const THROTTLE_WAIT: Duration = Duration::from_secs(60);
 /// How many limits one run of a turn waits out before it stops (a site that keeps refusing).
@@ -659,9 +661,15 @@ impl<'w> Turn<'w> {
                 let resets_at = failure.said.as_ref().and_then(|s| s.resets_at);
                 let wait = match code {
                     // A site's hiccup: tried again a few times, seconds apart.
+                    // A server's Retry-After is waited out before the first try, never less.
                     Code::SiteError if self.site_errors < SITE_ERROR_WAITS.len() => {
                         self.site_errors += 1;
-                        Some(SITE_ERROR_WAITS[self.site_errors - 1])
+                        let asked = resets_at.map_or(Duration::ZERO, |at| {
+                            Duration::from_secs(at.saturating_sub(now_unix()))
+                        });
+                        Some(
+                            SITE_ERROR_WAITS[self.site_errors - 1].max(asked.min(RETRY_AFTER_MOST)),
+                        )
                     }
                     // A limit, waited out only when the person asked.
                     Code::RateLimited | Code::UsageLimit
@@ -744,20 +752,40 @@ impl<'w> Turn<'w> {
         }
     }
 
-    /// Waits `wait`, telling the countdown; false when Ctrl+C stopped it.
-    /// A limit the site named when the turn stopped, not yet reset, on a resume with `--wait`:
-    /// waited out here (the countdown shown) before anything is sent, since the chat would
-    /// refuse it until then. Without `--wait` the resume goes on (the person may know the
-    /// limit is lifted: a plan changed). `None` when nothing holds the turn back.
+    /// A limit the site named when the turn stopped, not yet reset, on a resume: nothing is
+    /// sent into the chat before it resets. With `--wait` it is waited out here (the countdown
+    /// shown); without, the resume stops at once, saying when and how to go on; with `--now`
+    /// (the person knows the limit is lifted: a plan changed) the resume goes on. `None` when
+    /// nothing holds the turn back.
     fn limit_in_force(&mut self, on_event: &mut dyn FnMut(Event)) -> Option<Stop> {
-        if !self.settings.wait_on_limits {
+        if self.settings.limit_lifted {
             return None;
         }
         let trouble = self.session.trouble.clone()?;
         let code = Code::from_code(&trouble.code)
             .filter(|c| matches!(c, Code::RateLimited | Code::UsageLimit))?;
-        let left = Duration::from_secs(trouble.resets_at?.checked_sub(now_unix())?);
-        if left.is_zero() || self.wait_out(code, left, on_event) {
+        let resets_at = trouble.resets_at?;
+        let left = Duration::from_secs(resets_at.checked_sub(now_unix())?);
+        if left.is_zero() {
+            return None;
+        }
+        if !self.settings.wait_on_limits {
+            return Some(Stop::Chat(
+                Failure::new(
+                    code,
+                    format!(
+                        "the site's limit (\"{}\") resets in {}; nothing is sent into the chat before then. Run `keyless run --resume --wait` to wait for it and go on by itself, or `keyless run --resume --now` if the limit is lifted already (a plan changed).",
+                        trouble.words,
+                        crate::chat::trouble::span(left)
+                    ),
+                )
+                .saying(crate::catalog::SiteSaid {
+                    words: trouble.words.clone(),
+                    resets_at: Some(resets_at),
+                }),
+            ));
+        }
+        if self.wait_out(code, left, on_event) {
             return None;
         }
         Some(Stop::Chat(Failure::new(
@@ -766,6 +794,7 @@ impl<'w> Turn<'w> {
         )))
     }
 
+    /// Waits `wait`, telling the countdown; false when Ctrl+C stopped it.
     fn wait_out(&mut self, code: Code, wait: Duration, on_event: &mut dyn FnMut(Event)) -> bool {
         let mut left = wait;
         let mut told = None::<Duration>;

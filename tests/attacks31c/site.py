@@ -354,7 +354,8 @@ class H(BaseHTTPRequestHandler):
                 if f == 'inline500':
                     return self._send(500, json.dumps({'error': A.text or 'Internal server error', 'ui': 'inline'}), 'application/json')
                 if f == 'http503':
-                    return self._send(503, json.dumps({'error': A.text, 'ui': 'toast', 'ms': 8000}), 'application/json')
+                    return self._send(503, json.dumps({'error': A.text, 'ui': 'toast', 'ms': 8000}), 'application/json',
+                                      {'Retry-After': A.retry_after} if A.retry_after else None)
                 ui = {'toast429': 'toast', 'modal429': 'modal', 'banner_refuse': 'banner'}[f]
                 if f == 'banner_refuse' and not STATE['banner']:
                     STATE['banner'] = A.text

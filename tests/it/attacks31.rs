@@ -334,10 +334,11 @@ fn assert_stopped(place: &Place, site: &Site, out: &Out, code: &str, words: &str
     );
 }
 
-/// Lifts the fault and resumes: the task finishes, nothing twice.
+/// Lifts the fault and resumes: the task finishes, nothing twice. The person knows the limit
+/// was lifted before the reset the site named (`--now`; a plain resume would stop there).
 fn assert_resumes(place: &Place, site: &Site, refusals: usize) -> Out {
     site.lift();
-    let out = place.run(site, &["--resume"]);
+    let out = place.run(site, &["--resume", "--now"]);
     assert_eq!(out.code, Some(0), "--resume did not finish: {out:#?}");
     place.assert_done();
     site.assert_nothing_twice(refusals);

@@ -149,6 +149,10 @@ impl Place {
     fn resume(&self, site: &PythonSite, args: &[&str]) -> Out {
         let mut all = vec!["--resume"];
         all.extend_from_slice(args);
+        // The faults here are lifted before the resets they name: the person says so.
+        if !args.contains(&"--wait") {
+            all.push("--now");
+        }
         self.keyless(site, &all)
     }
 
@@ -290,12 +294,40 @@ fn server_errors_in_other_languages_and_passing_toasts_are_named() {
         let out = place.run(&site, &[]);
         place.completed(&site, &out);
         assert!(out.stderr.contains("KA_SITE_ERROR"), "{fault}: {out:#?}");
+        // A refused message is never called sent (a fourth attack saw "it counts as sent and
+        // was not sent again" beside the 503's toast, before it was rightly sent again).
+        assert!(!out.stderr.contains("counts as sent"), "{fault}: {out:#?}");
         assert!(
             started.elapsed() < Duration::from_secs(REPLY_TIMEOUT),
             "{fault}: waited out the reply timeout: {out:#?}"
         );
         assert_eq!(results(&site), (1, 1), "{fault}: {:#?}", received(&site));
     }
+}
+
+/// A fourth outside attack: a 503 with `Retry-After: 12` that refuses for 10 s. Before, the
+/// first retry went after keyless's own 5 s, into the refusal, and only then was the server's
+/// time waited: now the first retry waits what the server asked, so one message is refused.
+#[test]
+fn a_503_s_retry_after_is_waited_before_the_first_retry() {
+    let site = site(json!({
+        "fault": "http503",
+        "text": "The model is overloaded right now.",
+        "retry_after": "12",
+        "persist": 10,
+    }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    place.completed(&site, &out);
+    assert!(out.stderr.contains("KA_SITE_ERROR"), "{out:#?}");
+    assert!(!out.stderr.contains("counts as sent"), "{out:#?}");
+    assert_eq!(
+        results(&site),
+        (1, 1),
+        "retried inside the server's Retry-After: {:#?}",
+        received(&site)
+    );
+    no_message_twice(&site);
 }
 
 /// A bot check at an address of its own mid-turn: named, and its address is never saved as

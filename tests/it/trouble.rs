@@ -77,7 +77,9 @@ fn pending(ws: &Path) -> Option<String> {
 }
 
 /// A limit in the reply's own place, in several sites' wordings and time formats: named at
-/// once with its code and words, no format correction sent, the turn resumable; `--resume`
+/// once with its code and words, no format correction sent, the turn resumable. Before the
+/// reset the site named, a plain `--resume` stops with nothing sent (a fourth outside attack
+/// saw the message go into the limited chat twice more); `--resume --now` (the limit lifted)
 /// sends the message once more and finishes.
 #[test]
 fn a_usage_limit_in_the_reply_s_place_stops_resumable_with_the_site_s_words() {
@@ -117,7 +119,26 @@ fn a_usage_limit_in_the_reply_s_place_stops_resumable_with_the_site_s_words() {
             + &String::from_utf8_lossy(&status.stderr);
         assert!(status.contains("KA_USAGE_LIMIT"), "{status}");
 
-        let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+        // Before a reset the site named, a plain resume sends nothing into the chat: it says
+        // when, and how to go on (`--wait`, or `--now` when the limit is lifted already).
+        let resets = record::load_session(&Workspace::open(ws.path()).unwrap())
+            .unwrap()
+            .trouble
+            .and_then(|t| t.resets_at);
+        let go_on: &[&str] = if resets.is_some() {
+            let (out, text, took) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+            assert_eq!(out.status.code(), Some(4), "{words}: {text}");
+            assert!(text.contains("KA_USAGE_LIMIT"), "{words}: {text}");
+            assert!(text.contains("resets in"), "{words}: {text}");
+            assert!(text.contains("--wait` to wait"), "{text}");
+            assert!(text.contains("--now` if the limit is lifted"), "{text}");
+            assert!(took < NAMED_WITHIN, "{words}: took {took:?}");
+            assert_eq!(chat.received().len(), 1, "sent before the reset: {text}");
+            &["run", "--resume", "--now"]
+        } else {
+            &["run", "--resume"]
+        };
+        let (out, text, _) = run(&chat, ws.path(), profile.path(), go_on);
         assert_eq!(out.status.code(), Some(0), "{text}");
         assert!(text.contains("finished after the trouble"), "{text}");
         let received = chat.received();

@@ -148,6 +148,10 @@ pub(super) fn trouble_failure(notice: &Notice, clock: Clock) -> Failure {
         .resets_in
         .map(|wait| u64::try_from(clock.unix).unwrap_or(0) + wait.as_secs());
     let when = match notice.resets_in {
+        // A server's Retry-After: when to try again, no limit that resets.
+        Some(wait) if notice.kind == Kind::ServerError => {
+            format!(" It asks to be tried again in {}.", span(wait))
+        }
         Some(wait) => format!(
             " It resets in {} (at {}).",
             span(wait),
@@ -316,7 +320,7 @@ impl CdpDriver {
         }
         let walled = matches!(seen.notice.kind, Kind::LoginWall | Kind::BotCheck);
         if !walled || self.tab.reach.login_wait.is_zero() {
-            return Err(trouble_failure(&seen.notice, clock));
+            return Err(self.sent_into(&seen.notice, clock));
         }
         // A bot check stands in front of the address asked for, the chat's (a reload): that
         // address, as the browser shows it now, is where the chat is once it is passed.
@@ -393,13 +397,26 @@ impl CdpDriver {
             .retry_after
             .as_deref()
             .and_then(|r| r.trim().parse::<u64>().ok())
-            .map(Duration::from_secs)
-            .filter(|_| kind == Kind::RateLimit);
+            .map(Duration::from_secs);
         Some(Notice {
             kind,
             words: words.split_whitespace().collect::<Vec<_>>().join(" "),
             resets_in,
         })
+    }
+
+    /// The failure for trouble met after a send, in the page's words, with the wait the
+    /// site's answer to the message asked for (`Retry-After`) where the words give none: a
+    /// toast that says "overloaded" comes with the 503's own time to try again.
+    fn sent_into(&self, notice: &Notice, clock: Clock) -> Failure {
+        let mut notice = notice.clone();
+        if notice.resets_in.is_none()
+            && matches!(notice.kind, Kind::RateLimit | Kind::ServerError)
+            && let Some(asked) = self.refused_by_status(&PageState::default())
+        {
+            notice.resets_in = asked.resets_in;
+        }
+        trouble_failure(&notice, clock)
     }
 
     /// After a send: whether the user turn shows the message exactly. The first time it does
@@ -542,7 +559,22 @@ impl CdpDriver {
                 // The site emptied the composer: it took the message, and its turn is late,
                 // not lost.
                 shown = self.composer.confirmed(&page, message, users, LATE_TURN)?;
-                if shown.is_none() {
+                // Unless the site refused it: the request that carried it was answered with a
+                // refusal's status, or the page names trouble (a 503 whose toast gives the text
+                // back to the composer): then nothing went, and that is named below.
+                let refused = shown.is_none()
+                    && (self.refused_by_status(&PageState::default()).is_some()
+                        || self.state().is_ok_and(|state| {
+                            state
+                                .trouble(
+                                    self.reader.assistants_before_send,
+                                    false,
+                                    &self.extra(),
+                                    clock_now(),
+                                )
+                                .is_some()
+                        }));
+                if shown.is_none() && !refused {
                     // Still no turn the selectors find (they name another turn, or none):
                     // the message went all the same, and sending it again would make the
                     // model answer twice. It counts as sent; judged after the send as a turn
@@ -564,7 +596,7 @@ impl CdpDriver {
             // request that carried it: it is not sent again into a refusing chat here; the turn
             // names it (a site error is tried again there, once the chat is asked whether it
             // holds the message).
-            if attempt == 0 {
+            {
                 let state = self.state()?;
                 let clock = clock_now();
                 let refusal = state
@@ -577,7 +609,7 @@ impl CdpDriver {
                     .map(|seen| seen.notice)
                     .or_else(|| self.refused_by_status(&state));
                 if let Some(notice) = refusal {
-                    return Err(trouble_failure(&notice, clock));
+                    return Err(self.sent_into(&notice, clock));
                 }
             }
         }
@@ -856,7 +888,7 @@ impl CdpDriver {
                 && last_change.elapsed() >= REFUSAL_SETTLE
                 && let Some(notice) = self.refused_by_status(&state)
             {
-                return Err(trouble_failure(&notice, clock_now()));
+                return Err(self.sent_into(&notice, clock_now()));
             }
             // A notice with no reply begun and nothing streaming: the site's refusal in words
             // no list knows, once it stood a while (a notice that passes, or a reply that
@@ -888,7 +920,7 @@ impl CdpDriver {
                     )
                 {
                     // A notice in the reply's place: the site's words, not the model's.
-                    return Err(trouble_failure(&seen.notice, clock_now()));
+                    return Err(self.sent_into(&seen.notice, clock_now()));
                 }
                 if end == ReplyEnd::Coming
                     && state.streams()

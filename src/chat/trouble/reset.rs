@@ -16,17 +16,19 @@ fn unit_seconds(unit: &str) -> Option<u64> {
     Some(match unit {
         "s" | "sec" | "secs" | "second" | "seconds" | "sek" | "sekunde" | "sekunden"
         | "seconde" | "secondes" | "segundo" | "segundos" | "secondi" | "秒" | "초" | "секунд"
-        | "секунды" | "секунду" => 1,
+        | "секунды" | "секунду" | "saniye" | "sn" | "sekund" | "sekundy" | "sekundę"
+        | "seconden" => 1,
         "m" | "min" | "mins" | "minute" | "minutes" | "minuten" | "minuto" | "minutos"
-        | "minuti" | "minuut" | "分" | "分钟" | "分鐘" | "분" | "минут" | "минуты" | "минуту" => {
-            60
-        }
+        | "minuti" | "minuut" | "分" | "分钟" | "分鐘" | "분" | "минут" | "минуты" | "минуту"
+        | "dakika" | "dk" | "minut" | "minuty" | "minutę" => 60,
         "h" | "hr" | "hrs" | "hour" | "hours" | "std" | "stunde" | "stunden" | "heure"
         | "heures" | "hora" | "horas" | "ora" | "ore" | "uur" | "時間" | "小时" | "小時"
-        | "시간" | "час" | "часа" | "часов" => 3600,
+        | "시간" | "час" | "часа" | "часов" | "saat" | "godzin" | "godziny" | "godzinę" => {
+            3600
+        }
         "d" | "day" | "days" | "tag" | "tage" | "tagen" | "jour" | "jours" | "día" | "días"
         | "dia" | "dias" | "giorno" | "giorni" | "dag" | "dagen" | "日" | "天" | "일" | "день"
-        | "дня" | "дней" => 86_400,
+        | "дня" | "дней" | "gün" | "dni" | "dzień" => 86_400,
         _ => return None,
     })
 }
@@ -60,10 +62,13 @@ const WINDOWED: &[&str] = &[
 fn relative(lower: &str) -> Option<Duration> {
     // "in", "after", "within" and their kin before it; or an east-Asian "after" behind it.
     static LEAD: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?:\bin|\bafter|\bwithin|\bwait|\bwarte|\bwarten sie|\battendez|\bespera|\bespere|\baspetta|\baguarde|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
+        Regex::new(r"(?:\bin|\bafter|\bwithin|\bwait|\bwarte|\bwarten sie|\battendez|\bespera|\bespere|\baspetta|\baguarde|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bza|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
     });
     static PART: LazyLock<Option<Regex>> =
         LazyLock::new(|| Regex::new(r"(\d+)\s*([\p{L}.]+)").ok());
+    // Turkish puts its "after" behind the time too ("20 saniye sonra").
+    static BEHIND: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"((?:\d+\s*\p{L}+\s*)+)\b(?:sonra|içinde|later)\b").ok());
     static TRAIL: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"((?:\d+\s*(?:時間|小时|小時|分钟|分鐘|分|秒|시간|분|초|天|日)\s*)+)(?:後|后|후|以后|之后)").ok()
     });
@@ -92,6 +97,13 @@ fn relative(lower: &str) -> Option<Duration> {
         if let Some(found) = c.get(1).and_then(|m| sum(m.as_str())) {
             return Some(found);
         }
+    }
+    if let Some(found) = BEHIND
+        .as_ref()
+        .and_then(|behind| behind.captures(lower))
+        .and_then(|c| sum(c.get(1)?.as_str()))
+    {
+        return Some(found);
     }
     let c = trail.captures(lower)?;
     sum(c.get(1)?.as_str())

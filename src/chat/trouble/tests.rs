@@ -417,6 +417,27 @@ fn an_outside_site_s_wordings_are_named() {
         limit("Whoa, slow down! Wait 20 seconds before sending another message."),
         Some((Kind::RateLimit, Some(Duration::from_secs(20))))
     );
+    for (words, seconds) in [
+        (
+            "Çok fazla istek. Lütfen 20 saniye sonra tekrar deneyin.",
+            20,
+        ),
+        ("Zbyt wiele żądań. Spróbuj ponownie za 30 sekund.", 30),
+        (
+            "Te veel verzoeken. Probeer het over 45 seconden opnieuw.",
+            45,
+        ),
+        (
+            "Çok fazla mesaj gönderdiniz. 2 dakika sonra tekrar deneyin.",
+            120,
+        ),
+    ] {
+        assert_eq!(
+            limit(words),
+            Some((Kind::RateLimit, Some(Duration::from_secs(seconds)))),
+            "{words}"
+        );
+    }
     assert_eq!(
         limit("Langsam! Bitte warte 30 Sekunden, bevor du die nächste Nachricht sendest."),
         Some((Kind::RateLimit, Some(Duration::from_secs(30))))
