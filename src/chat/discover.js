@@ -384,6 +384,7 @@
   // A code block's own control: inside the block, or in the smallest wrapper that holds a
   // `pre` and little else besides it (the block's toolbar: a language, a button).
   // The turn's own controls (a wrapper that is the turn, or holds it) are not the block's.
+  const TOOLBAR_WORDS = 40;
   const codeOwn = (b, turn) => {
     if (b.closest("pre")) return true;
     for (let el = b.parentElement; el && el !== document.body; el = el.parentElement) {
@@ -396,12 +397,21 @@
     }
     return false;
   };
-  const copyControls = (turn) => {
+  // A toolbar beside a turn: buttons and at most a label's words ("Copied!", "2 / 3"),
+  // holding no turn of the exchange.
+  const toolbar = (el) => !!el && buttonsIn(el).length > 0 && ownText(el) <= TOOLBAR_WORDS &&
+    !(ex && ex.userTurn && (el === ex.userTurn || el.contains(ex.userTurn)));
+  // The controls that may copy `turn`: its own, those of the toolbar after it, and when
+  // `before` those of a toolbar right before it (a site that puts a reply's actions above it;
+  // never a sign the reply is done, and what such a control copies is proved by the caller).
+  const copyControls = (turn, before) => {
     if (!turn) return [];
     const around = [turn];
     // Some sites put a turn's actions in the element after it.
     const next = turn.nextElementSibling;
-    if (next && buttonsIn(next).length && ownText(next) === 0) around.push(next);
+    if (toolbar(next)) around.push(next);
+    const prev = turn.previousElementSibling;
+    if (before && toolbar(prev)) around.push(prev);
     const out = [];
     for (const root of around) {
       const buttons = buttonsIn(root);

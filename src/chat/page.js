@@ -894,7 +894,7 @@
       const known = (a && first("CopyButton", a)) || (a && a === last("AssistantMessage") && last("CopyButton"));
       // The selectors' copy control first, then those found by their shape (the caller
       // proves what they copy).
-      const candidates = (known ? [known] : []).concat(d.copyControls(a).filter((b) => b !== known));
+      const candidates = (known ? [known] : []).concat(d.copyControls(a, true).filter((b) => b !== known));
       const button = candidates[index || 0];
       if (!button) return "no-button";
       // A control in a frame writes to its frame's clipboard: captured there too.

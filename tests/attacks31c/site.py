@@ -3,7 +3,7 @@
 
 Usage: python3 site.py DIR PORT, with the fault in DIR/args.json: {"fault": KIND, "text": TEXT,
 "text2": TEXT, "on": N, "persist": SECONDS, "profile": DIR, "retry_after": S, "store_early": bool,
-"sync_history": bool, "tools_inside": bool}. Every message received is a line of DIR/received.jsonl.
+"sync_history": bool, "tools_inside": bool, "tools_before": bool, "tools_text": TEXT}. Every message received is a line of DIR/received.jsonl.
 Written by an outside attacker of issue 31 (a reviewer who had not read keyless's code).
 Faults fire on the Nth user message of a conversation that is a RESULTS message (--on 2,
 default) or on the first message (--on 1). GET /__ctl?clear=1 turns the fault off.
@@ -33,6 +33,8 @@ class A:
     store_early = bool(_cfg.get('store_early', False))
     sync_history = bool(_cfg.get('sync_history', False))
     tools_inside = bool(_cfg.get('tools_inside', False))
+    tools_before = bool(_cfg.get('tools_before', False))
+    tools_text = _cfg.get('tools_text', '')
     bodyfile = _cfg.get('bodyfile', '')
 
 LOCK = threading.Lock()
@@ -158,7 +160,7 @@ function mkUser(text){const d=document.createElement('div');d.className='tu_k1';
 function mkBot(){const w=document.createElement('section');w.className='ta_z7';const b=document.createElement('div');b.className='bd_4c';w.appendChild(b);thr.appendChild(w);return w;}
 function addTools(w, raw){const t=document.createElement('div');t.className='tb_r0';const c=document.createElement('button');c.textContent='⧉';c.setAttribute('aria-label','Copy reply');c.title='Copy';
   c.onclick=async()=>{try{await navigator.clipboard.writeText(raw);}catch(e){const x=document.createElement('textarea');x.value=raw;document.body.appendChild(x);x.select();document.execCommand('copy');x.remove();}c.textContent='✓';setTimeout(()=>c.textContent='⧉',900);};
-  t.appendChild(c);if(window.__TI)w.appendChild(t);else w.after(t);}
+  t.appendChild(c);if(window.__TT){const sp=document.createElement('span');sp.textContent=' '+window.__TT;t.appendChild(sp);}if(window.__TI)w.appendChild(t);else if(window.__TB)w.before(t);else w.after(t);}
 function noticeTurn(w, text, cls){w.className='ta_z7'+(cls?(' '+cls):'');w.firstChild.textContent=text;if(cls==='nt_e')w.setAttribute('role','alert');}
 function toast(text, ms){const d=document.createElement('div');d.className='ts_p5';d.setAttribute('role','status');d.textContent=text;document.getElementById('toasts').appendChild(d);setTimeout(()=>d.remove(), ms||6000);}
 function banner(text,id){let d=document.getElementById('bn-'+(id||'x'));if(!d){d=document.createElement('div');d.className='bn_w2';d.id='bn-'+(id||'x');document.getElementById('banners').appendChild(d);}d.textContent=text;}
@@ -266,6 +268,10 @@ class H(BaseHTTPRequestHandler):
             page = PAGE
             if A.tools_inside:
                 page = page.replace('<script>', '<script>window.__TI=1;', 1)
+            if A.tools_before:
+                page = page.replace('<script>', '<script>window.__TB=1;', 1)
+            if A.tools_text:
+                page = page.replace('<script>', '<script>window.__TT=' + json.dumps(A.tools_text) + ';', 1)
             if A.sync_history and u.path.startswith('/c/'):
                 with LOCK:
                     turns = CONVS.get(u.path[3:], [])

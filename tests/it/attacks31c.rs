@@ -194,17 +194,35 @@ fn lift(site: &PythonSite) {
 /// resume reads the reply the reopened chat shows, never sending the answered message again
 /// (the resume's look for the message found it by its words when the newest "user turn" by the
 /// learned selector was a toolbar).
+///
+/// A fourth attack put the toolbar before each reply, or gave it a label ("Copied!"): the
+/// resume, reading from the page, found no copy control and told the model its valid reply was
+/// rejected. A toolbar right before the reply, or one with a label's words, is looked in too
+/// (what its control copies is proved against the drawn reply).
 #[test]
 fn a_resume_never_sends_again_what_a_chat_with_toolbars_beside_its_replies_answered() {
-    let site = site(json!({ "fault": "stall" }));
-    let place = Place::new();
-    let out = place.run(&site, &[]);
-    assert_eq!(out.code, Some(4), "{out:#?}");
-    assert!(out.stderr.contains("KA_REPLY_STALLED"), "{out:#?}");
-    let resumed = place.resume(&site, &[]);
-    place.completed(&site, &resumed);
-    no_message_twice(&site);
-    assert_eq!(results(&site), (1, 0), "{:#?}", received(&site));
+    for layout in [
+        json!({ "fault": "stall" }),
+        json!({ "fault": "stall", "tools_before": true }),
+        json!({ "fault": "stall", "tools_text": "Copied!" }),
+    ] {
+        let site = site(layout.clone());
+        let place = Place::new();
+        let out = place.run(&site, &[]);
+        assert_eq!(out.code, Some(4), "{layout}: {out:#?}");
+        assert!(
+            out.stderr.contains("KA_REPLY_STALLED"),
+            "{layout}: {out:#?}"
+        );
+        let resumed = place.resume(&site, &[]);
+        place.completed(&site, &resumed);
+        assert!(
+            !resumed.stderr.contains("not valid AgentScript"),
+            "{layout}: a correction for a valid reply: {resumed:#?}"
+        );
+        no_message_twice(&site);
+        assert_eq!(results(&site), (1, 0), "{layout}: {:#?}", received(&site));
+    }
 }
 
 /// A "Network error — reconnecting…" banner that heals by itself while the reply goes on
