@@ -58,7 +58,52 @@ pub(super) fn install_ctrl_c() {
         }
     });
     on_hangup();
+    on_terminate();
 }
+
+/// SIGTERM (`timeout`, `kill`, a service manager) asks keyless to stop as Ctrl+C does: the wait
+/// or command under way stops, the session is kept, and the browser keyless launched is closed
+/// on the way out (before, it stayed running, orphaned). Keyless is gone within
+/// [`TERMINATE_GRACE`] all the same (an alarm ends it and the browser's group, as when it sat
+/// at a prompt), and a second SIGTERM ends both at once.
+fn on_terminate() {
+    #[cfg(unix)]
+    {
+        extern "C" fn leave(_: libc::c_int) {
+            crate::cancel::end_groups();
+            // SAFETY: _exit is async-signal-safe and ends the process at once.
+            unsafe { libc::_exit(TERMINATED_STATUS) }
+        }
+        extern "C" fn terminated(signal: libc::c_int) {
+            if crate::cancel::request() {
+                leave(signal);
+            }
+            // SAFETY: alarm is async-signal-safe.
+            unsafe {
+                libc::alarm(TERMINATE_GRACE);
+            }
+        }
+        // SAFETY: the handlers do only async-signal-safe work (atomics, alarm, killpg, _exit).
+        unsafe {
+            libc::signal(
+                libc::SIGALRM,
+                leave as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+            libc::signal(
+                libc::SIGTERM,
+                terminated as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+/// Seconds keyless has, after a SIGTERM, to stop what it does and close the browser it launched.
+#[cfg(unix)]
+const TERMINATE_GRACE: libc::c_uint = 10;
+
+/// The exit status when a second SIGTERM ends keyless at once (128 + 15).
+#[cfg(unix)]
+const TERMINATED_STATUS: libc::c_int = 143;
 
 /// The terminal closed (SIGHUP): keyless leaves, and with it the browser it launched, which runs
 /// in a process group of its own that the terminal's hangup never reaches.

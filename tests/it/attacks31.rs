@@ -1141,6 +1141,96 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
     )
 }
 
+/// SIGTERM while `--wait` counts down (`timeout`, a service manager): keyless stops as for
+/// Ctrl+C, keeps the session and the trouble, and closes the browser it launched. A fourth
+/// outside attack found that browser left running, orphaned, on the profile.
+#[test]
+fn sigterm_during_a_wait_keeps_the_session_and_leaves_no_browser_behind() {
+    let site = Site::start(fault(
+        "limit",
+        2,
+        "turn",
+        "You've reached your message limit. Try again in 10 minutes.",
+    ));
+    let place = Place::new();
+    let profile = place.dir.path().join("own-browser");
+    let mut cmd = keyless_at(
+        &site.url(),
+        Some("parlor"),
+        &profile,
+        place.dir.path(),
+        &[
+            "run", "--mode", "auto", "--pace", "batch", TASK, "--wait", "--json",
+        ],
+    );
+    cmd.arg("--selectors")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/attacks31/selectors.json"))
+        .arg("--workspace")
+        .arg(place.ws())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (seen, waiting) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.contains("\"waiting\"") {
+                let _ = seen.send(());
+            }
+        }
+    });
+    waiting
+        .recv_timeout(WALL_WAIT)
+        .expect("no waiting event within a minute");
+    let keyless = child.id();
+    assert!(
+        on_profile(&profile).iter().any(|pid| *pid != keyless),
+        "no browser of keyless's own ran"
+    );
+    // SAFETY: kill has no preconditions; the process is keyless, started above.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let (code, stderr) = finish(child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("keyless run --resume"), "{stderr}");
+    let started = Instant::now();
+    while !on_profile(&profile).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        on_profile(&profile),
+        Vec::<u32>::new(),
+        "the browser keyless launched outlived it"
+    );
+    let status = place.status();
+    assert!(
+        status.contains("KA_USAGE_LIMIT") && status.contains("resets in"),
+        "{status}"
+    );
+    assert_eq!(site.received().len(), 2, "a message went during the wait");
+}
+
+/// The processes whose command line names `profile` (a browser running on it).
+fn on_profile(profile: &Path) -> Vec<u32> {
+    let needle = profile.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).contains(&needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
 /// A bot check at the chat's address mid-turn, in a window the person sees: keyless tells them
 /// and waits, runs no script in the page while the check shows (the page watches for script
 /// of someone else's: calls into its DOM, new globals), and once the check is passed goes on in
