@@ -935,6 +935,40 @@
     summary.textContent = "Thought for 1 second";
   }
 
+  // "menu-copy": a reply's only copy is a row of a menu behind a "⋯" button, as some sites
+  // keep Copy with Share and Report. The menu opens on the pointer going down (a scripted
+  // click does not open it, as Radix's menus do not) and is drawn at the end of the body, away
+  // from the reply; a row's click does its work and closes it.
+  function moreMenu(raw) {
+    const more = document.createElement("button");
+    more.type = "button";
+    more.className = cls("more");
+    more.textContent = "\u22ef";
+    more.setAttribute("aria-haspopup", "menu");
+    more.setAttribute("aria-label", "More actions");
+    more.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      const open = document.querySelector("[role=menu].reply-menu");
+      if (open) { open.remove(); return; }
+      const menu = document.createElement("div");
+      menu.className = "reply-menu";
+      menu.setAttribute("role", "menu");
+      const r = more.getBoundingClientRect();
+      menu.style.cssText = "position:fixed;background:#fff;border:1px solid #ccc;padding:4px;z-index:9;left:" + r.left + "px;top:" + (r.bottom + 2) + "px";
+      for (const [name, work] of [["Share", () => {}], ["Copy", () => navigator.clipboard.writeText(raw)], ["Report", () => {}]]) {
+        const row = document.createElement("div");
+        row.setAttribute("role", "menuitem");
+        row.tabIndex = -1;
+        row.textContent = name;
+        row.style.cursor = "pointer";
+        row.addEventListener("click", () => { work(); menu.remove(); });
+        menu.appendChild(row);
+      }
+      document.body.appendChild(menu);
+    });
+    return more;
+  }
+
   // A finished reply gets its copy button and is marked done.
   function finishReply(reply, raw) {
     reply.setAttribute("data-raw-length", String(raw.length));
@@ -981,7 +1015,11 @@
       if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
       return;
     }
-    if (!mode("no-copy") && !mode("lossy") && !mode("server-drawn")) actions.appendChild(copy);
+    if (mode("menu-copy")) {
+      actions.appendChild(moreMenu(raw));
+    } else if (!mode("no-copy") && !mode("lossy") && !mode("server-drawn")) {
+      actions.appendChild(copy);
+    }
     actionsHome(reply).appendChild(actions);
     if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
   }

@@ -423,6 +423,26 @@
     }
     return out;
   };
+  // The controls that open a menu of the reply's actions ("⋯", "More actions"): said to open a
+  // menu, or named so, in the turn or a toolbar beside it; never a copy control itself.
+  const MORE_WORDS = ["more", "options", "actions", "menu", "mehr", "plus d", "más", "mais", "altro", "ещё", "更多", "その他", "더보기", "\u22ef", "\u2026", "..."];
+  const menuTriggers = (turn) => {
+    if (!turn) return [];
+    const around = [turn];
+    for (const el of [turn.nextElementSibling, turn.previousElementSibling]) if (toolbar(el)) around.push(el);
+    const out = [];
+    for (const root of around) {
+      for (const b of buttonsIn(root)) {
+        const popup = b.getAttribute("aria-haspopup");
+        const opens = (popup && popup !== "false") || says(b, MORE_WORDS);
+        if (opens && !isCopy(b) && !codeOwn(b, turn) && !out.includes(b)) out.push(b);
+      }
+    }
+    return out;
+  };
+  // The rows of an open menu that say copy, wherever the page draws the menu.
+  const menuCopyRows = () => loc.under(document, '[role="menuitem"], [role="option"], [role="menu"] button, [role="menu"] [role="button"], [role="listbox"] [role="button"]')
+    .filter((row) => isCopy(row) && strip(row.textContent).length <= 40);
   const done = (turn) => {
     if (!turn) return false;
     if (ex && ex.busySeen && !busy(turn)) return true;
@@ -710,7 +730,7 @@
   };
   return {
     own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, seeShown, findUser, findReply,
-    streaming, done, copyControls, reasoning, unseen, answerText, agrees, learnTurns,
+    streaming, done, copyControls, menuTriggers, menuCopyRows, reasoning, unseen, answerText, agrees, learnTurns,
     exchange: () => ex,
   };
 })

@@ -324,6 +324,29 @@
     }
     return blocks.join("\n\n");
   };
+  // Where a real mouse click on `el` lands, scrolled into view: null when it is hidden or
+  // something else is drawn over its centre (the click would go there).
+  const pointOf = (el) => {
+    if (!el || !visible(el)) return null;
+    el.scrollIntoView({ block: "center", inline: "center" });
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    // Asked of the element's own tree (a shadow root answers with what is in it, the page
+    // with its host), then the point moved out of each frame it is in, to the tab's place.
+    const hit = el.getRootNode().elementFromPoint(x, y);
+    if (!(hit && (hit === el || el.contains(hit)))) return null;
+    let [px, py] = [x, y];
+    for (let doc = el.ownerDocument; doc !== document;) {
+      const frame = doc.defaultView && doc.defaultView.frameElement;
+      if (!frame) return null;
+      const f = frame.getBoundingClientRect();
+      px += f.left + frame.clientLeft;
+      py += f.top + frame.clientTop;
+      doc = frame.ownerDocument;
+    }
+    return [px, py];
+  };
   const api = {
     version: 10,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
@@ -641,27 +664,22 @@
     },
     // Where a real mouse click on `key` lands, scrolled into view: null when the element is
     // hidden or something else is drawn over its centre (the click would go there).
-    centre: (key) => {
-      const el = last(key);
-      if (!el || !visible(el)) return null;
-      el.scrollIntoView({ block: "center", inline: "center" });
-      const r = el.getBoundingClientRect();
-      const x = r.left + r.width / 2;
-      const y = r.top + r.height / 2;
-      // Asked of the element's own tree (a shadow root answers with what is in it, the page
-      // with its host), then the point moved out of each frame it is in, to the tab's place.
-      const hit = el.getRootNode().elementFromPoint(x, y);
-      if (!(hit && (hit === el || el.contains(hit)))) return null;
-      let [px, py] = [x, y];
-      for (let doc = el.ownerDocument; doc !== document;) {
-        const frame = doc.defaultView && doc.defaultView.frameElement;
-        if (!frame) return null;
-        const f = frame.getBoundingClientRect();
-        px += f.left + frame.clientLeft;
-        py += f.top + frame.clientTop;
-        doc = frame.ownerDocument;
-      }
-      return [px, py];
+    centre: (key) => pointOf(last(key)),
+    // Reading channel 4, the last: a copy row in a menu behind the reply's "more" control.
+    // Where a real click on trigger `index` lands (menus open on the pointer, which a scripted
+    // click does not move); null when there is none.
+    menuTrigger: (index) => pointOf(d.menuTriggers(replyTurn())[index || 0]),
+    // Clicks the open menu's copy row with the clipboard captured ("discovered": the caller
+    // proves what it copied), or says there is none ("no-button").
+    menuCopy: () => {
+      window.__keylessClip = null;
+      const row = d.menuCopyRows().find((r) => visible(r));
+      if (!row) return "no-button";
+      if (!captureClipboard(window)) return "no-clipboard";
+      const view = row.ownerDocument.defaultView;
+      if (view && view !== window && !captureClipboard(view)) return "no-clipboard";
+      row.click();
+      return "discovered";
     },
     // The page's structure for a report when the site seems to have changed: elements with
     // their ids, classes and the attributes selectors use, which selector alternative matched

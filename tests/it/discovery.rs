@@ -52,9 +52,9 @@ fn driver(chat: &LocalChat, knowledge: Knowledge, profile: PathBuf) -> CdpDriver
 
 /// The channel a reply on a page in `modes` is read through: its copy control, or the wire on
 /// a page that has none and draws replies lossily, or draws its copy control seconds after the
-/// reply ended (the wire proves the reply first).
+/// reply ended, or keeps it in a menu (the wire proves the reply first).
 fn expected_channel(modes: &[&str]) -> Channel {
-    if modes.contains(&"lossy") || modes.contains(&"late-actions") {
+    if modes.contains(&"lossy") || modes.contains(&"late-actions") || modes.contains(&"menu-copy") {
         Channel::Wire
     } else {
         Channel::CopyButton
@@ -378,6 +378,7 @@ three_ways! {
     lossy_three_ways: "lossy", "deepseek";
     encoded_stream_three_ways: "encoded-stream", "grok";
     icon_copy_three_ways: "icon-copy", "chatgpt";
+    menu_copy_three_ways: "menu-copy", "claude";
     shift_enter_only_three_ways: "shift-enter-only", "claude";
     shadow_root_three_ways: "shadow-root", "gemini";
     nested_shadow_three_ways: "nested-shadow", "chatgpt";

@@ -230,6 +230,31 @@ fn a_copy_control_drawn_after_the_text_settles_is_waited_for() {
     }
 }
 
+/// A page whose only exact channel is the "Copy" row of a menu behind each reply's "⋯" button
+/// (opened on the pointer going down, drawn at the end of the page), its stream unreadable and
+/// its drawing lossy: the menu is opened with a real click and the reply read through the row,
+/// with the page's selectors and with its address only. Before, the menu was never opened and
+/// every reply was asked for again (issue 30's first outside attack, its page "d").
+#[test]
+fn a_copy_row_behind_a_more_menu_is_found_and_read() {
+    let content = repeating();
+    for site in [Some("local"), None] {
+        let (text, ws, chat) = run_on(
+            site,
+            PageFaults {
+                modes: vec!["menu-copy".into(), "lossy".into(), "encoded-stream".into()],
+                ..PageFaults::default()
+            },
+            vec![block_with_lines_around(&content), DONE.to_string()],
+        );
+        let written = fs::read_to_string(ws.path().join("data.txt")).unwrap_or_default();
+        assert_eq!(written, format!("```\n{content}```\n"), "{site:?}: {text}");
+        assert_eq!(chat.received().len(), 2, "{site:?}: {text}");
+        assert!(text.contains("read via CopyButton"), "{site:?}: {text}");
+        assert!(!text.contains("read via Dom"), "{site:?}: {text}");
+    }
+}
+
 /// The same shape read exactly the first time wherever the page gives it whole: its copy
 /// control, or the stream the server sent (plain, or server-sent events of JSON deltas).
 #[test]

@@ -18,6 +18,10 @@ const EOF_MARK: &str = "@@eof";
 
 /// How many copy controls found by their shape are tried on one reply.
 const MAX_COPY_CANDIDATES: usize = 3;
+/// How many of a reply's menu triggers are opened to look for a copy row, and how long each
+/// menu has to show one.
+const MAX_MENU_TRIGGERS: usize = 2;
+const MENU_OPENS: Duration = Duration::from_millis(600);
 
 /// The reader part: where the reply to wait for starts, and how long a reply may take.
 #[derive(Debug)]
@@ -128,6 +132,36 @@ impl Reader {
         Ok(Reader::copied(page)?.filter(|copied| words(copied) == words(&found.text)))
     }
 
+    /// The last resort before the page's drawing: a copy row in a menu behind the reply's
+    /// "more" control, opened by a real click (menus open on the pointer), its copy proved by
+    /// agreeing with the drawn reply. A menu with no copy row is closed again (Escape).
+    fn from_menu(page: &PageApi<'_>) -> Result<Option<String>, Failure> {
+        for index in 0..MAX_MENU_TRIGGERS {
+            let Some((x, y)) = page.menu_trigger(index)? else {
+                return Ok(None);
+            };
+            page.click_at(x, y)?;
+            let opened = Instant::now();
+            let clicked = loop {
+                let clicked = page.menu_copy()?;
+                if clicked.pressed() || opened.elapsed() >= MENU_OPENS {
+                    break clicked;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            };
+            if !clicked.pressed() {
+                page.key("Escape", 27)?;
+                continue;
+            }
+            if let Some(text) = Reader::copied(page)?
+                && page.agrees(&text)?
+            {
+                return Ok(Some(text));
+            }
+        }
+        Ok(None)
+    }
+
     /// Reads the last reply: the copy button, else the wire, else the only code block, else
     /// the DOM. The copy control comes first: proving one teaches discovery the site's control.
     pub(super) fn read(&self, page: &PageApi<'_>, heard: &[Heard]) -> Result<Read, Failure> {
@@ -189,6 +223,18 @@ impl Reader {
                 reply: Reply {
                     text,
                     channel: Channel::CodeBlock,
+                    finished_at: Instant::now(),
+                    model: None,
+                    effort: None,
+                },
+                proved_copy: None,
+            });
+        }
+        if let Some(text) = Reader::from_menu(page)? {
+            return Ok(Read {
+                reply: Reply {
+                    text,
+                    channel: Channel::CopyButton,
                     finished_at: Instant::now(),
                     model: None,
                     effort: None,

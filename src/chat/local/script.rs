@@ -145,7 +145,9 @@ pub struct PageFaults {
 /// shows that HTML, with no copy control: no agent can read such a reply's tabs), `late-actions`
 /// (a reply's copy control and done mark drawn 3 s after its text ends, as Panel's icon comes
 /// on a loaded machine), `own-words` (the send button says "Dispatch" and the stop button
-/// "Halt", no label or test id saying send or stop); and the
+/// "Halt", no label or test id saying send or stop), `menu-copy` (a reply's only copy is the
+/// "Copy" row of a menu behind a "⋯" button that opens on the pointer going down, drawn at the
+/// end of the page); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -191,6 +193,7 @@ pub const MODES: &[&str] = &[
     "lossy",
     "encoded-stream",
     "icon-copy",
+    "menu-copy",
     "shift-enter-only",
     "shadow-root",
     "nested-shadow",

@@ -135,6 +135,12 @@ impl PageApi<'_> {
         let Some((x, y)) = self.centre(key)? else {
             return Ok(false);
         };
+        self.click_at(x, y)?;
+        Ok(true)
+    }
+
+    /// Real mouse events (move, press, release) at a point of the tab.
+    pub(in crate::chat::cdp) fn click_at(&self, x: f64, y: f64) -> Result<(), Failure> {
         let page = self.tab.page.clone();
         self.tab.block(async move {
             for kind in [
@@ -153,8 +159,7 @@ impl PageApi<'_> {
                 bounded(page.execute(params), "click").await?;
             }
             Ok::<_, DriverError>(())
-        })?;
-        Ok(true)
+        })
     }
 
     /// One `Input.insertText` of `text` where the focus is.

@@ -306,6 +306,16 @@ impl<'d> PageApi<'d> {
         self.call("copy", json!([index]))
     }
 
+    /// Where a real click on the reply's menu trigger `index` lands ("⋯", "More actions").
+    pub fn menu_trigger(&self, index: usize) -> Result<Option<(f64, f64)>, Failure> {
+        self.call("menuTrigger", json!([index]))
+    }
+
+    /// Clicks the open menu's copy row, the clipboard captured.
+    pub fn menu_copy(&self) -> Result<Clicked, Failure> {
+        self.call("menuCopy", json!([]))
+    }
+
     /// What the page's clipboard calls captured last.
     pub fn copied(&self) -> Result<Option<String>, Failure> {
         self.call("copied", json!([]))
