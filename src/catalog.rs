@@ -120,7 +120,7 @@ catalog! {
     ReplyTruncated = "KA_REPLY_TRUNCATED", ChatBrowser, "reply stream stayed truncated (AgentScript without @@eof) longer than Browser.TruncationBudgetSeconds in one wait";
     ReplyNotExact = "KA_REPLY_NOT_EXACT", ChatBrowser, "the reply could be read only as text rebuilt from the page, which cannot prove its bytes; nothing was executed and the model is asked to resend it in one fenced block; when the resent reply reads no better, the page offers no exact channel and the turn stops";
     SendNotConfirmed = "KA_SEND_NOT_CONFIRMED", ChatBrowser, "the message could not be sent (not confirmed in the DOM, retry failed too)";
-    MessageAltered = "KA_MESSAGE_ALTERED", ChatBrowser, "the chat shows a sent message altered (tabs, blank lines, indentation, Markdown): keyless says so once and sends its messages inside a fence from then on; a message the page alters even so is delivered with a warning";
+    MessageAltered = "KA_MESSAGE_ALTERED", ChatBrowser, "the chat shows a sent message altered (tabs, blank lines, indentation, Markdown): keyless says so once and sends its messages inside a fence from then on; a message the page alters even so, or a message box that keeps no whitespace of its own (runs of spaces and tabs as one), is delivered with a warning";
     AttachmentUploadFailed = "KA_ATTACHMENT_UPLOAD_FAILED", ChatBrowser, "file upload failed (falls back to pasting)";
     NetworkOffline = "KA_NETWORK_OFFLINE", ChatBrowser, "the machine is offline: nothing was uploaded or sent; the chat session stays valid, resend the same request";
     ToolMissing = "KA_TOOL_MISSING", ChatBrowser, "a runcommand tool is listed as Missing in the environment: the process is never started; do not retry it";

@@ -61,6 +61,10 @@
   };
   // --- The composer: one <p> per line; the model is the truth. ---
   function renderComposer() {
+    // A composer that keeps no whitespace of its own ("collapsing-composer", as a plain
+    // contenteditable drawn with `white-space: normal` does): a run of spaces or tabs is one
+    // space, and a line ends with no space.
+    if (mode("collapsing-composer")) model = model.replace(/[ \t]+/g, " ").replace(/ \n/g, "\n");
     composer.innerHTML = "";
     for (const line of model.split("\n")) {
       const p = document.createElement("p");

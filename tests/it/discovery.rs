@@ -334,6 +334,25 @@ fn run_through(modes: &[&str], way: Way, profile: &std::path::Path) -> String {
     stderr
 }
 
+/// A message box that keeps no whitespace of its own (a plain contenteditable drawn with
+/// `white-space: normal`): no strategy puts the rules' indentation in exactly, and the turn
+/// goes on with every word in place, said once as KA_MESSAGE_ALTERED. Before, the first
+/// message with a tab or a run of spaces stopped the turn with KA_SEND_NOT_CONFIRMED naming the
+/// last strategy tried (issue 30's first outside attack, its page "b").
+#[test]
+fn a_message_box_that_collapses_whitespace_gets_the_words_with_a_warning() {
+    let profile = tempfile::tempdir().unwrap();
+    let stderr = run_through(&["collapsing-composer"], Way::Correct, profile.path());
+    assert!(stderr.contains("KA_MESSAGE_ALTERED"), "{stderr}");
+    assert!(stderr.contains("keeps no whitespace"), "{stderr}");
+    assert!(!stderr.contains("KA_SEND_NOT_CONFIRMED"), "{stderr}");
+    assert_eq!(
+        stderr.matches("keeps no whitespace").count(),
+        1,
+        "said once: {stderr}"
+    );
+}
+
 /// Runs the whole loop on `mode` three ways: correct selectors, `stale` (another site's), none.
 fn three_ways(mode: &str, stale: &'static str) {
     for way in [Way::Correct, Way::Stale(stale), Way::Unknown] {
@@ -379,6 +398,7 @@ three_ways! {
     encoded_stream_three_ways: "encoded-stream", "grok";
     icon_copy_three_ways: "icon-copy", "chatgpt";
     menu_copy_three_ways: "menu-copy", "claude";
+    collapsing_composer_three_ways: "collapsing-composer", "gemini";
     shift_enter_only_three_ways: "shift-enter-only", "claude";
     shadow_root_three_ways: "shadow-root", "gemini";
     nested_shadow_three_ways: "nested-shadow", "chatgpt";

@@ -134,6 +134,12 @@ pub(super) struct Composer {
     pub(super) files: Vec<crate::chat::attach::Upload>,
     /// How long each of them has to show its chip.
     pub(super) attach_wait: Duration,
+    /// The last message went in with its words whole and its whitespace changed: the
+    /// composer keeps none of its own (a run of spaces or tabs as one, no space at a line's
+    /// end), and no strategy could do better. Taken by the driver, which warns.
+    pub(super) whitespace_lost: bool,
+    /// Whether that was said (once a session).
+    pub(super) told_whitespace: bool,
 }
 
 impl Composer {
@@ -233,6 +239,8 @@ impl Composer {
         let begun: Begun = page.begin(message)?;
         let keep = begun.chips;
         let mut last = None;
+        // The first strategy that left the message's words whole, its whitespace changed.
+        let mut near = None;
         // Whether the message's opening lines went in by typing (`Input.insertText`): asked once.
         let mut typed_opening: Option<bool> = None;
         for strategy in self.insertion_order(page, &begun.editor) {
@@ -309,10 +317,35 @@ impl Composer {
                     if let Some(wall) = super::conversation::wall_shown(page) {
                         return Err(wall);
                     }
+                    if near.is_none()
+                        && page
+                            .composer()?
+                            .is_some_and(|held| same_words(&held, message))
+                    {
+                        near = Some(strategy);
+                    }
                     last = Some(failure);
                     self.clean_keeping(page, keep)?;
                 }
             }
+        }
+        // No strategy was exact, and one left every word in place with the whitespace changed:
+        // a composer that keeps no whitespace of its own, which no strategy can change. The
+        // message goes so (the driver warns) rather than not at all.
+        if let Some(strategy) = near
+            && message.chars().any(|c| c.is_whitespace() && c != '\n')
+        {
+            let _ = self.insert_with(page, strategy, message);
+            if page
+                .composer()?
+                .is_some_and(|held| same_words(&held, message))
+                && page.cards()? == 0
+            {
+                page.unmark_region()?;
+                self.whitespace_lost = true;
+                return Ok(());
+            }
+            self.clean_keeping(page, keep)?;
         }
         page.unmark_region()?;
         Err(last.unwrap_or_else(|| {
@@ -621,9 +654,33 @@ impl Composer {
     }
 }
 
+/// Whether two texts hold the same words in the same order and lines, whatever the spaces and
+/// tabs between them or at a line's end (what a composer that keeps no whitespace changes).
+fn same_words(held: &str, message: &str) -> bool {
+    let lines = |text: &str| {
+        text.trim_end()
+            .lines()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    };
+    !held.trim().is_empty() && lines(held) == lines(message)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_same_words_allow_only_spaces_and_tabs_to_change() {
+        assert!(same_words("a b\nc", "a\t  b  \nc"));
+        assert!(same_words("  x\n\ny", "\tx \n\ny\n"));
+        assert!(
+            !same_words("a b c", "a b\nc"),
+            "a line break is not a space"
+        );
+        assert!(!same_words("a b", "a b c"));
+        assert!(!same_words("", "   "), "an empty box holds no words");
+    }
 
     #[test]
     fn a_long_message_s_opening_reaches_the_line_after_its_first_blank_line() {

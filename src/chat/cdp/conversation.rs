@@ -518,6 +518,14 @@ impl CdpDriver {
                     self.composer.clear_text(&self.api())?;
                 }
                 self.insert(message)?;
+                if std::mem::take(&mut self.composer.whitespace_lost)
+                    && !std::mem::replace(&mut self.composer.told_whitespace, true)
+                {
+                    self.warnings.push(Failure::new(
+                        Code::MessageAltered,
+                        "the chat's message box keeps no whitespace of its own (a run of spaces or tabs becomes one space, a line ends with none), and no way of putting text in kept it: messages go with every word in place and their whitespace changed, so the model reads tabs and indentation in results altered. Check the site with `keyless doctor`",
+                    ));
+                }
             }
             // The insertion left the message in the page: it need not cross again.
             let begin = if inserted { None } else { Some(message) };

@@ -147,7 +147,8 @@ pub struct PageFaults {
 /// on a loaded machine), `own-words` (the send button says "Dispatch" and the stop button
 /// "Halt", no label or test id saying send or stop), `menu-copy` (a reply's only copy is the
 /// "Copy" row of a menu behind a "⋯" button that opens on the pointer going down, drawn at the
-/// end of the page); and the
+/// end of the page), `collapsing-composer` (the composer keeps no whitespace of its own: a
+/// run of spaces or tabs becomes one space, a line ends with none); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -194,6 +195,7 @@ pub const MODES: &[&str] = &[
     "encoded-stream",
     "icon-copy",
     "menu-copy",
+    "collapsing-composer",
     "shift-enter-only",
     "shadow-root",
     "nested-shadow",
