@@ -642,7 +642,7 @@ impl<'w> Turn<'w> {
                     wait,
                 });
                 (self.sleep)(wait);
-                Ok(self.again(due, kind, driver))
+                self.again(due, kind, driver)
             }
             code if is_trouble(code) => {
                 self.session.trouble = Some(record::Trouble {
@@ -703,7 +703,7 @@ impl<'w> Turn<'w> {
                         ),
                     )));
                 }
-                Ok(self.again(due, kind, driver))
+                self.again(due, kind, driver)
             }
             // A reply cut off before @@eof is asked for again in smaller pieces, as a retry.
             Code::ReplyTruncated => {
@@ -736,19 +736,38 @@ impl<'w> Turn<'w> {
 
     /// What to do with the message due after a failure: wait for its reply when the chat shows
     /// it had it and answered (never sent twice), else send it again.
-    fn again(&mut self, due: String, kind: MessageKind, driver: &mut dyn ChatDriver) -> Next {
+    fn again(
+        &mut self,
+        due: String,
+        kind: MessageKind,
+        driver: &mut dyn ChatDriver,
+    ) -> Result<Next, Stop> {
         match driver.holds(&due) {
             Ok(Reopened::Answered) => {
                 self.recorder
                     .entry("held", serde_json::json!({ "what": kind.name() }));
-                Next::Wait
+                Ok(Next::Wait)
             }
             Ok(Reopened::Retried) => {
                 self.recorder
                     .entry("retried", serde_json::json!({ "what": kind.name() }));
-                Next::Wait
+                Ok(Next::Wait)
             }
-            _ => Next::Send { message: due, kind },
+            // Offline still: the send says so at once, and the offline waits go on.
+            Ok(_) => Ok(Next::Send { message: due, kind }),
+            Err(failure) if failure.code == Code::NetworkOffline => {
+                Ok(Next::Send { message: due, kind })
+            }
+            // The chat could not be opened to ask (its page does not load): nothing is sent
+            // blind into a page that is not the chat; the turn stops resumable.
+            Err(mut failure) => {
+                if !failure.reason.contains("--resume") {
+                    failure.reason.push_str(
+                        ". Nothing was sent again and nothing was lost: once the chat loads, run `keyless run --resume` (it asks the chat whether it holds the message first)",
+                    );
+                }
+                Err(Stop::Chat(failure))
+            }
         }
     }
 

@@ -66,13 +66,33 @@ pub fn resume(
             Err(failure) => return turn.stop(Stop::Chat(failure), on_event),
         }
     }
-    on_event(Event::Resumed { reopened });
+    // The task's first message, rules and all, that no chat ever took (the site refused it: a
+    // limit up before anything went) needs no summary around it in a new chat: it is one.
+    let whole_first = match &turn.session.in_flight {
+        InFlight::Sending {
+            message,
+            kind: record::MessageKind::Task,
+        } => turn
+            .session
+            .rules
+            .as_deref()
+            .map(str::trim)
+            .is_some_and(|rules| !rules.is_empty() && message.starts_with(rules)),
+        _ => false,
+    };
+    on_event(Event::Resumed {
+        reopened: if whole_first && reopened == Reopened::Empty {
+            Reopened::Unsent
+        } else {
+            reopened
+        },
+    });
     if reopened == Reopened::Empty {
         // The chat is gone: a new one gets the rules and what was done before what is due.
         if let Err(failure) = driver.new_chat() {
             return turn.stop(Stop::Chat(failure), on_event);
         }
-        turn.fresh_chat = true;
+        turn.fresh_chat = !whole_first;
     }
     let next = match turn.session.in_flight.clone() {
         InFlight::CarryingOut { reply } => {

@@ -348,6 +348,81 @@ fn a_503_s_retry_after_is_waited_before_the_first_retry() {
     no_message_twice(&site);
 }
 
+/// A fifth outside attack: a limit's banner up before the first message, the run stopped,
+/// the limit lifted early and `--resume --now` run. Nothing had ever gone, so the task goes as
+/// it was, once: before, the resume called the chat gone and wrapped the task in a summary
+/// ("continues from a chat that reached its length limit").
+#[test]
+fn a_first_message_no_chat_took_goes_as_it_was_on_resume() {
+    let words = "You've reached your message limit. Try again in 2 hours.";
+    let site = site(json!({ "fault": "preload_banner", "text": words, "persist": 600 }));
+    let place = Place::new();
+    let out = place.run(&site, &[]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    // The task as it waits in the session, in characters (as the site counts them).
+    let session: Value =
+        serde_json::from_str(&fs::read_to_string(place.ws().join(".agent/session.json")).unwrap())
+            .unwrap();
+    let pending = session["pending"]
+        .as_str()
+        .unwrap_or_default()
+        .chars()
+        .count() as u64;
+    assert!(pending > 0, "{session:#?}");
+    lift(&site);
+    let done = place.resume(&site, &[]);
+    place.completed(&site, &done);
+    assert!(!done.stderr.contains("the chat is gone"), "{done:#?}");
+    let tasks: Vec<Value> = received(&site)
+        .into_iter()
+        .filter(|e| e["kind"] == "task" && e["refused"] == false)
+        .collect();
+    assert_eq!(tasks.len(), 1, "{:#?}", received(&site));
+    assert_eq!(
+        tasks[0]["n"].as_u64(),
+        Some(pending),
+        "the task went other than it was (wrapped in a summary?): {:#?}",
+        received(&site)
+    );
+    no_message_twice(&site);
+}
+
+/// A fifth outside attack: a notice in the reply's place in words keyless knew only in
+/// English (a plan lapsed, in Portuguese) was called a stall on every resume, its words never
+/// shown. Now the Portuguese is a spend limit, and a notice in words no list holds
+/// (Indonesian) is the site's notice, quoted, never a stall.
+#[test]
+fn a_notice_in_the_reply_s_place_in_other_words_is_never_a_stall() {
+    for (words, code) in [
+        (
+            "Seu plano expirou. Renove sua assinatura para continuar usando o Parley.",
+            "KA_SPEND_LIMIT",
+        ),
+        (
+            "Paket Anda telah berakhir. Perpanjang langganan untuk terus memakai Parley.",
+            "KA_SITE_NOTICE",
+        ),
+    ] {
+        let site = site(json!({ "fault": "turn_notice", "text": words, "persist": 600 }));
+        let place = Place::new();
+        let out = place.run(&site, &[]);
+        assert_eq!(out.code, Some(4), "{words}: {out:#?}");
+        assert!(out.stderr.contains(code), "{words}: {out:#?}");
+        assert!(
+            !out.stderr.contains("KA_REPLY_STALLED"),
+            "{words}: {out:#?}"
+        );
+        assert!(out.stderr.contains(words), "the words are quoted: {out:#?}");
+        let again = place.resume(&site, &[]);
+        assert!(again.stderr.contains(code), "{words}: {again:#?}");
+        assert!(
+            !again.stderr.contains("KA_REPLY_STALLED"),
+            "{words}: {again:#?}"
+        );
+    }
+}
+
 /// A bot check at an address of its own mid-turn: named, and its address is never saved as
 /// the chat's; the stop names the resume command with the run's own flags.
 #[test]

@@ -221,6 +221,9 @@ const OFFLINE_SETTLE: Duration = Duration::from_secs(3);
 /// stop control within seconds of a send they took.
 const UNANSWERED_NOTICE_WAIT: Duration = Duration::from_secs(10);
 
+/// The longest text in the reply's place that may be a site's notice rather than a reply.
+const NOTICE_LONGEST: usize = 300;
+
 /// The failure for an ended reply that holds nothing, or for no reply at all beside a notice
 /// that stood: the words of the page's notices (areas
 /// outside the turns, then the reply's own), which no kind of trouble keyless knows matched,
@@ -393,11 +396,17 @@ impl CdpDriver {
                         .unwrap_or_default()
                 )
             });
+        // The server's Retry-After, else a wait the page's words give ("Probeer het over 30
+        // seconden opnieuw" in a dialog beside a bare 429).
         let resets_in = refused
             .retry_after
             .as_deref()
             .and_then(|r| r.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+            .map(Duration::from_secs)
+            .or_else(|| {
+                crate::chat::trouble::classify(&words, Place::Area, &self.extra(), clock_now())
+                    .and_then(|notice| notice.resets_in)
+            });
         Some(Notice {
             kind,
             words: words.split_whitespace().collect::<Vec<_>>().join(" "),
@@ -428,12 +437,16 @@ impl CdpDriver {
             return;
         };
         let shown = self.carried(shown);
-        let composer = &mut self.composer;
         // Not the message altered, but something else in its place (a chip for a pasted
         // file): it counts as sent, and a resumed turn cannot recognise it.
         if shown == Drawn::Unlike {
-            if !composer.drawn_unlike {
-                composer.drawn_unlike = true;
+            // Not sent at all: the site refused it (its request answered with a refusal's
+            // status), which the wait names.
+            if self.refused_by_status(&PageState::default()).is_some() {
+                return;
+            }
+            if !self.composer.drawn_unlike {
+                self.composer.drawn_unlike = true;
                 self.warnings.push(Failure::new(
                     Code::SendNotConfirmed,
                     "the chat shows the sent message as something other than its text (UserMessage); it counts as sent and was not sent again. A resumed turn cannot find such a message and sends it again; check the site with `keyless doctor --canary`",
@@ -441,6 +454,7 @@ impl CdpDriver {
             }
             return;
         }
+        let composer = &mut self.composer;
         let (delivery, told) = match &shown {
             Drawn::Altered(what) => composer.delivery.after(Some(what)),
             _ => composer.delivery.after(None),
@@ -965,6 +979,16 @@ impl CdpDriver {
                         && !self.discovery.knows("StopButton")
                         && last_change.elapsed() >= self.reader.stall
                     {
+                        // A few words with nothing of AgentScript in the reply's place are the
+                        // site's notice in words no list holds (a plan lapsed, in Portuguese),
+                        // quoted as such: a resume would meet them again, never a stall.
+                        let text = reply.text.trim();
+                        if !text.is_empty()
+                            && !text.contains("@@")
+                            && text.chars().count() <= NOTICE_LONGEST
+                        {
+                            return Err(nothing_replied(&state));
+                        }
                         return Err(Failure::new(
                             Code::ReplyStalled,
                             format!(

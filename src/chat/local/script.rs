@@ -194,8 +194,6 @@ pub const MODES: &[&str] = &[
     "lossy",
     "encoded-stream",
     "icon-copy",
-    "menu-copy",
-    "collapsing-composer",
     "shift-enter-only",
     "shadow-root",
     "nested-shadow",
@@ -221,6 +219,8 @@ pub const MODES: &[&str] = &[
     "attach-cap",
     "attach-silent",
     "no-upload",
+    "menu-copy",
+    "collapsing-composer",
 ];
 
 /// The scripted model.

@@ -171,6 +171,11 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
         // take for letters of the same word. French writes "9 h 00".
         Regex::new(r"(?-u:\b)(\d{1,2})(?::|\s?h\s?)(\d{2})(?-u:\b)(?:\s*(?:uhr|h)(?-u:\b))?").ok()
     });
+    // An hour alone after "at" in its languages ("demain à 9 h", "um 9 Uhr", "às 9h"): never
+    // a bare "3 h", which may be a window ("toutes les 3 h").
+    static HOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(?:\bà|\bum|\bat|\bàs|\ba las|\balle|\bom|\bo)\s+(\d{1,2})\s?(?:h|uhr|heures?|hrs?)(?-u:\b)").ok()
+    });
     static EAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"(\d{1,2})\s*(?:時|点|點|시)(?:\s*(\d{1,2})\s*(?:分|분))?").ok()
     });
@@ -197,6 +202,12 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
             hour * 3600 + minute * 60,
             zone_after(&text[c.get(0)?.end()..]),
         ));
+    }
+    if let Some(c) = HOUR.as_ref()?.captures(text) {
+        let hour: i64 = c.get(1)?.as_str().parse().ok()?;
+        if hour <= 23 {
+            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
+        }
     }
     // Midnight and noon by name, where no time is written.
     let named = |words: &[&str]| {

@@ -599,3 +599,24 @@ fn a_third_outside_site_s_wordings_are_named() {
         assert_eq!(kind(area(error)), Some(Kind::ServerError), "{error}");
     }
 }
+
+/// A fifth outside attack's wordings: a plan lapsed in Portuguese, a daily cap in Chinese with
+/// a clock time, a French reset "tomorrow at 9 h" with no minutes.
+#[test]
+fn a_fifth_outside_site_s_wordings_are_named() {
+    assert_eq!(
+        kind(reply(
+            "Seu plano expirou. Renove sua assinatura para continuar usando o Quill."
+        )),
+        Some(Kind::SpendLimit)
+    );
+    let cap = area("消息次数已达上限，请于 16:30 后再试。").unwrap();
+    assert_eq!(cap.kind, Kind::UsageLimit);
+    // 16:30 local is 15:30 UTC: 5 h 30 min after 10:00 UTC.
+    assert_eq!(cap.resets_in, hours(5, 30));
+    let french =
+        area("Vous avez atteint votre limite de messages. Réessayez demain à 9 h.").unwrap();
+    assert_eq!(french.kind, Kind::UsageLimit);
+    // Tomorrow 09:00 local is 08:00 UTC: 22 h after 10:00 UTC.
+    assert_eq!(french.resets_in, hours(22, 0));
+}
