@@ -760,13 +760,16 @@ impl<'w> Turn<'w> {
             }
             // The chat could not be opened to ask (its page does not load): nothing is sent
             // blind into a page that is not the chat; the turn stops resumable.
-            Err(mut failure) => {
-                if !failure.reason.contains("--resume") {
-                    failure.reason.push_str(
-                        ". Nothing was sent again and nothing was lost: once the chat loads, run `keyless run --resume` (it asks the chat whether it holds the message first)",
-                    );
-                }
-                Err(Stop::Chat(failure))
+            Err(failure) => {
+                let mut stop = Failure::new(
+                    failure.code,
+                    format!(
+                        "the chat could not be opened again to ask whether it holds the message ({}). Nothing was sent again and nothing was lost: once the chat loads, run `keyless run --resume` (it asks the chat first)",
+                        failure.reason
+                    ),
+                );
+                stop.said = failure.said;
+                Err(Stop::Chat(stop))
             }
         }
     }
