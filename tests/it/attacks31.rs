@@ -1170,22 +1170,7 @@ fn sigterm_during_a_wait_keeps_the_session_and_leaves_no_browser_behind() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (seen, waiting) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if line.contains("\"waiting\"") {
-                let _ = seen.send(());
-            }
-        }
-    });
-    waiting
-        .recv_timeout(WALL_WAIT)
-        .expect("no waiting event within a minute");
+    until_waiting(&mut child);
     let keyless = child.id();
     assert!(
         on_profile(&profile).iter().any(|pid| *pid != keyless),
@@ -1213,6 +1198,26 @@ fn sigterm_during_a_wait_keeps_the_session_and_leaves_no_browser_behind() {
         "{status}"
     );
     assert_eq!(site.received().len(), 2, "a message went during the wait");
+}
+
+/// Reads keyless's `--json` events until it says it is waiting out a limit (a minute at most).
+fn until_waiting(child: &mut Child) {
+    let stdout = child.stdout.take().unwrap();
+    let (seen, waiting) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line.contains("\"waiting\"") {
+                let _ = seen.send(());
+            }
+        }
+    });
+    waiting
+        .recv_timeout(WALL_WAIT)
+        .expect("no waiting event within a minute");
 }
 
 /// The processes whose command line names `profile` (a browser running on it).
@@ -1335,22 +1340,7 @@ fn ctrl_c_during_a_wait_keeps_the_session_and_resume_finishes() {
         .command(&site, &[TASK, "--wait", "--json"])
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (seen, waiting) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if line.contains("\"waiting\"") {
-                let _ = seen.send(());
-            }
-        }
-    });
-    waiting
-        .recv_timeout(WALL_WAIT)
-        .expect("no waiting event within a minute");
+    until_waiting(&mut child);
     // SAFETY: kill has no preconditions; the process is keyless, started above.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);

@@ -49,6 +49,22 @@ pub(super) struct Read {
     pub proved_copy: Option<String>,
 }
 
+impl Read {
+    /// A reply read now through `channel`, with the copy control's selector it proved, if any.
+    fn through(channel: Channel, text: String, proved_copy: Option<String>) -> Read {
+        Read {
+            reply: Reply {
+                text,
+                channel,
+                finished_at: Instant::now(),
+                model: None,
+                effort: None,
+            },
+            proved_copy,
+        }
+    }
+}
+
 impl Reader {
     pub(super) fn new(
         reply_timeout: Duration,
@@ -185,28 +201,10 @@ impl Reader {
             } else {
                 None
             };
-            return Ok(Read {
-                reply: Reply {
-                    text,
-                    channel: Channel::CopyButton,
-                    finished_at: Instant::now(),
-                    model: None,
-                    effort: None,
-                },
-                proved_copy,
-            });
+            return Ok(Read::through(Channel::CopyButton, text, proved_copy));
         }
         if let Some(text) = Reader::from_wire(page, heard)? {
-            return Ok(Read {
-                reply: Reply {
-                    text,
-                    channel: Channel::Wire,
-                    finished_at: Instant::now(),
-                    model: None,
-                    effort: None,
-                },
-                proved_copy: None,
-            });
+            return Ok(Read::through(Channel::Wire, text, None));
         }
         // A code block the site's server drew (its HTML came over the network) shows the
         // server's rendering of the reply, not the reply: never proof of its bytes.
@@ -219,40 +217,13 @@ impl Reader {
             Reader::code_block(page)?
         };
         if let Some(text) = code_block {
-            return Ok(Read {
-                reply: Reply {
-                    text,
-                    channel: Channel::CodeBlock,
-                    finished_at: Instant::now(),
-                    model: None,
-                    effort: None,
-                },
-                proved_copy: None,
-            });
+            return Ok(Read::through(Channel::CodeBlock, text, None));
         }
         if let Some(text) = Reader::from_menu(page)? {
-            return Ok(Read {
-                reply: Reply {
-                    text,
-                    channel: Channel::CopyButton,
-                    finished_at: Instant::now(),
-                    model: None,
-                    effort: None,
-                },
-                proved_copy: None,
-            });
+            return Ok(Read::through(Channel::CopyButton, text, None));
         }
         let text = page.rebuilt()?;
-        Ok(Read {
-            reply: Reply {
-                text: text.unwrap_or_default(),
-                channel: Channel::Dom,
-                finished_at: Instant::now(),
-                model: None,
-                effort: None,
-            },
-            proved_copy: None,
-        })
+        Ok(Read::through(Channel::Dom, text.unwrap_or_default(), None))
     }
 }
 
