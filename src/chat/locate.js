@@ -76,6 +76,22 @@
     for (let at = b; at; at = holder(at.getRootNode())) if (a === at || a.contains(at)) return true;
     return false;
   };
+  // Whether `b` is held by `a` or comes after it in the page's order, across shadow and frame
+  // boundaries (`compareDocumentPosition` says nothing between two trees): each is lifted to
+  // the holders of its trees until both are in one tree.
+  const atOrAfter = (a, b) => {
+    if (holds(a, b)) return true;
+    const lifts = (el) => { const out = []; for (let at = el; at; at = holder(at.getRootNode())) out.push(at); return out; };
+    const bs = lifts(b);
+    for (const x of lifts(a)) {
+      const y = bs.find((n) => n.getRootNode() === x.getRootNode());
+      if (!y) continue;
+      // One holds the other's tree: their order is the slots', not the page's: not known.
+      if (x === y || x.contains(y)) return false;
+      return !!(x.compareDocumentPosition(y) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }
+    return false;
+  };
   // What `css` finds under `root` (null: not a selector this browser takes).
   const plain = (root, css) => { try { return Array.from(root.querySelectorAll(css)); } catch (e) { return null; } };
   const under = (root, css) => {
@@ -436,6 +452,7 @@
     farFrames,
     up,
     holds,
+    atOrAfter,
     holder,
     inside,
     far,

@@ -909,7 +909,11 @@
       const capturing = captureClipboard;
       if (!capturing(window)) return "no-clipboard";
       const a = replyTurn();
-      const known = (a && first("CopyButton", a)) || (a && a === last("AssistantMessage") && last("CopyButton"));
+      // The selectors' control in the reply, else the page's last one when the reply is the
+      // newest turn (a toolbar drawn beside the turn): never one before the reply starts, which
+      // is an earlier reply's (drawn late, while this reply has none yet).
+      const lastCopy = a && a === last("AssistantMessage") && last("CopyButton");
+      const known = (a && first("CopyButton", a)) || (lastCopy && loc.atOrAfter(a, lastCopy) ? lastCopy : null);
       // The selectors' copy control first, then those found by their shape (the caller
       // proves what they copy).
       const candidates = (known ? [known] : []).concat(d.copyControls(a, true).filter((b) => b !== known));

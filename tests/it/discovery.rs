@@ -1054,3 +1054,18 @@ fn stops_where_no_reply_is_exact(mode: &str, stale: &'static str) {
         );
     }
 }
+
+/// A page that draws a reply's copy control seconds after its text, with each site's selectors
+/// (several name this page's copy control, none its turns' order): while the second reply has
+/// no control yet, the first reply's, drawn late, is the last one on the page, and its copy
+/// holds the second reply's few words in order. The second reply is its own text, never the
+/// first one's: a control before the reply starts belongs to an earlier turn. Before, with
+/// ChatGPT's selectors, the second reply was read as the first.
+#[test]
+fn an_earlier_reply_s_late_copy_control_is_never_read_as_the_new_reply() {
+    let file = keyless::chat::selectors::load(None).unwrap();
+    for site in file.sites.keys().filter(|s| *s != "local") {
+        let site: &'static str = Box::leak(site.clone().into_boxed_str());
+        exchange_twice(&["late-actions"], Knowledge::Stale(site));
+    }
+}
