@@ -3,6 +3,7 @@
 //! here now, and the batch `keyless undo` would put back.
 
 use crate::app::status::Report;
+use crate::catalog::Code;
 use crate::exit::Status;
 use crate::turn::record::{InFlight, MessageKind};
 use crate::workspace::Workspace;
@@ -136,6 +137,14 @@ fn text(report: &Report) -> String {
                     None => out.push('\n'),
                 }
             }
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let limit_ahead = s.trouble.as_ref().is_some_and(|t| {
+                Code::from_code(&t.code)
+                    .is_some_and(|c| matches!(c, Code::RateLimited | Code::UsageLimit))
+                    && t.resets_at.is_some_and(|at| at > now)
+            });
             let what = match &s.in_flight {
                 InFlight::Sending { kind, .. } => kind.name(),
                 _ => MessageKind::Message.name(),
@@ -172,6 +181,10 @@ fn text(report: &Report) -> String {
                         }
                     )
                 }
+                // A limit not yet reset holds the message back: a resume sends nothing before it.
+                "waiting" if limit_ahead => format!(
+                    "interrupted while the {what} awaited its reply, the site's limit in force. `keyless run --resume` reads the reply if the chat has it, and sends nothing before the reset: `--resume --wait` waits for it and goes on, `--resume --now` goes on at once if the limit is lifted (a plan changed)"
+                ),
                 "waiting" => format!(
                     "interrupted while the {what} awaited its reply. `keyless run --resume` reads the reply if the chat has it, or sends the {what} again"
                 ),

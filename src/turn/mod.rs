@@ -630,19 +630,8 @@ impl<'w> Turn<'w> {
             // Offline: nothing reached the model; wait, then resend the same message (unless
             // the chat shows it had it, and its reply).
             Code::NetworkOffline if self.offline_tries < OFFLINE_TRIES => {
-                self.offline_tries += 1;
-                let wait =
-                    (OFFLINE_FIRST_WAIT * 2u32.pow(self.offline_tries - 1)).min(OFFLINE_MAX_WAIT);
-                self.recorder.entry(
-                    "offline",
-                    serde_json::json!({ "attempt": self.offline_tries, "wait_s": wait.as_secs() }),
-                );
-                on_event(Event::Offline {
-                    attempt: self.offline_tries,
-                    wait,
-                });
-                (self.sleep)(wait);
-                self.again(due, kind, driver)
+                self.offline_wait(on_event);
+                self.again_when_reachable(due, kind, driver, on_event)
             }
             code if is_trouble(code) => {
                 self.session.trouble = Some(record::Trouble {
@@ -703,7 +692,7 @@ impl<'w> Turn<'w> {
                         ),
                     )));
                 }
-                self.again(due, kind, driver)
+                self.again_when_reachable(due, kind, driver, on_event)
             }
             // A reply cut off before @@eof is asked for again in smaller pieces, as a retry.
             Code::ReplyTruncated => {
@@ -734,6 +723,43 @@ impl<'w> Turn<'w> {
         }
     }
 
+    /// One of the waits for the network (longer each time), told and logged.
+    fn offline_wait(&mut self, on_event: &mut dyn FnMut(Event)) {
+        self.offline_tries += 1;
+        let wait = (OFFLINE_FIRST_WAIT * 2u32.pow(self.offline_tries - 1)).min(OFFLINE_MAX_WAIT);
+        self.recorder.entry(
+            "offline",
+            serde_json::json!({ "attempt": self.offline_tries, "wait_s": wait.as_secs() }),
+        );
+        on_event(Event::Offline {
+            attempt: self.offline_tries,
+            wait,
+        });
+        (self.sleep)(wait);
+    }
+
+    /// [`Turn::again`], asked again after each wait for the network while the chat cannot be
+    /// reached to ask (nothing is sent before it answers), until the waits run out.
+    fn again_when_reachable(
+        &mut self,
+        due: String,
+        kind: MessageKind,
+        driver: &mut dyn ChatDriver,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Result<Next, Stop> {
+        loop {
+            match self.again(due.clone(), kind, driver) {
+                Err(Stop::Chat(failure))
+                    if failure.code == Code::NetworkOffline
+                        && self.offline_tries < OFFLINE_TRIES =>
+                {
+                    self.offline_wait(on_event);
+                }
+                next => return next,
+            }
+        }
+    }
+
     /// What to do with the message due after a failure: wait for its reply when the chat shows
     /// it had it and answered (never sent twice), else send it again.
     fn again(
@@ -753,13 +779,10 @@ impl<'w> Turn<'w> {
                     .entry("retried", serde_json::json!({ "what": kind.name() }));
                 Ok(Next::Wait)
             }
-            // Offline still: the send says so at once, and the offline waits go on.
             Ok(_) => Ok(Next::Send { message: due, kind }),
-            Err(failure) if failure.code == Code::NetworkOffline => {
-                Ok(Next::Send { message: due, kind })
-            }
-            // The chat could not be opened to ask (its page does not load): nothing is sent
-            // blind into a page that is not the chat; the turn stops resumable.
+            // The chat could not be opened to ask (its page does not load, or cannot be
+            // reached): nothing is sent blind into a page that is not the chat; the turn
+            // stops resumable (after the waits for the network, when it was that).
             Err(failure) => {
                 let mut stop = Failure::new(
                     failure.code,

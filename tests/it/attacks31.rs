@@ -1192,11 +1192,22 @@ fn sigterm_during_a_wait_keeps_the_session_and_leaves_no_browser_behind() {
         Vec::<u32>::new(),
         "the browser keyless launched outlived it"
     );
+    held_by_the_limit(&place, &site);
+}
+
+/// After a wait for a limit was stopped: status names the limit, its reset, and what a resume
+/// will do (send nothing before the reset); nothing went during the wait.
+fn held_by_the_limit(place: &Place, site: &Site) {
     let status = place.status();
     assert!(
         status.contains("KA_USAGE_LIMIT") && status.contains("resets in"),
         "{status}"
     );
+    assert!(
+        status.contains("sends nothing before the reset") && status.contains("--resume --wait"),
+        "{status}"
+    );
+    assert!(!status.contains("or sends the"), "{status}");
     assert_eq!(site.received().len(), 2, "a message went during the wait");
 }
 
@@ -1347,11 +1358,6 @@ fn ctrl_c_during_a_wait_keeps_the_session_and_resume_finishes() {
     }
     let (code, stderr) = finish(child);
     assert_eq!(code, Some(130), "{stderr}");
-    let status = place.status();
-    assert!(
-        status.contains("KA_USAGE_LIMIT") && status.contains("resets in"),
-        "{status}"
-    );
-    assert_eq!(site.received().len(), 2, "a message went during the wait");
+    held_by_the_limit(&place, &site);
     assert_resumes(&place, &site, 1);
 }

@@ -645,6 +645,48 @@ fn a_tab_closed_mid_reply_is_said_in_words_and_resume_reads_the_kept_reply() {
     assert_eq!(chat.received().len(), 1, "never sent twice: {text}");
 }
 
+/// The network drops mid-stream and the site stays unreachable for a while after (every
+/// connection dropped unanswered, so the chat cannot be opened again to ask whether it kept the
+/// reply): keyless either waits and reads the kept reply, or stops with the network named and
+/// `keyless run --resume`, sending nothing it could not check; never a blind send, never "the
+/// site changed". A resume after the outage reads the kept reply; the model gets the message
+/// once. Before (a fifth outside attack), keyless sent the results into a page it could not
+/// load and stopped with KA_SEND_NOT_CONFIRMED, asking for a report as if the site had changed.
+#[test]
+fn an_outage_mid_stream_is_waited_out_or_stopped_resumable_never_sent_blind() {
+    let chat = chat_of(&[Fault::Outage], &done_reply("kept by the site"));
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let (out, text, _) = run(&chat, ws.path(), profile.path(), &["run", "the task"]);
+    for wrong in [
+        "KA_SEND_NOT_CONFIRMED",
+        "site changed",
+        "sketch of the page",
+    ] {
+        assert!(!text.contains(wrong), "{wrong}: {text}");
+    }
+    assert!(
+        text.contains("KA_NETWORK_OFFLINE") || text.contains("network"),
+        "the network named: {text}"
+    );
+    assert_eq!(chat.received().len(), 1, "nothing sent blind: {text}");
+    if out.status.code() != Some(0) {
+        assert!(text.contains("keyless run --resume"), "{text}");
+        std::thread::sleep(keyless::chat::local::OUTAGE);
+        let (out, again, _) = run(&chat, ws.path(), profile.path(), &["run", "--resume"]);
+        assert_eq!(out.status.code(), Some(0), "{text}\n--- resumed:\n{again}");
+        assert!(again.contains("kept by the site"), "{again}");
+    } else {
+        assert!(text.contains("kept by the site"), "{text}");
+    }
+    assert_eq!(
+        chat.received().len(),
+        1,
+        "the model received the message once"
+    );
+}
+
 /// The network drops mid-stream (half the reply came, then the connection broke and the page
 /// says "Network error"), while the site kept the whole reply: keyless waits for the network,
 /// opens the chat again, finds the message answered and reads the reply; the model received

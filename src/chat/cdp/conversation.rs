@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use super::navigate::Opened;
 use super::page_api::{Drawn, PageApi, ShownTurn};
 use super::page_state::{PageState, ReplyEnd, Seen};
 use super::{
@@ -95,6 +96,14 @@ fn offline_failure(words: &str) -> Failure {
             words.split_whitespace().collect::<Vec<_>>().join(" ")
         ),
     )
+}
+
+/// Whether `url` is one of the browser's own pages (its error page, a blank page), never a
+/// chat's address.
+fn browser_own(url: &str) -> bool {
+    ["chrome-error:", "chrome:", "about:", "data:", "devtools:"]
+        .iter()
+        .any(|scheme| url.starts_with(scheme))
 }
 
 /// Whether an address is a wall's own rather than a chat's: a sign-in page's or a bot check's
@@ -693,7 +702,7 @@ impl CdpDriver {
     fn reopen_chat(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
         self.composer.reply_read = false;
         self.composer.after_send = None;
-        self.tab.navigate(url, "reopen the chat")?;
+        self.tab.navigate(url, "reopen the chat", Opened::Before)?;
         self.wait_ready()?;
         // Real sites draw an old conversation after the composer: wait until it shows messages
         // and stops growing, or until the site's wait says the chat is gone.
@@ -1113,7 +1122,7 @@ impl ChatDriver for CdpDriver {
             }
         } else {
             let url = self.tab.reach.url.clone();
-            self.tab.navigate(&url, "open a new chat")?;
+            self.tab.navigate(&url, "open a new chat", Opened::Before)?;
         }
         self.reader.assistants_before_send = 0;
         self.controls.settled = false;
@@ -1155,7 +1164,16 @@ impl ChatDriver for CdpDriver {
                 .ok()
                 .map(|(url, _)| without_check_parameters(&url)),
         };
-        if let Some(url) = shown.filter(|url| !wall_address(url)) {
+        // The browser's own error page (a reload that found the site unreachable) shows its
+        // own address; the tab's history entry keeps the chat's.
+        let shown = shown.and_then(|url| {
+            if browser_own(&url) {
+                self.tab.shown().ok().map(|(url, _)| url)
+            } else {
+                Some(url)
+            }
+        });
+        if let Some(url) = shown.filter(|url| !wall_address(url) && !browser_own(url)) {
             return Some(url);
         }
         // A wall the page went to (a login address, a check at an address of its own) stands
@@ -1168,7 +1186,10 @@ impl ChatDriver for CdpDriver {
             .iter()
             .rev()
             .find(|url| {
-                url != &here && crate::chat::selectors::host(url) == site && !wall_address(url)
+                url != &here
+                    && crate::chat::selectors::host(url) == site
+                    && !wall_address(url)
+                    && !browser_own(url)
             })
             .cloned()
     }
@@ -1199,7 +1220,8 @@ impl ChatDriver for CdpDriver {
             // site's word now, not before a wait. Never once one went: a single-page chat keeps
             // its conversation only until it is reloaded.
             if self.composer.sent_at.is_none() {
-                self.tab.navigate(&start, "open the chat page again")?;
+                self.tab
+                    .navigate(&start, "open the chat page again", Opened::Before)?;
                 self.wait_ready()?;
             }
             return Ok(Reopened::Unsent);

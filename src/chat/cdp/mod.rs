@@ -305,7 +305,8 @@ impl CdpDriver {
     fn prepare_page(&mut self) -> Result<(), Failure> {
         self.tab.listen()?;
         let url = self.tab.reach.url.clone();
-        self.tab.navigate(&url, "open the chat page")?;
+        self.tab
+            .navigate(&url, "open the chat page", navigate::Opened::First)?;
         self.wait_ready()
     }
 

@@ -65,6 +65,42 @@ const NET_ERRORS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The browser's errors that say the connection itself failed (nothing answered, or what
+/// answered dropped the connection), not that the address is wrong.
+const CONNECTION_ERRORS: &[&str] = &[
+    "net::ERR_INTERNET_DISCONNECTED",
+    "net::ERR_NETWORK_CHANGED",
+    "net::ERR_NAME_NOT_RESOLVED",
+    "net::ERR_ADDRESS_UNREACHABLE",
+    "net::ERR_PROXY_CONNECTION_FAILED",
+    "net::ERR_CONNECTION_",
+    "net::ERR_SOCKET_NOT_CONNECTED",
+    "net::ERR_EMPTY_RESPONSE",
+    "net::ERR_TIMED_OUT",
+    "net::ERR_NETWORK_IO_SUSPENDED",
+];
+
+/// Whether the address being opened showed the chat earlier in this session: then a failed
+/// connection is the network's or the site's trouble (waited out, asked again), not a wrong
+/// address.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Opened {
+    /// First time: a failure is the address's (`KA_PAGE_NOT_LOADED`).
+    First,
+    /// Opened before: a failed connection is `KA_NETWORK_OFFLINE`.
+    Before,
+}
+
+/// The chat, which loaded before, cannot be reached now: the network or the site is down.
+fn unreachable(url: &str, error: &str) -> Failure {
+    Failure::new(
+        Code::NetworkOffline,
+        format!(
+            "the chat page {url}, which loaded before, cannot be reached now ({error}): the network or the site is down"
+        ),
+    )
+}
+
 /// A page that did not load: the address, the browser's error, what it means.
 pub(super) fn not_loaded(url: &str, error: &str) -> Failure {
     let meaning = NET_ERRORS
@@ -114,10 +150,14 @@ impl Tab {
     /// browser's. A navigation the browser reports as failed, or whose server sent nothing
     /// within the CDP time limit, is `KA_PAGE_NOT_LOADED`; one that answered and is slow to
     /// finish loading is left to the wait for the composer.
-    pub(super) fn navigate(&self, url: &str, what: &str) -> Result<(), Failure> {
-        // Only this navigation's documents count.
+    pub(super) fn navigate(&self, url: &str, what: &str, opened: Opened) -> Result<(), Failure> {
+        // Only this navigation's documents count, and only the new page's failed requests (the
+        // page before it, cut off by an outage, is gone with them).
         if let Ok(mut documents) = self.documents.lock() {
             documents.clear();
+        }
+        if let Ok(mut failed) = self.failed_requests.lock() {
+            failed.clear();
         }
         let page = self.page.clone();
         let target = url.to_string();
@@ -144,16 +184,24 @@ impl Tab {
             Navigated::Failed { error, loader } => {
                 match loader.and_then(|id| self.document_status(&id)) {
                     Some(status) if status >= FIRST_ERROR_STATUS => Err(error_status(url, status)),
+                    _ if opened == Opened::Before
+                        && CONNECTION_ERRORS.iter().any(|e| error.starts_with(e)) =>
+                    {
+                        Err(unreachable(url, &error))
+                    }
                     _ => Err(not_loaded(url, &error)),
                 }
             }
             // The server answered and the page is slow to finish: the wait for the composer
             // decides.
             Navigated::StillLoading if self.documents.lock().is_ok_and(|d| !d.is_empty()) => Ok(()),
-            Navigated::StillLoading => Err(not_loaded(
-                url,
-                &format!("no answer within {} s", CDP_TIMEOUT.as_secs()),
-            )),
+            Navigated::StillLoading => {
+                let error = format!("no answer within {} s", CDP_TIMEOUT.as_secs());
+                Err(match opened {
+                    Opened::Before => unreachable(url, &error),
+                    Opened::First => not_loaded(url, &error),
+                })
+            }
         }
     }
 

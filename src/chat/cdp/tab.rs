@@ -45,7 +45,9 @@ pub(super) struct Tab {
     /// This process's share of the profile while the tab lives: the last keyless using the
     /// browser closes it.
     pub(super) profile_share: Option<crate::claim::Share>,
-    failed_requests: Arc<Mutex<Vec<String>>>,
+    /// The browser's errors of the page's chat requests that failed since the last message
+    /// (or since the page was opened again).
+    pub(super) failed_requests: Arc<Mutex<Vec<String>>>,
     /// The words of the JavaScript dialogs (`alert`, `confirm`, `prompt`) the page opened since
     /// the last message, each closed at once: an open one stalls every script keyless runs.
     dialogs: Arc<Mutex<Vec<String>>>,

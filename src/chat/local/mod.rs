@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -106,6 +106,8 @@ struct Shared {
     /// The files the page uploaded (its `attach` modes), by name, with their bytes as they
     /// arrived, in order.
     uploads: Vec<(String, Vec<u8>)>,
+    /// Until when the site is unreachable ([`Fault::Outage`]).
+    down: Down,
 }
 
 /// One message of a stored conversation.
@@ -139,6 +141,110 @@ const CONVERSATION_HEADER: &str = "x-conversation";
 
 type AppState = Arc<Mutex<Shared>>;
 
+/// How long the site stays unreachable after [`Fault::Outage`] drops the network.
+pub const OUTAGE: Duration = Duration::from_secs(8);
+
+/// Until when the site is unreachable (an outage), shared by the server's connections.
+#[derive(Clone, Default)]
+struct Down(Arc<Mutex<Option<Instant>>>);
+
+impl Down {
+    fn now(&self) -> bool {
+        self.0
+            .lock()
+            .is_ok_and(|until| until.is_some_and(|t| Instant::now() < t))
+    }
+
+    fn for_a_while(&self) {
+        if let Ok(mut until) = self.0.lock() {
+            *until = Some(Instant::now() + OUTAGE);
+        }
+    }
+}
+
+/// The server's listener: while the site is down, a new connection is closed unanswered.
+struct Cuttable {
+    listener: tokio::net::TcpListener,
+    down: Down,
+}
+
+impl axum::serve::Listener for Cuttable {
+    type Io = Line;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Line, SocketAddr) {
+        loop {
+            let Ok((stream, addr)) = self.listener.accept().await else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            if !self.down.now() {
+                let down = self.down.clone();
+                return (Line { stream, down }, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+/// One connection, which breaks on its next use while the site is down (a connection kept
+/// open by the browser is dropped too).
+struct Line {
+    stream: tokio::net::TcpStream,
+    down: Down,
+}
+
+impl Line {
+    fn cut(&self) -> Option<std::io::Error> {
+        self.down
+            .now()
+            .then(|| std::io::Error::new(std::io::ErrorKind::ConnectionReset, "the site is down"))
+    }
+}
+
+impl tokio::io::AsyncRead for Line {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if let Some(e) = self.cut() {
+            return std::task::Poll::Ready(Err(e));
+        }
+        std::pin::Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Line {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if let Some(e) = self.cut() {
+            return std::task::Poll::Ready(Err(e));
+        }
+        std::pin::Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
 /// A running local chat page.
 pub struct LocalChat {
     addr: SocketAddr,
@@ -149,6 +255,7 @@ pub struct LocalChat {
 impl LocalChat {
     /// Serves the page on a free port of 127.0.0.1.
     pub fn start(script: Script) -> std::io::Result<LocalChat> {
+        let down = Down::default();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
@@ -164,6 +271,7 @@ impl LocalChat {
             started: Vec::new(),
             check_looks: Vec::new(),
             uploads: Vec::new(),
+            down: down.clone(),
         }));
         let app = Router::new()
             .route("/", get(|| async { index() }))
@@ -197,6 +305,7 @@ impl LocalChat {
             .with_state(Arc::clone(&state));
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
         let addr = listener.local_addr()?;
+        let listener = Cuttable { listener, down };
         runtime.spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -443,7 +552,7 @@ async fn chat(
         .get(CONVERSATION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let (reply, chunk_chars, delay, stream_as) = {
+    let (reply, chunk_chars, delay, stream_as, down) = {
         let Ok(mut s) = state.lock() else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         };
@@ -503,6 +612,7 @@ async fn chat(
             s.script.chunk_chars.max(1),
             s.script.chunk_delay,
             stream_as,
+            s.down.clone(),
         )
     };
     let Some(reply) = reply else {
@@ -558,17 +668,24 @@ async fn chat(
             let pending = futures::stream::pending::<Result<Bytes, Infallible>>();
             return Response::new(Body::from_stream(head.chain(pending)));
         }
-        Some(Fault::Offline) => {
-            // Half the reply, then the connection breaks (an error ends the body mid-stream).
+        Some(fault @ (Fault::Offline | Fault::Outage)) => {
+            // Half the reply, then the connection breaks (an error ends the body mid-stream),
+            // and in an outage the site stays unreachable a while.
             use futures::StreamExt as _;
             let half = truncated(&reply.text);
             let stream = futures::stream::iter([
                 Ok::<Bytes, std::io::Error>(Bytes::from(half)),
                 Err(std::io::Error::other("the network dropped")),
             ])
-            .then(move |item| async move {
-                tokio::time::sleep(delay).await;
-                item
+            .then(move |item| {
+                let down = down.clone();
+                async move {
+                    tokio::time::sleep(delay).await;
+                    if item.is_err() && fault == Fault::Outage {
+                        down.for_a_while();
+                    }
+                    item
+                }
             });
             return (
                 [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
@@ -783,7 +900,7 @@ async fn ended(State(state): State<AppState>) -> StatusCode {
 /// truncated one.
 fn stored_reply(reply: &ScriptedReply) -> Option<String> {
     match reply.fault {
-        None | Some(Fault::Offline) => Some(reply.text.clone()),
+        None | Some(Fault::Offline | Fault::Outage) => Some(reply.text.clone()),
         Some(Fault::Truncate) => Some(truncated(&reply.text)),
         Some(
             Fault::NoReply

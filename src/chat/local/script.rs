@@ -48,6 +48,11 @@ pub enum Fault {
     /// The network drops mid-stream: half the reply arrives, then the connection breaks and
     /// the page says "Network error"; the site kept the whole reply (a reopened chat shows it).
     Offline,
+    /// The network drops mid-stream as with [`Fault::Offline`], and the site stays unreachable
+    /// for [`super::OUTAGE`] after it: every connection to it, new or kept open, is dropped
+    /// unanswered (the browser's "connection closed"), so a reload of the chat fails; the site
+    /// kept the whole reply.
+    Outage,
     /// A bot check mid-turn: the site answers 403 and the page reloads as a challenge ("Just a
     /// moment...", no composer) at the chat's own address, until it is passed
     /// ([`super::LocalChat::log_in`]).
