@@ -11,7 +11,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L, C, A) {
-  if (window.__keyless && window.__keyless.version === 10) return "present";
+  if (window.__keyless && window.__keyless.version === 11) return "present";
   // Whether an element is drawn (it has a box). Asked without laying the page out
   // (`checkVisibility` brings the styles up to date, not the layout): laying out a long
   // conversation at every look costs the renderer more the longer the chat grows.
@@ -348,7 +348,7 @@
     return [px, py];
   };
   const api = {
-    version: 10,
+    version: 11,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -932,6 +932,16 @@
       return button === known ? "clicked" : "discovered";
     },
     copied: () => window.__keylessClip,
+    // The copy control clicked, and when the page's clipboard call ran in the click itself,
+    // what it copied and whether that agrees with the drawn reply: one round trip where three
+    // were (each waits for any frame the page is drawing, and a frame costs more the longer
+    // the chat). `text` null: the copy comes later, and the caller waits for it.
+    copyRead: (index) => {
+      const clicked = api.copy(index);
+      if (clicked !== "clicked" && clicked !== "discovered") return { clicked, text: null, agrees: false };
+      const text = typeof window.__keylessClip === "string" ? window.__keylessClip : null;
+      return { clicked, text, agrees: text !== null && api.agrees(text) };
+    },
     // Reading channel 2: the reply's only code block. Null when it cannot be exact: not one
     // block; a code editor's view, which draws only the lines on screen; or a block that is not
     // the whole reply (prose outside it is missing). Where the site's selectors name its code

@@ -184,16 +184,26 @@ impl Reader {
         // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
-            let clicked = page.copy(index)?;
+            // The click, what it copied and the agreement in one call where the page copies in
+            // the click itself; a copy that comes later is waited for as it comes.
+            let read = page.copy_read(index)?;
+            let clicked = read.clicked;
             if !clicked.pressed() {
                 break;
             }
-            let Some(text) = Reader::copied(page)? else {
-                continue;
+            let (text, agrees) = match read.text {
+                Some(text) => (text, read.agrees),
+                None => {
+                    let Some(text) = Reader::copied(page)? else {
+                        continue;
+                    };
+                    let agrees = page.agrees(&text)?;
+                    (text, agrees)
+                }
             };
             // What a copy control gave must agree with the rendered answer (a stale selector
             // may name a code block's copy button, or one of another turn).
-            if !page.agrees(&text)? {
+            if !agrees {
                 continue;
             }
             let proved_copy = if clicked == Clicked::Discovered {

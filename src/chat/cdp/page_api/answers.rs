@@ -142,6 +142,16 @@ impl Clicked {
     }
 }
 
+/// A copy control clicked, with what it copied in the click itself and whether that agrees with
+/// the drawn reply (`PageApi::copy_read`).
+#[derive(Debug, Deserialize)]
+pub(in crate::chat::cdp) struct CopyRead {
+    pub clicked: Clicked,
+    /// None when the page's clipboard call had not run by the click's end.
+    pub text: Option<String>,
+    pub agrees: bool,
+}
+
 /// A selector the page script made of a part it found by its shape.
 #[derive(Debug, Deserialize)]
 pub(in crate::chat::cdp) struct Found {

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub(super) use answers::{
-    AttachLook, BeforeSend, Begun, Clicked, CodeBlock, Dirt, Drawn, Found, Glance, Held, Judged,
+    AttachLook, BeforeSend, Begun, Clicked, CodeBlock, CopyRead, Dirt, Drawn, Found, Glance, Held, Judged,
     LearnedTurns, Matches, ShownTurn, Switched,
 };
 pub(super) use input::Press;
@@ -24,7 +24,7 @@ use crate::chat::selectors::Site;
 
 /// The page script's version: `page.js` says the same (its `version`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 10;
+pub(super) const PAGE_VERSION: u32 = 11;
 
 /// How long a page may be between two documents (no context to evaluate in) before a call
 /// into it fails, and how often it is tried meanwhile.
@@ -314,6 +314,12 @@ impl<'d> PageApi<'d> {
     /// Clicks the open menu's copy row, the clipboard captured.
     pub fn menu_copy(&self) -> Result<Clicked, Failure> {
         self.call("menuCopy", json!([]))
+    }
+
+    /// Clicks copy control `index` (as `copy`) and, where the page's clipboard call ran in the
+    /// click, takes what it copied and its agreement with the drawn reply in the same call.
+    pub(in crate::chat::cdp) fn copy_read(&self, index: usize) -> Result<CopyRead, Failure> {
+        self.call("copyRead", json!([index]))
     }
 
     /// What the page's clipboard calls captured last.
