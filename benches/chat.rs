@@ -69,8 +69,14 @@ fn main() {
     );
 
     // The same replies on a page with no copy control: read from the wire, as the page's
-    // server streamed them (plain text, and server-sent events of JSON deltas).
-    for modes in [vec!["no-copy"], vec!["no-copy", "sse"]] {
+    // server streamed them (plain text, and server-sent events of JSON deltas); and on a page
+    // that draws its done mark and copy control seconds after the text (the wire tells the end
+    // before the page's drawing settles).
+    for modes in [
+        vec!["no-copy"],
+        vec!["no-copy", "sse"],
+        vec!["late-actions"],
+    ] {
         wire_rounds(&modes);
     }
 

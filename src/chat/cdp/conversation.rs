@@ -230,6 +230,11 @@ const OFFLINE_SETTLE: Duration = Duration::from_secs(3);
 /// stop control within seconds of a send they took.
 const UNANSWERED_NOTICE_WAIT: Duration = Duration::from_secs(10);
 
+/// How long a reply's drawing must stay unchanged, with no stream shown and no done mark,
+/// before the network is asked whether it carried the reply whole: earlier than settling
+/// ([`super::page_state::SETTLE`]), never while the page shows a stream on.
+const WIRE_QUIET: Duration = Duration::from_millis(250);
+
 /// The longest text in the reply's place that may be a site's notice rather than a reply.
 const NOTICE_LONGEST: usize = 300;
 
@@ -796,6 +801,8 @@ impl CdpDriver {
         let mut finished_without_eof: Option<Instant> = None;
         let mut unproved_since: Option<Instant> = None;
         let mut unanswered_notice: Option<Instant> = None;
+        // The reply's length when the network was last asked whether it carried it whole.
+        let mut wire_asked: Option<usize> = None;
         // When the reply last grew: a reply still coming is the site getting through whatever
         // its notices say (a "reconnecting…" that heals by itself).
         let mut last_growth: Option<Instant> = None;
@@ -938,8 +945,13 @@ impl CdpDriver {
                     last_chars = state.chars;
                     last_change = Instant::now();
                 }
-                let end =
+                let mut end =
                     state.reply_end(self.reader.assistants_before_send, last_change.elapsed());
+                if end == ReplyEnd::Coming
+                    && self.wire_carried_it(&state, last_change.elapsed(), &mut wire_asked)?
+                {
+                    end = ReplyEnd::Ended;
+                }
                 // (A page that says its connection dropped is the offline branch's.)
                 if end == ReplyEnd::Ended
                     && state.offline.is_none()
@@ -1051,6 +1063,29 @@ impl CdpDriver {
             }
             self.tab.next_change(POLL);
         }
+    }
+
+    /// Whether the network already carried the reply whole where the page has not said so yet
+    /// (no done mark, no stream shown, the drawing quiet for [`WIRE_QUIET`]): a text heard
+    /// since the send, closed by its one `@@eof`, that agrees with the drawn reply. The page's
+    /// settling would end it later; a page that still shows a stream on is waited for. Asked
+    /// once for each length the drawing stands at.
+    fn wire_carried_it(
+        &self,
+        state: &PageState,
+        quiet: Duration,
+        asked: &mut Option<usize>,
+    ) -> Result<bool, Failure> {
+        if self.reader.replies != super::Replies::AgentScript
+            || state.streams()
+            || quiet < WIRE_QUIET
+            || *asked == Some(state.chars)
+        {
+            return Ok(false);
+        }
+        *asked = Some(state.chars);
+        let heard = self.tab.heard()?;
+        Ok(super::read::Reader::from_wire(&self.api(), &heard)?.is_some())
     }
 
     /// Whether a whole reply read only as rebuilt text is looked at again for a proof: an

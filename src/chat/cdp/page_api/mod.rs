@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 pub(super) use answers::{
-    AttachLook, BeforeSend, Begun, Clicked, CodeBlock, CopyRead, Dirt, Drawn, Found, Glance, Held, Judged,
-    LearnedTurns, Matches, ShownTurn, Switched,
+    AttachLook, BeforeSend, Begun, Clicked, CodeBlock, CopyRead, Dirt, Drawn, Found, Glance, Held,
+    Judged, LearnedTurns, Matches, ShownTurn, Switched,
 };
 pub(super) use input::Press;
 
