@@ -37,6 +37,7 @@ mod page_state;
 mod read;
 mod ready;
 mod sent;
+mod site_said;
 mod sketch;
 mod spawn;
 mod tab;

@@ -8,9 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{
-    CdpDriver, DISCOVERY_GRACE, LOGIN_GRACE, PAGE_READY, PageState, conversation, navigate,
-};
+use super::{CdpDriver, DISCOVERY_GRACE, LOGIN_GRACE, PAGE_READY, PageState, navigate, site_said};
 use crate::catalog::{Code, Failure};
 use crate::chat::trouble::{Kind, Notice};
 
@@ -139,7 +137,7 @@ impl CdpDriver {
     /// ended (at once where no window shows it): `KA_LOGIN_REQUIRED` or `KA_BOT_CHECK`, in the
     /// page's words, never a composer not found.
     fn wall_unpassed(&self, state: &PageState) -> Failure {
-        let clock = conversation::clock_now();
+        let clock = site_said::clock_now();
         let kind = if state.challenge {
             Kind::BotCheck
         } else {
@@ -155,7 +153,7 @@ impl CdpDriver {
                 words: document_title(&self.tab),
                 resets_in: None,
             });
-        let mut failure = conversation::trouble_failure(&notice, clock);
+        let mut failure = site_said::trouble_failure(&notice, clock);
         let what = match kind {
             Kind::BotCheck => "shows a bot check",
             _ => "asks you to log in",

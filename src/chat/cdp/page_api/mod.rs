@@ -39,7 +39,7 @@ fn bot_check(words: &str) -> Failure {
         words: words.to_string(),
         resets_in: None,
     };
-    super::conversation::trouble_failure(&notice, super::conversation::clock_now())
+    super::site_said::trouble_failure(&notice, super::site_said::clock_now())
 }
 
 /// What the page answers when its script is not there.
