@@ -148,7 +148,8 @@ fn reason_phrase(status: u16) -> Option<&'static str> {
 impl Tab {
     /// Opens `url` in the chat page; `what` names the step for a failure that is the
     /// browser's. A navigation the browser reports as failed, or whose server sent nothing
-    /// within the CDP time limit, is `KA_PAGE_NOT_LOADED`; one that answered and is slow to
+    /// within the CDP time limit, is `KA_PAGE_NOT_LOADED`, or `KA_NETWORK_OFFLINE` for an
+    /// address `opened` before whose connection failed; one that answered and is slow to
     /// finish loading is left to the wait for the composer.
     pub(super) fn navigate(&self, url: &str, what: &str, opened: Opened) -> Result<(), Failure> {
         // Only this navigation's documents count, and only the new page's failed requests (the

@@ -37,6 +37,8 @@ struct ScriptedChat {
     /// Where the chat stands with the message due after a failure (`Unsent` once these run
     /// out).
     held: VecDeque<Reopened>,
+    /// Failures of those checks first (the chat could not be opened to ask), in order.
+    unreachable: VecDeque<Failure>,
 }
 
 impl ScriptedChat {
@@ -97,6 +99,9 @@ impl ChatDriver for ScriptedChat {
     }
 
     fn holds(&mut self, _: &str) -> Result<Reopened, Failure> {
+        if let Some(failure) = self.unreachable.pop_front() {
+            return Err(failure);
+        }
         Ok(self.held.pop_front().unwrap_or(Reopened::Unsent))
     }
 
@@ -482,6 +487,48 @@ fn offline_waits_longer_each_time_and_resends_the_same_message() {
     );
     assert_eq!(chat.refused, ["the task"; 3]);
     assert_eq!(chat.sent, ["the task"]);
+}
+
+/// The reply's stream dropped and the chat cannot be reached to ask whether it kept the
+/// message (an outage): nothing is sent before the chat answers; each wait for the network is
+/// followed by the check again, and the reply the chat kept is read. Never reached: the turn
+/// stops with the message pending, nothing sent.
+#[test]
+fn a_chat_that_cannot_be_reached_to_ask_is_asked_again_never_sent_blind() {
+    let unreachable = || Failure::new(Code::NetworkOffline, "cannot be reached");
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: [
+            Err(Failure::new(Code::NetworkOffline, "dropped")),
+            Ok(done("kept")),
+        ]
+        .into(),
+        unreachable: [unreachable(), unreachable()].into(),
+        held: [Reopened::Answered].into(),
+        ..ScriptedChat::default()
+    };
+    assert_eq!(bench.run(&mut chat), stop_done("kept"));
+    assert_eq!(bench.waits, [2, 4, 8].map(Duration::from_secs).to_vec());
+    assert_eq!(chat.sent, ["the task"], "sent once, never again blind");
+
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: [Err(Failure::new(Code::NetworkOffline, "dropped"))].into(),
+        unreachable: (0..=OFFLINE_TRIES).map(|_| unreachable()).collect(),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert!(
+        matches!(&stop, Stop::Chat(f) if f.code == Code::NetworkOffline
+            && f.reason.contains("keyless run --resume")),
+        "{stop:?}"
+    );
+    assert_eq!(bench.waits.len(), OFFLINE_TRIES as usize);
+    assert_eq!(
+        chat.sent,
+        ["the task"],
+        "nothing sent into a chat not asked"
+    );
 }
 
 #[test]
