@@ -15,6 +15,7 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::catalog::Code;
+pub(crate) use reset::civil_from_days;
 use reset::reset;
 
 /// The longest text taken as a notice in the reply's own place: a site's notice is a sentence
