@@ -15,6 +15,7 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::catalog::Code;
+pub use answer::{retry_after, server_said};
 pub(crate) use reset::civil_from_days;
 use reset::reset;
 
@@ -751,6 +752,7 @@ pub(crate) fn span(wait: Duration) -> String {
     }
 }
 
+mod answer;
 mod reset;
 
 #[cfg(test)]

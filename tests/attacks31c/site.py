@@ -352,11 +352,14 @@ class H(BaseHTTPRequestHandler):
             applies = fault_applies(conv, text)
             f = STATE['fault'] if applies else 'none'
             # pre-acceptance refusals: the message never reaches the model
-            if f in ('toast429', 'modal429', 'silent429', 'banner_refuse', 'inline500', 'http503'):
+            if f in ('toast429', 'modal429', 'silent429', 'json429', 'banner_refuse', 'inline500', 'http503'):
                 fire()
                 log('send', conv=conv, kind=kind, sha=sha, refused=True, fault=f, n=len(text))
                 if f == 'silent429':
                     return self._send(429, '', 'text/plain', {'Retry-After': A.retry_after or '20'})
+                if f == 'json429':
+                    # The words only in the answer's JSON body, the page showing none of them.
+                    return self._send(429, json.dumps({'ui': 'silent', 'error': {'code': 'quota_exhausted', 'message': A.text, 'request_id': 'req_81f2'}}), 'application/json')
                 if f == 'inline500':
                     return self._send(500, json.dumps({'error': A.text or 'Internal server error', 'ui': 'inline'}), 'application/json')
                 if f == 'http503':

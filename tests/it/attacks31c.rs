@@ -292,6 +292,26 @@ fn a_bare_429_with_retry_after_is_a_rate_limit_waited_out() {
     );
 }
 
+/// The results refused with a 429 whose words are only in its JSON body (a message and a code,
+/// no `Retry-After`), the page showing nothing: the body's words name a usage limit and its
+/// reset, quoted, and `--wait` waits for it and sends the message once more.
+#[test]
+fn a_429_whose_json_body_names_a_usage_limit_is_that_limit_in_its_words() {
+    let words = "Your daily allowance of messages is spent; it renews in 7 seconds.";
+    let site = site(json!({ "fault": "json429", "text": words, "persist": 4 }));
+    let place = Place::new();
+    let out = place.run(&site, &["--wait"]);
+    place.completed(&site, &out);
+    assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    assert!(out.stderr.contains("HTTP 429"), "{out:#?}");
+    assert!(
+        out.stderr.contains("daily allowance of messages is spent"),
+        "{out:#?}"
+    );
+    assert_eq!(results(&site), (1, 1), "{:#?}", received(&site));
+    no_message_twice(&site);
+}
+
 /// A server error in Portuguese beside the turn, and a 503 whose Spanish toast passes in 8 s:
 /// each named as the site's error, the message found unanswered and sent once more.
 #[test]

@@ -288,46 +288,63 @@ impl CdpDriver {
 
     /// The site's refusal of the message by the status of the request that carried it (429:
     /// a rate limit, its `Retry-After` the wait; 5xx: a site error), in the page's newest words
-    /// when it shows any. `None` when no request carrying the message was refused.
+    /// when it shows any, else in the words of the server's answer (a JSON body's message and
+    /// its reset field): a limit those words name is that limit (a 429 that says the plan's
+    /// messages are used up, until 17:00, is a usage limit with its reset). `None` when no
+    /// request carrying the message was refused.
     fn refused_by_status(&self, state: &PageState) -> Option<Notice> {
         let (message, _) = self.composer.last_sent.as_ref()?;
         let refused = self.tab.wire.refused().into_iter().rev().find(|r| {
             crate::chat::wire::outbound(message, std::slice::from_ref(&r.body))
                 != crate::chat::wire::Outbound::Unknown
         })?;
-        let kind = if refused.status == 429 {
+        let clock = clock_now();
+        let by_status = if refused.status == 429 {
             Kind::RateLimit
         } else {
             Kind::ServerError
         };
+        let server = self
+            .tab
+            .answer_to(&refused.id)
+            .and_then(|body| crate::chat::trouble::server_said(&body, clock));
+        let status = format!(
+            "the site answered the message with HTTP {}{}",
+            refused.status,
+            refused
+                .retry_after
+                .as_deref()
+                .map(|r| format!(" (Retry-After: {r})"))
+                .unwrap_or_default()
+        );
         let words = state
             .notices
             .iter()
             .rev()
             .find(|n| !n.aside)
             .map(|n| n.text.clone())
-            .unwrap_or_else(|| {
-                format!(
-                    "the site answered the message with HTTP {}{}",
-                    refused.status,
-                    refused
-                        .retry_after
-                        .as_deref()
-                        .map(|r| format!(" (Retry-After: {r})"))
-                        .unwrap_or_default()
-                )
-            });
-        // The server's Retry-After, else a wait the page's words give ("Probeer het over 30
-        // seconden opnieuw" in a dialog beside a bare 429).
+            .or_else(|| {
+                server
+                    .as_ref()
+                    .filter(|said| !said.words.is_empty())
+                    .map(|said| format!("{status}: {}", said.words))
+            })
+            .unwrap_or(status);
+        let classified = crate::chat::trouble::classify(&words, Place::Area, &self.extra(), clock);
+        // The words name the kind where they name a limit; otherwise the status does.
+        let kind = match classified.as_ref().map(|n| n.kind) {
+            Some(kind @ (Kind::RateLimit | Kind::UsageLimit | Kind::SpendLimit)) => kind,
+            _ => by_status,
+        };
+        // The server's Retry-After, else a time its answer's fields give, else a wait the
+        // words give ("Probeer het over 30 seconden opnieuw" in a dialog beside a bare 429).
         let resets_in = refused
             .retry_after
             .as_deref()
-            .and_then(|r| r.trim().parse::<u64>().ok())
-            .map(Duration::from_secs)
-            .or_else(|| {
-                crate::chat::trouble::classify(&words, Place::Area, &self.extra(), clock_now())
-                    .and_then(|notice| notice.resets_in)
-            });
+            .and_then(|r| crate::chat::trouble::retry_after(r, clock))
+            .or_else(|| server.and_then(|said| said.resets_in))
+            .or_else(|| classified.and_then(|notice| notice.resets_in))
+            .filter(|_| kind.passes_with_time());
         Some(Notice {
             kind,
             words: words.split_whitespace().collect::<Vec<_>>().join(" "),

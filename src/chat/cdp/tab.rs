@@ -284,6 +284,19 @@ impl Tab {
         })
     }
 
+    /// The body of the answer to request `id`, read whole when it finished before it could be
+    /// heard streaming.
+    pub(super) fn answer_to(&self, id: &str) -> Option<Vec<u8>> {
+        let page = self.page.clone();
+        let wire = self.wire.clone();
+        self.block(async move {
+            wire.complete(&page).await;
+            Ok::<_, super::DriverError>(())
+        })
+        .ok()?;
+        self.wire.body_of(id)
+    }
+
     /// Switches the page's network off or on.
     pub(super) fn set_offline(&self, offline: bool) -> Result<(), Failure> {
         let page = self.page.clone();

@@ -47,6 +47,8 @@ struct Exchange {
 /// A request with a body the site answered with a refusal's status.
 #[derive(Clone, Debug)]
 pub(super) struct Refused {
+    /// The request's id (its answer's body is heard under it).
+    pub id: String,
     pub status: u16,
     /// The `Retry-After` header as the site wrote it (seconds, or an HTTP date).
     pub retry_after: Option<String>,
@@ -176,6 +178,15 @@ impl Wire {
             .collect()
     }
 
+    /// The body of one response heard since the last message, as far as it came.
+    pub(super) fn body_of(&self, id: &str) -> Option<Vec<u8>> {
+        let heard = self.heard.lock().ok()?;
+        let e = heard.get(id).filter(|e| !e.socket)?;
+        let mut body = e.head.clone();
+        body.extend_from_slice(&e.tail);
+        Some(body)
+    }
+
     fn with(&self, id: &str, change: impl FnOnce(&mut Exchange)) {
         if let Ok(mut heard) = self.heard.lock()
             && let Some(e) = heard.get_mut(id)
@@ -221,6 +232,7 @@ impl Wire {
                                     .and_then(|(_, value)| value.as_str().map(str::to_string))
                             });
                     refused.push(Refused {
+                        id: id.clone(),
                         status,
                         retry_after,
                         body,
