@@ -738,12 +738,10 @@
     controller = new AbortController();
     let raw = "";
     try {
-      const res = await fetch("/api/chat", {
-        method: "POST",
-        body: payload,
-        headers: { "x-conversation": conversation, "x-sent-with": JSON.stringify(used) },
-        signal: controller.signal,
-      });
+      const headers = { "x-conversation": conversation, "x-sent-with": JSON.stringify(used) };
+      const res = mode("websocket")
+        ? await overSocket(payload, headers, controller.signal)
+        : await fetch("/api/chat", { method: "POST", body: payload, headers, signal: controller.signal });
       showHistory().catch(() => {});
       const notice = res.headers.get("x-notice");
       if (notice) {
@@ -811,6 +809,40 @@
     window.__streamEndedAt = performance.now(); // for keyless's latency benchmark
     // The server notes the moment too (the shape benchmark measures from it).
     fetch("/api/ended", { method: "POST", keepalive: true }).catch(() => {});
+  }
+
+  // "websocket": the message goes over the page's one socket, as sites that stream over a
+  // WebSocket send theirs, and the answer comes back in frames (a start with its status and
+  // headers, the body's pieces as deltas, an end), made into a Response for the code above.
+  let socket = null;
+  function openSocket() {
+    if (socket && socket.readyState === WebSocket.OPEN) return Promise.resolve(socket);
+    return new Promise((opened, failed) => {
+      const s = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/api/socket");
+      s.onopen = () => { socket = s; opened(s); };
+      s.onerror = () => failed(new Error("the socket did not open"));
+    });
+  }
+  async function overSocket(payload, headers, signal) {
+    const s = await openSocket();
+    return new Promise((answered, failed) => {
+      let body;
+      const stream = new ReadableStream({ start(c) { body = c; } });
+      const encoder = new TextEncoder();
+      const broke = () => {
+        try { body.error(new Error("the socket closed")); } catch (e) {}
+        failed(new Error("the socket closed"));
+      };
+      s.onmessage = (event) => {
+        const frame = JSON.parse(event.data);
+        if (frame.start) answered(new Response(stream, { status: frame.start.status, headers: frame.start.headers }));
+        else if (typeof frame.delta === "string") body.enqueue(encoder.encode(frame.delta));
+        else if (frame.end) body.close();
+      };
+      s.onclose = () => { socket = null; broke(); };
+      signal.addEventListener("abort", broke);
+      s.send(JSON.stringify({ conversation: headers["x-conversation"], sentWith: headers["x-sent-with"], text: payload }));
+    });
   }
 
   // A site's notice in the reply's stead (x-notice): a toast outside the conversation, a modal

@@ -1229,9 +1229,20 @@ fn a_composer_that_breaks_lines_only_on_shift_enter_gets_the_message_exactly() {
 /// that carried the message does. keyless says so once and fences what follows.
 #[test]
 fn a_message_altered_only_on_its_way_to_the_server_is_caught_from_the_wire() {
+    for over in [None, Some("websocket")] {
+        let modes = ["blank-lines-altered"]
+            .into_iter()
+            .chain(over)
+            .map(str::to_string);
+        altered_on_its_way(modes.collect());
+    }
+}
+
+/// A message altered on its way (`blank-lines-altered`) on a page in `modes`, caught.
+fn altered_on_its_way(modes: Vec<String>) {
     let mut s = start(Script {
         page: PageFaults {
-            modes: vec!["blank-lines-altered".into()],
+            modes,
             ..PageFaults::default()
         },
         ..Script::replies([SHORT, SHORT])

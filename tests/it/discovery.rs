@@ -423,6 +423,7 @@ three_ways! {
     no_upload_three_ways: "no-upload", "qwen";
     late_actions_three_ways: "late-actions", "deepseek";
     own_words_three_ways: "own-words", "claude";
+    websocket_three_ways: "websocket", "chatgpt";
 }
 
 #[test]

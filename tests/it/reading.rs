@@ -285,8 +285,8 @@ fn a_code_block_with_protocol_lines_around_it_is_read_exactly_from_the_copy_or_t
 
 /// A page that draws replies lossily (a task list's `[ ]` as checkboxes, lines of HTML
 /// dropped, no copy control) cannot be read exactly from its rendering; the stream the server
-/// sent can, in each way a site streams: plain text, JSON deltas, the whole text so far. With
-/// the page's selectors and with its address only.
+/// sent can, in each way a site streams: plain text, JSON deltas, the whole text so far, a
+/// WebSocket's frames of JSON deltas. With the page's selectors and with its address only.
 #[test]
 fn a_lossy_page_is_read_exactly_from_the_wire() {
     let content = "- [ ] first task\n- [x] done task\n<details>\n<summary>More</summary>\nhidden words\n</details>\n  indented  line  \n";
@@ -294,7 +294,7 @@ fn a_lossy_page_is_read_exactly_from_the_wire() {
         "@@newfile notes.md\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@next\n@@end\n@@eof\n"
     );
     for site in [Some("local"), None] {
-        for stream in [None, Some("sse"), Some("sse-cumulative")] {
+        for stream in [None, Some("sse"), Some("sse-cumulative"), Some("websocket")] {
             let mut modes = vec!["lossy".to_string()];
             modes.extend(stream.map(str::to_string));
             let (text, ws, chat) = run_on(

@@ -299,6 +299,7 @@ impl LocalChat {
             .route("/api/conversation/{id}", get(conversation))
             .route("/api/conversations", get(conversations))
             .route("/api/chat", post(chat))
+            .route("/api/socket", get(socket))
             .route("/api/ended", post(ended))
             .route("/api/upload", post(upload))
             .route("/api/check-looks", post(check_looks))
@@ -552,6 +553,87 @@ async fn chat(
         .get(CONVERSATION_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    let sent_with = headers
+        .get(SENT_WITH_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    answer(state, conversation, sent_with, body).await
+}
+
+/// A message asked over the page's socket (`websocket`): what `/api/chat` takes as headers
+/// and body, in one JSON frame.
+#[derive(serde::Deserialize)]
+struct SocketAsk {
+    conversation: Option<String>,
+    #[serde(rename = "sentWith")]
+    sent_with: Option<String>,
+    text: String,
+}
+
+/// The page's socket (`websocket`, as chat sites that stream over a WebSocket do): each frame
+/// the page sends is a message, answered as `/api/chat` answers it, in frames: a `start` with
+/// the answer's status and headers, the body's pieces as `delta`s, and an `end`; a body that
+/// breaks off closes the socket.
+async fn socket(
+    State(state): State<AppState>,
+    upgrade: axum::extract::ws::WebSocketUpgrade,
+) -> Response {
+    use axum::extract::ws::Message;
+    use futures::StreamExt as _;
+    upgrade.on_upgrade(move |mut ws| async move {
+        while let Some(Ok(frame)) = ws.recv().await {
+            let Message::Text(frame) = frame else {
+                continue;
+            };
+            let Ok(asked) = serde_json::from_str::<SocketAsk>(frame.as_str()) else {
+                continue;
+            };
+            let answered = answer(
+                state.clone(),
+                asked.conversation,
+                asked.sent_with,
+                asked.text,
+            )
+            .await;
+            let headers: serde_json::Map<String, serde_json::Value> = answered
+                .headers()
+                .iter()
+                .filter_map(|(name, value)| {
+                    Some((name.to_string(), serde_json::json!(value.to_str().ok()?)))
+                })
+                .collect();
+            let start = serde_json::json!({
+                "start": { "status": answered.status().as_u16(), "headers": headers }
+            });
+            if ws.send(Message::text(start.to_string())).await.is_err() {
+                return;
+            }
+            let mut body = answered.into_body().into_data_stream();
+            while let Some(piece) = body.next().await {
+                let Ok(piece) = piece else {
+                    // The stream broke: the socket goes with it, as a dropped connection.
+                    return;
+                };
+                let delta = serde_json::json!({ "delta": String::from_utf8_lossy(&piece) });
+                if ws.send(Message::text(delta.to_string())).await.is_err() {
+                    return;
+                }
+            }
+            let end = serde_json::json!({ "end": true });
+            if ws.send(Message::text(end.to_string())).await.is_err() {
+                return;
+            }
+        }
+    })
+}
+
+/// The site's answer to one message, from whichever way it came.
+async fn answer(
+    state: AppState,
+    conversation: Option<String>,
+    sent_with: Option<String>,
+    body: String,
+) -> Response {
     let (reply, chunk_chars, delay, stream_as, down) = {
         let Ok(mut s) = state.lock() else {
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
@@ -565,9 +647,8 @@ async fn chat(
                 fault: None,
             });
         let body_for_record = body.clone();
-        let with: SentWith = headers
-            .get(SENT_WITH_HEADER)
-            .and_then(|v| v.to_str().ok())
+        let with: SentWith = sent_with
+            .as_deref()
             .and_then(|v| serde_json::from_str(v).ok())
             .unwrap_or_default();
         // A temporary chat is kept nowhere: no history, no conversation to reopen.
