@@ -380,6 +380,8 @@ fn a_first_message_no_chat_took_goes_as_it_was_on_resume() {
     let out = place.run(&site, &[]);
     assert_eq!(out.code, Some(4), "{out:#?}");
     assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    // "→ sending" was shown before the page was looked at: the stop says nothing went.
+    assert!(out.stderr.contains("the message was not sent"), "{out:#?}");
     // The task as it waits in the session, in characters (as the site counts them).
     let session: Value =
         serde_json::from_str(&fs::read_to_string(place.ws().join(".agent/session.json")).unwrap())

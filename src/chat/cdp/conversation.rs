@@ -444,7 +444,13 @@ impl CdpDriver {
             .filter_map(|n| crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock))
             .find(|notice| notice.kind != Kind::ServerError)
         {
-            return Err(trouble_failure(&notice, clock));
+            // Said first, since "→ sending" was shown before the page was looked at.
+            let mut failure = trouble_failure(&notice, clock);
+            failure.reason = format!(
+                "the message was not sent: the page already shows the site refusing messages; {}",
+                failure.reason
+            );
+            return Err(failure);
         }
         let (users, button) = (before.users, before.button);
         self.reader.assistants_before_send = before.assistants;
