@@ -41,6 +41,7 @@ mod site_said;
 mod sketch;
 mod spawn;
 mod tab;
+mod waiting;
 mod wire;
 
 use composer::Composer;
