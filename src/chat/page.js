@@ -386,6 +386,9 @@
       const notices = noticesNow(replyTurn(), composer, all("ErrorBanner")).page;
       return { users, assistants, button: api.exists("SendButton"), notices };
     },
+    // Whether the composer is clean and how the page stands as a send begins, in one call (a
+    // call waits for any frame the page is drawing, and a frame costs more the longer the chat).
+    dirtyBefore: () => ({ dirt: api.dirty(), before: api.beforeSend() }),
     // The exchange begins (`text` null: the message the page keeps) and the composer takes the
     // focus, for Enter to send.
     beginAndFocus: (text) => api.beginExchange(text) && api.focusComposer(),

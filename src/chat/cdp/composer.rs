@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::conversation::SendAs;
-use super::page_api::{Begun, Held, PageApi, Press, ShownTurn};
+use super::page_api::{Begun, Dirt, Held, PageApi, Press, ShownTurn};
 use super::{
     ATTACH_WAIT, Delivery, DriverError, INSERT_CHUNK, INSERT_SETTLE, Shown, attachment_name,
     chunks, shown_as,
@@ -161,18 +161,35 @@ impl Composer {
 
     /// Clears stale text and attachment chips from the composer.
     pub(super) fn clean(&self, page: &PageApi<'_>) -> Result<(), Failure> {
-        self.clean_keeping(page, 0)
+        self.clean_keeping(page, 0, None)
+    }
+
+    /// Clears stale text and attachment chips from the composer, found as `dirt` (looked at in
+    /// the call that began the send): whether the composer was clean as it began.
+    pub(super) fn clean_found(&self, page: &PageApi<'_>, dirt: Dirt) -> Result<bool, Failure> {
+        let clean = !dirt.text && dirt.chips == 0 && dirt.cards == 0;
+        self.clean_keeping(page, 0, Some(dirt))?;
+        Ok(clean)
     }
 
     /// Clears the composer's text and every attachment chip but the first `keep` (a chip made
-    /// for the message being sent stays when an insertion strategy is undone).
-    fn clean_keeping(&self, page: &PageApi<'_>, keep: usize) -> Result<(), Failure> {
+    /// for the message being sent stays when an insertion strategy is undone); `found`, the
+    /// dirt already looked at.
+    fn clean_keeping(
+        &self,
+        page: &PageApi<'_>,
+        keep: usize,
+        found: Option<Dirt>,
+    ) -> Result<(), Failure> {
         // Chips by the selectors, and cards discovery sees (new since the insertion began).
         let dirty = || -> Result<(bool, usize, usize), Failure> {
             let dirt = page.dirt()?;
             Ok((dirt.text, dirt.chips, dirt.cards))
         };
-        let (text, chips, cards) = dirty()?;
+        let (text, chips, cards) = match found {
+            Some(dirt) => (dirt.text, dirt.chips, dirt.cards),
+            None => dirty()?,
+        };
         if !text && chips <= keep && cards == 0 {
             return Ok(());
         }
@@ -257,7 +274,7 @@ impl Composer {
                     Some(typed) => typed,
                     None => {
                         let typed = self.insert_chunks(page, opening, usize::MAX, OPENING_SETTLE);
-                        self.clean_keeping(page, keep)?;
+                        self.clean_keeping(page, keep, None)?;
                         if let Err(failure) = &typed {
                             last = Some(failure.clone());
                         }
@@ -286,7 +303,7 @@ impl Composer {
                 // A site that turns long pastes into files takes short ones as text: the
                 // message again in pieces under every limit seen (claude.ai about 4,000
                 // characters).
-                self.clean_keeping(page, keep)?;
+                self.clean_keeping(page, keep, None)?;
                 inserted = self.paste_in(page, strategy, message, PASTE_PIECE);
             }
             // An insertion in the page looked for cards as it ended (and unmarked the region
@@ -308,7 +325,7 @@ impl Composer {
                         Code::SendNotConfirmed,
                         "the site turned part of the message into an attachment card",
                     ));
-                    self.clean_keeping(page, keep)?;
+                    self.clean_keeping(page, keep, None)?;
                 }
                 Err(failure) => {
                     // A wall that took the composer's place meanwhile (a sign-in form, a
@@ -325,7 +342,7 @@ impl Composer {
                         near = Some(strategy);
                     }
                     last = Some(failure);
-                    self.clean_keeping(page, keep)?;
+                    self.clean_keeping(page, keep, None)?;
                 }
             }
         }
@@ -345,7 +362,7 @@ impl Composer {
                 self.whitespace_lost = true;
                 return Ok(());
             }
-            self.clean_keeping(page, keep)?;
+            self.clean_keeping(page, keep, None)?;
         }
         page.unmark_region()?;
         Err(last.unwrap_or_else(|| {

@@ -277,7 +277,12 @@ impl CdpDriver {
         self.stop_leftover_reply()?;
         self.tab.forget_failures();
         self.composer.last_sent = Some((message.to_string(), how));
-        self.composer.clean(&self.api())?;
+        // The composer's dirt and the page as the send begins, in one call: that look at the
+        // page stands where nothing changed it since (a clean composer, no files, text).
+        let (dirt, first_look) = self.api().dirt_and_before_send()?;
+        let untouched = self.composer.clean_found(&self.api(), dirt)?
+            && self.composer.files.is_empty()
+            && how == SendAs::Text;
         // The person's files first, each confirmed by its chip; a refusal sends nothing.
         self.upload_pending()?;
         let note;
@@ -301,7 +306,11 @@ impl CdpDriver {
         };
         // How many turns the page has before the send (counted alone: the whole state costs
         // more, and a long message is about to be drawn).
-        let before = self.api().before_send()?;
+        let before = if untouched {
+            first_look
+        } else {
+            self.api().before_send()?
+        };
         // A refusal the page shows before anything went (a limit's banner still up when the
         // chat is opened again, or shown after the last reply ended): nothing is sent into it.
         let clock = clock_now();

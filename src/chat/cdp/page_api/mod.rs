@@ -429,6 +429,18 @@ impl<'d> PageApi<'d> {
         self.call("beforeSend", json!([]))
     }
 
+    /// The composer's dirt and [`PageApi::before_send`], in one call.
+    pub fn dirt_and_before_send(&self) -> Result<(Dirt, BeforeSend), Failure> {
+        #[derive(serde::Deserialize)]
+        struct Both {
+            dirt: (bool, usize, usize),
+            before: BeforeSend,
+        }
+        let both: Both = self.call("dirtyBefore", json!([]))?;
+        let (text, chips, cards) = both.dirt;
+        Ok((Dirt { text, chips, cards }, both.before))
+    }
+
     /// Marks the buttons there before a send (Enter then looks for a new one).
     pub fn mark_buttons(&self) -> Result<bool, Failure> {
         self.call("markButtons", json!([]))
