@@ -11,7 +11,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L, C, A) {
-  if (window.__keyless && window.__keyless.version === 11) return "present";
+  if (window.__keyless && window.__keyless.version === 12) return "present";
   // Whether an element is drawn (it has a box). Asked without laying the page out
   // (`checkVisibility` brings the styles up to date, not the layout): laying out a long
   // conversation at every look costs the renderer more the longer the chat grows.
@@ -348,7 +348,7 @@
     return [px, py];
   };
   const api = {
-    version: 11,
+    version: 12,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -364,7 +364,8 @@
     modelsOffered: () => c.offered(),
     chooseModel: (label, group) => c.choose(label, group),
     modelShown: () => c.shown(),
-    replyModel: () => c.answeredBy(replyTurn()),
+    // The model the newest reply says it came from, else the picker's words: one call.
+    answeredBy: () => c.answeredBy(replyTurn()) || c.shown(),
     plainChat: () => c.plainChat(),
     temporaryChat: () => c.temporary(),
     // The person's attachments (attach.js): whether a file input is there, the notices before
@@ -388,7 +389,13 @@
     },
     // Whether the composer is clean and how the page stands as a send begins, in one call (a
     // call waits for any frame the page is drawing, and a frame costs more the longer the chat).
-    dirtyBefore: () => ({ dirt: api.dirty(), before: api.beforeSend() }),
+    // With `text`, an insertion of it begins in the same call where the composer is clean.
+    dirtyBefore: (text) => {
+      const dirt = api.dirty();
+      const before = api.beforeSend();
+      const clean = !dirt[0] && dirt[1] === 0 && dirt[2] === 0;
+      return { dirt, before, begun: typeof text === "string" && clean ? api.begin(text) : null };
+    },
     // The exchange begins (`text` null: the message the page keeps) and the composer takes the
     // focus, for Enter to send.
     beginAndFocus: (text) => api.beginExchange(text) && api.focusComposer(),
@@ -943,7 +950,9 @@
       const clicked = api.copy(index);
       if (clicked !== "clicked" && clicked !== "discovered") return { clicked, text: null, agrees: false };
       const text = typeof window.__keylessClip === "string" ? window.__keylessClip : null;
-      return { clicked, text, agrees: text !== null && api.agrees(text) };
+      const agrees = text !== null && api.agrees(text);
+      // The model the reply says answered it, looked at in the same call once it is read.
+      return { clicked, text, agrees, looked: agrees, model: agrees ? api.answeredBy() : null };
     },
     // Reading channel 2: the reply's only code block. Null when it cannot be exact: not one
     // block; a code editor's view, which draws only the lines on screen; or a block that is not

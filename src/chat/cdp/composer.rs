@@ -140,6 +140,9 @@ pub(super) struct Composer {
     pub(super) whitespace_lost: bool,
     /// Whether that was said (once a session).
     pub(super) told_whitespace: bool,
+    /// An insertion of this message begun in the call that began the send (the composer was
+    /// clean): taken by the insertion of the same message, which needs no call to begin.
+    pub(super) begun: Option<(String, Begun)>,
 }
 
 impl Composer {
@@ -253,7 +256,10 @@ impl Composer {
     pub(super) fn insert(&mut self, page: &PageApi<'_>, message: &str) -> Result<(), Failure> {
         // Chips already there belong to this message (it went as a file): they stay. What
         // appears beside the composer from now on is a card a strategy made.
-        let begun: Begun = page.begin(message)?;
+        let begun: Begun = match self.begun.take() {
+            Some((text, begun)) if text == message => begun,
+            _ => page.begin(message)?,
+        };
         let keep = begun.chips;
         let mut last = None;
         // The first strategy that left the message's words whole, its whitespace changed.

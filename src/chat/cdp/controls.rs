@@ -158,10 +158,9 @@ impl CdpDriver {
     /// The model the newest reply came from, checked against the one chosen: the reply's own
     /// label, else the picker's words after it.
     pub(super) fn answered_by(&mut self) -> Result<Option<String>, Failure> {
-        let page = self.api();
-        let said = match page.reply_model()? {
-            Some(model) => Some(model),
-            None => page.model_shown()?,
+        let said = match self.reader.looked_model() {
+            Some(looked) => looked,
+            None => self.api().answered_by()?,
         };
         let Some(said) = said else {
             return Ok(None);

@@ -279,10 +279,15 @@ impl CdpDriver {
         self.composer.last_sent = Some((message.to_string(), how));
         // The composer's dirt and the page as the send begins, in one call: that look at the
         // page stands where nothing changed it since (a clean composer, no files, text).
-        let (dirt, first_look) = self.api().dirt_and_before_send()?;
-        let untouched = self.composer.clean_found(&self.api(), dirt)?
-            && self.composer.files.is_empty()
-            && how == SendAs::Text;
+        // Where nothing comes before the text (no files, no file for it), its insertion begins
+        // in that call too.
+        let plain = self.composer.files.is_empty() && how == SendAs::Text;
+        let (dirt, first_look, begun) =
+            self.api().dirt_and_before_send(plain.then_some(message))?;
+        let untouched = self.composer.clean_found(&self.api(), dirt)? && plain;
+        self.composer.begun = begun
+            .filter(|_| untouched)
+            .map(|begun| (message.to_string(), begun));
         // The person's files first, each confirmed by its chip; a refusal sends nothing.
         self.upload_pending()?;
         let note;
@@ -821,6 +826,8 @@ impl ChatDriver for CdpDriver {
 
     fn wait_reply(&mut self, progress: &mut dyn FnMut(usize)) -> Result<Reply, Failure> {
         self.after_send();
+        // What an earlier read saw of its model is no word on this reply's.
+        let _ = self.reader.looked_model();
         let mut reply = self.wait_for_reply(progress);
         if let Ok(read) = &mut reply {
             // The conversation's address once its reply is there (a site gives a new chat its

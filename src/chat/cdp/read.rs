@@ -40,6 +40,9 @@ pub(super) struct Reader {
     /// are the server's rendering for the rest of the session, even for a reply whose response
     /// the wire missed (a loaded machine): one lossy read executed is one too many.
     drawn_on_server: std::cell::Cell<bool>,
+    /// The model the last reply read says answered it, when the read looked in the same call
+    /// (the copy control's): taken by the model check, which then needs no call of its own.
+    looked_model: std::cell::RefCell<Option<Option<String>>>,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -79,6 +82,7 @@ impl Reader {
             stall,
             replies,
             drawn_on_server: std::cell::Cell::new(false),
+            looked_model: std::cell::RefCell::new(None),
         }
     }
 
@@ -180,7 +184,13 @@ impl Reader {
 
     /// Reads the last reply: the copy button, else the wire, else the only code block, else
     /// the DOM. The copy control comes first: proving one teaches discovery the site's control.
+    /// The model the last reply read says answered it, when its read looked (taken once).
+    pub(super) fn looked_model(&self) -> Option<Option<String>> {
+        self.looked_model.borrow_mut().take()
+    }
+
     pub(super) fn read(&self, page: &PageApi<'_>, heard: &[Heard]) -> Result<Read, Failure> {
+        *self.looked_model.borrow_mut() = None;
         // The copy control of the selectors, else each one found by its shape, each proved by
         // agreeing with the rendered reply.
         for index in 0..MAX_COPY_CANDIDATES {
@@ -191,6 +201,7 @@ impl Reader {
             if !clicked.pressed() {
                 break;
             }
+            let looked = read.looked.then(|| read.model.clone());
             let (text, agrees) = match read.text {
                 Some(text) => (text, read.agrees),
                 None => {
@@ -211,6 +222,7 @@ impl Reader {
             } else {
                 None
             };
+            *self.looked_model.borrow_mut() = looked;
             return Ok(Read::through(Channel::CopyButton, text, proved_copy));
         }
         if let Some(text) = Reader::from_wire(page, heard)? {

@@ -150,6 +150,12 @@ pub(in crate::chat::cdp) struct CopyRead {
     /// None when the page's clipboard call had not run by the click's end.
     pub text: Option<String>,
     pub agrees: bool,
+    /// Whether the model that answered was looked at in the same call (`answered_by`), and
+    /// what it said.
+    #[serde(default)]
+    pub looked: bool,
+    #[serde(default)]
+    pub model: Option<String>,
 }
 
 /// A selector the page script made of a part it found by its shape.

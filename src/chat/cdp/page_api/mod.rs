@@ -24,7 +24,7 @@ use crate::chat::selectors::Site;
 
 /// The page script's version: `page.js` says the same (its `version`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 11;
+pub(super) const PAGE_VERSION: u32 = 12;
 
 /// How long a page may be between two documents (no context to evaluate in) before a call
 /// into it fails, and how often it is tried meanwhile.
@@ -429,16 +429,21 @@ impl<'d> PageApi<'d> {
         self.call("beforeSend", json!([]))
     }
 
-    /// The composer's dirt and [`PageApi::before_send`], in one call.
-    pub fn dirt_and_before_send(&self) -> Result<(Dirt, BeforeSend), Failure> {
+    /// The composer's dirt and [`PageApi::before_send`], in one call; with `text`, the
+    /// insertion of it begun in the same call ([`PageApi::begin`]) where the composer is clean.
+    pub fn dirt_and_before_send(
+        &self,
+        text: Option<&str>,
+    ) -> Result<(Dirt, BeforeSend, Option<Begun>), Failure> {
         #[derive(serde::Deserialize)]
         struct Both {
             dirt: (bool, usize, usize),
             before: BeforeSend,
+            begun: Option<Begun>,
         }
-        let both: Both = self.call("dirtyBefore", json!([]))?;
+        let both: Both = self.call("dirtyBefore", json!([text]))?;
         let (text, chips, cards) = both.dirt;
-        Ok((Dirt { text, chips, cards }, both.before))
+        Ok((Dirt { text, chips, cards }, both.before, both.begun))
     }
 
     /// Marks the buttons there before a send (Enter then looks for a new one).
@@ -541,9 +546,9 @@ impl<'d> PageApi<'d> {
         self.call("modelShown", json!([]))
     }
 
-    /// The model the newest reply says it came from.
-    pub fn reply_model(&self) -> Result<Option<String>, Failure> {
-        self.call("replyModel", json!([]))
+    /// The model the newest reply says it came from, else the picker's words, in one call.
+    pub fn answered_by(&self) -> Result<Option<String>, Failure> {
+        self.call("answeredBy", json!([]))
     }
 
     /// Makes sure the page is in plain chat (by the selectors' radio).
