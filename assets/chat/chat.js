@@ -812,8 +812,9 @@
   }
 
   // "websocket": the message goes over the page's one socket, as sites that stream over a
-  // WebSocket send theirs, and the answer comes back in frames (a start with its status and
-  // headers, the body's pieces as deltas, an end), made into a Response for the code above.
+  // WebSocket send theirs (in socket.io's framing, `42["event",{…}]`), and the answer comes
+  // back in events (a start with its status and headers, the body's pieces as deltas, an
+  // end), made into a Response for the code above.
   let socket = null;
   function openSocket() {
     if (socket && socket.readyState === WebSocket.OPEN) return Promise.resolve(socket);
@@ -834,14 +835,15 @@
         failed(new Error("the socket closed"));
       };
       s.onmessage = (event) => {
-        const frame = JSON.parse(event.data);
-        if (frame.start) answered(new Response(stream, { status: frame.start.status, headers: frame.start.headers }));
-        else if (typeof frame.delta === "string") body.enqueue(encoder.encode(frame.delta));
-        else if (frame.end) body.close();
+        if (!event.data.startsWith("42")) return;
+        const [name, data] = JSON.parse(event.data.slice(2));
+        if (name === "start") answered(new Response(stream, { status: data.status, headers: data.headers }));
+        else if (name === "delta") body.enqueue(encoder.encode(data.text));
+        else if (name === "end") body.close();
       };
       s.onclose = () => { socket = null; broke(); };
       signal.addEventListener("abort", broke);
-      s.send(JSON.stringify({ conversation: headers["x-conversation"], sentWith: headers["x-sent-with"], text: payload }));
+      s.send("42" + JSON.stringify(["message", { conversation: headers["x-conversation"], sentWith: headers["x-sent-with"], text: payload }]));
     });
   }
 

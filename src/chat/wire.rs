@@ -96,22 +96,61 @@ fn sse_events(text: &str) -> Vec<String> {
     events
 }
 
+/// The longest tag a framing puts before an event's JSON (socket.io's `42`, `430`; the AI
+/// SDK's data stream's `0:`, `f:`).
+const MAX_TAG: usize = 8;
+
+/// The JSON an event or line holds: the whole of it, or what follows a short tag of letters
+/// and digits (and a `:` after it), as framings put one before their JSON (socket.io's
+/// `42["stream_token",{…}]`, the AI SDK's `0:"a delta"`). The tag, with its `:`, names the
+/// path the event's strings go under, so that one kind of event builds one text.
+fn json_in(event: &str) -> Option<(&str, serde_json::Value)> {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(event) {
+        return Some(("", value));
+    }
+    let tag_end = event
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map(|(i, _)| i)?;
+    if tag_end == 0 || tag_end > MAX_TAG {
+        return None;
+    }
+    let rest = &event[tag_end..];
+    let (tag, json) = match rest.strip_prefix(':') {
+        Some(after) => (&event[..=tag_end], after),
+        None => (&event[..tag_end], rest),
+    };
+    if !json.starts_with(['{', '[', '"']) {
+        return None;
+    }
+    serde_json::from_str(json).ok().map(|value| (tag, value))
+}
+
 /// Candidates from a sequence of events (SSE data, JSON lines, frames): the events' text
-/// appended when they are not JSON, and each string path's texts when they are.
+/// appended when they are not JSON, and each string path's texts when they are (a tagged
+/// event's under its tag). Where any event was tagged, the events' raw text appended is a
+/// candidate too (a plain stream whose pieces only looked tagged).
 fn from_events(events: &[String], out: &mut Vec<String>) {
     let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut plain = String::new();
     let mut plain_count = 0usize;
+    let mut tagged = false;
     for event in events {
-        match serde_json::from_str::<serde_json::Value>(event) {
-            Ok(value) if value.is_object() || value.is_array() => {
-                strings(&value, String::new(), 0, &mut paths);
+        match json_in(event) {
+            Some((tag, value)) if value.is_object() || value.is_array() => {
+                tagged |= !tag.is_empty();
+                strings(&value, tag.to_string(), 0, &mut paths);
             }
             // A JSON string is text; `[DONE]`-style markers are not JSON and not text either
             // when they stand alone, but a plain stream's pieces are kept together.
-            Ok(serde_json::Value::String(s)) => {
+            Some(("", serde_json::Value::String(s))) => {
                 plain.push_str(&s);
                 plain_count += 1;
+            }
+            // A tagged string is a piece of its tag's text (`0:"Hel"`, `0:"lo"`).
+            Some((tag, serde_json::Value::String(s))) => {
+                tagged = true;
+                paths.entry(tag.to_string()).or_default().push(s);
             }
             _ => {
                 plain.push_str(event);
@@ -122,20 +161,28 @@ fn from_events(events: &[String], out: &mut Vec<String>) {
     if plain_count > 0 {
         out.push(plain);
     }
+    if tagged {
+        out.push(events.concat());
+    }
     for values in paths.values() {
         out.extend(build(values));
     }
 }
 
-/// Candidates from lines that are JSON (JSON lines, or one document): a line that is not JSON
-/// is not a piece of a JSON stream's text (a plain stream is its own candidate already).
+/// Candidates from lines that are JSON (JSON lines, or one document, or lines of JSON behind a
+/// framing's tag): a line that is not JSON is not a piece of a JSON stream's text (a plain
+/// stream is its own candidate already).
 fn from_json_lines(lines: &[String], out: &mut Vec<String>) {
     let mut paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for line in lines {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(line)
-            && (value.is_object() || value.is_array())
-        {
-            strings(&value, String::new(), 0, &mut paths);
+        match json_in(line) {
+            Some((tag, value)) if value.is_object() || value.is_array() => {
+                strings(&value, tag.to_string(), 0, &mut paths);
+            }
+            Some((tag, serde_json::Value::String(s))) if !tag.is_empty() => {
+                paths.entry(tag.to_string()).or_default().push(s);
+            }
+            _ => {}
         }
     }
     for values in paths.values() {
@@ -221,7 +268,8 @@ pub fn outbound(meant: &str, bodies: &[Vec<u8>]) -> Outbound {
     for body in bodies {
         let text = String::from_utf8_lossy(body);
         let mut texts = vec![text.to_string()];
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+        // JSON, also behind a framing's tag (a socket.io frame: `42["message",{…}]`).
+        if let Some((_, value)) = json_in(&text) {
             let mut paths = BTreeMap::new();
             strings(&value, String::new(), 0, &mut paths);
             texts.extend(paths.into_values().flatten());
@@ -287,6 +335,46 @@ mod tests {
 
     fn has(heard: &Heard) -> bool {
         candidates(heard).iter().any(|c| c == REPLY)
+    }
+
+    /// socket.io's frames (`42["event",{…}]`, Chainlit's `stream_token`s) and the AI SDK's
+    /// data stream (`0:"a delta"` lines beside `f:{…}` and `e:{…}`) are JSON behind a tag.
+    #[test]
+    fn json_behind_a_framing_s_tag_is_reassembled() {
+        let mut frames = vec![
+            "0{\"sid\":\"x1\",\"pingInterval\":25000}".to_string(),
+            "40".to_string(),
+        ];
+        for p in pieces(REPLY, 5) {
+            frames.push(format!(
+                "42[\"stream_token\",{{\"id\":\"m1\",\"token\":{},\"isSequence\":false}}]",
+                serde_json::to_string(&p).unwrap()
+            ));
+        }
+        frames.push("42[\"task_end\"]".to_string());
+        assert!(has(&Heard::Frames(frames)));
+        let mut body = String::from("f:{\"messageId\":\"msg-1\"}\n");
+        for p in pieces(REPLY, 6) {
+            body.push_str(&format!("0:{}\n", serde_json::to_string(&p).unwrap()));
+        }
+        body.push_str("e:{\"finishReason\":\"stop\"}\nd:{\"finishReason\":\"stop\"}\n");
+        assert!(has(&Heard::Body(body.clone().into_bytes())));
+        // The same lines as server-sent events.
+        let events: String = body.lines().map(|l| format!("data: {l}\n\n")).collect();
+        assert!(has(&Heard::Body(events.into_bytes())));
+        // A plain stream whose pieces only look tagged stays whole.
+        let plain = ["note:", "[x] done\n", "ok"].map(str::to_string).to_vec();
+        assert!(candidates(&Heard::Frames(plain)).contains(&"note:[x] done\nok".to_string()));
+    }
+
+    #[test]
+    fn a_message_in_a_socket_io_frame_went_exactly() {
+        let meant = "Fix it\n\n\tand the tab\n";
+        let frame = format!(
+            "42[\"client_message\",{{\"message\":{{\"output\":{}}}}}]",
+            serde_json::to_string(meant).unwrap()
+        );
+        assert_eq!(outbound(meant, &[frame.into_bytes()]), Outbound::Exact);
     }
 
     #[test]

@@ -310,6 +310,8 @@ fn a_lossy_page_is_read_exactly_from_the_wire() {
             assert_eq!(written, content, "{what}: {text}");
             assert_eq!(chat.received().len(), 2, "{what}: {text}");
             assert!(text.contains("read via Wire"), "{what}: {text}");
+            // The message went exactly, in whatever framing carried it.
+            assert!(!text.contains("KA_MESSAGE_ALTERED"), "{what}: {text}");
         }
     }
 }

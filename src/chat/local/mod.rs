@@ -560,6 +560,9 @@ async fn chat(
     answer(state, conversation, sent_with, body).await
 }
 
+/// socket.io's tag before an event's JSON (a message, type event).
+const EVENT_FRAME: &str = "42";
+
 /// A message asked over the page's socket (`websocket`): what `/api/chat` takes as headers
 /// and body, in one JSON frame.
 #[derive(serde::Deserialize)]
@@ -570,10 +573,11 @@ struct SocketAsk {
     text: String,
 }
 
-/// The page's socket (`websocket`, as chat sites that stream over a WebSocket do): each frame
-/// the page sends is a message, answered as `/api/chat` answers it, in frames: a `start` with
-/// the answer's status and headers, the body's pieces as `delta`s, and an `end`; a body that
-/// breaks off closes the socket.
+/// The page's socket (`websocket`, as chat sites that stream over a WebSocket do, in
+/// socket.io's framing: `42["event",{…}]`): each `message` event the page sends is a message,
+/// answered as `/api/chat` answers it, in events: a `start` with the answer's status and
+/// headers, the body's pieces as `delta`s, and an `end`; a body that breaks off closes the
+/// socket.
 async fn socket(
     State(state): State<AppState>,
     upgrade: axum::extract::ws::WebSocketUpgrade,
@@ -585,7 +589,11 @@ async fn socket(
             let Message::Text(frame) = frame else {
                 continue;
             };
-            let Ok(asked) = serde_json::from_str::<SocketAsk>(frame.as_str()) else {
+            let asked = frame
+                .as_str()
+                .strip_prefix(EVENT_FRAME)
+                .and_then(|event| serde_json::from_str::<(String, SocketAsk)>(event).ok());
+            let Some((_, asked)) = asked else {
                 continue;
             };
             let answered = answer(
@@ -602,10 +610,15 @@ async fn socket(
                     Some((name.to_string(), serde_json::json!(value.to_str().ok()?)))
                 })
                 .collect();
-            let start = serde_json::json!({
-                "start": { "status": answered.status().as_u16(), "headers": headers }
-            });
-            if ws.send(Message::text(start.to_string())).await.is_err() {
+            let start = serde_json::json!([
+                "start",
+                { "status": answered.status().as_u16(), "headers": headers }
+            ]);
+            if ws
+                .send(Message::text(format!("{EVENT_FRAME}{start}")))
+                .await
+                .is_err()
+            {
                 return;
             }
             let mut body = answered.into_body().into_data_stream();
@@ -614,13 +627,21 @@ async fn socket(
                     // The stream broke: the socket goes with it, as a dropped connection.
                     return;
                 };
-                let delta = serde_json::json!({ "delta": String::from_utf8_lossy(&piece) });
-                if ws.send(Message::text(delta.to_string())).await.is_err() {
+                let delta =
+                    serde_json::json!(["delta", { "text": String::from_utf8_lossy(&piece) }]);
+                if ws
+                    .send(Message::text(format!("{EVENT_FRAME}{delta}")))
+                    .await
+                    .is_err()
+                {
                     return;
                 }
             }
-            let end = serde_json::json!({ "end": true });
-            if ws.send(Message::text(end.to_string())).await.is_err() {
+            if ws
+                .send(Message::text(format!("{EVENT_FRAME}[\"end\"]")))
+                .await
+                .is_err()
+            {
                 return;
             }
         }

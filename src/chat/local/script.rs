@@ -154,8 +154,8 @@ pub struct PageFaults {
 /// "Copy" row of a menu behind a "⋯" button that opens on the pointer going down, drawn at the
 /// end of the page), `collapsing-composer` (the composer keeps no whitespace of its own: a
 /// run of spaces or tabs becomes one space, a line ends with none), `websocket` (each message
-/// goes over the page's one WebSocket as a JSON frame, and the reply comes back as frames of
-/// JSON deltas, as sites that stream over a socket send theirs); and the
+/// goes over the page's one WebSocket as an event in socket.io's framing, `42["message",{…}]`,
+/// and the reply comes back as `delta` events, as sites that stream over a socket send theirs); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
