@@ -114,10 +114,12 @@
         break;
       case "insertParagraph":
         // A composer whose Enter sends ("shift-enter-only") makes no paragraph of it.
-        if (mode("shift-enter-only")) { send(); return; }
+        if (mode("shift-enter-only") || mode("any-enter-sends")) { send(); return; }
         model += "\n";
         break;
       case "insertLineBreak":
+        // "any-enter-sends": Shift+Enter sends too.
+        if (mode("any-enter-sends")) { send(); return; }
         model += "\n";
         break;
       case "deleteContentBackward": {
@@ -142,7 +144,9 @@
   // A composer that takes a line break only from Shift+Enter or a pasted <br>
   // ("shift-enter-only"): line breaks in typed or pasted text are dropped, as some editors drop
   // them; a pasted paragraph runs into the next.
-  const oneLine = (text) => (mode("shift-enter-only") ? text.replace(/\n/g, "") : text);
+  // A composer that takes no line break at all ("any-enter-sends"): Enter and Shift+Enter both
+  // send, and line breaks in typed or pasted text (a pasted <br> too) are dropped.
+  const oneLine = (text) => (mode("shift-enter-only") || mode("any-enter-sends") ? text.replace(/\n/g, "") : text);
   composer.addEventListener("paste", (e) => {
     e.preventDefault();
     if (config.ignorePaste) return; // Some editors take no synthetic paste.
@@ -158,6 +162,11 @@
     renderComposer();
   });
   composer.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && e.shiftKey && mode("any-enter-sends")) {
+      e.preventDefault();
+      send();
+      return;
+    }
     if (e.key === "Enter" && !e.shiftKey) {
       e.preventDefault();
       // A page where Enter only breaks the line (config.modes "enter-newline", as Gemini's

@@ -1224,6 +1224,34 @@ fn a_composer_that_breaks_lines_only_on_shift_enter_gets_the_message_exactly() {
     }
 }
 
+/// A composer where Enter and Shift+Enter both send and no line break goes in any other way (an
+/// outside attack's page): a message of several lines cannot go whole, and nothing of it goes
+/// (before, typing it with Shift+Enter between lines sent each line as a message, 42 of them);
+/// a message of one line goes as usual.
+#[test]
+fn a_composer_where_shift_enter_sends_too_gets_no_line_of_a_longer_message() {
+    let mut s = start(Script {
+        page: PageFaults {
+            modes: vec!["any-enter-sends".into()],
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT])
+    });
+    let failure = s
+        .driver
+        .send("first line\nsecond line\nthird line\nfourth line")
+        .unwrap_err();
+    assert_eq!(failure.code, Code::SendNotConfirmed, "{failure}");
+    assert!(failure.reason.contains("nothing was sent"), "{failure}");
+    // The server got nothing, and the page sent nothing it could have kept to itself.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(s.chat.received(), Vec::<String>::new());
+    s.driver.send("one line only").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(s.chat.received(), vec!["one line only".to_string()]);
+    s.driver.close();
+}
+
 /// A page that draws the message as sent but turns its blank lines into two spaces on the way
 /// to its server (as a self-hosted front-end did): the rendering cannot show it, the request
 /// that carried the message does. keyless says so once and fences what follows.

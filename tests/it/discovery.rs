@@ -994,7 +994,7 @@ const SERVER_DRAWN: &str = "server-drawn";
 /// The page modes where nothing exact can pass one way: no reply read exactly
 /// (`server-drawn`), or no message put into the message box exactly (`collapsing-composer`,
 /// whose messages go with their whitespace changed and a warning).
-const INEXACT: &[&str] = &[SERVER_DRAWN, "collapsing-composer"];
+const INEXACT: &[&str] = &[SERVER_DRAWN, "collapsing-composer", "any-enter-sends"];
 
 /// `server-drawn`, three ways (selectors right, stale, none): the server draws each reply into
 /// HTML with its tabs expanded and the page has no copy control, so no channel holds the

@@ -95,6 +95,8 @@ fn opening(message: &str) -> Option<&str> {
 
 /// How many lines `shiftEnter` types between two checks of the composer.
 const SHIFT_ENTER_CHECK: usize = 64;
+/// How long a composer may take to show the line break a Shift+Enter made.
+const PROBE_SETTLE: Duration = Duration::from_millis(300);
 
 /// Why a paste failed when the site made a file of it.
 const CARDED: &str = "the site turned the pasted message into an attachment";
@@ -140,6 +142,8 @@ pub(super) struct Composer {
     pub(super) whitespace_lost: bool,
     /// Whether that was said (once a session).
     pub(super) told_whitespace: bool,
+    /// Whether Shift+Enter breaks the line here, once found out.
+    shift_enter_breaks: std::cell::Cell<Option<bool>>,
     /// An insertion of this message begun in the call that began the send (the composer was
     /// clean): taken by the insertion of the same message, which needs no call to begin.
     pub(super) begun: Option<(String, Begun)>,
@@ -538,11 +542,22 @@ impl Composer {
     /// key press per line.
     fn shift_enter(&self, page: &PageApi<'_>, message: &str) -> Result<(), Failure> {
         let lines: Vec<&str> = message.split('\n').collect();
-        let groups = lines.chunks(SHIFT_ENTER_CHECK).count();
-        let mut sent = 0;
         page.focus_composer()?;
-        for (g, group) in lines.chunks(SHIFT_ENTER_CHECK).enumerate() {
-            let more = g + 1 < groups;
+        if lines.len() > 1 && !self.shift_enter_breaks(page)? {
+            return Err(Failure::new(
+                Code::SendNotConfirmed,
+                "Shift+Enter does not break the line in this composer (a space and Shift+Enter left no line break: the page may send on it); nothing was sent",
+            ));
+        }
+        // The first line alone first: a page that sends on Shift+Enter after all (only with
+        // text in the composer) sends no more than that line.
+        let groups: Vec<&[&str]> = std::iter::once(&lines[..1])
+            .chain(lines[1..].chunks(SHIFT_ENTER_CHECK))
+            .filter(|group| !group.is_empty())
+            .collect();
+        let mut sent = 0;
+        for (g, group) in groups.iter().copied().enumerate() {
+            let more = g + 1 < groups.len();
             page.type_lines(group, more)?;
             sent += group
                 .iter()
@@ -554,19 +569,47 @@ impl Composer {
             let started = Instant::now();
             while !self.holds(page, Some(sent))?.exact {
                 if started.elapsed() > INSERT_SETTLE {
-                    let first = g * SHIFT_ENTER_CHECK + 1;
-                    return Err(Failure::new(
-                        Code::SendNotConfirmed,
+                    let first = groups[..g].iter().map(|group| group.len()).sum::<usize>() + 1;
+                    let lines = format!("lines {first}–{}", first + group.len() - 1);
+                    // The composer emptied: the page took a Shift+Enter as a send.
+                    let reason = if page.composer()?.unwrap_or_default().trim().is_empty() {
                         format!(
-                            "the composer does not hold lines {first}–{} of the message after shiftEnter; nothing was sent",
-                            first + group.len() - 1
-                        ),
-                    ));
+                            "the composer emptied as {lines} of the message went in with Shift+Enter: this page sends on Shift+Enter, and what was typed may have gone as a message (the chat shows it); the rest was not sent"
+                        )
+                    } else {
+                        format!(
+                            "the composer does not hold {lines} of the message after shiftEnter; nothing was sent"
+                        )
+                    };
+                    return Err(Failure::new(Code::SendNotConfirmed, reason));
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
         Ok(())
+    }
+
+    /// Whether Shift+Enter breaks the line in this composer, found out with nothing a page
+    /// would send: a space, Shift+Enter, the composer read back, then emptied. Asked once.
+    fn shift_enter_breaks(&self, page: &PageApi<'_>) -> Result<bool, Failure> {
+        if let Some(known) = self.shift_enter_breaks.get() {
+            return Ok(known);
+        }
+        page.type_lines(&[" ", ""], false)?;
+        let started = Instant::now();
+        let breaks = loop {
+            let held = page.composer()?.unwrap_or_default();
+            if held.contains('\n') {
+                break true;
+            }
+            if started.elapsed() > PROBE_SETTLE {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        self.erase(page)?;
+        self.shift_enter_breaks.set(Some(breaks));
+        Ok(breaks)
     }
 
     /// Types the message (or its opening: the page's message's first units) in chunks of at

@@ -155,7 +155,9 @@ pub struct PageFaults {
 /// end of the page), `collapsing-composer` (the composer keeps no whitespace of its own: a
 /// run of spaces or tabs becomes one space, a line ends with none), `websocket` (each message
 /// goes over the page's one WebSocket as an event in socket.io's framing, `42["message",{…}]`,
-/// and the reply comes back as `delta` events, as sites that stream over a socket send theirs); and the
+/// and the reply comes back as `delta` events, as sites that stream over a socket send theirs),
+/// `any-enter-sends` (Enter and Shift+Enter both send, and the composer takes no line break
+/// from typed or pasted text, a pasted `<br>` neither: no message of two lines can go); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -229,6 +231,7 @@ pub const MODES: &[&str] = &[
     "menu-copy",
     "collapsing-composer",
     "websocket",
+    "any-enter-sends",
 ];
 
 /// The scripted model.
