@@ -108,6 +108,10 @@ pub struct Extra {
 /// in this order: a spend limit's words often mention a limit too, and a usage limit's a
 /// "try again".
 const SPEND: &[&str] = &[
+    "monthly budget",
+    "spending cap",
+    "spend cap",
+    "raise the spending",
     "spend limit",
     "spending limit",
     "monthly spend",
@@ -195,6 +199,8 @@ const SPEND: &[&str] = &[
 ];
 
 const USAGE: &[&str] = &[
+    "allowance used",
+    "message allowance",
     "usage limit",
     "usage cap",
     "message limit",
@@ -282,6 +288,12 @@ const USAGE: &[&str] = &[
 ];
 
 const RATE: &[&str] = &[
+    "faster than we can",
+    "too many prompts",
+    "too many messages",
+    "in a short time",
+    "trop de messages",
+    "patientez",
     "too many requests",
     "too many messages in a short",
     "too quickly",
@@ -327,6 +339,8 @@ const RATE: &[&str] = &[
 ];
 
 const SERVER: &[&str] = &[
+    "er ging iets mis",
+    "er is een fout opgetreden",
     "something went wrong",
     "something has gone wrong",
     "gone wrong",
@@ -411,6 +425,10 @@ const SERVER: &[&str] = &[
 /// An expired session said in a notice area (a wall the page stands in the chat's place for is
 /// told by `page.js`'s look for a missing composer, with these words and the site's).
 const LOGIN: &[&str] = &[
+    "signed out",
+    "sign in again",
+    "log in again",
+    "logged out",
     "session has expired",
     "session expired",
     "please log in again",
@@ -431,6 +449,8 @@ const LOGIN: &[&str] = &[
 ];
 
 const BOT: &[&str] = &[
+    "security check",
+    "complete the check",
     "verify you are human",
     "verify that you are human",
     "are you a robot",
@@ -453,6 +473,14 @@ const BOT: &[&str] = &[
 /// A reply's place holds a limit only with a sign that it is the site talking to the person:
 /// a "try again", an address to "you" about their plan (or a reset time, checked apart).
 const ADDRESSED: &[&str] = &[
+    "your allowance",
+    "your plan",
+    "your quota",
+    "your limit",
+    "your usage",
+    "back in ",
+    "patientez",
+    "retry in",
     "try again",
     "you've",
     "you have",
@@ -524,6 +552,11 @@ pub fn classify(text: &str, place: Place, extra: &Extra, clock: Clock) -> Option
             .iter()
             .any(|w| !w.is_empty() && lower.contains(&w.to_lowercase()))
     };
+    // A count of messages still left is a warning ahead of a limit, not the limit ("Heads up:
+    // 3 messages left. Your limit resets at 4:30 PM"): the site still takes messages.
+    if warns_ahead(&lower) {
+        return None;
+    }
     let resets_in = reset(&lower, clock);
     let kind = if has(BOT) {
         Kind::BotCheck
@@ -556,10 +589,20 @@ pub fn classify(text: &str, place: Place, extra: &Extra, clock: Clock) -> Option
     }
     // In the reply's place, a limit counts only where the site addresses the person (a reset,
     // "try again", "you've…"): a model may well mention a limit in passing.
+    // A time the site named counts though it is past (a notice kept in the chat, read again
+    // after its reset: "Your allowance renews at 2026-12-04T16:05:00Z").
     if place == Place::Reply
         && matches!(kind, Kind::RateLimit | Kind::UsageLimit)
         && resets_in.is_none()
         && !has(ADDRESSED)
+        && reset(
+            &lower,
+            Clock {
+                unix: clock.unix - NAMED_TIME_PAST,
+                ..clock
+            },
+        )
+        .is_none()
     {
         return None;
     }
@@ -719,6 +762,18 @@ fn limit_reached(lower: &str) -> bool {
         }
     });
     noun && state
+}
+
+/// How far back a time named in a notice is still taken as the site naming a reset.
+const NAMED_TIME_PAST: i64 = 2 * 86_400;
+
+/// Whether the words count messages still left ("3 messages left", "2 prompts remaining",
+/// "noch 3 Nachrichten"), more than none: a warning before a limit, not the limit.
+fn warns_ahead(lower: &str) -> bool {
+    static LEFT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"\b([1-9]\d*)\s+(?:more\s+)?(?:messages?|prompts?|requests?|queries|replies|uses|nachrichten|messages?|mensajes|mensagens|messaggi)\s+(?:left|remaining|übrig|restants?|restantes?|rimanenti)\b|\bnoch\s+[1-9]\d*\s+nachrichten\b").ok()
+    });
+    LEFT.as_ref().is_some_and(|re| re.is_match(lower))
 }
 
 /// Whitespace folded to single spaces, ends trimmed.

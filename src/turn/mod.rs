@@ -40,6 +40,18 @@ const SITE_ERROR_WAITS: [Duration; 2] = [Duration::from_secs(5), Duration::from_
 const RETRY_AFTER_MOST: Duration = Duration::from_secs(120);
 /// A throttle that gives no time: how long `--wait` waits before trying again.
 const THROTTLE_WAIT: Duration = Duration::from_secs(60);
+
+/// What is waited beyond a limit's reset (`resets_at`, seconds since the epoch) as the site
+/// gave it: a reset said as a clock time is said to the minute, rounded down (a reset at
+/// 5:08:24 shows "5:08"), so the limit holds until that minute is over; one said as a wait
+/// ("in 20 seconds") falls on no minute's start and is waited out with a moment to spare.
+fn reset_margin(resets_at: u64) -> Duration {
+    if resets_at % 60 == 0 {
+        Duration::from_secs(60)
+    } else {
+        Duration::from_secs(2)
+    }
+}
 /// How many limits one run of a turn waits out before it stops (a site that keeps refusing).
 const LIMIT_WAITS: u32 = 6;
 /// How often a wait tells its countdown.
@@ -643,6 +655,9 @@ impl<'w> Turn<'w> {
                     at: now_unix(),
                     resets_at: failure.said.as_ref().and_then(|s| s.resets_at),
                 });
+                // Kept at once: a wait that follows may end in a second Ctrl+C or a kill, and
+                // the resume must still know the limit.
+                self.recorder.session(&self.session);
                 self.recorder.entry(
                     "trouble",
                     serde_json::json!({ "code": code, "reason": failure.reason }),
@@ -665,9 +680,10 @@ impl<'w> Turn<'w> {
                         if self.settings.wait_on_limits && self.limit_waits < LIMIT_WAITS =>
                     {
                         match (resets_at, code) {
-                            (Some(at), _) => {
-                                Some(Duration::from_secs(at.saturating_sub(now_unix())))
-                            }
+                            (Some(at), _) => Some(
+                                Duration::from_secs(at.saturating_sub(now_unix()))
+                                    + reset_margin(at),
+                            ),
                             (None, Code::RateLimited) => Some(THROTTLE_WAIT),
                             // A plan's limit with no reset time: nothing to wait for.
                             (None, _) => None,
@@ -809,11 +825,16 @@ impl<'w> Turn<'w> {
         let trouble = self.session.trouble.clone()?;
         let code = Code::from_code(&trouble.code)
             .filter(|c| matches!(c, Code::RateLimited | Code::UsageLimit))?;
-        let resets_at = trouble.resets_at?;
+        // A throttle that gave no time is waited out as the live turn waits it, from when it
+        // was met: a resume at once would send into the refusing chat.
+        let resets_at = trouble.resets_at.or_else(|| {
+            (code == Code::RateLimited).then(|| trouble.at + THROTTLE_WAIT.as_secs())
+        })?;
         let left = Duration::from_secs(resets_at.checked_sub(now_unix())?);
         if left.is_zero() {
             return None;
         }
+        let left = left + reset_margin(resets_at);
         if !self.settings.wait_on_limits {
             return Some(Stop::Chat(
                 Failure::new(

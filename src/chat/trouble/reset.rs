@@ -60,9 +60,24 @@ const WINDOWED: &[&str] = &[
 ];
 
 fn relative(lower: &str) -> Option<Duration> {
+    // A wait as minutes and seconds on a clock's face ("retry in 1:30"): "in" and "after"
+    // make it a wait, never a time of day (which "at" or "am"/"pm" or "uhr" would make it).
+    static FACE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(
+            r"(?:\bin|\bafter|\bwithin)\s+(\d{1,2}):([0-5]\d)\b(\s*(?:am|pm|a\.m|p\.m|uhr|h\b))?",
+        )
+        .ok()
+    });
+    if let Some(c) = FACE.as_ref().and_then(|re| re.captures(lower))
+        && c.get(3).is_none()
+    {
+        let minutes: u64 = c.get(1)?.as_str().parse().ok()?;
+        let seconds: u64 = c.get(2)?.as_str().parse().ok()?;
+        return Some(Duration::from_secs(minutes * 60 + seconds));
+    }
     // "in", "after", "within" and their kin before it; or an east-Asian "after" behind it.
     static LEAD: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?:\bin|\bafter|\bwithin|\bwait|\bwarte|\bwarten sie|\battendez|\bespera|\bespere|\baspetta|\baguarde|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bza|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
+        Regex::new(r"(?:\bin|\bafter|\bwithin|\bwait|\bwarte|\bwarten sie|\battendez|\bpatientez|\bespera|\bespere|\baspetta|\baguarde|\bdans|\ben|\bdentro de|\bem|\btra|\bfra|\bover|\bza|\bчерез)\s+((?:\d+\s*[\p{L}.]+(?:\s*(?:,|and|und|et|y|e|и)?\s*)?)+)").ok()
     });
     static PART: LazyLock<Option<Regex>> =
         LazyLock::new(|| Regex::new(r"(\d+)\s*([\p{L}.]+)").ok());

@@ -620,3 +620,64 @@ fn a_fifth_outside_site_s_wordings_are_named() {
     // Tomorrow 09:00 local is 08:00 UTC: 22 h after 10:00 UTC.
     assert_eq!(french.resets_in, hours(22, 0));
 }
+
+/// A sixth outside attack's wordings (issue 31): a throttle in a dialog's own words, one that
+/// gives its wait as minutes and seconds, one in French; a daily allowance used; a workspace's
+/// budget spent; a Dutch error in the reply's place; a sign-out; a security check; a warning
+/// that counts the messages still left (no limit: the site still takes messages); a limit's
+/// notice kept in the chat, read again after the time it named.
+#[test]
+fn a_sixth_outside_site_s_wordings_are_named() {
+    let dialog = area("Whoa, easy there You are sending messages faster than we can keep up. Wait 25 seconds, then send again.").unwrap();
+    assert_eq!(dialog.kind, Kind::RateLimit);
+    assert_eq!(dialog.resets_in, Some(Duration::from_secs(25)));
+    let face = area("Hold on — too many prompts in a short time. Retry in 1:30.").unwrap();
+    assert_eq!(face.kind, Kind::RateLimit);
+    assert_eq!(face.resets_in, Some(Duration::from_secs(90)));
+    let french = area("Vous avez envoyé trop de messages. Patientez 30 secondes.").unwrap();
+    assert_eq!(french.kind, Kind::RateLimit);
+    assert_eq!(french.resets_in, Some(Duration::from_secs(30)));
+    let daily = area("Daily message allowance used. Back in 5 hours.").unwrap();
+    assert_eq!(daily.kind, Kind::UsageLimit);
+    assert_eq!(daily.resets_in, hours(5, 0));
+    assert_eq!(
+        kind(area(
+            "Your workspace has used its monthly budget. An admin must raise the spending cap to continue."
+        )),
+        Some(Kind::SpendLimit)
+    );
+    assert_eq!(
+        kind(reply(
+            "Er ging iets mis aan onze kant. Probeer het later opnieuw."
+        )),
+        Some(Kind::ServerError)
+    );
+    assert_eq!(
+        kind(area(
+            "You've been signed out. Sign in again to keep chatting."
+        )),
+        Some(Kind::LoginWall)
+    );
+    assert_eq!(
+        kind(area("Please complete the security check to continue.")),
+        Some(Kind::BotCheck)
+    );
+    for warning in [
+        "Heads up: 3 messages left. Your limit resets at 4:30 PM.",
+        "You have 2 prompts remaining until 5 PM.",
+    ] {
+        assert_eq!(area(warning), None, "{warning}");
+    }
+    // 2026-12-02T09:00Z is an hour before NOW: the notice still names the limit.
+    assert_eq!(
+        kind(reply(
+            "Usage cap hit. Your allowance renews at 2026-12-02T09:00:00Z."
+        )),
+        Some(Kind::UsageLimit)
+    );
+    // "at 1:30" is a time of day, not a wait.
+    assert_ne!(
+        area("Too many requests. Try again at 1:30 pm.").and_then(|n| n.resets_in),
+        Some(Duration::from_secs(90))
+    );
+}
