@@ -46,7 +46,7 @@ const THROTTLE_WAIT: Duration = Duration::from_secs(60);
 /// 5:08:24 shows "5:08"), so the limit holds until that minute is over; one said as a wait
 /// ("in 20 seconds") falls on no minute's start and is waited out with a moment to spare.
 fn reset_margin(resets_at: u64) -> Duration {
-    if resets_at % 60 == 0 {
+    if resets_at.is_multiple_of(60) {
         Duration::from_secs(60)
     } else {
         Duration::from_secs(2)
