@@ -898,6 +898,8 @@
       retry.textContent = say("Retry");
       box.append(words, retry);
       body.appendChild(box);
+      // An error turn has no copy control (as on the sites): only its Retry.
+      reply.__failed = true;
       return;
     }
     const box = document.createElement("div");
@@ -1019,6 +1021,10 @@
   // A finished reply gets its copy button and is marked done.
   function finishReply(reply, raw) {
     reply.setAttribute("data-raw-length", String(raw.length));
+    if (reply.__failed) {
+      if (!mode("busy-signal")) reply.setAttribute("data-done", "true");
+      return;
+    }
     const actions = document.createElement("span");
     actions.className = cls("actions");
     let copy = document.createElement("button");

@@ -700,6 +700,13 @@
     return false;
   };
   const isCopy = (el) => says(el, COPY_WORDS) || iconSaysCopy(el);
+  // A control that says it does something else (retry, regenerate, edit, delete, share, rate):
+  // never clicked as a copy control, whatever selector named it (one learned from a reply's
+  // copy button may match the Retry button an error bubble shows later, and a click there
+  // makes the site answer again).
+  const OTHER_ACTIONS = ["retry", "try again", "regenerate", "redo", "reload", "resend", "edit", "delete", "remove", "share", "good response", "bad response", "thumbs", "like", "read aloud",
+    "réessayer", "régénérer", "erneut", "neu generieren", "wiederholen", "reintentar", "regenerar", "riprova", "rigenera", "tentar novamente", "opnieuw", "повтор", "重试", "重新生成", "再生成", "再試行", "다시 시도", "재생성"];
+  const saysOtherThanCopy = (el) => !says(el, COPY_WORDS) && says(el, OTHER_ACTIONS);
   // A control need not be a button: a page may draw one as an element typed as a button
   // (Panel's `div type="button"`), given a click handler in its markup, or only shown with the
   // pointer a link gets (an icon in a `span` that listens for clicks). Such controls are
@@ -730,7 +737,7 @@
   };
   return {
     own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, seeShown, findUser, findReply,
-    streaming, done, copyControls, menuTriggers, menuCopyRows, reasoning, unseen, answerText, agrees, learnTurns,
+    streaming, done, copyControls, menuTriggers, menuCopyRows, reasoning, unseen, answerText, agrees, learnTurns, saysOtherThanCopy,
     exchange: () => ex,
   };
 })

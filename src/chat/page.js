@@ -204,7 +204,10 @@
   // Retry control and no copy control (a site's error turn, in whatever words; a real reply
   // has its copy control, and on some sites a Retry beside it). None when it is a reply.
   const retryControls = (a, text) => {
-    if (!a || text.length > 600 || first("CopyButton", a) || d.copyControls(a).length) return [];
+    // A selector's copy control counts unless it says it does something else (a learned
+    // selector that matches the Retry button too).
+    const copy = a && first("CopyButton", a);
+    if (!a || text.length > 600 || (copy && !d.saysOtherThanCopy(copy)) || d.copyControls(a).length) return [];
     return loc.beneath(a, 'button, [role="button"]').filter((b) => RETRY.test(controlLabel(b)));
   };
   const RETRY = /^(re-?try( now)?|try( it)? (again|once more)( now)?|one more try|send again|resend|ask again|regenerate|regenerate response|réessayer|régénérer|erneut versuchen|wiederholen|nochmal versuchen|neu generieren|reintentar|volver a intentar|regenerar|tentar novamente|tentar de novo|riprova|rigenera|повторить|сгенерировать заново|再試行|再生成|重试|重試|重新生成|다시 시도|다시 생성)$/i;
@@ -923,7 +926,10 @@
       // newest turn (a toolbar drawn beside the turn): never one before the reply starts, which
       // is an earlier reply's (drawn late, while this reply has none yet).
       const lastCopy = a && a === last("AssistantMessage") && last("CopyButton");
-      const known = (a && first("CopyButton", a)) || (lastCopy && loc.atOrAfter(a, lastCopy) ? lastCopy : null);
+      const named = (a && first("CopyButton", a)) || (lastCopy && loc.atOrAfter(a, lastCopy) ? lastCopy : null);
+      // Never a control that says it does something else (an error's Retry a learned
+      // selector also matches).
+      const known = named && !d.saysOtherThanCopy(named) ? named : null;
       // The selectors' copy control first, then those found by their shape (the caller
       // proves what they copy).
       const candidates = (known ? [known] : []).concat(d.copyControls(a, true).filter((b) => b !== known));

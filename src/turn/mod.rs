@@ -825,10 +825,12 @@ impl<'w> Turn<'w> {
         let trouble = self.session.trouble.clone()?;
         let code = Code::from_code(&trouble.code)
             .filter(|c| matches!(c, Code::RateLimited | Code::UsageLimit))?;
-        // A throttle that gave no time is waited out as the live turn waits it, from when it
-        // was met: a resume at once would send into the refusing chat.
+        // With `--wait`, a throttle that gave no time is waited out as the live turn waits it,
+        // from when it was met (a resume at once sent into the refusing chat); without, the
+        // person who resumes says the time has come.
         let resets_at = trouble.resets_at.or_else(|| {
-            (code == Code::RateLimited).then(|| trouble.at + THROTTLE_WAIT.as_secs())
+            (code == Code::RateLimited && self.settings.wait_on_limits)
+                .then(|| trouble.at + THROTTLE_WAIT.as_secs())
         })?;
         let left = Duration::from_secs(resets_at.checked_sub(now_unix())?);
         if left.is_zero() {

@@ -349,6 +349,47 @@ fn an_error_turn_is_retried_and_the_turn_finishes() {
     assert_eq!(received[0], received[1], "no format correction");
 }
 
+/// The same error turn, in words no list knows, on a page whose copy selector (as one learned
+/// from a reply's copy button, `… > button`) matches every button of a reply, its Retry too
+/// (a sixth outside attack): the Retry is never clicked as a copy control (each click made the
+/// site answer again, 64 of them), the turn is the site's error by its shape, tried again by
+/// itself, and no format correction is sent.
+#[test]
+fn a_copy_selector_that_matches_an_error_s_retry_never_clicks_it_as_copy() {
+    let chat = chat(
+        Some(Fault::ErrorTurn),
+        "Tessera tripped over something on our end.",
+        Duration::from_millis(10),
+    );
+    let ws = tempfile::tempdir().unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    config(ws.path());
+    let mut selectors: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("selectors.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let broad = serde_json::json!(["[data-message-author-role=\"assistant\"] button"]);
+    let local = &mut selectors["sites"]["local"]["selectors"];
+    local["CopyButton"] = broad.clone();
+    local["Completed"] = broad;
+    let file = ws.path().join("broad-selectors.json");
+    std::fs::write(&file, selectors.to_string()).unwrap();
+    let (out, text, _) = run(
+        &chat,
+        ws.path(),
+        profile.path(),
+        &["run", "--selectors", file.to_str().unwrap(), "the task"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("finished after the trouble"), "{text}");
+    assert!(!text.contains("SMALLER"), "{text}");
+    assert!(!text.contains("format"), "{text}");
+    let received = chat.received();
+    assert_eq!(received.len(), 2, "{text}");
+    assert_eq!(received[0], received[1], "no format correction");
+}
+
 /// A stream that stops growing while the page still shows it streaming: KA_REPLY_STALLED
 /// within its bound (not a timeout "the site changed"), with the resume command; `--resume`
 /// finishes the turn.
