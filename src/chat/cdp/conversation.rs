@@ -108,7 +108,14 @@ pub(super) fn wall_address(url: &str) -> bool {
     ]
     .iter()
     .any(|h| host.starts_with(h));
-    in_path || login_host
+    // A page that sends the person back afterwards: a parameter whose value is an address on
+    // this site (`/account/enter?back=/s/9f73…`, `?next=%2Fc%2F…`, `?return_to=https://…`): a
+    // sign-in page or a check, whatever its path says, in front of the page it names.
+    let sends_back = parsed.query_pairs().any(|(_, value)| {
+        value.starts_with('/') && !value.starts_with("//")
+            || url::Url::parse(&value).is_ok_and(|back| back.host_str() == parsed.host_str())
+    });
+    in_path || login_host || sends_back
 }
 
 /// The failure that names a login wall or a bot check the page shows now in the chat's place
@@ -864,7 +871,7 @@ fn carries(shown: &str, message: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{attachment_note, carries, fence};
+    use super::{attachment_note, carries, fence, wall_address};
     use crate::protocol::is_closed;
 
     /// A Retry is clicked for a message the chat holds in any form it can take, and only then:
@@ -877,6 +884,28 @@ mod tests {
         assert!(carries(&attachment_note(message), message));
         assert!(!carries(&attachment_note("another message"), message));
         assert!(!carries("Fix the failing test", message));
+    }
+
+    /// A wall's address by its path, its host, or a parameter that sends the person back to a
+    /// page of the site (an outside attack's Dutch sign-in page at `/account/enter?back=…`,
+    /// saved as the chat's before); a chat's own address with a query is none.
+    #[test]
+    fn a_wall_s_address_is_known_by_its_path_host_or_the_page_it_sends_back_to() {
+        for wall in [
+            "https://chat.example/login?next=/c/1",
+            "https://accounts.example.com/x",
+            "http://127.0.0.1:8757/account/enter?back=%2Fs%2F9f73b66fef",
+            "https://chat.example/welcome?return_to=https%3A%2F%2Fchat.example%2Fc%2F42",
+        ] {
+            assert!(wall_address(wall), "{wall}");
+        }
+        for chat in [
+            "https://chat.example/c/42",
+            "https://chat.example/c/42?model=gpt-5&temporary=true",
+            "https://chat.example/app?ref=https%3A%2F%2Felsewhere.example%2F",
+        ] {
+            assert!(!wall_address(chat), "{chat}");
+        }
     }
 
     #[test]
