@@ -514,8 +514,10 @@
         } else body.textContent = text;
         break;
       case "markdown":
-        // The message drawn as Markdown, as many front-ends draw the user's turn.
-        body.innerHTML = window.renderMarkdown(text);
+        // The message drawn as Markdown, as many front-ends draw the user's turn; with
+        // "tight-markdown", no white space between its blocks (a heading's words and the next
+        // paragraph's run together in the turn's text, as a sanitiser leaves them).
+        body.innerHTML = mode("tight-markdown") ? window.renderMarkdown(text).replace(/>\s+</g, "><") : window.renderMarkdown(text);
         break;
       case "replaced": {
         const chip = document.createElement("span");

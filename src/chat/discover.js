@@ -210,7 +210,7 @@
       // Markdown drops its marks (a fence, `*`), never its words.
       probe: words(text).slice(0, 14).join(""),
       // The message's last words (see `findUser`).
-      tail: words(text).slice(-12),
+      tail: words(text).slice(-24),
       composer: composerEl,
       send: sendEl,
       sendLabel: sendEl ? label(sendEl) + "|" + sendEl.innerHTML.length : null,
@@ -248,20 +248,30 @@
   // turn (nor, after it, the reply). So from the smallest new element that holds the opening,
   // up to the first that also holds the message's last words (in order: Markdown may drop a
   // few marks and words, never the end).
+  // A third of them may be missing: a page that draws Markdown drops an HTML line's tags, or
+  // the line whole (`<div>html-like</div>` near a task's end), a task list's brackets. Read in
+  // the words run together, as the probe is: a heading and the paragraph after it may have no
+  // space between them in the text (`hash line` then `unicode` reads `hash lineunicode`).
   const holdsEnd = (el) => {
-    const shown = words(loc.text(el));
-    let at = shown.length - 1;
+    const shown = words(loc.text(el)).join("");
+    let at = shown.length;
     let missing = 0;
+    let first = true;
+    const mayMiss = Math.max(2, Math.floor(ex.tail.length / 3));
     for (let i = ex.tail.length - 1; i >= 0; i--) {
-      let j = at;
-      while (j >= 0 && shown[j] !== ex.tail[i]) j--;
-      if (j < 0) { if (++missing > 2) return false; continue; }
+      const word = ex.tail[i];
+      const j = at - word.length < 0 ? -1 : shown.lastIndexOf(word, at - word.length);
+      if (j < 0) { if (++missing > mayMiss) return false; continue; }
       // The last words sit at the element's end (a turn's own labels may follow them).
-      if (at === shown.length - 1 && j < shown.length - 40) return false;
-      at = j - 1;
+      if (first && shown.length - (j + word.length) > END_SLACK) return false;
+      first = false;
+      at = j;
     }
     return true;
   };
+  // How much may follow the message's last words in its turn: the turn's own labels (a time,
+  // "Edited", a name), letters and digits run together.
+  const END_SLACK = 320;
   const findUser = () => {
     if (ex.user && ex.user.isConnected) return ex.user;
     ex.user = null;
@@ -574,11 +584,15 @@
     const lines = copied.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !/^(`{3,}|~{3,})$/.test(l));
     const closed = lines.filter((l) => l === "@@eof").length === 1 && lines[lines.length - 1] === "@@eof";
     if (!shown.length || (text.length > all.length * 1.5 + 200 && !closed)) return false;
+    // Each shown word in the copy's words run together, in order: a page's blocks may have no
+    // space between them in its text (a heading and the paragraph after it read
+    // "hash lineunicode"), so a shown word may be two of the copy's.
+    const run = text.join("");
     let j = 0;
     for (const word of shown) {
-      while (j < text.length && text[j] !== word) j++;
-      if (j === text.length) return false;
-      j++;
+      const at = run.indexOf(word, j);
+      if (at < 0) return false;
+      j = at + word.length;
     }
     return true;
   };

@@ -1224,6 +1224,36 @@ fn a_composer_that_breaks_lines_only_on_shift_enter_gets_the_message_exactly() {
     }
 }
 
+/// A page that draws the user's message as Markdown with no white space between its blocks
+/// (an outside attack's Vaadin page): the words at a heading's end and the next paragraph's
+/// start run together in the turn's text, and its HTML lines drop, yet the turn is the
+/// message's and its reply is found (before: never found, the reply waited for until the
+/// timeout with "0 characters").
+#[test]
+fn a_user_turn_drawn_as_tight_markdown_is_found_and_its_reply_read() {
+    // As keyless sees a page no selectors file knows: the turns found by their shape.
+    let mut s = start_with(
+        Script {
+            page: PageFaults {
+                user_display: Some("markdown".into()),
+                modes: vec!["tight-markdown".into()],
+                ..PageFaults::default()
+            },
+            ..Script::replies([SHORT])
+        },
+        |o| {
+            let file = keyless::chat::selectors::load(None).unwrap();
+            o.site = file.unknown_site(&o.url);
+        },
+    );
+    let message = "Create the notes as I describe.\n# one\ntwo words\n# three\nfour words\n# five\nsix words\n# seven\neight\nend.";
+    s.driver.send(message).unwrap();
+    let reply = s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(reply.text, SHORT);
+    assert_eq!(s.chat.received(), vec![message.to_string()]);
+    s.driver.close();
+}
+
 /// A composer where Enter and Shift+Enter both send and no line break goes in any other way (an
 /// outside attack's page): a message of several lines cannot go whole, and nothing of it goes
 /// (before, typing it with Shift+Enter between lines sent each line as a message, 42 of them);

@@ -108,6 +108,8 @@ pub struct PageFaults {
     /// and for tests: `no-composer` (nothing on the page can be typed in), `no-copy` (no copy
     /// control on replies), `far-frame` (the whole chat inside a frame of another origin,
     /// `localhost` for `127.0.0.1`, which no script of the page may look into),
+    /// `tight-markdown` (with `user_display` "markdown", no white space between the drawn
+    /// blocks: a heading's last word and the next paragraph's first run together in the text),
     /// `blank-lines-altered` (each blank line of a message goes to the
     /// server as two spaces, though the turn drawn shows it blank), `paste-to-file` (a paste over 4,000 characters becomes a "Pasted
     /// Text" card with claude.ai's markup, and goes with the message as a file).
