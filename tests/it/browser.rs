@@ -1134,6 +1134,33 @@ fn a_paste_turned_into_a_card_is_noticed_removed_and_pasted_in_pieces() {
     s.driver.close();
 }
 
+/// A page that draws the user's message as Markdown (its tabs and blank lines drawn otherwise)
+/// and sends it exactly: the request that carried it is what the model gets, so no alteration
+/// is said and the next message goes plain, not fenced (an outside attack's Vaadin and
+/// Chainlit pages: every later message fenced for nothing).
+#[test]
+fn a_message_drawn_altered_but_carried_exactly_is_exact() {
+    let mut s = start(Script {
+        page: PageFaults {
+            user_display: Some("markdown".into()),
+            ..PageFaults::default()
+        },
+        ..Script::replies([SHORT, SHORT])
+    });
+    let first = "first line\n\tindented with a tab\n\n  two spaces\nafter a blank line\n";
+    s.driver.send(first).unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    let warnings = s.driver.take_warnings();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    s.driver.send("the second\n\tmessage").unwrap();
+    s.driver.wait_reply(&mut |_| {}).unwrap();
+    assert_eq!(
+        s.chat.received(),
+        vec![first.to_string(), "the second\n\tmessage".to_string()]
+    );
+    s.driver.close();
+}
+
 /// A rich composer that serialises to Markdown (TipTap with a Markdown serialiser) changes the
 /// message on its way: tabs become spaces, blank lines lines of two spaces. keyless notices on
 /// the first send, says so once, and sends the next messages inside a fence, which such a
@@ -1161,7 +1188,13 @@ fn a_message_the_page_alters_is_caught_and_the_next_arrives_exact_inside_a_fence
             [Code::MessageAltered],
             "{display:?}: {warnings:?}"
         );
-        assert!(warnings[0].reason.contains("tabs"), "{warnings:?}");
+        // Said as the request carried it where it is heard (what the model got), else as the
+        // turn draws it.
+        assert!(
+            warnings[0].reason.contains("request that carried it")
+                || warnings[0].reason.contains("tabs"),
+            "{warnings:?}"
+        );
         // The page changed the first on its way, as the model saw it.
         assert_eq!(
             s.chat.received()[0],

@@ -175,7 +175,8 @@ impl super::CdpDriver {
     /// How the page drew the message (`shown`), corrected by the request that carried it to
     /// the site's server: a page may draw blank lines either way and still send them as
     /// spaces. A message sent as text whose request holds it altered is altered, whatever the
-    /// turn draws exactly; a request keyless cannot read changes nothing. Once a message was not
+    /// turn draws exactly, and one its request holds exactly is exact, whatever the turn draws
+    /// altered; a request keyless cannot read changes nothing. Once a message was not
     /// found on the wire, later ones are not waited for.
     pub(super) fn carried(&self, shown: super::page_api::Drawn) -> super::page_api::Drawn {
         use crate::chat::wire::{Outbound, outbound};
@@ -183,15 +184,17 @@ impl super::CdpDriver {
         else {
             return shown;
         };
-        // What the turn shows altered, or as something else, it says best itself.
-        if shown != super::page_api::Drawn::Exact {
+        // What the turn shows as something else (a chip) it says best itself. What it shows
+        // altered the request may have carried exactly (a page that draws tabs as spaces): the
+        // request is what the model gets, so it has the last word where it is heard.
+        if shown == super::page_api::Drawn::Unlike {
             return shown;
         }
         let wire = &self.tab.wire;
         let started = std::time::Instant::now();
         loop {
             match outbound(meant, &wire.posts()) {
-                Outbound::Exact => return shown,
+                Outbound::Exact => return super::page_api::Drawn::Exact,
                 Outbound::Altered(what) => return super::page_api::Drawn::Altered(what),
                 Outbound::Unknown if wire.blind() || started.elapsed() >= CARRIED_WAIT => {
                     wire.set_blind();
