@@ -373,12 +373,16 @@ fn two_batches_with_hostile_content(kind: Kind) {
         received[2]
     );
     if kind.draws_user_markdown() {
-        // The page draws the user's turn as Markdown: keyless says so once, and fences what
-        // follows.
-        assert_eq!(out.matches("KA_MESSAGE_ALTERED").count(), 1, "{out}");
+        // The page draws the user's turn as Markdown: where the request that carried the
+        // message is heard and holds it exactly, that is how the model got it, and nothing is
+        // said or fenced; where it is not heard (a binary socket), the drawing is all keyless
+        // has: it says so once, and fences what follows.
+        let told = out.matches("KA_MESSAGE_ALTERED").count();
+        let fenced = received[1].starts_with("~~~~\n") && received[2].starts_with("~~~~\n");
+        let plain = !received[1].starts_with("~~~~") && !received[2].starts_with("~~~~");
         assert!(
-            received[1].starts_with("~~~~\n") && received[2].starts_with("~~~~\n"),
-            "{}",
+            (told == 1 && fenced) || (told == 0 && plain),
+            "told {told} times\n{}\n{out}",
             received[1]
         );
     } else {
