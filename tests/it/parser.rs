@@ -314,6 +314,19 @@ fn fence_closer_may_be_longer_and_text_around_fence_may_be_blank() {
     ok("\n\n```\n@@readfile a\n@@end\n@@eof\n`````\n\n");
 }
 
+/// A page's copy of a code block may end in a zero-width space on a line of its own (an
+/// outside attack's Chainlit page): a line after @@eof that shows nothing is nothing; one that
+/// shows a character is text after @@eof.
+#[test]
+fn only_invisible_lines_may_follow_eof() {
+    ok("@@readfile a\n@@end\n@@eof\n\u{200b}\n");
+    ok("@@readfile a\n@@end\n@@eof\n\u{feff}\u{2060} \n\n");
+    check(
+        "@@readfile a\n@@end\n@@eof\n\u{200b}x\n",
+        &[(Code::ParseTextAfterEof, Some(4))],
+    );
+}
+
 #[test]
 fn fence_closer_of_the_other_kind_is_stray() {
     // Opener and closer differ: neither is stripped, and both are reported.

@@ -123,7 +123,7 @@ impl Parser<'_> {
         self.closed = eof_at.is_some();
         match eof_at {
             Some(eof) => {
-                if let Some(after) = (eof + 1..end).find(|&j| !self.lines[j].trim().is_empty()) {
+                if let Some(after) = (eof + 1..end).find(|&j| !invisible(self.lines[j])) {
                     self.report(
                         Code::ParseTextAfterEof,
                         Some(after + 1),
@@ -198,4 +198,16 @@ fn lines_note(count: usize) -> String {
     } else {
         String::new()
     }
+}
+
+/// Whether a line shows nothing: white space, and the characters of zero width a page may
+/// leave after a block it copied (a zero-width space, joiners, a byte-order mark).
+fn invisible(line: &str) -> bool {
+    line.chars().all(|c| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
+            )
+    })
 }
