@@ -264,8 +264,9 @@ fn run_json_tells_the_site_s_trouble_and_the_wait_by_the_schema() {
     let waiting = of(&events, "waiting");
     assert!(!waiting.is_empty(), "{events:?}");
     assert_eq!(waiting[0]["code"], "KA_RATE_LIMITED");
+    // The site's 2 s, and the moment keyless waits beyond a reset said as a wait.
     assert!(
-        waiting[0]["seconds_left"].as_u64().is_some_and(|s| s <= 2),
+        waiting[0]["seconds_left"].as_u64().is_some_and(|s| s <= 4),
         "{:?}",
         waiting[0]
     );

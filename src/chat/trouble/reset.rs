@@ -60,13 +60,11 @@ const WINDOWED: &[&str] = &[
 ];
 
 fn relative(lower: &str) -> Option<Duration> {
-    // A wait as minutes and seconds on a clock's face ("retry in 1:30"): "in" and "after"
-    // make it a wait, never a time of day (which "at" or "am"/"pm" or "uhr" would make it).
+    // A wait as minutes and seconds on a clock's face ("retry in 1:30"): "in" makes it a wait;
+    // "after 14:30" is a time of day, as "at", "am"/"pm" or "uhr" make it.
     static FACE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(
-            r"(?:\bin|\bafter|\bwithin)\s+(\d{1,2}):([0-5]\d)\b(\s*(?:am|pm|a\.m|p\.m|uhr|h\b))?",
-        )
-        .ok()
+        Regex::new(r"(?:\bin|\bwithin)\s+(\d{1,2}):([0-5]\d)\b(\s*(?:am|pm|a\.m|p\.m|uhr|h\b))?")
+            .ok()
     });
     if let Some(c) = FACE.as_ref().and_then(|re| re.captures(lower))
         && c.get(3).is_none()

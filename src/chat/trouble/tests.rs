@@ -675,9 +675,13 @@ fn a_sixth_outside_site_s_wordings_are_named() {
         )),
         Some(Kind::UsageLimit)
     );
-    // "at 1:30" is a time of day, not a wait.
+    // "at 1:30" and "after 14:30" are times of day, not waits.
     assert_ne!(
         area("Too many requests. Try again at 1:30 pm.").and_then(|n| n.resets_in),
         Some(Duration::from_secs(90))
+    );
+    assert_ne!(
+        area("Limit reached. Come back after 14:30.").and_then(|n| n.resets_in),
+        Some(Duration::from_secs(14 * 60 + 30))
     );
 }
