@@ -771,7 +771,7 @@ const NAMED_TIME_PAST: i64 = 2 * 86_400;
 /// "noch 3 Nachrichten"), more than none: a warning before a limit, not the limit.
 fn warns_ahead(lower: &str) -> bool {
     static LEFT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"\b([1-9]\d*)\s+(?:more\s+)?(?:messages?|prompts?|requests?|queries|replies|uses|nachrichten|messages?|mensajes|mensagens|messaggi)\s+(?:left|remaining|übrig|restants?|restantes?|rimanenti)\b|\bnoch\s+[1-9]\d*\s+nachrichten\b").ok()
+        Regex::new(r"\b([1-9]\d*)\s+(?:more\s+)?(?:messages?|prompts?|requests?|queries|replies|uses|nachrichten|mensajes|mensagens|messaggi)\s+(?:left|remaining|übrig|restants?|restantes?|rimanenti)\b|\bnoch\s+[1-9]\d*\s+nachrichten\b").ok()
     });
     LEFT.as_ref().is_some_and(|re| re.is_match(lower))
 }

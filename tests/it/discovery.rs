@@ -1007,6 +1007,45 @@ fn server_drawn_three_ways() {
     stops_where_no_reply_is_exact("server-drawn", "gemini");
 }
 
+/// `keyless run "Write the note"` on the local page in `mode`, learning it `way`, its model
+/// answering `replies`: the chat, the workspace, the exit code, and the way with what keyless
+/// printed.
+fn write_the_note(
+    mode: &str,
+    way: Way,
+    replies: &[&str],
+) -> (LocalChat, tempfile::TempDir, Option<i32>, String) {
+    let chat = LocalChat::start(Script {
+        page: page(&[mode]),
+        ..Script::replies(replies.iter().copied())
+    })
+    .unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let selectors = selectors_file(files.path(), way, mode);
+    let site = (!matches!(way, Way::Unknown)).then_some("local");
+    let out = attached(keyless_at(
+        &chat.url(),
+        site,
+        &profile.path().join("browser"),
+        profile.path(),
+        &["run", "Write the note", "--mode", "auto"],
+    ))
+    .arg("--selectors")
+    .arg(&selectors)
+    .arg("--workspace")
+    .arg(ws.path())
+    .output()
+    .unwrap();
+    let what = format!(
+        "{way:?}\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (chat, ws, out.status.code(), what)
+}
+
 /// `any-enter-sends`, three ways (selectors right, stale, none): Enter and Shift+Enter both
 /// send and no line break goes in any other way, so keyless's first message (many lines)
 /// cannot go whole: it stops with `KA_SEND_NOT_CONFIRMED` saying nothing was sent, and the
@@ -1015,35 +1054,8 @@ fn server_drawn_three_ways() {
 fn any_enter_sends_three_ways() {
     let (mode, stale) = ("any-enter-sends", "claude");
     for way in [Way::Correct, Way::Stale(stale), Way::Unknown] {
-        let chat = LocalChat::start(Script {
-            page: page(&[mode]),
-            ..Script::replies([WRITE, DONE])
-        })
-        .unwrap();
-        let profile = tempfile::tempdir().unwrap();
-        let ws = tempfile::tempdir().unwrap();
-        let files = tempfile::tempdir().unwrap();
-        let selectors = selectors_file(files.path(), way, mode);
-        let site = (!matches!(way, Way::Unknown)).then_some("local");
-        let out = attached(keyless_at(
-            &chat.url(),
-            site,
-            &profile.path().join("browser"),
-            profile.path(),
-            &["run", "Write the note", "--mode", "auto"],
-        ))
-        .arg("--selectors")
-        .arg(&selectors)
-        .arg("--workspace")
-        .arg(ws.path())
-        .output()
-        .unwrap();
-        let what = format!(
-            "{way:?}\n{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_ne!(out.status.code(), Some(0), "{what}");
+        let (chat, _ws, code, what) = write_the_note(mode, way, &[WRITE, DONE]);
+        assert_ne!(code, Some(0), "{what}");
         assert!(what.contains("KA_SEND_NOT_CONFIRMED"), "{what}");
         assert!(what.contains("nothing was sent"), "{what}");
         std::thread::sleep(Duration::from_millis(300));
@@ -1054,35 +1066,8 @@ fn any_enter_sends_three_ways() {
 /// `mode`, three ways, where no reply can be read exactly: nothing executed, and keyless stops.
 fn stops_where_no_reply_is_exact(mode: &str, stale: &'static str) {
     for way in [Way::Correct, Way::Stale(stale), Way::Unknown] {
-        let chat = LocalChat::start(Script {
-            page: page(&[mode]),
-            ..Script::replies([WRITE, WRITE, WRITE, WRITE, WRITE])
-        })
-        .unwrap();
-        let profile = tempfile::tempdir().unwrap();
-        let ws = tempfile::tempdir().unwrap();
-        let files = tempfile::tempdir().unwrap();
-        let selectors = selectors_file(files.path(), way, mode);
-        let site = (!matches!(way, Way::Unknown)).then_some("local");
-        let out = attached(keyless_at(
-            &chat.url(),
-            site,
-            &profile.path().join("browser"),
-            profile.path(),
-            &["run", "Write the note", "--mode", "auto"],
-        ))
-        .arg("--selectors")
-        .arg(&selectors)
-        .arg("--workspace")
-        .arg(ws.path())
-        .output()
-        .unwrap();
-        let what = format!(
-            "{way:?}\n{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_ne!(out.status.code(), Some(0), "{what}");
+        let (chat, ws, code, what) = write_the_note(mode, way, &[WRITE; 5]);
+        assert_ne!(code, Some(0), "{what}");
         assert!(!ws.path().join("notes/a.md").exists(), "{what}");
         let received = chat.received();
         assert!(received.len() >= 2, "{what}");

@@ -161,13 +161,9 @@ impl Timing {
     }
 }
 
+/// Whitespace folded as a notice's words are, cut to what a failure quotes.
 fn folded(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .take(QUOTED_CHARS)
-        .collect()
+    super::fold(text).chars().take(QUOTED_CHARS).collect()
 }
 
 #[cfg(test)]
