@@ -3,7 +3,6 @@
 //! here now, and the batch `keyless undo` would put back.
 
 use crate::app::status::Report;
-use crate::catalog::Code;
 use crate::exit::Status;
 use crate::turn::record::{InFlight, MessageKind};
 use crate::workspace::Workspace;
@@ -140,11 +139,7 @@ fn text(report: &Report) -> String {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs());
-            let limit_ahead = s.trouble.as_ref().is_some_and(|t| {
-                Code::from_code(&t.code)
-                    .is_some_and(|c| matches!(c, Code::RateLimited | Code::UsageLimit))
-                    && t.resets_at.is_some_and(|at| at > now)
-            });
+            let limit_ahead = s.trouble.as_ref().is_some_and(|t| t.limit_ahead(now));
             let what = match &s.in_flight {
                 InFlight::Sending { kind, .. } => kind.name(),
                 _ => MessageKind::Message.name(),

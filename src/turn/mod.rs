@@ -49,9 +49,11 @@ fn reset_margin(resets_at: u64) -> Duration {
     if resets_at.is_multiple_of(60) {
         Duration::from_secs(60)
     } else {
-        Duration::from_secs(2)
+        MOMENT_TO_SPARE
     }
 }
+/// What is waited beyond a reset said to no minute.
+const MOMENT_TO_SPARE: Duration = Duration::from_secs(2);
 /// How many limits one run of a turn waits out before it stops (a site that keeps refusing).
 const LIMIT_WAITS: u32 = 6;
 /// How often a wait tells its countdown.
@@ -293,6 +295,9 @@ impl<'w> Turn<'w> {
             // The unsent results (Iterations), or the message in flight (a chat failure,
             // Ctrl+C) stay pending: the next run resumes from them.
             Stop::Iterations { .. } | Stop::Chat(_) => {}
+        }
+        if let Stop::Chat(failure) = &stop {
+            self.keep_lost_browser(failure);
         }
         self.recorder.session(&self.session);
         tracing::info!(?stop, "turn ended");
@@ -828,15 +833,19 @@ impl<'w> Turn<'w> {
         // With `--wait`, a throttle that gave no time is waited out as the live turn waits it,
         // from when it was met (a resume at once sent into the refusing chat); without, the
         // person who resumes says the time has come.
-        let resets_at = trouble.resets_at.or_else(|| {
-            (code == Code::RateLimited && self.settings.wait_on_limits)
-                .then(|| trouble.at + THROTTLE_WAIT.as_secs())
-        })?;
+        let (resets_at, margin) = match trouble.resets_at {
+            Some(at) => (at, reset_margin(at)),
+            // Keyless's own reckoning, said to no minute: only the moment to spare.
+            None if code == Code::RateLimited && self.settings.wait_on_limits => {
+                (trouble.at + THROTTLE_WAIT.as_secs(), MOMENT_TO_SPARE)
+            }
+            None => return None,
+        };
         let left = Duration::from_secs(resets_at.checked_sub(now_unix())?);
         if left.is_zero() {
             return None;
         }
-        let left = left + reset_margin(resets_at);
+        let left = left + margin;
         if !self.settings.wait_on_limits {
             return Some(Stop::Chat(
                 Failure::new(
@@ -860,6 +869,31 @@ impl<'w> Turn<'w> {
             Code::Cancelled,
             "stopped while waiting for the site's limit to reset; nothing was lost: run `keyless run --resume` to go on",
         )))
+    }
+
+    /// A tab closed or a browser gone mid-turn is the turn's last trouble for `keyless status`
+    /// (in keyless's words: the site said nothing), unless a limit named before it still holds:
+    /// that one is what a resume must wait for.
+    fn keep_lost_browser(&mut self, failure: &Failure) {
+        if failure.code != Code::BrowserConnectionFailed {
+            return;
+        }
+        let now = now_unix();
+        if !self
+            .session
+            .trouble
+            .as_ref()
+            .is_some_and(|t| t.limit_ahead(now))
+        {
+            // The reason's first clause: what happened, without the advice a stop gives.
+            let what = failure.reason.split(';').next().unwrap_or_default();
+            self.session.trouble = Some(record::Trouble {
+                code: failure.code.code().to_string(),
+                words: what.to_string(),
+                at: now,
+                resets_at: None,
+            });
+        }
     }
 
     /// Waits `wait`, telling the countdown; false when Ctrl+C stopped it.

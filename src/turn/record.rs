@@ -61,6 +61,19 @@ pub struct Trouble {
     pub resets_at: Option<u64>,
 }
 
+impl Trouble {
+    /// Whether this is a limit (a throttle, a plan's cap) whose named reset is still ahead at
+    /// `now` (seconds since the Unix epoch).
+    pub fn limit_ahead(&self, now: u64) -> bool {
+        crate::catalog::Code::from_code(&self.code).is_some_and(|c| {
+            matches!(
+                c,
+                crate::catalog::Code::RateLimited | crate::catalog::Code::UsageLimit
+            )
+        }) && self.resets_at.is_some_and(|at| at > now)
+    }
+}
+
 impl Session {
     /// Whether a turn stopped half-way: a message was unanswered or a batch unfinished.
     pub fn interrupted(&self) -> bool {

@@ -674,6 +674,11 @@ fn a_tab_closed_mid_reply(parts: Parts) {
     );
     let took = out.ended - site.struck_at();
     assert!(took < NAMED_WITHIN, "named after {took:.1} s: {out:#?}");
+    let status = place.status();
+    assert!(
+        status.contains("last trouble: KA_BROWSER_CONNECTION_FAILED \"the chat's tab was closed"),
+        "the closed tab is not the last trouble: {status}"
+    );
     let again = place.resume(&site, parts, &[]);
     assert_completed(&place, &site, &again);
 }
@@ -1026,6 +1031,12 @@ fn the_browser_killed_mid_reply() {
         out.ended - killed < NAMED_WITHIN,
         "named {:.1} s after the kill: {out:#?}",
         out.ended - killed
+    );
+    let status = place.status();
+    assert!(
+        status
+            .contains("last trouble: KA_BROWSER_CONNECTION_FAILED \"the browser closed or crashed"),
+        "the lost browser is not the last trouble: {status}"
     );
     let mut resume = place.command(
         &site,

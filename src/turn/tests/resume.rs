@@ -105,3 +105,80 @@ fn resume_of_a_finished_turn_has_nothing_to_do() {
     );
     assert!(chat.sent.is_empty());
 }
+
+/// What a resume holds back for a limit saved when the turn stopped: `Some(left)` when it waited
+/// (the countdown's first time left), `None` when it went on at once, `Err` when it stopped.
+fn held_back(trouble: record::Trouble, wait: bool) -> Result<Option<Duration>, Failure> {
+    let bench = Bench::with(Settings {
+        mode: Mode::Auto,
+        wait_on_limits: wait,
+        ..Settings::default()
+    });
+    let session = Session {
+        trouble: Some(trouble),
+        ..interrupted(Some("the message"), None)
+    };
+    let mut turn = Turn::new(session, &bench.ws, &bench.settings);
+    turn.sleep = |_| {};
+    let mut first_left = None;
+    let stop = turn.limit_in_force(&mut |event| {
+        if let Event::Waiting { left, .. } = event {
+            first_left.get_or_insert(left);
+        }
+    });
+    match stop {
+        Some(Stop::Chat(failure)) => Err(failure),
+        Some(other) => panic!("{other:?}"),
+        None => Ok(first_left),
+    }
+}
+
+fn met(code: Code, ago: u64, resets_in: Option<u64>) -> record::Trouble {
+    let now = now_unix();
+    record::Trouble {
+        code: code.code().to_string(),
+        words: "slow down".to_string(),
+        at: now - ago,
+        resets_at: resets_in.map(|s| now + s),
+    }
+}
+
+#[test]
+fn a_resume_with_wait_waits_a_throttle_that_gave_no_time_from_when_it_came() {
+    let left = held_back(met(Code::RateLimited, 10, None), true)
+        .unwrap()
+        .expect("sent into the throttle at once");
+    // 60 s from when it came, 10 s ago, and the margin of a wait said in seconds.
+    assert!(
+        (Duration::from_secs(49)..=Duration::from_secs(53)).contains(&left),
+        "{left:?}"
+    );
+    // Its minute passed: nothing to wait for.
+    assert_eq!(held_back(met(Code::RateLimited, 61, None), true), Ok(None));
+    // Without --wait, the person who resumes says the time has come.
+    assert_eq!(held_back(met(Code::RateLimited, 10, None), false), Ok(None));
+    // A plan's limit that named no reset: nothing to wait for, the person decides.
+    assert_eq!(held_back(met(Code::UsageLimit, 10, None), true), Ok(None));
+}
+
+#[test]
+fn a_resume_without_wait_stops_before_a_named_reset_saying_how_to_go_on() {
+    let failure = held_back(met(Code::UsageLimit, 10, Some(600)), false).unwrap_err();
+    assert_eq!(failure.code, Code::UsageLimit);
+    assert!(
+        failure.reason.contains("\"slow down\"")
+            && failure.reason.contains("keyless run --resume --wait")
+            && failure.reason.contains("--now"),
+        "{}",
+        failure.reason
+    );
+    let left = held_back(met(Code::UsageLimit, 10, Some(600)), true)
+        .unwrap()
+        .expect("not waited");
+    assert!(left > Duration::from_secs(598), "{left:?}");
+    // A site error is no limit: a resume tries again at once.
+    assert_eq!(
+        held_back(met(Code::SiteError, 10, Some(600)), true),
+        Ok(None)
+    );
+}
