@@ -180,6 +180,18 @@
   // parts in separate blocks (a dialog's title and its message) kept apart by a space.
   const BLOCKS = "p, div, h1, h2, h3, h4, h5, h6, li, section, header, footer, article, dialog, td, th, label";
   const CONTROLS = 'button, [role="button"]';
+  // The box a text is drawn in: its nearest element (up to `root`) that is a block as drawn,
+  // by its tag or its style (a title that is a `<span>` made a block or a flex item is a
+  // line of its own to the reader).
+  const blockOf = (el, root) => {
+    for (let x = el; x; x = x.parentElement) {
+      if (x.matches(BLOCKS)) return x;
+      const view = x.ownerDocument.defaultView;
+      if (view && !/^(inline|contents)$/.test(view.getComputedStyle(x).display)) return x;
+      if (x === root) return x;
+    }
+    return root;
+  };
   const shownWords = (e) => {
     const parts = [];
     let lastBlock = null;
@@ -190,7 +202,7 @@
       if (control && e.contains(control) && control !== e) continue;
       const raw = node.textContent;
       if (!raw.trim()) continue;
-      const block = node.parentElement.closest(BLOCKS);
+      const block = blockOf(node.parentElement, e);
       const apart = parts.length && (block !== lastBlock || /^\s/.test(raw) || /\s$/.test(parts[parts.length - 1]));
       parts.push((apart ? " " : "") + raw);
       lastBlock = block;
@@ -351,7 +363,7 @@
     return [px, py];
   };
   const api = {
-    version: 12,
+    version: 13,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -540,7 +552,22 @@
     // editor that applies it later is judged again until its text stops changing for `settle`
     // ms (at most `limit` ms). With `last`, a composer that holds the whole message ends the
     // insertion (the region is unmarked).
-    put: (how, from, to, settle, limit, last) => {
+    //
+    // With `users` (the user turns before the send), a composer that holds the whole message
+    // exactly is sent from in the same call, as `clickSend` does, once the framework has
+    // drawn what the insertion changed (microtasks) and only if the send button is there and
+    // enabled: `sent` says so, and what the page shows of the new turn. Otherwise the caller
+    // clicks in a call of its own, as before.
+    put: async (how, from, to, settle, limit, whole, users) => {
+      const judged = await api.putOnly(how, from, to, settle, limit, whole);
+      if (users === null || users === undefined || !whole || !judged.exact) return judged;
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => queueMicrotask(resolve));
+      const button = last("SendButton");
+      if (!button || button.disabled || button.getAttribute("aria-disabled") === "true") return judged;
+      judged.sent = await api.clickSend(null, users);
+      return judged;
+    },
+    putOnly: (how, from, to, settle, limit, last) => {
       const chips = all("AttachmentChip").length;
       if (!api[how](api.expected.slice(from, to))) return { applied: false };
       const judge = () => {

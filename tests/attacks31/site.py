@@ -12,7 +12,7 @@ Run: python3 site.py DIR PORT. DIR holds:
   beacons.jsonl  written here: what the bot check page saw of foreign script
 
 fault.json: {"kind": KIND, "at": N, "words": TEXT, "until": EPOCH or null, "lifted": bool,
-             "place": "turn"|"area"|"toast"|"modal", "for": SECONDS, "button": LABEL,
+             "place": "turn"|"area"|"toast"|"modal"|"spanmodal", "for": SECONDS, "button": LABEL,
              "gate": "signin" (a logged-out chat address redirects there) | "chat" (an email-only
              gate served at the chat's own address)}
 KIND: limit, throttle, spend, login, botcheck (the site refuses messages while on), error (a

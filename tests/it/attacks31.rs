@@ -548,6 +548,22 @@ fn a_usage_limit_in_a_modal_is_quoted_as_the_site_wrote_it() {
     );
 }
 
+/// The same where the dialog's title and message are spans its flex column draws as lines of
+/// their own: still apart in the words quoted ("Hold on Limit reached …", never "Hold onLimit").
+#[test]
+fn a_usage_limit_in_a_dialog_of_spans_is_quoted_with_its_lines_apart() {
+    let words = "Limit reached. Come back after 14:30.";
+    let site = Site::start(fault("limit", 2, "spanmodal", words));
+    let place = Place::new();
+    let out = place.run(&site, &[TASK]);
+    assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    assert!(out.stderr.contains(words), "{out:#?}");
+    assert!(
+        !out.stderr.contains("Hold onLimit") && !out.stderr.contains("14:30.OK"),
+        "the dialog's words run together: {out:#?}"
+    );
+}
+
 /// A throttle in a toast.
 #[test]
 fn a_throttle_in_a_toast_is_named_and_resumed() {

@@ -147,6 +147,12 @@ pub(super) struct Composer {
     /// An insertion of this message begun in the call that began the send (the composer was
     /// clean): taken by the insertion of the same message, which needs no call to begin.
     pub(super) begun: Option<(String, Begun)>,
+    /// Set by the send before the insertion (the user turns before it): the insertion in the
+    /// page that leaves the whole message exact clicks send in the same call. Taken by it.
+    pub(super) send_after: Option<usize>,
+    /// What that click answered (`PageApi::click_send`'s answer): taken by the send, which
+    /// then clicks no more.
+    pub(super) sent_in_put: std::cell::RefCell<Option<(bool, Option<ShownTurn>)>>,
 }
 
 impl Composer {
@@ -502,7 +508,11 @@ impl Composer {
             (from, to),
             (PASTE_SETTLE.as_millis(), INSERT_SETTLE.as_millis()),
             last,
+            if last { self.send_after } else { None },
         )?;
+        if judged.sent.is_some() {
+            *self.sent_in_put.borrow_mut() = judged.sent;
+        }
         if !judged.applied {
             return Err(Failure::new(
                 Code::SendNotConfirmed,

@@ -365,7 +365,13 @@ impl CdpDriver {
                 if attempt > 0 {
                     self.composer.clear_text(&self.api())?;
                 }
-                self.insert(message)?;
+                // The first attempt's scripted click goes in the insertion's own call where
+                // the page inserts (one frame fewer to wait for before the message leaves).
+                self.composer.send_after = (attempt == 0 && !by_enter).then_some(users);
+                self.composer.sent_in_put.take();
+                let done = self.insert(message);
+                self.composer.send_after = None;
+                done?;
                 if std::mem::take(&mut self.composer.whitespace_lost)
                     && !std::mem::replace(&mut self.composer.told_whitespace, true)
                 {
@@ -393,7 +399,13 @@ impl CdpDriver {
                 // looked for in the same call once the click's own work is done (a framework
                 // finishes it in microtasks): a page that draws the turn at once is confirmed
                 // without waiting for the frame that draws it.
-                let (clicked, shown) = self.api().click_send(begin, users)?;
+                let (clicked, shown) = match self.composer.sent_in_put.take() {
+                    Some(sent) => {
+                        tracing::info!("send clicked in the insertion's call");
+                        sent
+                    }
+                    None => self.api().click_send(begin, users)?,
+                };
                 if matches!(shown, Some(ShownTurn::Same(_))) {
                     return Ok(Shown::Same);
                 }

@@ -12,6 +12,9 @@ pub(in crate::chat::cdp) struct Judged {
     /// The site made an attachment card or chip of it.
     pub carded: bool,
     pub length: i64,
+    /// Sent in the same call (`PageApi::put` with the user turns): clicked, and what the page
+    /// showed of the new turn ([`PageApi::click_send`]'s answer).
+    pub sent: Option<(bool, Option<ShownTurn>)>,
 }
 
 /// What the page says as an insertion begins.

@@ -24,7 +24,7 @@ use crate::chat::selectors::Site;
 
 /// The page script's version: `page.js` says the same (its `version`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 12;
+pub(super) const PAGE_VERSION: u32 = 13;
 
 /// How long a page may be between two documents (no context to evaluate in) before a call
 /// into it fails, and how often it is tried meanwhile.
@@ -401,17 +401,29 @@ impl<'d> PageApi<'d> {
     }
 
     /// One insertion by a page strategy of the message's UTF-16 units `from..to`, judged in the
-    /// page (again until the editor settles for `settle_ms`, at most `limit_ms`).
+    /// page (again until the editor settles for `settle_ms`, at most `limit_ms`). With
+    /// `send_after` (the user turns before the send) and `last`, a composer that holds the
+    /// whole message exactly is sent from in the same call where its send button is enabled
+    /// (`Judged::sent`).
     pub fn put(
         &self,
         how: &str,
         (from, to): (usize, usize),
         (settle_ms, limit_ms): (u128, u128),
         last: bool,
+        send_after: Option<usize>,
     ) -> Result<Judged, Failure> {
         self.call(
             "put",
-            json!([how, from, to, settle_ms as u64, limit_ms as u64, last]),
+            json!([
+                how,
+                from,
+                to,
+                settle_ms as u64,
+                limit_ms as u64,
+                last,
+                send_after
+            ]),
         )
     }
 
