@@ -711,7 +711,7 @@
 
   async function send() {
     const text = serialised(editor ? editor.text() : model);
-    if (text.trim() === "" || controller) return;
+    if (text.trim() === "" || controller || window.__busy) return;
     if (config.dropSends > 0) {
       config.dropSends -= 1; // The click is lost, as when a site ignores a send.
       return;
@@ -927,6 +927,16 @@
   // How the page shows a stream: a stop button in the send button's place, one button that
   // changes its label ("shared-slot"), or only a busy state on the reply ("busy-signal").
   function streamStarted(reply) {
+    // "busy-composer": the composer and its send button disabled while a reply streams and
+    // for 3 s after it ends (an AI SDK page keeps its input disabled until the response's
+    // body closes, which may be well after the reply's last words).
+    if (mode("busy-composer")) {
+      clearTimeout(window.__busyTimer);
+      window.__busy = true;
+      composer.setAttribute("contenteditable", "false");
+      composer.setAttribute("aria-disabled", "true");
+      sendButton.disabled = true;
+    }
     if (mode("busy-signal")) {
       reply.setAttribute("aria-busy", "true");
       return;
@@ -941,6 +951,14 @@
     sendButton.hidden = true;
   }
   function streamEnded(reply) {
+    if (mode("busy-composer")) {
+      window.__busyTimer = setTimeout(() => {
+        window.__busy = false;
+        composer.setAttribute("contenteditable", "true");
+        composer.removeAttribute("aria-disabled");
+        sendButton.disabled = false;
+      }, 3000);
+    }
     if (mode("busy-signal")) {
       reply.removeAttribute("aria-busy");
       return;

@@ -539,7 +539,7 @@
       out += text;
       if (pieces) {
         if (!labels.has(here)) labels.set(here, isLabel(p, here, turn));
-        pieces.push({ text, label: labels.get(here) });
+        pieces.push({ text, label: labels.get(here), code: loc.closestUp(p, "code", turn) });
       }
     }
     return out;
@@ -593,6 +593,26 @@
       const at = run.indexOf(word, j);
       if (at < 0) return false;
       j = at + word.length;
+    }
+    return codeHeld(pieces, copied);
+  };
+  // Code is drawn as written: each code element's characters (white space and invisible
+  // format characters aside, which pages add or fold) are in the text whole, in order. Words
+  // alone cannot tell a text that lost its `[ ]` or `{}` from the reply.
+  const INK = /[\s\p{Cf}]/gu;
+  const codeHeld = (pieces, copied) => {
+    const flat = copied.replace(INK, "");
+    let from = 0;
+    let i = 0;
+    while (i < pieces.length) {
+      const el = pieces[i].code;
+      let ink = "";
+      for (; i < pieces.length && pieces[i].code === el; i++) if (el) ink += pieces[i].text;
+      ink = ink.replace(INK, "");
+      if (!el || !ink) continue;
+      const at = flat.indexOf(ink, from);
+      if (at < 0) return false;
+      from = at + ink.length;
     }
     return true;
   };

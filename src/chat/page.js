@@ -227,6 +227,16 @@
   // site kept is then found by opening the chat again (the words of selectors.json's `Offline`
   // add to these).
   const CUT = /(connection (was )?(lost|interrupted|dropped|cut|reset)|lost (the |your )?connection|network connection (was )?lost|you('| a)re offline|you are offline|no internet connection|check your (internet|network) connection|stream (was )?interrupted|verbindung (ist )?(unterbrochen|verloren|getrennt)|keine internetverbindung|connexion (perdue|interrompue)|vous êtes hors ligne|conexión (perdida|interrumpida)|sin conexión|conexão (perdida|interrompida)|sem conexão|connessione (persa|interrotta)|sei offline|接続が(切れ|失われ|中断)|オフラインです|连接(已)?(断开|中断|丢失)|网络连接(已)?断开|網路連線(已)?中斷|연결이 (끊|중단)|오프라인 상태)/i;
+  // The composer, or what holds it (a component's host), disabled or read-only: the page is
+  // still busy (an AI SDK page keeps its input disabled until the reply's response closes).
+  const composerBusy = (el) => {
+    if (!el) return false;
+    if (el.getAttribute("contenteditable") === "false" || el.readOnly === true || el.closest("fieldset[disabled]")) return true;
+    for (let at = el, i = 0; at && i < 4; at = loc.up(at), i++) {
+      if (at.disabled === true || at.getAttribute("aria-disabled") === "true" || (at !== el.ownerDocument.body && at.hasAttribute("disabled"))) return true;
+    }
+    return false;
+  };
   const noticesNow = (a, composer, extra) => {
     const userCss = loc.turns("UserMessage").css;
     const replyCss = loc.turns("AssistantMessage").css;
@@ -400,7 +410,11 @@
       const [users, assistants] = api.turns();
       const composer = first("Composer");
       const notices = noticesNow(replyTurn(), composer, all("ErrorBanner")).page;
-      return { users, assistants, button: api.exists("SendButton"), notices };
+      // A composer the selectors no longer find (they name it editable) beside a send button
+      // that is disabled is the same page busy.
+      const send = last("SendButton");
+      const busy = composer ? composerBusy(composer) : !!send && (send.disabled === true || send.getAttribute("aria-disabled") === "true");
+      return { users, assistants, button: !!send, notices, busy };
     },
     // Whether the composer is clean and how the page stands as a send begins, in one call (a
     // call waits for any frame the page is drawing, and a frame costs more the longer the chat).

@@ -191,7 +191,9 @@ fn from_json_lines(lines: &[String], out: &mut Vec<String>) {
 }
 
 /// Every string of `value` under its path (object keys joined by `.`, array indices left out
-/// so that a list's items build one text), looking into strings that hold JSON themselves.
+/// so that a list's items build one text), looking into strings that hold JSON themselves. A
+/// string that holds JSON is still a string under its own path too: a reply's delta may be
+/// `[ ]` or `{}` (a task list's box, an empty object in code), which is text, not a document.
 fn strings(
     value: &serde_json::Value,
     path: String,
@@ -206,7 +208,6 @@ fn strings(
                 && let Ok(nested) = serde_json::from_str::<serde_json::Value>(s)
             {
                 strings(&nested, format!("{path}>"), depth + 1, paths);
-                return;
             }
             paths.entry(path).or_default().push(s.clone());
         }
@@ -229,10 +230,13 @@ fn strings(
 /// values where the second extends the first may be either: both texts are offered, and the
 /// caller's proof finds them both or neither.
 fn build(values: &[String]) -> Vec<String> {
+    // An empty value adds nothing to a text and says nothing of how it grows (a site's other
+    // messages with an empty field on the same path: Chainlit's run steps).
+    let values: Vec<&String> = values.iter().filter(|v| !v.is_empty()).collect();
     let grows = values.windows(2).all(|w| w[1].starts_with(w[0].as_str()));
-    let last = values.last().cloned().unwrap_or_default();
+    let last = values.last().map(|v| v.to_string()).unwrap_or_default();
     let mut appended = String::new();
-    for v in values {
+    for v in &values {
         if appended.len() + v.len() > MAX_CANDIDATE_BYTES {
             break;
         }
@@ -242,6 +246,35 @@ fn build(values: &[String]) -> Vec<String> {
         (true, 0..=2) => vec![appended, last],
         (true, _) => vec![last],
         (false, _) => vec![appended],
+    }
+}
+
+/// The one reply among `proved` (distinct texts, each closed and agreeing with the drawn
+/// reply), or none when they leave a choice. Where one text ends another (`long` = `p` +
+/// `short`), a stream sent its first piece apart (Chainlit: the first piece in the message's
+/// start, the rest as tokens, then the whole text again at its end), and its paths build the
+/// whole text, the whole with its first piece doubled (`short` starts with `p`), and the
+/// tokens without it (`p` holds no word, or the drawn words would have told them apart): the
+/// whole is the reply, neither of the others.
+pub fn one_reply(mut proved: Vec<String>) -> Option<String> {
+    let beginning = |long: &str, short: &str| {
+        (long.len() > short.len() && long.ends_with(short))
+            .then(|| long[..long.len() - short.len()].to_string())
+    };
+    let all = proved.clone();
+    proved.retain(|text| {
+        !all.iter().any(|other| {
+            // This text is `other` with its beginning doubled.
+            beginning(text, other).is_some_and(|p| other.starts_with(&p))
+                // This text is `other` without its first piece, a piece of no words.
+                || beginning(other, text).is_some_and(|p| {
+                    !text.starts_with(&p) && !p.chars().any(char::is_alphanumeric)
+                })
+        })
+    });
+    match proved.len() {
+        1 => proved.pop(),
+        _ => None,
     }
 }
 
@@ -416,6 +449,94 @@ mod tests {
             body.push('\n');
         }
         assert!(has(&Heard::Body(body.into_bytes())));
+    }
+
+    /// Deltas that are JSON themselves (a task list's `[ ]`, an empty `{}` or `[1, 2]` in
+    /// code) are pieces of the text like any other.
+    #[test]
+    fn deltas_that_look_like_json_are_text() {
+        let reply = "```\n@@newfile a.txt\n<<<C\n- [ ] task\nx = [ ]\ny = {}\nz = [1, 2]\n[]\nC>>>\n@@end\n@@done\n@@end\n@@eof\n```\n";
+        let deltas = [
+            "```\n@@newfile a.txt\n<<<C\n- ",
+            "[ ]",
+            " task\nx =",
+            " [ ]",
+            "\ny = ",
+            "{}",
+            "\nz = ",
+            "[1, 2]",
+            "\n",
+            "[]\n",
+            "C>>>\n@@end\n@@done\n@@end\n@@eof\n```\n",
+        ];
+        assert_eq!(deltas.concat(), reply);
+        let sse: String = deltas
+            .iter()
+            .map(|d| {
+                let event = serde_json::json!({"choices": [{"delta": {"content": d}}]});
+                format!("data: {event}\n\n")
+            })
+            .collect();
+        let frames: Vec<String> = deltas
+            .iter()
+            .map(|d| serde_json::json!({"type": "delta", "text": d}).to_string())
+            .collect();
+        for heard in [Heard::Body(sse.into_bytes()), Heard::Frames(frames)] {
+            let found = candidates(&heard);
+            assert!(found.iter().any(|c| c == reply), "{found:#?}");
+            // No other closed reply: none with those pieces left out.
+            assert!(
+                !found
+                    .iter()
+                    .any(|c| crate::protocol::is_closed(c) && c != reply),
+                "{found:#?}"
+            );
+        }
+    }
+
+    /// Chainlit's socket: the first piece in `stream_start`'s output, the rest as tokens, the
+    /// whole text again in `new_message`'s output, and other messages on the same path with
+    /// an empty output. The whole text is a candidate, and the one reply chosen.
+    #[test]
+    fn a_stream_that_starts_with_a_piece_and_ends_with_the_whole_is_the_whole() {
+        let (first, rest) = REPLY.split_at(6);
+        let mut frames = vec![
+            r#"42["new_message",{"id":"run","output":"","type":"run"}]"#.to_string(),
+            format!(
+                "42{}",
+                serde_json::json!(["stream_start", {"id": "m", "output": first}])
+            ),
+        ];
+        for p in pieces(rest, 7) {
+            frames.push(format!(
+                "42{}",
+                serde_json::json!(["stream_token", {"id": "m", "token": p}])
+            ));
+        }
+        frames.push(format!(
+            "42{}",
+            serde_json::json!(["new_message", {"id": "m", "output": REPLY, "streaming": false}])
+        ));
+        frames.push(r#"42["update_message",{"id":"run","output":""}]"#.to_string());
+        let found = candidates(&Heard::Frames(frames));
+        assert!(found.iter().any(|c| c == REPLY), "{found:#?}");
+        let closed: Vec<String> = found
+            .into_iter()
+            .filter(|c| crate::protocol::is_closed(c) && c.matches("@@eof").count() == 1)
+            .collect();
+        assert_eq!(
+            one_reply(closed.clone()),
+            Some(REPLY.to_string()),
+            "{closed:#?}"
+        );
+    }
+
+    #[test]
+    fn two_replies_that_differ_otherwise_prove_neither() {
+        let a = "@@done\n@@end\n@@eof\n".to_string();
+        let b = "@@next\n@@end\n@@eof\n".to_string();
+        assert_eq!(one_reply(vec![a.clone(), b]), None);
+        assert_eq!(one_reply(vec![a.clone()]), Some(a));
     }
 
     #[test]

@@ -406,6 +406,7 @@ three_ways! {
     shadow_turns_three_ways: "shadow-turns", "gemini";
     counter_ids_three_ways: "counter-ids", "deepseek";
     far_images_three_ways: "far-images", "grok";
+    busy_composer_three_ways: "busy-composer", "claude";
     picker_menu_three_ways: "picker-menu", "chatgpt";
     picker_listbox_three_ways: "picker-listbox", "claude";
     model_locked_three_ways: "model-locked", "gemini";
@@ -1097,5 +1098,26 @@ fn an_earlier_reply_s_late_copy_control_is_never_read_as_the_new_reply() {
     for site in file.sites.keys().filter(|s| *s != "local") {
         let site: &'static str = Box::leak(site.clone().into_boxed_str());
         exchange_twice(&["late-actions"], Knowledge::Stale(site));
+    }
+}
+
+/// A composer the page keeps disabled for a while after a reply (`busy-composer`): the results
+/// go once it takes text again, the first time, with no insertion tried into the disabled box
+/// and nothing sent twice.
+#[test]
+fn a_composer_disabled_after_the_reply_is_waited_for_before_the_results_go() {
+    for way in [Way::Correct, Way::Unknown] {
+        let (chat, ws, code, what) = write_the_note("busy-composer", way, &[WRITE, DONE]);
+        assert_eq!(code, Some(0), "{what}");
+        assert_eq!(chat.received().len(), 2, "{what}");
+        let log = std::fs::read_to_string(ws.path().join(".agent/logs/keyless.log")).unwrap();
+        assert!(
+            log.contains("the composer is disabled: waiting for the page"),
+            "{what}\n{log}"
+        );
+        assert!(
+            !log.contains("ok=false"),
+            "an insertion was tried while disabled: {log}"
+        );
     }
 }

@@ -24,6 +24,9 @@ const REOPEN_SETTLE: Duration = Duration::from_millis(500);
 pub(super) const POLL: Duration = Duration::from_millis(250);
 /// How long a stopped reply may take to end (the site saves what it has first).
 const STOP_WAIT: Duration = Duration::from_secs(10);
+/// How long a send waits for a composer the page keeps disabled, and how often it looks.
+const BUSY_WAIT: Duration = Duration::from_secs(60);
+const BUSY_POLL: Duration = Duration::from_millis(100);
 /// How long the site's error may take to go once its Retry control was clicked.
 const RETRY_TAKEN: Duration = Duration::from_secs(3);
 
@@ -175,10 +178,11 @@ impl CdpDriver {
                 != crate::chat::wire::Outbound::Unknown
         })?;
         let clock = clock_now();
-        let by_status = if refused.status == 429 {
-            Kind::RateLimit
-        } else {
-            Kind::ServerError
+        // 402 Payment Required: a plan unpaid or lapsed, which waiting will not mend.
+        let by_status = match refused.status {
+            429 => Kind::RateLimit,
+            402 => Kind::SpendLimit,
+            _ => Kind::ServerError,
         };
         let server = self
             .tab
@@ -289,8 +293,30 @@ impl CdpDriver {
         // Where nothing comes before the text (no files, no file for it), its insertion begins
         // in that call too.
         let plain = self.composer.files.is_empty() && how == SendAs::Text;
-        let (dirt, first_look, begun) =
-            self.api().dirt_and_before_send(plain.then_some(message))?;
+        // A page still busy keeps its composer disabled (the reply read from the wire before
+        // the page let go of it): waited for, bounded, unless the page says why (a limit).
+        let busy_since = Instant::now();
+        let (dirt, first_look, begun) = loop {
+            let look = self.api().dirt_and_before_send(plain.then_some(message))?;
+            let extra = self.extra();
+            let says_why = look.1.notices.iter().filter(|n| !n.aside).any(|n| {
+                crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock_now()).is_some()
+            });
+            if !look.1.busy || says_why {
+                break look;
+            }
+            if busy_since.elapsed() > BUSY_WAIT {
+                return Err(Failure::new(
+                    Code::SendNotConfirmed,
+                    format!(
+                        "the message was not sent: the chat's message box stayed disabled for {} s (the page still busy with the last reply, or it takes no messages now); look at the page, then run `keyless run --resume`",
+                        BUSY_WAIT.as_secs()
+                    ),
+                ));
+            }
+            tracing::info!("the composer is disabled: waiting for the page");
+            std::thread::sleep(BUSY_POLL);
+        };
         let untouched = self.composer.clean_found(&self.api(), dirt)? && plain;
         self.composer.begun = begun
             .filter(|_| untouched)

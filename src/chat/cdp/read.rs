@@ -114,20 +114,17 @@ impl Reader {
         page: &PageApi<'_>,
         heard: &[Heard],
     ) -> Result<Option<String>, Failure> {
-        let mut proved: Option<String> = None;
+        let mut proved: Vec<String> = Vec::new();
         for text in heard.iter().flat_map(candidates) {
             if text.matches(EOF_MARK).count() != 1 || !crate::protocol::is_closed(&text) {
                 continue;
             }
-            if proved.as_deref() == Some(text.as_str()) || !page.agrees(&text)? {
+            if proved.contains(&text) || !page.agrees(&text)? {
                 continue;
             }
-            if proved.is_some() {
-                return Ok(None);
-            }
-            proved = Some(text);
+            proved.push(text);
         }
-        Ok(proved)
+        Ok(crate::chat::wire::one_reply(proved))
     }
 
     /// The reply's only code block, proved: by the site's selectors naming its code blocks, or,

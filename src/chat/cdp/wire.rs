@@ -56,9 +56,10 @@ pub(super) struct Refused {
     pub body: Vec<u8>,
 }
 
-/// The statuses a site refuses a message with: too many requests, and its server failing.
+/// The statuses a site refuses a message with: too many requests, payment required (a plan
+/// unpaid or lapsed), and its server failing.
 fn refusal_status(status: u16) -> bool {
-    status == 429 || (500..=599).contains(&status)
+    status == 429 || status == 402 || (500..=599).contains(&status)
 }
 
 /// What the network said since the last message, by request id.

@@ -159,7 +159,10 @@ pub struct PageFaults {
 /// goes over the page's one WebSocket as an event in socket.io's framing, `42["message",{…}]`,
 /// and the reply comes back as `delta` events, as sites that stream over a socket send theirs),
 /// `any-enter-sends` (Enter and Shift+Enter both send, and the composer takes no line break
-/// from typed or pasted text, a pasted `<br>` neither: no message of two lines can go); and the
+/// from typed or pasted text, a pasted `<br>` neither: no message of two lines can go),
+/// `busy-composer` (the composer and the send button disabled while a reply streams and for
+/// 3 s after it ends, as an AI SDK page keeps its input disabled until the response's body
+/// closes); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -234,6 +237,7 @@ pub const MODES: &[&str] = &[
     "collapsing-composer",
     "websocket",
     "any-enter-sends",
+    "busy-composer",
 ];
 
 /// The scripted model.

@@ -224,7 +224,33 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
             zone_after(&text[c.get(0)?.end()..]),
         ));
     }
+    // A German or Dutch time with a dot ("um 21.30 Uhr", "ab 17.42 Uhr"): only with its
+    // "Uhr" or "h", or after "um"/"ab"/"at" (a bare "21.30" may be a price).
+    static DOT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(?:(?-u:\b)(\d{1,2})\.(\d{2})\s*(?:uhr|h)(?-u:\b)|(?:\bum|\bab|\bat|\bom|\bà)\s+(\d{1,2})\.(\d{2})(?-u:\b))").ok()
+    });
+    if let Some(c) = DOT.as_ref()?.captures(text) {
+        let hour: i64 = c.get(1).or(c.get(3))?.as_str().parse().ok()?;
+        let minute: i64 = c.get(2).or(c.get(4))?.as_str().parse().ok()?;
+        if hour <= 23 && minute <= 59 {
+            return Some((
+                hour * 3600 + minute * 60,
+                zone_after(&text[c.get(0)?.end()..]),
+            ));
+        }
+    }
     if let Some(c) = HOUR.as_ref()?.captures(text) {
+        let hour: i64 = c.get(1)?.as_str().parse().ok()?;
+        if hour <= 23 {
+            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
+        }
+    }
+    // A bare hour after "at" where the sentence ends there or a day follows ("resets tomorrow
+    // at 9", "come back at 9 tomorrow"): never one a noun follows ("at 9 messages").
+    static BARE_HOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
+        Regex::new(r"(?:\bat|\bum|\bàs|\bà|\ba las|\balle|\bom)\s+(\d{1,2})(?:\s*o'clock)?(?:\s*(?:[.,;!)]|$)|\s+(?:tomorrow|today|tonight|morgen|heute|demain|mañana|amanhã|domani|on|am|le|el)\b)").ok()
+    });
+    if let Some(c) = BARE_HOUR.as_ref()?.captures(text) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         if hour <= 23 {
             return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
@@ -450,7 +476,11 @@ fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
     let local_now = clock.unix + offset;
     let midnight = local_now.div_euclid(86_400) * 86_400;
     let mut at = midnight + seconds;
-    if TOMORROW.iter().any(|w| lower.contains(w)) {
+    let weekday_ahead = weekday(lower).map(|day| (day - (today + 3)).rem_euclid(7));
+    if let Some(ahead) = weekday_ahead.filter(|ahead| *ahead > 0) {
+        // A day of the week named ("resets Monday at 6:59 PM"): the next such day.
+        at += ahead * 86_400;
+    } else if weekday_ahead.is_none() && TOMORROW.iter().any(|w| lower.contains(w)) {
         at += 86_400;
     } else if at <= local_now && local_now - at < JUST_PAST {
         // The minute shown has just begun or gone: the site rounds its reset down to the
@@ -458,10 +488,120 @@ fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
         // not tomorrow.
         at = local_now + 60;
     } else if at <= local_now {
-        // A time already past today is tomorrow's.
-        at += 86_400;
+        // A time already past today is tomorrow's, or the next week's where today's day of
+        // the week is named.
+        at += if weekday_ahead.is_some() { 7 } else { 1 } * 86_400;
     }
     until(clock, at - offset)
+}
+
+/// The days of the week as the sites write them (Monday first, 0 to 6), in their languages.
+/// Latin names count as whole words only; the short English forms are left out ("sat", "sun",
+/// "wed" are words of a sentence).
+const WEEKDAYS: &[(&str, i64)] = &[
+    ("monday", 0),
+    ("tuesday", 1),
+    ("wednesday", 2),
+    ("thursday", 3),
+    ("friday", 4),
+    ("saturday", 5),
+    ("sunday", 6),
+    ("montag", 0),
+    ("dienstag", 1),
+    ("mittwoch", 2),
+    ("donnerstag", 3),
+    ("freitag", 4),
+    ("samstag", 5),
+    ("sonnabend", 5),
+    ("sonntag", 6),
+    ("lundi", 0),
+    ("mardi", 1),
+    ("mercredi", 2),
+    ("jeudi", 3),
+    ("vendredi", 4),
+    ("samedi", 5),
+    ("dimanche", 6),
+    ("lunes", 0),
+    ("martes", 1),
+    ("miércoles", 2),
+    ("jueves", 3),
+    ("viernes", 4),
+    ("sábado", 5),
+    ("domingo", 6),
+    ("segunda-feira", 0),
+    ("terça-feira", 1),
+    ("quarta-feira", 2),
+    ("quinta-feira", 3),
+    ("sexta-feira", 4),
+    ("lunedì", 0),
+    ("martedì", 1),
+    ("mercoledì", 2),
+    ("giovedì", 3),
+    ("venerdì", 4),
+    ("sabato", 5),
+    ("domenica", 6),
+    ("maandag", 0),
+    ("dinsdag", 1),
+    ("woensdag", 2),
+    ("donderdag", 3),
+    ("vrijdag", 4),
+    ("zaterdag", 5),
+    ("zondag", 6),
+    ("понедельник", 0),
+    ("вторник", 1),
+    ("среду", 2),
+    ("среда", 2),
+    ("четверг", 3),
+    ("пятницу", 4),
+    ("пятница", 4),
+    ("субботу", 5),
+    ("суббота", 5),
+    ("воскресенье", 6),
+    ("月曜", 0),
+    ("火曜", 1),
+    ("水曜", 2),
+    ("木曜", 3),
+    ("金曜", 4),
+    ("土曜", 5),
+    ("日曜", 6),
+    ("星期一", 0),
+    ("星期二", 1),
+    ("星期三", 2),
+    ("星期四", 3),
+    ("星期五", 4),
+    ("星期六", 5),
+    ("星期日", 6),
+    ("星期天", 6),
+    ("周一", 0),
+    ("周二", 1),
+    ("周三", 2),
+    ("周四", 3),
+    ("周五", 4),
+    ("周六", 5),
+    ("周日", 6),
+    ("월요일", 0),
+    ("화요일", 1),
+    ("수요일", 2),
+    ("목요일", 3),
+    ("금요일", 4),
+    ("토요일", 5),
+    ("일요일", 6),
+];
+
+/// The day of the week `lower` names (0 Monday to 6 Sunday), where it names one.
+fn weekday(lower: &str) -> Option<i64> {
+    WEEKDAYS.iter().find_map(|(name, day)| {
+        let latin = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() && (c as u32) < 0x3000);
+        lower.match_indices(name).find_map(|(at, _)| {
+            let before = lower[..at].chars().next_back();
+            let after = lower[at + name.len()..].chars().next();
+            let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+            (!latin || (edge(before) && edge(after))).then_some(*day)
+        })
+    })
 }
 
 /// Month names and their numbers (English and the sites' other languages, short and long).

@@ -141,6 +141,22 @@ fn each_kind_is_named_in_the_sites_words_and_languages() {
         ("Insufficient balance. Please top up.", Kind::SpendLimit),
         ("余额不足", Kind::SpendLimit),
         (
+            "Your free trial has ended. Upgrade to keep chatting.",
+            Kind::SpendLimit,
+        ),
+        (
+            "Payment required: your subscription is past due.",
+            Kind::SpendLimit,
+        ),
+        (
+            "お支払いに失敗したため、プランが停止されています。",
+            Kind::SpendLimit,
+        ),
+        (
+            "Ihr Testzeitraum ist abgelaufen. Jetzt upgraden.",
+            Kind::SpendLimit,
+        ),
+        (
             "Something went wrong. If this issue persists please contact us through our help center.",
             Kind::ServerError,
         ),
@@ -250,6 +266,44 @@ fn reset_times_are_read_in_every_format_sites_use() {
         (
             "You've hit your limit, resets tomorrow at 1 PM",
             hours(26, 0),
+        ),
+        // A day of the week (today is a Wednesday): the next such day, or next week's for
+        // today's name at a time gone by.
+        (
+            "You've used all your messages for this week. Your limit resets Monday at 6:59 PM.",
+            hours(5 * 24 + 7, 59),
+        ),
+        ("Usage limit reached. Resets Wednesday at 3 PM", hours(4, 0)),
+        (
+            "Usage limit reached. Resets Wednesday at 9am",
+            hours(7 * 24 - 2, 0),
+        ),
+        (
+            "Nutzungslimit erreicht. Zurückgesetzt am Montag um 10:00 Uhr.",
+            hours(5 * 24 - 1, 0),
+        ),
+        (
+            "Límite de uso alcanzado. Se restablece el viernes a las 9:00.",
+            hours(2 * 24 - 2, 0),
+        ),
+        (
+            "使用上限に達しました。金曜日の9:00にリセットされます。",
+            hours(46, 0),
+        ),
+        // German times with a dot.
+        (
+            "Nutzungslimit erreicht. Wieder verfügbar um 21.30 Uhr.",
+            hours(10, 30),
+        ),
+        (
+            "Limit erreicht – Nachrichten wieder ab 17.42 Uhr",
+            hours(6, 42),
+        ),
+        // A bare hour after "at" where a day follows or the sentence ends.
+        ("Usage limit reached. Resets tomorrow at 9", hours(22, 0)),
+        (
+            "Usage limit reached. Come back at 9 tomorrow.",
+            hours(22, 0),
         ),
         // Named UTC.
         ("Usage limit reached until 12:00 UTC", hours(2, 0)),
@@ -684,4 +738,18 @@ fn a_sixth_outside_site_s_wordings_are_named() {
         area("Limit reached. Come back after 14:30.").and_then(|n| n.resets_in),
         Some(Duration::from_secs(14 * 60 + 30))
     );
+}
+
+/// A number after "at" that a noun follows, or a price with a dot, is no time of day.
+#[test]
+fn a_count_or_a_price_is_no_reset_time() {
+    for text in [
+        "Usage limit reached at 9 messages per day.",
+        "Nutzungslimit erreicht. Upgrade für 21.30 EUR im Monat.",
+        "You've hit your limit: Monday's 40 messages are used up.",
+    ] {
+        let notice = area(text);
+        assert_eq!(kind(notice.clone()), Some(Kind::UsageLimit), "{text}");
+        assert_eq!(notice.and_then(|n| n.resets_in), None, "{text}");
+    }
 }

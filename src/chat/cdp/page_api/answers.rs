@@ -55,6 +55,9 @@ pub(in crate::chat::cdp) struct BeforeSend {
     /// all of them on a page just opened).
     #[serde(default)]
     pub notices: Vec<super::super::page_state::NoticeArea>,
+    /// The composer (or what holds it) is disabled or read-only: the page is still busy.
+    #[serde(default)]
+    pub busy: bool,
 }
 
 /// How the page shows a sent message.
