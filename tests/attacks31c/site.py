@@ -352,7 +352,7 @@ class H(BaseHTTPRequestHandler):
             applies = fault_applies(conv, text)
             f = STATE['fault'] if applies else 'none'
             # pre-acceptance refusals: the message never reaches the model
-            if f in ('toast429', 'modal429', 'silent429', 'json429', 'banner_refuse', 'inline500', 'http503'):
+            if f in ('toast429', 'modal429', 'silent429', 'json429', 'json402', 'banner_refuse', 'inline500', 'http503'):
                 fire()
                 log('send', conv=conv, kind=kind, sha=sha, refused=True, fault=f, n=len(text))
                 if f == 'silent429':
@@ -360,6 +360,9 @@ class H(BaseHTTPRequestHandler):
                 if f == 'json429':
                     # The words only in the answer's JSON body, the page showing none of them.
                     return self._send(429, json.dumps({'ui': 'silent', 'error': {'code': 'quota_exhausted', 'message': A.text, 'request_id': 'req_81f2'}}), 'application/json')
+                if f == 'json402':
+                    # Payment Required, its words in the JSON body only, the page showing none.
+                    return self._send(402, json.dumps({'ui': 'silent', 'error': {'message': A.text}}), 'application/json')
                 if f == 'inline500':
                     return self._send(500, json.dumps({'error': A.text or 'Internal server error', 'ui': 'inline'}), 'application/json')
                 if f == 'http503':

@@ -312,6 +312,23 @@ fn a_429_whose_json_body_names_a_usage_limit_is_that_limit_in_its_words() {
     no_message_twice(&site);
 }
 
+/// The results refused with HTTP 402 Payment Required, in words that name no limit, the page
+/// showing nothing: a spend limit (waiting will not help), its words quoted, nothing sent
+/// again, even with `--wait`.
+#[test]
+fn a_402_is_a_spend_limit_that_no_wait_mends() {
+    let words = "This workspace cannot start new conversations.";
+    let site = site(json!({ "fault": "json402", "text": words, "persist": 4 }));
+    let place = Place::new();
+    let out = place.run(&site, &["--wait"]);
+    assert_ne!(out.code, Some(0), "{out:#?}");
+    assert!(out.stderr.contains("KA_SPEND_LIMIT"), "{out:#?}");
+    assert!(out.stderr.contains("HTTP 402"), "{out:#?}");
+    assert!(out.stderr.contains(words), "{out:#?}");
+    assert!(out.stderr.contains("keyless run --resume"), "{out:#?}");
+    no_message_twice(&site);
+}
+
 /// A server error in Portuguese beside the turn, and a 503 whose Spanish toast passes in 8 s:
 /// each named as the site's error, the message found unanswered and sent once more.
 #[test]
