@@ -25,12 +25,15 @@ pub fn open(
         options.url,
         options.profile.display()
     ));
-    let driver = CdpDriver::start(options).inspect_err(|failure| {
+    let mut driver = CdpDriver::start(options).inspect_err(|failure| {
         report.warn(&format!(
             "keyless {command}: {}: {}",
             failure.code, failure.reason
         ));
     })?;
+    // What discovery proves is kept as it is proved, not only as keyless ends: a run killed
+    // (a crash, a second Ctrl+C in a limit's wait) still finds its chat on the resume.
+    driver.keep_learned_in(crate::chat::learned::path(&config_folder()));
     let chosen = driver.confirmed();
     if chosen.model.is_some() || chosen.effort.is_some() {
         let what: Vec<String> = [("model", &chosen.model), ("effort", &chosen.effort)]
@@ -185,28 +188,10 @@ pub fn keep_learned(
 ) -> Option<(PathBuf, crate::chat::selectors::Site)> {
     use crate::chat::learned;
     let found = &driver.learned().selectors;
-    // A strategy is worth keeping when it is not the one the site would try first.
-    let strategy =
-        strategy.filter(|s| driver.site_entry().insert.first().map(String::as_str) != Some(*s));
-    if found.is_empty() && strategy.is_none() {
-        return None;
-    }
     let path = learned::path(&config_folder());
-    let mut entry = learned::entry(driver.site_entry(), found, strategy, &learned::today());
     let site = crate::chat::ChatDriver::site(driver);
-    if let Some(before) = learned::load(&path)
-        .ok()
-        .and_then(|file| file.sites.get(&site).cloned())
-    {
-        for (key, alternatives) in before.selectors {
-            entry.selectors.entry(key).or_insert(alternatives);
-        }
-        if entry.insert.is_empty() {
-            entry.insert = before.insert;
-        }
-    }
-    match learned::save(&path, &site, &entry) {
-        Ok(()) => {
+    match learned::keep(&path, &site, driver.site_entry(), found, strategy) {
+        Ok(Some(entry)) => {
             let mut kept: Vec<String> = found.keys().cloned().collect();
             kept.extend(entry.insert.first().map(|s| format!("insertion by {s}")));
             report.warn(&format!(
@@ -216,6 +201,7 @@ pub fn keep_learned(
             ));
             Some((path, entry))
         }
+        Ok(None) => None,
         Err(failure) => {
             report.warn(&format!("keyless: {}: {}", failure.code, failure.reason));
             None

@@ -74,6 +74,37 @@ pub fn save(path: &Path, name: &str, entry: &Site) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Keeps what discovery proved on `site_name`'s page (`found`, and `strategy`, the insertion
+/// that worked where it is not the one the site tries first) in the file at `path`, merged with
+/// what was learned on the site before. The entry kept, or `None` when there is nothing to
+/// keep.
+pub fn keep(
+    path: &Path,
+    site_name: &str,
+    base: &Site,
+    found: &std::collections::BTreeMap<String, String>,
+    strategy: Option<&str>,
+) -> Result<Option<Site>, Failure> {
+    let strategy = strategy.filter(|s| base.insert.first().map(String::as_str) != Some(*s));
+    if found.is_empty() && strategy.is_none() {
+        return Ok(None);
+    }
+    let mut entry = entry(base, found, strategy, &today());
+    if let Some(before) = load(path)
+        .ok()
+        .and_then(|file| file.sites.get(site_name).cloned())
+    {
+        for (key, alternatives) in before.selectors {
+            entry.selectors.entry(key).or_insert(alternatives);
+        }
+        if entry.insert.is_empty() {
+            entry.insert = before.insert;
+        }
+    }
+    save(path, site_name, &entry)?;
+    Ok(Some(entry))
+}
+
 /// How `learned` differs from the built-in entry, a line per key: `+` for a selector the
 /// built-in entry lacks, `=` for one it has.
 pub fn difference(builtin: Option<&Site>, learned: &Site) -> Vec<String> {

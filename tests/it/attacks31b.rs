@@ -1131,3 +1131,39 @@ fn a_500_told_by_a_toast_for_20_seconds_is_waited_out_found_by_discovery() {
     );
     assert_completed(&place, &site, &out);
 }
+
+/// keyless killed while `--wait` counts down a limit on a page found by its shape alone (a
+/// crash, or a second Ctrl+C, which ends it at once): what discovery proved was kept as it was
+/// proved, so the resume finds the conversation and goes on in it, the task not sent again.
+#[test]
+fn killed_in_a_limit_s_wait_on_a_discovered_page_resumes_in_the_same_chat() {
+    let site = Site::start(refusal(
+        2,
+        "ribbon",
+        "You have reached your usage limit. Try again in 10 minutes.",
+    ));
+    let place = Place::new();
+    let all = [
+        "run", "--mode", "auto", "--pace", "batch", "--json", "--wait", TASK,
+    ];
+    let mut child = place
+        .command(&site, Parts::UrlOnly, &all, false)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let waiting = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|line| serde_json::from_str::<Value>(&line).is_ok_and(|e| e["type"] == "waiting"));
+    assert!(waiting, "keyless never waited: {:#?}", site.received());
+    // SAFETY: kill has no memory preconditions; the process is the keyless started above.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    let _ = child.wait();
+    site.lift();
+    let again = place.resume(&site, Parts::UrlOnly, &[]);
+    assert!(!again.stderr.contains("chat is gone"), "{again:#?}");
+    assert_completed(&place, &site, &again);
+}

@@ -859,6 +859,9 @@ impl ChatDriver for CdpDriver {
             message
         };
         let sent = self.send_as(text, how);
+        if sent.is_err() {
+            self.keep_learned_now();
+        }
         if sent.is_ok() {
             // The person's files went with this message: a later one goes without them.
             self.composer.files.clear();
@@ -874,6 +877,7 @@ impl ChatDriver for CdpDriver {
         // What an earlier read saw of its model is no word on this reply's.
         let _ = self.reader.looked_model();
         let mut reply = self.wait_for_reply(progress);
+        self.keep_learned_now();
         if let Ok(read) = &mut reply {
             // The conversation's address once its reply is there (a site gives a new chat its
             // own address only after the first send): a wall swapped in there later stands in
