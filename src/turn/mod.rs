@@ -862,6 +862,20 @@ impl<'w> Turn<'w> {
                 }),
             ));
         }
+        // Told as the live turn tells it before its countdown: the site's words and reset.
+        let told = Failure::new(
+            code,
+            format!(
+                "the site's limit (\"{}\") resets in {}; waiting for it before anything is sent",
+                trouble.words,
+                crate::chat::trouble::span(left)
+            ),
+        )
+        .saying(crate::catalog::SiteSaid {
+            words: trouble.words.clone(),
+            resets_at: Some(resets_at),
+        });
+        on_event(Event::Trouble(&told));
         if self.wait_out(code, left, on_event) {
             return None;
         }

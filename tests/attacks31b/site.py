@@ -22,6 +22,9 @@ One fault per run, from `config.json`'s "fault" (read on every request, so a tes
                            connection stays open); the whole reply is kept on the server
            "drop"          the message is taken; half the reply streams, then the connection is
                            cut; the whole reply is kept on the server
+           "cutnotice"     the message is taken; `words` stream in the reply's place, then the
+                           connection is cut, the page saying nothing of it; the chat keeps
+                           the words as the reply
            "closetab"      the message is taken; half the reply streams, then the site closes the
                            tab showing it (through `devtools`, the browser's DevTools HTTP address)
                            and the stream stops; the whole reply is kept
@@ -221,8 +224,10 @@ class Handler(BaseHTTPRequestHandler):
             STATE["taken"] += 1
             turns = STATE["threads"].setdefault(tid, [])
             turns.append({"voice": "you", "text": text})
-            # The whole reply is kept on the server whatever happens to the stream.
-            turns.append({"voice": "murmur", "text": reply})
+            # The whole reply is kept on the server whatever happens to the stream; a notice
+            # in its place is what the chat keeps instead.
+            kept = fault.get("words", "") if kind == "cutnotice" else reply
+            turns.append({"voice": "murmur", "text": kept})
         self.stream(tid, reply, kind, fault)
 
     def refuse(self, fault, tid):
@@ -251,9 +256,17 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("X-Thread", tid)
         self.send_header("Cache-Control", "no-store")
+        if kind == "cutnotice":
+            self.send_header("X-Cut-Quiet", "1")
         self.end_headers()
+        if kind == "cutnotice":
+            # The site's words in the reply's place, then the stream cut.
+            reply = fault.get("words", "")
         pieces = [reply[i:i + 24] for i in range(0, len(reply), 24)]
         half = len(pieces) // 2
+        if kind == "cutnotice":
+            half = len(pieces)
+            kind = "drop"
         try:
             for i, piece in enumerate(pieces):
                 if i == half and kind == "stall":
@@ -279,6 +292,11 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write((json.dumps({"t": "piece", "d": piece}) + "\n").encode("utf-8"))
                 self.wfile.flush()
                 time.sleep(0.03)
+            if kind == "drop" and half == len(pieces):
+                append("events.jsonl", {"dropped": time.time()})
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             self.wfile.write(b'{"t": "end"}\n')
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):

@@ -645,6 +645,27 @@ fn a_connection_cut_mid_stream_reads_the_reply_the_site_kept() {
     assert_completed(&place, &site, &again);
 }
 
+/// A few words keyless knows no list for in the reply's place, then the stream cut (the site's
+/// notice in a language and wording of its own): the site's notice, quoted, and nothing sent
+/// into the chat after it (no format correction, no resend).
+#[test]
+fn unknown_words_in_the_reply_s_place_then_a_cut_are_the_site_s_notice() {
+    let words = "Zzyzx flux capacitor kaput, wacht even.";
+    let site = Site::start(json!({ "at": 2, "kind": "cutnotice", "words": words }));
+    let place = Place::new();
+    let out = place.run(&site, Parts::Selectors, &[]);
+    assert_ne!(out.code, Some(0), "{out:#?}");
+    assert!(out.stderr.contains("KA_SITE_NOTICE"), "{out:#?}");
+    assert!(out.stderr.contains(words), "{out:#?}");
+    assert!(out.stderr.contains("keyless run --resume"), "{out:#?}");
+    assert_eq!(
+        site.received().len(),
+        2,
+        "sent into the chat after the notice: {:#?}",
+        site.received()
+    );
+}
+
 // ----- The tab closed, the browser killed -----
 
 /// The site's DevTools HTTP address of the shared browser (for the site to close its tab).

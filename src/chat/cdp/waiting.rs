@@ -193,6 +193,17 @@ impl CdpDriver {
                     if self.reader.whole(&reply.text) {
                         return Ok(reply);
                     }
+                    // A few words with nothing of AgentScript, then the site cut the stream:
+                    // its notice in words no list holds, quoted; never answered with a
+                    // correction or sent again into a chat that may be refusing.
+                    let text = reply.text.trim();
+                    if state.offline.is_none()
+                        && !text.is_empty()
+                        && !text.contains("@@")
+                        && text.chars().count() <= NOTICE_LONGEST
+                    {
+                        return Err(nothing_replied(&state));
+                    }
                 }
                 // The page says why: its connection dropped.
                 return Err(state.offline.as_deref().map_or(cut, offline_failure));
@@ -351,13 +362,16 @@ impl CdpDriver {
                     // Settled without its end on a page whose stop control is not known yet
                     // (a first exchange found by discovery) and with no done mark: a stream
                     // that made no progress for the stall bound is stalled, not truncated.
+                    // (A page that says its connection dropped is the offline branch's.)
                     if !state.done_mark
-                        && !self.discovery.knows("StopButton")
+                        && state.offline.is_none()
                         && last_change.elapsed() >= self.reader.stall
                     {
-                        // A few words with nothing of AgentScript in the reply's place are the
-                        // site's notice in words no list holds (a plan lapsed, in Portuguese),
-                        // quoted as such: a resume would meet them again, never a stall.
+                        // A few words with nothing of AgentScript in the reply's place, never
+                        // marked done, are the site's notice in words no list holds (a plan
+                        // lapsed, in Portuguese; a stream it cut without a word said), quoted
+                        // as such: a resume would meet them again, never a stall, and never a
+                        // correction into a chat that may be refusing.
                         let text = reply.text.trim();
                         if !text.is_empty()
                             && !text.contains("@@")
@@ -365,6 +379,11 @@ impl CdpDriver {
                         {
                             return Err(nothing_replied(&state));
                         }
+                    }
+                    if !state.done_mark
+                        && !self.discovery.knows("StopButton")
+                        && last_change.elapsed() >= self.reader.stall
+                    {
                         return Err(Failure::new(
                             Code::ReplyStalled,
                             format!(

@@ -121,10 +121,17 @@ fn held_back(trouble: record::Trouble, wait: bool) -> Result<Option<Duration>, F
     let mut turn = Turn::new(session, &bench.ws, &bench.settings);
     turn.sleep = |_| {};
     let mut first_left = None;
-    let stop = turn.limit_in_force(&mut |event| {
-        if let Event::Waiting { left, .. } = event {
+    let mut told = false;
+    let stop = turn.limit_in_force(&mut |event| match event {
+        Event::Trouble(failure) => {
+            assert!(failure.said.is_some(), "{failure:?}");
+            told = true;
+        }
+        Event::Waiting { left, .. } => {
+            assert!(told, "a countdown before the trouble was told");
             first_left.get_or_insert(left);
         }
+        _ => {}
     });
     match stop {
         Some(Stop::Chat(failure)) => Err(failure),
