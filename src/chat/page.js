@@ -11,7 +11,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L, C, A) {
-  if (window.__keyless && window.__keyless.version === 12) return "present";
+  if (window.__keyless && window.__keyless.version === 13) return "present";
   // Whether an element is drawn (it has a box). Asked without laying the page out
   // (`checkVisibility` brings the styles up to date, not the layout): laying out a long
   // conversation at every look costs the renderer more the longer the chat grows.
@@ -578,6 +578,8 @@
       for (let i = 0; i < 3; i++) await new Promise((resolve) => queueMicrotask(resolve));
       const button = last("SendButton");
       if (!button || button.disabled || button.getAttribute("aria-disabled") === "true") return judged;
+      // The framework drew what the insertion changed and left the message whole.
+      if (!api.holds(to).exact) return judged;
       judged.sent = await api.clickSend(null, users);
       return judged;
     },

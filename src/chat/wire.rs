@@ -250,32 +250,36 @@ fn build(values: &[String]) -> Vec<String> {
 }
 
 /// The one reply among `proved` (distinct texts, each closed and agreeing with the drawn
-/// reply), or none when they leave a choice. Where one text ends another (`long` = `p` +
-/// `short`), a stream sent its first piece apart (Chainlit: the first piece in the message's
-/// start, the rest as tokens, then the whole text again at its end), and its paths build the
-/// whole text, the whole with its first piece doubled (`short` starts with `p`), and the
-/// tokens without it (`p` holds no word, or the drawn words would have told them apart): the
-/// whole is the reply, neither of the others.
-pub fn one_reply(mut proved: Vec<String>) -> Option<String> {
-    let beginning = |long: &str, short: &str| {
+/// reply), or none when they leave a choice. One pattern is resolved: a stream that sent its
+/// first piece apart (Chainlit: the first piece in the message's start, the rest as tokens,
+/// then the whole text again at its end) builds the whole text `T`, `T` with its first piece
+/// doubled (`p + T`, `T` starting with `p`), and perhaps the tokens without that piece (`T`
+/// less `p`, `p` holding no word). Where exactly one text is such a whole and every other is
+/// its doubling or its tokens, the whole is the reply; anything else proves nothing.
+pub fn one_reply(proved: Vec<String>) -> Option<String> {
+    if proved.len() < 2 {
+        return proved.into_iter().next();
+    }
+    // `long` is `short` with `p` before it: `p`.
+    let before = |long: &str, short: &str| {
         (long.len() > short.len() && long.ends_with(short))
             .then(|| long[..long.len() - short.len()].to_string())
     };
-    let all = proved.clone();
-    proved.retain(|text| {
-        !all.iter().any(|other| {
-            // This text is `other` with its beginning doubled.
-            beginning(text, other).is_some_and(|p| other.starts_with(&p))
-                // This text is `other` without its first piece, a piece of no words.
-                || beginning(other, text).is_some_and(|p| {
-                    !text.starts_with(&p) && !p.chars().any(char::is_alphanumeric)
-                })
-        })
+    let doubling_of = |d: &str, t: &str| before(d, t).is_some_and(|p| t.starts_with(&p));
+    let wholes: Vec<&String> = proved
+        .iter()
+        .filter(|t| proved.iter().any(|d| doubling_of(d, t)))
+        .collect();
+    let [whole] = wholes.as_slice() else {
+        return None;
+    };
+    let accounted = proved.iter().all(|other| {
+        other == *whole
+            || doubling_of(other, whole)
+            || before(whole, other)
+                .is_some_and(|p| !p.chars().any(char::is_alphanumeric) && !other.starts_with(&p))
     });
-    match proved.len() {
-        1 => proved.pop(),
-        _ => None,
-    }
+    accounted.then(|| whole.to_string())
 }
 
 /// How the message keyless meant to send went to the site's server, by the request bodies the
@@ -536,7 +540,13 @@ mod tests {
         let a = "@@done\n@@end\n@@eof\n".to_string();
         let b = "@@next\n@@end\n@@eof\n".to_string();
         assert_eq!(one_reply(vec![a.clone(), b]), None);
-        assert_eq!(one_reply(vec![a.clone()]), Some(a));
+        assert_eq!(one_reply(vec![a.clone()]), Some(a.clone()));
+        // A first piece the reply itself begins with twice ("@" of "@@"): two texts are each
+        // the other's doubling, and nothing is chosen.
+        let first_at = vec![format!("@{a}"), a.clone(), a[1..].to_string()];
+        assert_eq!(one_reply(first_at), None);
+        // A text with a word-less piece before it and nothing else: no choice either.
+        assert_eq!(one_reply(vec![format!("```\n{a}"), a]), None);
     }
 
     #[test]

@@ -833,6 +833,7 @@ impl<'w> Turn<'w> {
         // With `--wait`, a throttle that gave no time is waited out as the live turn waits it,
         // from when it was met (a resume at once sent into the refusing chat); without, the
         // person who resumes says the time has come.
+        let said_by_site = trouble.resets_at.is_some();
         let (resets_at, margin) = match trouble.resets_at {
             Some(at) => (at, reset_margin(at)),
             // Keyless's own reckoning, said to no minute: only the moment to spare.
@@ -865,15 +866,24 @@ impl<'w> Turn<'w> {
         // Told as the live turn tells it before its countdown: the site's words and reset.
         let told = Failure::new(
             code,
-            format!(
-                "the site's limit (\"{}\") resets in {}; waiting for it before anything is sent",
-                trouble.words,
-                crate::chat::trouble::span(left)
-            ),
+            if said_by_site {
+                format!(
+                    "the site's limit (\"{}\") resets in {}; waiting for it before anything is sent",
+                    trouble.words,
+                    crate::chat::trouble::span(left)
+                )
+            } else {
+                format!(
+                    "the site throttled (\"{}\") and gave no time; waiting {} before anything is sent",
+                    trouble.words,
+                    crate::chat::trouble::span(left)
+                )
+            },
         )
         .saying(crate::catalog::SiteSaid {
             words: trouble.words.clone(),
-            resets_at: Some(resets_at),
+            // Only what the site said: keyless's own reckoning is no reset of its.
+            resets_at: trouble.resets_at,
         });
         on_event(Event::Trouble(&told));
         if self.wait_out(code, left, on_event) {

@@ -153,6 +153,9 @@ pub(super) struct Composer {
     /// What that click answered (`PageApi::click_send`'s answer): taken by the send, which
     /// then clicks no more.
     pub(super) sent_in_put: std::cell::RefCell<Option<(bool, Option<ShownTurn>)>>,
+    /// A call that was to click send failed: whether it clicked is unknown, so the insertion
+    /// stops there (the turn asks the chat whether it holds the message).
+    send_unsure: std::cell::Cell<bool>,
 }
 
 impl Composer {
@@ -343,6 +346,7 @@ impl Composer {
                     ));
                     self.clean_keeping(page, keep, None)?;
                 }
+                Err(failure) if self.send_unsure.take() => return Err(failure),
                 Err(failure) => {
                     // A wall that took the composer's place meanwhile (a sign-in form, a
                     // check) is the reason, named at once: no other strategy can insert into
@@ -503,13 +507,22 @@ impl Composer {
         to: usize,
         last: bool,
     ) -> Result<(), Failure> {
-        let judged = page.put(
-            how,
-            (from, to),
-            (PASTE_SETTLE.as_millis(), INSERT_SETTLE.as_millis()),
-            last,
-            if last { self.send_after } else { None },
-        )?;
+        let send_after = if last { self.send_after } else { None };
+        let judged = page
+            .put(
+                how,
+                (from, to),
+                (PASTE_SETTLE.as_millis(), INSERT_SETTLE.as_millis()),
+                last,
+                send_after,
+            )
+            .inspect_err(|_| {
+                // The call may have clicked send before it failed: no other strategy may
+                // insert the message again (and click again).
+                if send_after.is_some() {
+                    self.send_unsure.set(true);
+                }
+            })?;
         if judged.sent.is_some() {
             *self.sent_in_put.borrow_mut() = judged.sent;
         }

@@ -299,10 +299,12 @@ impl CdpDriver {
         let (dirt, first_look, begun) = loop {
             let look = self.api().dirt_and_before_send(plain.then_some(message))?;
             let extra = self.extra();
+            // (As the refusal check below: a server error's words are no refusal.)
             let says_why = look.1.notices.iter().filter(|n| !n.aside).any(|n| {
-                crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock_now()).is_some()
+                crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock_now())
+                    .is_some_and(|notice| notice.kind != Kind::ServerError)
             });
-            if !look.1.busy || says_why {
+            if !look.1.busy || says_why || crate::cancel::requested() {
                 break look;
             }
             if busy_since.elapsed() > BUSY_WAIT {

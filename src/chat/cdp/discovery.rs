@@ -37,6 +37,11 @@ pub(super) struct Discovery {
     /// (`None`: none is saved).
     pub(super) sketched: HashSet<Code>,
     pub(super) sketches: Option<PathBuf>,
+    /// Where what discovery proves is kept as soon as it is proved
+    /// (`CdpDriver::keep_learned_in`), and what was kept there last (the selectors and the
+    /// insertion strategy).
+    pub(super) keep_in: Option<PathBuf>,
+    pub(super) kept: Option<(std::collections::BTreeMap<String, String>, Option<String>)>,
 }
 
 impl Discovery {
@@ -49,6 +54,8 @@ impl Discovery {
             findings: Vec::new(),
             sketched: HashSet::new(),
             sketches,
+            keep_in: None,
+            kept: None,
         }
     }
 

@@ -207,10 +207,6 @@ pub struct CdpDriver {
     /// The chat's own controls: the model, the effort, plain chat, the temporary chat
     /// (`controls.rs`).
     controls: Controls,
-    /// Where what discovery proves is kept as soon as it is proved (`keep_learned_in`), and
-    /// what was kept there last (the selectors and the insertion strategy).
-    learned_file: Option<PathBuf>,
-    learned_kept: Option<(std::collections::BTreeMap<String, String>, Option<String>)>,
 }
 
 /// How long a person's attached file has to show its chip by default: an upload of a few
@@ -295,8 +291,6 @@ impl CdpDriver {
             reader: Reader::new(reply_timeout, truncation_budget, stall, replies),
             discovery: Discovery::new(site_name, site, sketches),
             warnings: Vec::new(),
-            learned_file: None,
-            learned_kept: None,
             controls: Controls {
                 wanted,
                 ..Default::default()
@@ -418,25 +412,25 @@ impl CdpDriver {
     /// as trouble stops a turn, each time it grew (`learned::keep`), silently: the person is
     /// told once, as keyless ends.
     pub fn keep_learned_in(&mut self, path: PathBuf) {
-        self.learned_file = Some(path);
+        self.discovery.keep_in = Some(path);
     }
 
     /// [`CdpDriver::keep_learned_in`]'s keeping, now, where anything was proved since.
     pub(super) fn keep_learned_now(&mut self) {
-        let Some(path) = self.learned_file.clone() else {
+        let Some(path) = self.discovery.keep_in.clone() else {
             return;
         };
         let now = (
             self.learned().selectors.clone(),
             self.inserted_with().map(str::to_string),
         );
-        if self.learned_kept.as_ref() == Some(&now) {
+        if self.discovery.kept.as_ref() == Some(&now) {
             return;
         }
         let site = crate::chat::ChatDriver::site(self);
         match crate::chat::learned::keep(&path, &site, self.site_entry(), &now.0, now.1.as_deref())
         {
-            Ok(_) => self.learned_kept = Some(now),
+            Ok(_) => self.discovery.kept = Some(now),
             Err(failure) => {
                 tracing::warn!(code = ?failure.code, reason = failure.reason, "learned selectors not kept")
             }

@@ -362,10 +362,17 @@ impl CdpDriver {
                     // Settled without its end on a page whose stop control is not known yet
                     // (a first exchange found by discovery) and with no done mark: a stream
                     // that made no progress for the stall bound is stalled, not truncated.
-                    // (A page that says its connection dropped is the offline branch's.)
+                    // (A page that says its connection dropped is the offline branch's.) On a
+                    // page that marks its replies done, as soon as a truncated reply would be
+                    // named: the correction would go into a chat that may be refusing.
+                    let notice_after = if self.discovery.knows("Completed") {
+                        self.reader.stall.min(self.reader.truncation_budget)
+                    } else {
+                        self.reader.stall
+                    };
                     if !state.done_mark
                         && state.offline.is_none()
-                        && last_change.elapsed() >= self.reader.stall
+                        && last_change.elapsed() >= notice_after
                     {
                         // A few words with nothing of AgentScript in the reply's place, never
                         // marked done, are the site's notice in words no list holds (a plan

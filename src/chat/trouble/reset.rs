@@ -225,9 +225,10 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
         ));
     }
     // A German or Dutch time with a dot ("um 21.30 Uhr", "ab 17.42 Uhr"): only with its
-    // "Uhr" or "h", or after "um"/"ab"/"at" (a bare "21.30" may be a price).
+    // "Uhr" or "h", or after "um"/"om" and not a date's ("um 01.04." is the first of April):
+    // a bare "21.30" may be a price, "ab 01.04." a date.
     static DOT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?:(?-u:\b)(\d{1,2})\.(\d{2})\s*(?:uhr|h)(?-u:\b)|(?:\bum|\bab|\bat|\bom|\bà)\s+(\d{1,2})\.(\d{2})(?-u:\b))").ok()
+        Regex::new(r"(?:(?-u:\b)(\d{1,2})\.(\d{2})\s*(?:uhr|h)(?-u:\b)|(?:\bum|\bom)\s+(\d{1,2})\.(\d{2})(?:\.?(?:\s|$)|[^.\d]))").ok()
     });
     if let Some(c) = DOT.as_ref()?.captures(text) {
         let hour: i64 = c.get(1).or(c.get(3))?.as_str().parse().ok()?;
@@ -250,7 +251,12 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
     static BARE_HOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"(?:\bat|\bum|\bàs|\bà|\ba las|\balle|\bom)\s+(\d{1,2})(?:\s*o'clock)?(?:\s*(?:[.,;!)]|$)|\s+(?:tomorrow|today|tonight|morgen|heute|demain|mañana|amanhã|domani|on|am|le|el)\b)").ok()
     });
-    if let Some(c) = BARE_HOUR.as_ref()?.captures(text) {
+    // Only where the text names the day ("capped at 10." is a count, not a time).
+    let day_named = TOMORROW.iter().any(|w| text.contains(w))
+        || text.contains("today")
+        || text.contains("tonight")
+        || weekday(text).is_some();
+    if let Some(c) = BARE_HOUR.as_ref()?.captures(text).filter(|_| day_named) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         if hour <= 23 {
             return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
@@ -476,7 +482,9 @@ fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
     let local_now = clock.unix + offset;
     let midnight = local_now.div_euclid(86_400) * 86_400;
     let mut at = midnight + seconds;
-    let weekday_ahead = weekday(lower).map(|day| (day - (today + 3)).rem_euclid(7));
+    // The day of the week where the time is said (the notice's zone, when it names one).
+    let zone_today = local_now.div_euclid(86_400);
+    let weekday_ahead = weekday(lower).map(|day| (day - (zone_today + 3)).rem_euclid(7));
     if let Some(ahead) = weekday_ahead.filter(|ahead| *ahead > 0) {
         // A day of the week named ("resets Monday at 6:59 PM"): the next such day.
         at += ahead * 86_400;

@@ -153,10 +153,6 @@ fn each_kind_is_named_in_the_sites_words_and_languages() {
             Kind::SpendLimit,
         ),
         (
-            "Ihr Testzeitraum ist abgelaufen. Jetzt upgraden.",
-            Kind::SpendLimit,
-        ),
-        (
             "Something went wrong. If this issue persists please contact us through our help center.",
             Kind::ServerError,
         ),
@@ -747,9 +743,29 @@ fn a_count_or_a_price_is_no_reset_time() {
         "Usage limit reached at 9 messages per day.",
         "Nutzungslimit erreicht. Upgrade für 21.30 EUR im Monat.",
         "You've hit your limit: Monday's 40 messages are used up.",
+        "Usage limit reached. Your usage is capped at 10.",
+        "Nutzungslimit erreicht. Wieder verfügbar ab 01.04. für alle.",
+        "Nutzungslimit erreicht, um 01.04.2027 geht es weiter.",
     ] {
         let notice = area(text);
         assert_eq!(kind(notice.clone()), Some(Kind::UsageLimit), "{text}");
         assert_eq!(notice.and_then(|n| n.resets_in), None, "{text}");
     }
+}
+
+/// A day of the week is the day where the time is said: a notice in UTC read in Tokyo on
+/// Monday morning (still Sunday in UTC) resets that Monday, not a week later.
+#[test]
+fn a_weekday_is_counted_in_the_notice_s_own_zone() {
+    let tokyo_monday_8am = Clock {
+        unix: NOW.unix + 4 * 86_400 + 13 * 3600,
+        offset: 9 * 3600,
+    };
+    let notice = classify(
+        "Usage limit reached. Resets Monday at 10:00 AM UTC.",
+        Place::Area,
+        &Extra::default(),
+        tokyo_monday_8am,
+    );
+    assert_eq!(notice.and_then(|n| n.resets_in), hours(11, 0));
 }
