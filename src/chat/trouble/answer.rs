@@ -58,7 +58,41 @@ pub fn retry_after(value: &str, clock: Clock) -> Option<Duration> {
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));
     }
+    if let Some(at) = http_date(value) {
+        return Some(Duration::from_secs(
+            at.saturating_sub(clock.unix).max(0) as u64
+        ));
+    }
     reset(&format!("resets at {}", value.to_lowercase()), clock)
+}
+
+/// An HTTP date as `Retry-After` gives it ("Fri, 04 Dec 2026 18:58:30 GMT"), to the second,
+/// as seconds since the Unix epoch.
+fn http_date(value: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let parts: Vec<&str> = value.split_whitespace().collect();
+    let [_, day, month, year, time, zone] = parts.as_slice() else {
+        return None;
+    };
+    if !zone.eq_ignore_ascii_case("gmt") && !zone.eq_ignore_ascii_case("utc") {
+        return None;
+    }
+    let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))? as i64 + 1;
+    let (day, year): (i64, i64) = (day.parse().ok()?, year.parse().ok()?);
+    let hms: Vec<i64> = time
+        .split(':')
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let [h, m, sec] = hms.as_slice() else {
+        return None;
+    };
+    if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *sec > 60 {
+        return None;
+    }
+    Some(super::reset::days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec)
 }
 
 #[derive(Default)]
@@ -224,5 +258,34 @@ mod tests {
         let date = retry_after("Fri, 04 Dec 2026 01:00:00 GMT", NOW);
         assert_eq!(date, Some(Duration::from_secs(3600)), "{date:?}");
         assert_eq!(retry_after("soon", NOW), None);
+    }
+}
+
+#[cfg(test)]
+mod http_dates {
+    use super::*;
+
+    /// A `Retry-After` date is waited to its second, not rounded to its minute.
+    #[test]
+    fn a_retry_after_date_counts_its_seconds() {
+        // 2026-12-02 10:00:00 UTC.
+        let clock = Clock {
+            unix: 1_796_205_600,
+            offset: 3600,
+        };
+        assert_eq!(
+            retry_after("Wed, 02 Dec 2026 10:00:30 GMT", clock),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            retry_after("Wed, 02 Dec 2026 10:04:54 GMT", clock),
+            Some(Duration::from_secs(294))
+        );
+        // Gone by: at once.
+        assert_eq!(
+            retry_after("Wed, 02 Dec 2026 09:59:00 GMT", clock),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("45", clock), Some(Duration::from_secs(45)));
     }
 }
