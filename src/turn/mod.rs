@@ -297,7 +297,7 @@ impl<'w> Turn<'w> {
             Stop::Iterations { .. } | Stop::Chat(_) => {}
         }
         if let Stop::Chat(failure) = &stop {
-            self.keep_lost_browser(failure);
+            self.keep_lost_connection(failure);
         }
         self.recorder.session(&self.session);
         tracing::info!(?stop, "turn ended");
@@ -895,11 +895,14 @@ impl<'w> Turn<'w> {
         )))
     }
 
-    /// A tab closed or a browser gone mid-turn is the turn's last trouble for `keyless status`
-    /// (in keyless's words: the site said nothing), unless a limit named before it still holds:
-    /// that one is what a resume must wait for.
-    fn keep_lost_browser(&mut self, failure: &Failure) {
-        if failure.code != Code::BrowserConnectionFailed {
+    /// A tab closed, a browser gone or the network lost for good mid-turn is the turn's last
+    /// trouble for `keyless status` (in keyless's words: the site said nothing), unless a limit
+    /// named before it still holds: that one is what a resume must wait for.
+    fn keep_lost_connection(&mut self, failure: &Failure) {
+        if !matches!(
+            failure.code,
+            Code::BrowserConnectionFailed | Code::NetworkOffline
+        ) {
             return;
         }
         let now = now_unix();

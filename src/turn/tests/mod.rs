@@ -548,6 +548,11 @@ fn offline_for_too_long_stops_the_turn_with_the_message_pending() {
     assert_eq!(bench.waits.len(), OFFLINE_TRIES as usize);
     assert_eq!(bench.waits.last(), Some(&OFFLINE_MAX_WAIT), "capped");
     assert!(chat.sent.is_empty());
+    // The outage is the last trouble `keyless status` shows, not an earlier one.
+    assert_eq!(
+        bench.session().trouble.map(|t| t.code),
+        Some("KA_NETWORK_OFFLINE".to_string())
+    );
     assert_eq!(
         bench.session().in_flight,
         InFlight::Sending {
