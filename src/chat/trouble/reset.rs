@@ -503,10 +503,33 @@ fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
     until(clock, at - offset)
 }
 
-/// The days of the week as the sites write them (Monday first, 0 to 6), in their languages.
-/// Latin names count as whole words only; the short English forms are left out ("sat", "sun",
-/// "wed" are words of a sentence).
+/// The days of the week as the sites write them (Monday first, 0 to 6), in their languages,
+/// long and short ("Tue 3:15 PM", "Mo., 10 Uhr", "lun. à 9 h"). Latin names count as whole
+/// words only; they are read only beside a time of day, where "sat" or "sun" is no word of a
+/// sentence; German and French short forms only with their dot.
 const WEEKDAYS: &[(&str, i64)] = &[
+    ("mon", 0),
+    ("tue", 1),
+    ("tues", 1),
+    ("wed", 2),
+    ("thu", 3),
+    ("thur", 3),
+    ("thurs", 3),
+    ("fri", 4),
+    ("sat", 5),
+    ("sun", 6),
+    ("mo.", 0),
+    ("di.", 1),
+    ("mi.", 2),
+    ("do.", 3),
+    ("fr.", 4),
+    ("sa.", 5),
+    ("lun.", 0),
+    ("mer.", 2),
+    ("jeu.", 3),
+    ("ven.", 4),
+    ("sam.", 5),
+    ("dim.", 6),
     ("monday", 0),
     ("tuesday", 1),
     ("wednesday", 2),
@@ -607,7 +630,9 @@ fn weekday(lower: &str) -> Option<i64> {
             let before = lower[..at].chars().next_back();
             let after = lower[at + name.len()..].chars().next();
             let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
-            (!latin || (edge(before) && edge(after))).then_some(*day)
+            // A short form with its dot ends at the dot.
+            let after_ok = name.ends_with('.') || edge(after);
+            (!latin || (edge(before) && after_ok)).then_some(*day)
         })
     })
 }

@@ -286,6 +286,23 @@ fn reset_times_are_read_in_every_format_sites_use() {
             "使用上限に達しました。金曜日の9:00にリセットされます。",
             hours(46, 0),
         ),
+        // Short forms (today is a Wednesday, 11:00 local).
+        (
+            "Weekly limit reached. Resets Tue 3:15 PM.",
+            hours(6 * 24 + 4, 15),
+        ),
+        (
+            "Usage limit reached. Resets Mon, 10:00 AM.",
+            hours(5 * 24 - 1, 0),
+        ),
+        (
+            "Nutzungslimit erreicht. Zurückgesetzt Di., 15:15 Uhr.",
+            hours(6 * 24 + 4, 15),
+        ),
+        (
+            "Limite atteinte. Réinitialisée lun. à 9 h 30.",
+            hours(5 * 24 - 2, 30),
+        ),
         // German times with a dot.
         (
             "Nutzungslimit erreicht. Wieder verfügbar um 21.30 Uhr.",
