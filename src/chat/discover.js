@@ -771,7 +771,7 @@
   };
   return {
     own, cssFor, isCopy, codeOwn, newChatControl, markRegion, unmarkRegion, cards, removeCards, composer, composerAmong, markButtons, sendButton, beginExchange, seeShown, findUser, findReply,
-    streaming, done, copyControls, menuTriggers, menuCopyRows, reasoning, unseen, answerText, agrees, learnTurns, saysOtherThanCopy,
+    streaming, done, copyControls, menuTriggers, menuCopyRows, reasoning, unseen, answerText, agrees, learnTurns, saysOtherThanCopy, enabled,
     exchange: () => ex,
   };
 })

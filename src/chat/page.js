@@ -413,7 +413,7 @@
       // A composer the selectors no longer find (they name it editable) beside a send button
       // that is disabled is the same page busy.
       const send = last("SendButton");
-      const busy = composer ? composerBusy(composer) : !!send && (send.disabled === true || send.getAttribute("aria-disabled") === "true");
+      const busy = composer ? composerBusy(composer) : !!send && !d.enabled(send);
       return { users, assistants, button: !!send, notices, busy };
     },
     // Whether the composer is clean and how the page stands as a send begins, in one call (a
@@ -577,7 +577,7 @@
       if (users === null || users === undefined || !whole || !judged.exact) return judged;
       for (let i = 0; i < 3; i++) await new Promise((resolve) => queueMicrotask(resolve));
       const button = last("SendButton");
-      if (!button || button.disabled || button.getAttribute("aria-disabled") === "true") return judged;
+      if (!button || !d.enabled(button)) return judged;
       // The framework drew what the insertion changed and left the message whole.
       if (!api.holds(to).exact) return judged;
       judged.sent = await api.clickSend(null, users);

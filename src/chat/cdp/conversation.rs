@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::navigate::Opened;
-use super::page_api::{Drawn, PageApi, ShownTurn};
+use super::page_api::{BeforeSend, Drawn, PageApi, ShownTurn};
 use super::page_state::PageState;
 use super::site_said::{clock_now, trouble_failure};
 use super::{
@@ -281,6 +281,18 @@ impl CdpDriver {
         self.warnings.extend(told);
     }
 
+    /// A refusal the page shows as a send begins: a notice, not the page's furniture, whose
+    /// words name trouble other than a server error (which is no refusal of messages).
+    fn refusal_shown(&self, before: &BeforeSend, clock: Clock) -> Option<Notice> {
+        let extra = self.extra();
+        before
+            .notices
+            .iter()
+            .filter(|n| !n.aside)
+            .filter_map(|n| crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock))
+            .find(|notice| notice.kind != Kind::ServerError)
+    }
+
     /// Sends a message as text or as a file attachment (a failed upload falls back to pasting
     /// the text, reported as a warning).
     /// How the new user turn showed the message is returned, for [`CdpDriver::judge_delivery`].
@@ -298,12 +310,7 @@ impl CdpDriver {
         let busy_since = Instant::now();
         let (dirt, first_look, begun) = loop {
             let look = self.api().dirt_and_before_send(plain.then_some(message))?;
-            let extra = self.extra();
-            // (As the refusal check below: a server error's words are no refusal.)
-            let says_why = look.1.notices.iter().filter(|n| !n.aside).any(|n| {
-                crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock_now())
-                    .is_some_and(|notice| notice.kind != Kind::ServerError)
-            });
+            let says_why = self.refusal_shown(&look.1, clock_now()).is_some();
             if !look.1.busy || says_why || crate::cancel::requested() {
                 break look;
             }
@@ -354,14 +361,7 @@ impl CdpDriver {
         // A refusal the page shows before anything went (a limit's banner still up when the
         // chat is opened again, or shown after the last reply ended): nothing is sent into it.
         let clock = clock_now();
-        let extra = self.extra();
-        if let Some(notice) = before
-            .notices
-            .iter()
-            .filter(|n| !n.aside)
-            .filter_map(|n| crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock))
-            .find(|notice| notice.kind != Kind::ServerError)
-        {
+        if let Some(notice) = self.refusal_shown(&before, clock) {
             // Said first, since "→ sending" was shown before the page was looked at.
             let mut failure = trouble_failure(&notice, clock);
             failure.reason = format!(

@@ -69,6 +69,13 @@ const WIRE_QUIET: Duration = Duration::from_millis(250);
 /// The longest text in the reply's place that may be a site's notice rather than a reply.
 const NOTICE_LONGEST: usize = 300;
 
+/// Whether the text in the reply's place is a few words with nothing of AgentScript: the
+/// site's notice, where the page shows no reply ended as one.
+fn few_words(text: &str) -> bool {
+    let text = text.trim();
+    !text.is_empty() && !text.contains("@@") && text.chars().count() <= NOTICE_LONGEST
+}
+
 /// The failure for an ended reply that holds nothing, or for no reply at all beside a notice
 /// that stood: the words of the page's notices (areas
 /// outside the turns, then the reply's own), which no kind of trouble keyless knows matched,
@@ -196,12 +203,7 @@ impl CdpDriver {
                     // A few words with nothing of AgentScript, then the site cut the stream:
                     // its notice in words no list holds, quoted; never answered with a
                     // correction or sent again into a chat that may be refusing.
-                    let text = reply.text.trim();
-                    if state.offline.is_none()
-                        && !text.is_empty()
-                        && !text.contains("@@")
-                        && text.chars().count() <= NOTICE_LONGEST
-                    {
+                    if state.offline.is_none() && few_words(&reply.text) {
                         return Err(nothing_replied(&state));
                     }
                 }
@@ -379,11 +381,7 @@ impl CdpDriver {
                         // lapsed, in Portuguese; a stream it cut without a word said), quoted
                         // as such: a resume would meet them again, never a stall, and never a
                         // correction into a chat that may be refusing.
-                        let text = reply.text.trim();
-                        if !text.is_empty()
-                            && !text.contains("@@")
-                            && text.chars().count() <= NOTICE_LONGEST
-                        {
+                        if few_words(&reply.text) {
                             return Err(nothing_replied(&state));
                         }
                     }
