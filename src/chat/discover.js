@@ -392,14 +392,20 @@
     return guess;
   };
   // A code block's own control: inside the block, or in the smallest wrapper that holds a
-  // `pre` and little else besides it (the block's toolbar: a language, a button).
+  // block of code and little else besides it (the block's toolbar: a language, a button).
   // The turn's own controls (a wrapper that is the turn, or holds it) are not the block's.
   const TOOLBAR_WORDS = 40;
+  // A block of code as drawn: a `pre`, or a `code` outside one drawn as a block (Chainlit draws
+  // its code blocks with no `pre`: a header of a label and a button, then a `div` holding a
+  // `code`); a `code` inside a line of text is drawn inline and holds no line break.
+  const blockCode = (c) => c.textContent.includes("\n") || getComputedStyle(c).display !== "inline";
+  const codeBlocksIn = (el) => [...el.querySelectorAll("pre")]
+    .concat([...el.querySelectorAll("code")].filter((c) => !c.closest("pre") && blockCode(c)));
   const codeOwn = (b, turn) => {
     if (b.closest("pre")) return true;
     for (let el = b.parentElement; el && el !== document.body; el = el.parentElement) {
       if (turn && (el === turn || el.contains(turn))) return false;
-      const blocks = el.querySelectorAll("pre");
+      const blocks = codeBlocksIn(el);
       if (!blocks.length) continue;
       if (blocks.length > 1) return false;
       const rest = strip(el.textContent).length - strip(blocks[0].textContent).length;

@@ -81,6 +81,12 @@ pub trait ChatDriver {
         let _ = message;
         Ok(Reopened::Unsent)
     }
+    /// The chat's page lost now (its tab closed, its browser gone), asked on a long wait so
+    /// that the loss is told at once, not when the wait ends. `None` while it stands, or when
+    /// it cannot be told.
+    fn lost(&mut self) -> Option<Failure> {
+        None
+    }
     /// Looks for the chat that holds `pending` (the message being sent when keyless stopped),
     /// when no address of it was saved (keyless stopped before the new chat had one): the
     /// browser's other tabs, then the site's history list. Its address, or `None`.

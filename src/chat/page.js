@@ -11,7 +11,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L, C, A) {
-  if (window.__keyless && window.__keyless.version === 13) return "present";
+  if (window.__keyless && window.__keyless.version === 14) return "present";
   // Whether an element is drawn (it has a box). Asked without laying the page out
   // (`checkVisibility` brings the styles up to date, not the layout): laying out a long
   // conversation at every look costs the renderer more the longer the chat grows.
@@ -177,7 +177,8 @@
     return out;
   };
   // A notice's words as a person reads them: its buttons' labels left out ("OK", "Retry"), and
-  // parts in separate blocks (a dialog's title and its message) kept apart by a space.
+  // parts in separate blocks kept apart: by a space after a sentence's end, else by a dash (a
+  // dialog's title and its message: "Hold on — Limit reached.").
   const BLOCKS = "p, div, h1, h2, h3, h4, h5, h6, li, section, header, footer, article, dialog, td, th, label";
   const CONTROLS = 'button, [role="button"]';
   // The box a text is drawn in: its nearest element (up to `root`) that is a block as drawn,
@@ -192,20 +193,30 @@
     }
     return root;
   };
-  const shownWords = (e) => {
+  // `drawn`: only text the page draws (a whole page's: no scripts, nothing hidden, no form
+  // field's label or choices), its first `drawn` characters.
+  const shownWords = (e, drawn) => {
     const parts = [];
+    let length = 0;
     let lastBlock = null;
     const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       const node = walker.currentNode;
-      const control = node.parentElement.closest(CONTROLS);
+      const parent = node.parentElement;
+      const control = parent.closest(CONTROLS);
       if (control && e.contains(control) && control !== e) continue;
+      if (drawn && (parent.closest("script, style, noscript, template, label, select, textarea") || !visible(parent))) continue;
       const raw = node.textContent;
       if (!raw.trim()) continue;
-      const block = blockOf(node.parentElement, e);
-      const apart = parts.length && (block !== lastBlock || /^\s/.test(raw) || /\s$/.test(parts[parts.length - 1]));
-      parts.push((apart ? " " : "") + raw);
+      const block = blockOf(parent, e);
+      const before = parts.length ? parts[parts.length - 1] : "";
+      let apart = "";
+      if (block !== lastBlock && parts.length) apart = /[.!?…:;,。！？、]\s*$/.test(before) ? " " : " — ";
+      else if (/^\s/.test(raw) || /\s$/.test(before)) apart = " ";
+      parts.push(apart + raw);
       lastBlock = block;
+      length += apart.length + raw.length;
+      if (drawn && length > drawn) break;
     }
     return parts.join("").replace(/\s+/g, " ").trim();
   };
@@ -373,7 +384,7 @@
     return [px, py];
   };
   const api = {
-    version: 13,
+    version: 14,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -920,7 +931,8 @@
       // loading, or it stands in the chat's place): only then is the page's own text read.
       const composer = first("Composer");
       const walled = !composer;
-      const wall = walled && document.body ? document.body.innerText.slice(0, 5000) : "";
+      // As a person reads it: the form's button labels ("Continue") left out.
+      const wall = walled && document.body ? shownWords(document.body, 5000).slice(0, 5000) : "";
       const notices = noticesNow(a, composer, pageBanners);
       return {
         notices: notices.page,

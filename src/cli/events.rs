@@ -7,10 +7,16 @@ use serde_json::Value;
 
 pub use crate::app::events::*;
 
-/// Prints events, one line each.
+/// Prints events, one line each: a `reason` that names `keyless run --resume` names this run's
+/// resume command, with its flags, as the lines on standard error do.
 pub fn print(events: impl IntoIterator<Item = Value>) {
     let mut out = std::io::stdout().lock();
-    for event in events {
+    for mut event in events {
+        if let Some(reason) = event.get_mut("reason")
+            && let Some(text) = reason.as_str()
+        {
+            *reason = Value::String(super::stop::with_resume(text));
+        }
         // A reader that went away ends nothing here: the turn goes on, as it would unwatched.
         let _ = writeln!(out, "{event}");
     }

@@ -61,6 +61,19 @@ const COUNTDOWN_EVERY: Duration = Duration::from_secs(10);
 /// The wait's step: Ctrl+C is heard within it.
 const WAIT_STEP: Duration = Duration::from_secs(1);
 
+/// How often a wait for the site asks whether the chat's page still stands.
+const LOST_EVERY: Duration = Duration::from_secs(5);
+
+/// How a wait for the site ended.
+enum Waited {
+    /// Its time passed.
+    Out,
+    /// Ctrl+C stopped it.
+    Cancelled,
+    /// The chat's page was lost meanwhile (its tab closed, its browser gone).
+    Lost(Failure),
+}
+
 /// What the loop tells whoever watches it.
 #[derive(Debug)]
 pub enum Event<'a> {
@@ -704,14 +717,18 @@ impl<'w> Turn<'w> {
                 if code != Code::SiteError {
                     self.limit_waits += 1;
                 }
-                if !self.wait_out(code, wait, on_event) {
-                    return Err(Stop::Chat(Failure::new(
-                        Code::Cancelled,
-                        format!(
-                            "stopped while waiting for the site ({}); nothing was lost: run `keyless run --resume` to go on",
-                            failure.reason
-                        ),
-                    )));
+                match self.wait_out(code, wait, driver, on_event) {
+                    Waited::Out => {}
+                    Waited::Cancelled => {
+                        return Err(Stop::Chat(Failure::new(
+                            Code::Cancelled,
+                            format!(
+                                "stopped while waiting for the site ({}); nothing was lost: run `keyless run --resume` to go on",
+                                failure.reason
+                            ),
+                        )));
+                    }
+                    Waited::Lost(lost) => return Err(Stop::Chat(lost)),
                 }
                 self.again_when_reachable(due, kind, driver, on_event)
             }
@@ -823,7 +840,11 @@ impl<'w> Turn<'w> {
     /// shown); without, the resume stops at once, saying when and how to go on; with `--now`
     /// (the person knows the limit is lifted: a plan changed) the resume goes on. `None` when
     /// nothing holds the turn back.
-    fn limit_in_force(&mut self, on_event: &mut dyn FnMut(Event)) -> Option<Stop> {
+    fn limit_in_force(
+        &mut self,
+        driver: &mut dyn ChatDriver,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Option<Stop> {
         if self.settings.limit_lifted {
             return None;
         }
@@ -886,13 +907,14 @@ impl<'w> Turn<'w> {
             resets_at: trouble.resets_at,
         });
         on_event(Event::Trouble(&told));
-        if self.wait_out(code, left, on_event) {
-            return None;
+        match self.wait_out(code, left, driver, on_event) {
+            Waited::Out => None,
+            Waited::Cancelled => Some(Stop::Chat(Failure::new(
+                Code::Cancelled,
+                "stopped while waiting for the site's limit to reset; nothing was lost: run `keyless run --resume` to go on",
+            ))),
+            Waited::Lost(lost) => Some(Stop::Chat(lost)),
         }
-        Some(Stop::Chat(Failure::new(
-            Code::Cancelled,
-            "stopped while waiting for the site's limit to reset; nothing was lost: run `keyless run --resume` to go on",
-        )))
     }
 
     /// A tab closed, a browser gone or the network lost for good mid-turn is the turn's last
@@ -923,20 +945,34 @@ impl<'w> Turn<'w> {
         }
     }
 
-    /// Waits `wait`, telling the countdown; false when Ctrl+C stopped it.
-    fn wait_out(&mut self, code: Code, wait: Duration, on_event: &mut dyn FnMut(Event)) -> bool {
+    /// Waits `wait`, telling the countdown and asking every [`LOST_EVERY`] whether the chat's
+    /// page still stands (a tab the person closed is told at once, not when the wait ends).
+    fn wait_out(
+        &mut self,
+        code: Code,
+        wait: Duration,
+        driver: &mut dyn ChatDriver,
+        on_event: &mut dyn FnMut(Event),
+    ) -> Waited {
         let mut left = wait;
         let mut told = None::<Duration>;
+        let mut asked = Duration::ZERO;
         loop {
             if crate::cancel::requested() {
-                return false;
+                return Waited::Cancelled;
             }
             if told.is_none_or(|t| t.saturating_sub(left) >= COUNTDOWN_EVERY) {
                 told = Some(left);
                 on_event(Event::Waiting { code, left });
             }
             if left.is_zero() {
-                return true;
+                return Waited::Out;
+            }
+            if wait.saturating_sub(left) >= asked + LOST_EVERY {
+                asked = wait.saturating_sub(left);
+                if let Some(lost) = driver.lost() {
+                    return Waited::Lost(lost);
+                }
             }
             let step = left.min(WAIT_STEP);
             (self.sleep)(step);

@@ -33,7 +33,7 @@ pub fn resume(
             "reply": matches!(turn.session.in_flight, InFlight::CarryingOut { .. }),
         }),
     );
-    if let Some(stop) = turn.limit_in_force(on_event) {
+    if let Some(stop) = turn.limit_in_force(driver, on_event) {
         return turn.stop(stop, on_event);
     }
     let pending = turn.session.in_flight.message().map(str::to_string);

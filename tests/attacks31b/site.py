@@ -17,14 +17,17 @@ One fault per run, from `config.json`'s "fault" (read on every request, so a tes
                            `toast_ms`), "ribbon" (above the composer), "dialog" (a modal with
                            "Got it"), "turn" (in the reply's place; `retry`: with a "Try again"
                            button); `lift_after`: the fault lifts itself that many seconds after
-                           it first struck
+                           it first struck; `close_after`: the site closes the tab showing
+                           it (through `devtools`) that many seconds after the refusal
            "stall"         the message is taken; half the reply streams, then nothing (the
                            connection stays open); the whole reply is kept on the server
            "drop"          the message is taken; half the reply streams, then the connection is
                            cut; the whole reply is kept on the server
            "cutnotice"     the message is taken; `words` stream in the reply's place, then the
                            connection is cut, the page saying nothing of it; the chat keeps
-                           the words as the reply
+                           the words as the reply. With `where` "ribbon" or "toast": the
+                           message is refused (nothing kept), the stream carries `words` for
+                           that area and is then cut short of its Content-Length
            "closetab"      the message is taken; half the reply streams, then the site closes the
                            tab showing it (through `devtools`, the browser's DevTools HTTP address)
                            and the stream stops; the whole reply is kept
@@ -218,6 +221,8 @@ class Handler(BaseHTTPRequestHandler):
         })
         if refused:
             return self.refuse(fault, tid)
+        if kind == "cutnotice" and fault.get("where", "turn") != "turn":
+            return self.cut_notice(fault, tid)
         with LOCK:
             replies = script()
             reply = replies[min(STATE["taken"], len(replies) - 1)]
@@ -232,6 +237,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def refuse(self, fault, tid):
         kind = fault["kind"]
+        if fault.get("close_after") is not None:
+            threading.Timer(fault["close_after"], close_tab, [fault["devtools"]]).start()
         words = fault.get("words", "")
         body = {"error": {"message": words, "where": fault.get("where", "ribbon"),
                           "retry": bool(fault.get("retry")), "title": fault.get("title"),
@@ -250,6 +257,27 @@ class Handler(BaseHTTPRequestHandler):
             body = {"error": {"message": "forbidden", "wall": "check"}}
             status = 403
         self.send_body(status, json.dumps(body), "application/json", [("X-Thread", tid)])
+
+    def cut_notice(self, fault, tid):
+        """The site's words for a notice area outside the turns, then the stream cut short of
+        the length it announced (the browser tells of a cut)."""
+        line = json.dumps({"t": "notice", "message": fault.get("words", ""),
+                           "where": fault["where"], "toast_ms": 600000}) + "\n"
+        body = line.encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("X-Thread", tid)
+        self.send_header("X-Cut-Quiet", "1")
+        self.send_header("Content-Length", str(len(body) + 4096))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+            self.wfile.flush()
+            time.sleep(0.3)
+            append("events.jsonl", {"dropped": time.time()})
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def stream(self, tid, reply, kind, fault):
         self.send_response(200)

@@ -666,6 +666,50 @@ fn unknown_words_in_the_reply_s_place_then_a_cut_are_the_site_s_notice() {
     );
 }
 
+/// Words keyless knows no list for in a ribbon or a toast, come with a stream the site then cut
+/// (the browser tells of the cut; the page says nothing of it): the site's notice, quoted, and
+/// the results never sent again into the chat that refused them (before: a site error, the
+/// results sent three times).
+#[test]
+fn unknown_words_in_a_notice_area_beside_a_cut_stream_are_the_site_s_notice() {
+    for (place_of_words, words) in [
+        ("ribbon", "Blorp snazzle wibbit."),
+        ("toast", "Frobnicator jammed, hang on."),
+    ] {
+        let site = Site::start(
+            json!({ "at": 2, "kind": "cutnotice", "where": place_of_words, "words": words }),
+        );
+        let place = Place::new();
+        let out = place.run(&site, Parts::Selectors, &[]);
+        assert_eq!(out.code, Some(4), "{place_of_words}: {out:#?}");
+        assert!(
+            out.stderr.contains("KA_SITE_NOTICE"),
+            "{place_of_words}: {out:#?}"
+        );
+        assert!(out.stderr.contains(words), "{place_of_words}: {out:#?}");
+        assert!(
+            out.stderr.contains("keyless run --resume"),
+            "{place_of_words}: {out:#?}"
+        );
+        assert_eq!(
+            site.received().len(),
+            2,
+            "{place_of_words}: sent into the chat after the notice: {:#?}",
+            site.received()
+        );
+        // The JSON stop names the resume command with the run's own flags, as stderr does.
+        let reason = out.finished()["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            reason.contains("keyless run --resume --workspace ")
+                && reason.contains(" --selectors "),
+            "{place_of_words}: {reason}"
+        );
+    }
+}
+
 // ----- The tab closed, the browser killed -----
 
 /// The site's DevTools HTTP address of the shared browser (for the site to close its tab).
@@ -743,14 +787,22 @@ fn a_wall_mid_turn(kind: &str, parts: Parts, code: &str, words: &str) -> (Out, S
     (out, site)
 }
 
-/// The page swaps itself for a sign-in form at the same address (no redirect).
+/// The page swaps itself for a sign-in form at the same address (no redirect): quoted as read,
+/// the heading apart from the text, the form's fields' labels and its button ("Continue") left
+/// out.
 #[test]
 fn a_sign_in_form_in_place_mid_turn_with_selectors() {
-    a_wall_mid_turn(
+    let (out, _site) = a_wall_mid_turn(
         "login",
         Parts::Selectors,
         "KA_LOGIN_REQUIRED",
         "Your session has expired.",
+    );
+    assert!(
+        out.stderr.contains(
+            "\"Welcome back — Your session has expired. Sign in to pick up where you left off.\""
+        ),
+        "{out:#?}"
     );
 }
 
@@ -938,6 +990,35 @@ fn whoa_slow_down_is_waited_out_with_wait() {
     assert_completed(&place, &site, &out);
 }
 
+/// The chat's tab closed while `--wait` counts down a limit's reset: told at once (not when
+/// the reset comes), nothing sent into the refusing chat, and `status` still names the limit
+/// a resume must wait for.
+#[test]
+fn a_tab_closed_while_a_limit_is_waited_out_is_told_at_once() {
+    let words =
+        "You've reached the message limit for your plan. It will be available again in 2 minutes.";
+    let mut fault = refusal(2, "ribbon", words);
+    fault["close_after"] = json!(2);
+    fault["devtools"] = json!(devtools_http());
+    let site = Site::start(fault);
+    let place = Place::new();
+    let out = place.run(&site, Parts::Selectors, &["--wait"]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("tab was closed"), "{out:#?}");
+    assert!(!out.events("waiting").is_empty(), "no countdown: {out:#?}");
+    let took = out.ended - site.struck_at();
+    assert!(
+        took < 2.0 + NAMED_WITHIN,
+        "told after {took:.1} s: {out:#?}"
+    );
+    assert_eq!(site.received().len(), 2, "{:#?}", site.received());
+    let status = place.status();
+    assert!(
+        status.contains("last trouble: KA_USAGE_LIMIT"),
+        "the limit a resume waits for: {status}"
+    );
+}
+
 /// A usage limit "available again in 1 minute" with `--wait`: waited out, then finished.
 #[test]
 fn a_usage_limit_in_1_minute_is_waited_out_with_wait() {
@@ -1073,13 +1154,22 @@ fn the_browser_killed_mid_reply() {
 }
 
 /// A throttle in a native modal `<dialog>` ("Got it"), in words keyless knows in the reply's
-/// place (`whoa_slow_down_in_the_replys_place_found_by_discovery`).
+/// place (`whoa_slow_down_in_the_replys_place_found_by_discovery`): quoted as read, its title
+/// apart from its message (a title ends in no stop of its own) and its button left out.
 #[test]
 fn a_throttle_in_a_modal_dialog_with_got_it() {
     let words = "Whoa, slow down! You're sending messages too quickly. Try again in 10 seconds.";
     let mut fault = refusal(2, "dialog", words);
     fault["title"] = json!("Slow down");
-    stop_then_resume(fault, Parts::Selectors, "KA_RATE_LIMITED", words);
+    let stopped = stop_then_resume(fault, Parts::Selectors, "KA_RATE_LIMITED", words);
+    assert!(
+        stopped
+            .out
+            .stderr
+            .contains(&format!("\"Slow down — {words}\"")),
+        "the dialog's title runs into its message, or its button is quoted: {:#?}",
+        stopped.out
+    );
 }
 
 /// A usage limit in Chinese in the reply's place, the reset at 16:45.

@@ -14,6 +14,10 @@
 //! `tests/frontends/deepchat_server.py` with the same scripted model, its replies streamed as
 //! server-sent events.
 //!
+//! Chainlit (PyPI, its own virtual environment: `tests/frontends/requirements-chainlit.txt`)
+//! streams its replies over Socket.IO and draws code blocks with no `<pre>`, each with a header
+//! of a label and a copy button of its own beside the message's own copy button.
+//!
 //! One fact of Gradio's is a limit, not a failure: it replaces tabs with spaces in everything it
 //! shows and copies (its code blocks and its copy button alike), so a reply's tabs cannot be
 //! read there; the hostile content on Gradio has none (`keyless doctor --canary` reports that
@@ -51,6 +55,17 @@ fn more_venv() -> &'static Path {
     })
 }
 
+/// The virtual environment with Chainlit, apart from the others (its pins are many).
+fn chainlit_venv() -> &'static Path {
+    static READY: OnceLock<PathBuf> = OnceLock::new();
+    READY.get_or_init(|| {
+        crate::common::venv::pinned(
+            "frontends-chainlit-venv",
+            "tests/frontends/requirements-chainlit.txt",
+        )
+    })
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Gradio,
@@ -59,6 +74,7 @@ enum Kind {
     Chatscope,
     NiceGui,
     Panel,
+    Chainlit,
 }
 
 impl Kind {
@@ -172,6 +188,16 @@ impl FrontEnd {
                 let mut c = Command::new("python3");
                 c.arg(apps.join("chatscope_server.py"))
                     .arg(port.to_string());
+                c
+            }
+            Kind::Chainlit => {
+                let mut c = Command::new(chainlit_venv().join("bin/chainlit"));
+                c.arg("run")
+                    .arg(apps.join("chainlit_app.py"))
+                    .args(["--headless", "--host", "127.0.0.1", "--port"])
+                    .arg(port.to_string())
+                    // Chainlit writes its config and its welcome page where it runs.
+                    .current_dir(dir.path());
                 c
             }
             Kind::NiceGui | Kind::Panel => {
@@ -792,5 +818,45 @@ fn panel_gets_the_task_once_and_nothing_is_executed() {
             .iter()
             .all(|m| m.contains("[KEYLESSAGENT FORMAT ERROR]") && !m.contains("RESULTS]")),
         "{received:#?}\n{out}"
+    );
+}
+
+/// Chainlit draws a code block with no `<pre>`: a header of a label ("Raw code", or the
+/// language) and a copy button of the block's own, then a `<code>`; each message has its own
+/// copy button below it. A reply of prose around a code block (unfenced, a file's content holding
+/// a fence) is read exactly, never through the block's button (which copies the code alone), and
+/// a reply that is one plain fenced block likewise.
+#[test]
+fn chainlit_reads_replies_around_code_blocks_exactly() {
+    let content = "Example file\n```\nprint(1)\n```\nend of file\n";
+    let first = format!(
+        "@@newfile k.txt\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@runcommand\n<<<CMD\necho ran >> log.txt\nCMD>>>\n@@end\n@@eof\n"
+    );
+    let second =
+        "```\n@@newfile em.txt\n<<<CONTENT\nplain fence\nCONTENT>>>\n@@end\n@@eof\n```".to_string();
+    // The plain fenced block first: its block's button would copy it whole but its fences, and
+    // a selector learned from it would then miss the prose around the next one's block.
+    let whole = format!("reply received: {} characters", second.chars().count());
+    let front = FrontEnd::start(Kind::Chainlit, &[second, first, DONE.to_string()]);
+    let (out, code, ws) = run(&front, "Write the two files", "");
+    let read = channels(ws.path());
+    assert_eq!(code, Some(0), "{read:?}\n{out}");
+    // Read whole, its fences too: not through the block's own button.
+    assert!(out.contains(&whole), "{out}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("k.txt")).unwrap(),
+        content,
+        "{out}"
+    );
+    assert_eq!(
+        fs::read_to_string(ws.path().join("em.txt")).unwrap(),
+        "plain fence\n",
+        "{out}"
+    );
+    assert_eq!(front.received().len(), 3, "nothing sent twice\n{out}");
+    assert_eq!(read.len(), 3, "{read:?}\n{out}");
+    assert!(
+        !read.iter().any(|c| c == "rebuilt" || c == "dom"),
+        "{read:?}\n{out}"
     );
 }

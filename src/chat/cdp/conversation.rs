@@ -697,6 +697,10 @@ impl ChatDriver for CdpDriver {
         self.discovery.site_name.clone()
     }
 
+    fn lost(&mut self) -> Option<Failure> {
+        self.tab.lost()
+    }
+
     fn chat_url(&mut self) -> Option<String> {
         // The history entry that showed the last reply is still the one shown, at the same
         // address: the chat is there, and a wall the page swapped in on that entry (no

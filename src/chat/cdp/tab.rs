@@ -133,6 +133,14 @@ impl Tab {
         }
     }
 
+    /// The browser gone or this tab closed, now.
+    pub(super) fn lost(&self) -> Option<Failure> {
+        if !self.alive() {
+            return Some(browser_gone());
+        }
+        (!self.tab_open()).then(tab_closed)
+    }
+
     /// Whether the browser still lists this tab (true when it cannot say: the failure that
     /// asked stays as it was).
     fn tab_open(&self) -> bool {

@@ -187,10 +187,20 @@ impl CdpDriver {
             let still_coming =
                 state.streams() || last_growth.is_some_and(|t| t.elapsed() < OFFLINE_SETTLE);
             // A stream the site cut, told by the browser, once the page shows no more coming:
-            // a site error (the chat is asked for what it kept), unless the reply ended whole.
+            // a site error (the chat is asked for what it kept), unless the reply ended whole
+            // or the page says why in words keyless knows (named as that trouble below).
             if !state.streams()
                 && last_change.elapsed() >= CUT_SETTLE
                 && let Some(cut) = self.tab.cut_failure()
+                && (state.offline.is_some()
+                    || state
+                        .trouble(
+                            self.reader.assistants_before_send,
+                            false,
+                            &self.extra(),
+                            clock_now(),
+                        )
+                        .is_none())
             {
                 let before = self.reader.assistants_before_send;
                 if state.replying(before)
@@ -206,6 +216,12 @@ impl CdpDriver {
                     if state.offline.is_none() && few_words(&reply.text) {
                         return Err(nothing_replied(&state));
                     }
+                }
+                // Words new since the send in a notice area beside the cut (a ribbon, a toast,
+                // a dialog): the site said why, in words no list holds; quoted, and nothing is
+                // sent again into a chat that may be refusing.
+                if state.offline.is_none() && state.notices.iter().any(|n| !n.aside) {
+                    return Err(nothing_replied(&state));
                 }
                 // The page says why: its connection dropped.
                 return Err(state.offline.as_deref().map_or(cut, offline_failure));

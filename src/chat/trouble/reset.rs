@@ -195,8 +195,13 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
     // An hour alone after "at" in its languages ("demain à 9 h", "um 9 Uhr", "às 9h"): never
     // a bare "3 h", which may be a window ("toutes les 3 h").
     static HOUR: LazyLock<Option<Regex>> = LazyLock::new(|| {
-        Regex::new(r"(?:\bà|\bum|\bat|\bàs|\ba las|\balle|\bom|\bo)\s+(\d{1,2})\s?(?:h|uhr|heures?|hrs?)(?-u:\b)").ok()
+        Regex::new(r"(?:\bà|\bum|\bat|\bàs|\ba las|\balle|\bom|\bo)\s+(\d{1,2})\s?(?:h|uhr|uur|heures?|hrs?)(?-u:\b)").ok()
     });
+    // An hour with its "o'clock" wherever it stands ("Montag, 10 Uhr", "Friday, 9 o'clock"):
+    // "Uhr" and "o'clock" name a time of day, never a span (Dutch "uur" is both: only after
+    // "om", above).
+    static OCLOCK: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(r"(?-u:\b)(\d{1,2})\s?(?:uhr|o['’]clock)(?-u:\b)").ok());
     static EAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
         Regex::new(r"(\d{1,2})\s*(?:時|点|點|시)(?:\s*(\d{1,2})\s*(?:分|분))?").ok()
     });
@@ -241,6 +246,12 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
         }
     }
     if let Some(c) = HOUR.as_ref()?.captures(text) {
+        let hour: i64 = c.get(1)?.as_str().parse().ok()?;
+        if hour <= 23 {
+            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
+        }
+    }
+    if let Some(c) = OCLOCK.as_ref()?.captures(text) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         if hour <= 23 {
             return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));

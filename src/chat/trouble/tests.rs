@@ -152,6 +152,25 @@ fn each_kind_is_named_in_the_sites_words_and_languages() {
             "お支払いに失敗したため、プランが停止されています。",
             Kind::SpendLimit,
         ),
+        // A payment declined, by a bank or a card.
+        (
+            "お支払いが拒否されました。カード情報を更新してください。",
+            Kind::SpendLimit,
+        ),
+        (
+            "Ihre Zahlung wurde abgelehnt. Bitte aktualisieren Sie Ihre Zahlungsmethode.",
+            Kind::SpendLimit,
+        ),
+        (
+            "Votre carte a été refusée. Mettez à jour votre moyen de paiement.",
+            Kind::SpendLimit,
+        ),
+        ("您的付款被拒绝，请更新付款方式。", Kind::SpendLimit),
+        (
+            "결제가 거부되었습니다. 결제 수단을 업데이트하세요.",
+            Kind::SpendLimit,
+        ),
+        ("Ваш платёж отклонён банком.", Kind::SpendLimit),
         (
             "Something went wrong. If this issue persists please contact us through our help center.",
             Kind::ServerError,
@@ -311,6 +330,19 @@ fn reset_times_are_read_in_every_format_sites_use() {
         (
             "Limit erreicht – Nachrichten wieder ab 17.42 Uhr",
             hours(6, 42),
+        ),
+        // An hour with its "o'clock" (Uhr, uur after "om") wherever it stands.
+        (
+            "Nutzungslimit erreicht. Wieder verfügbar Montag, 10 Uhr.",
+            hours(5 * 24 - 1, 0),
+        ),
+        (
+            "Usage limit reached. Back Friday, 9 o'clock.",
+            hours(2 * 24 - 2, 0),
+        ),
+        (
+            "Gebruikslimiet bereikt. Weer beschikbaar om 14 uur.",
+            hours(3, 0),
         ),
         // A bare hour after "at" where a day follows or the sentence ends.
         ("Usage limit reached. Resets tomorrow at 9", hours(22, 0)),

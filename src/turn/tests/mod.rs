@@ -39,6 +39,9 @@ struct ScriptedChat {
     held: VecDeque<Reopened>,
     /// Failures of those checks first (the chat could not be opened to ask), in order.
     unreachable: VecDeque<Failure>,
+    /// The page lost (its tab closed) from the moment a wait first asks; how often it asked.
+    lost: Option<Failure>,
+    lost_asked: usize,
 }
 
 impl ScriptedChat {
@@ -103,6 +106,11 @@ impl ChatDriver for ScriptedChat {
             return Err(failure);
         }
         Ok(self.held.pop_front().unwrap_or(Reopened::Unsent))
+    }
+
+    fn lost(&mut self) -> Option<Failure> {
+        self.lost_asked += 1;
+        self.lost.clone()
     }
 
     fn reopen(&mut self, url: &str, pending: Option<&str>) -> Result<Reopened, Failure> {
@@ -303,6 +311,52 @@ fn a_site_error_retried_on_the_page_sends_nothing_again() {
     };
     assert_eq!(bench.run(&mut chat), stop_done("finished"));
     assert_eq!(chat.sent, vec!["the task".to_string()]);
+}
+
+/// The chat's tab closed while a site error's wait counts down: the turn stops at once (the
+/// loss told, not met when the wait ends), nothing sent again; a page that stands is asked
+/// now and then and the turn goes on.
+#[test]
+fn a_tab_closed_in_a_wait_for_the_site_stops_the_turn_at_once() {
+    let tab_closed = Failure::new(Code::BrowserConnectionFailed, "the chat's tab was closed");
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: VecDeque::from([Err(Failure::new(Code::SiteError, "Something went wrong")
+            .saying(crate::catalog::SiteSaid {
+                words: "Something went wrong".to_string(),
+                resets_at: Some(now_unix() + 60),
+            }))]),
+        lost: Some(tab_closed.clone()),
+        ..ScriptedChat::default()
+    };
+    let stop = bench.run(&mut chat);
+    assert_eq!(stop, Stop::Chat(tab_closed));
+    assert_eq!(chat.sent, vec!["the task".to_string()]);
+    assert_eq!(chat.lost_asked, 1);
+    let countdowns = bench
+        .events
+        .iter()
+        .filter(|e| e.starts_with("Waiting"))
+        .count();
+    assert_eq!(countdowns, 1, "{:?}", bench.events);
+
+    let mut bench = Bench::new();
+    let mut chat = ScriptedChat {
+        replies: VecDeque::from([
+            Err(
+                Failure::new(Code::SiteError, "Something went wrong").saying(
+                    crate::catalog::SiteSaid {
+                        words: "Something went wrong".to_string(),
+                        resets_at: Some(now_unix() + 20),
+                    },
+                ),
+            ),
+            Ok(done("finished")),
+        ]),
+        ..ScriptedChat::default()
+    };
+    assert_eq!(bench.run(&mut chat), stop_done("finished"));
+    assert!(chat.lost_asked >= 3, "asked {} times", chat.lost_asked);
 }
 
 /// A site that names a new chat only when its reply begins: a stop while waiting (the reply

@@ -109,6 +109,15 @@ fn resume_of_a_finished_turn_has_nothing_to_do() {
 /// What a resume holds back for a limit saved when the turn stopped: `Some(left)` when it waited
 /// (the countdown's first time left), `None` when it went on at once, `Err` when it stopped.
 fn held_back(trouble: record::Trouble, wait: bool) -> Result<Option<Duration>, Failure> {
+    held_back_on(trouble, wait, &mut ScriptedChat::default())
+}
+
+/// [`held_back`] on a chat of the test's.
+fn held_back_on(
+    trouble: record::Trouble,
+    wait: bool,
+    chat: &mut ScriptedChat,
+) -> Result<Option<Duration>, Failure> {
     let bench = Bench::with(Settings {
         mode: Mode::Auto,
         wait_on_limits: wait,
@@ -122,7 +131,7 @@ fn held_back(trouble: record::Trouble, wait: bool) -> Result<Option<Duration>, F
     turn.sleep = |_| {};
     let mut first_left = None;
     let mut told = false;
-    let stop = turn.limit_in_force(&mut |event| match event {
+    let stop = turn.limit_in_force(chat, &mut |event| match event {
         Event::Trouble(failure) => {
             assert!(failure.said.is_some(), "{failure:?}");
             told = true;
@@ -166,6 +175,20 @@ fn a_resume_with_wait_waits_a_throttle_that_gave_no_time_from_when_it_came() {
     assert_eq!(held_back(met(Code::RateLimited, 10, None), false), Ok(None));
     // A plan's limit that named no reset: nothing to wait for, the person decides.
     assert_eq!(held_back(met(Code::UsageLimit, 10, None), true), Ok(None));
+}
+
+/// The chat's tab closed while a resume waits for a limit's reset: told at once, not when the
+/// reset comes.
+#[test]
+fn a_tab_closed_in_a_resume_s_wait_is_told_at_once() {
+    let tab_closed = Failure::new(Code::BrowserConnectionFailed, "the chat's tab was closed");
+    let mut chat = ScriptedChat {
+        lost: Some(tab_closed.clone()),
+        ..ScriptedChat::default()
+    };
+    let stopped = held_back_on(met(Code::UsageLimit, 10, Some(3600)), true, &mut chat);
+    assert_eq!(stopped, Err(tab_closed));
+    assert_eq!(chat.lost_asked, 1);
 }
 
 #[test]
