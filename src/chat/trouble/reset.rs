@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use super::calendar::{MIDNIGHT, MONTHS, NOON, TOMORROW, WEEKDAYS, WINDOWED};
 use super::{Clock, LONGEST_RESET};
 
 /// Seconds in one unit of a relative time, by the unit's word in the languages above.
@@ -44,20 +45,6 @@ pub(super) fn reset(lower: &str, clock: Clock) -> Option<Duration> {
         .or_else(|| clock_time(lower, clock))?;
     (found <= LONGEST_RESET).then_some(found)
 }
-
-/// Words after which "in 3 hours" is a limit's window ("40 messages in 3 hours"), not a reset.
-const WINDOWED: &[&str] = &[
-    "requests",
-    "messages",
-    "prompts",
-    "queries",
-    "anfragen",
-    "nachrichten",
-    "requêtes",
-    "messages",
-    "solicitudes",
-    "mensajes",
-];
 
 fn relative(lower: &str) -> Option<Duration> {
     // A wait as minutes and seconds on a clock's face ("retry in 1:30"): "in" makes it a wait;
@@ -448,40 +435,6 @@ fn zone_after(rest: &str) -> Option<Zone> {
     }
 }
 
-/// The words for midnight and for noon, as a reset time.
-const MIDNIGHT: &[&str] = &[
-    "midnight",
-    "mitternacht",
-    "minuit",
-    "medianoche",
-    "meia-noite",
-    "mezzanotte",
-    "middernacht",
-    "полночь",
-    "полуночи",
-];
-const NOON: &[&str] = &[
-    "at noon",
-    "um mittag",
-    "à midi",
-    "al mediodía",
-    "ao meio-dia",
-];
-
-/// The words for "tomorrow".
-const TOMORROW: &[&str] = &[
-    "tomorrow",
-    "morgen",
-    "demain",
-    "mañana",
-    "amanhã",
-    "domani",
-    "завтра",
-    "明日",
-    "明天",
-    "내일",
-];
-
 /// How long after a clock time the site still shows it as the reset: a minute rounded down,
 /// and the page not yet redrawn.
 const JUST_PAST: i64 = 5 * 60;
@@ -514,122 +467,6 @@ fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
     until(clock, at - offset)
 }
 
-/// The days of the week as the sites write them (Monday first, 0 to 6), in their languages,
-/// long and short ("Tue 3:15 PM", "Mo., 10 Uhr", "lun. à 9 h"). Latin names count as whole
-/// words only; they are read only beside a time of day, where "sat" or "sun" is no word of a
-/// sentence; German and French short forms only with their dot.
-const WEEKDAYS: &[(&str, i64)] = &[
-    ("mon", 0),
-    ("tue", 1),
-    ("tues", 1),
-    ("wed", 2),
-    ("thu", 3),
-    ("thur", 3),
-    ("thurs", 3),
-    ("fri", 4),
-    ("sat", 5),
-    ("sun", 6),
-    ("mo.", 0),
-    ("di.", 1),
-    ("mi.", 2),
-    ("do.", 3),
-    ("fr.", 4),
-    ("sa.", 5),
-    ("lun.", 0),
-    ("mer.", 2),
-    ("jeu.", 3),
-    ("ven.", 4),
-    ("sam.", 5),
-    ("dim.", 6),
-    ("monday", 0),
-    ("tuesday", 1),
-    ("wednesday", 2),
-    ("thursday", 3),
-    ("friday", 4),
-    ("saturday", 5),
-    ("sunday", 6),
-    ("montag", 0),
-    ("dienstag", 1),
-    ("mittwoch", 2),
-    ("donnerstag", 3),
-    ("freitag", 4),
-    ("samstag", 5),
-    ("sonnabend", 5),
-    ("sonntag", 6),
-    ("lundi", 0),
-    ("mardi", 1),
-    ("mercredi", 2),
-    ("jeudi", 3),
-    ("vendredi", 4),
-    ("samedi", 5),
-    ("dimanche", 6),
-    ("lunes", 0),
-    ("martes", 1),
-    ("miércoles", 2),
-    ("jueves", 3),
-    ("viernes", 4),
-    ("sábado", 5),
-    ("domingo", 6),
-    ("segunda-feira", 0),
-    ("terça-feira", 1),
-    ("quarta-feira", 2),
-    ("quinta-feira", 3),
-    ("sexta-feira", 4),
-    ("lunedì", 0),
-    ("martedì", 1),
-    ("mercoledì", 2),
-    ("giovedì", 3),
-    ("venerdì", 4),
-    ("sabato", 5),
-    ("domenica", 6),
-    ("maandag", 0),
-    ("dinsdag", 1),
-    ("woensdag", 2),
-    ("donderdag", 3),
-    ("vrijdag", 4),
-    ("zaterdag", 5),
-    ("zondag", 6),
-    ("понедельник", 0),
-    ("вторник", 1),
-    ("среду", 2),
-    ("среда", 2),
-    ("четверг", 3),
-    ("пятницу", 4),
-    ("пятница", 4),
-    ("субботу", 5),
-    ("суббота", 5),
-    ("воскресенье", 6),
-    ("月曜", 0),
-    ("火曜", 1),
-    ("水曜", 2),
-    ("木曜", 3),
-    ("金曜", 4),
-    ("土曜", 5),
-    ("日曜", 6),
-    ("星期一", 0),
-    ("星期二", 1),
-    ("星期三", 2),
-    ("星期四", 3),
-    ("星期五", 4),
-    ("星期六", 5),
-    ("星期日", 6),
-    ("星期天", 6),
-    ("周一", 0),
-    ("周二", 1),
-    ("周三", 2),
-    ("周四", 3),
-    ("周五", 4),
-    ("周六", 5),
-    ("周日", 6),
-    ("월요일", 0),
-    ("화요일", 1),
-    ("수요일", 2),
-    ("목요일", 3),
-    ("금요일", 4),
-    ("토요일", 5),
-    ("일요일", 6),
-];
-
 /// The day of the week `lower` names (0 Monday to 6 Sunday), where it names one.
 fn weekday(lower: &str) -> Option<i64> {
     WEEKDAYS.iter().find_map(|(name, day)| {
@@ -647,98 +484,6 @@ fn weekday(lower: &str) -> Option<i64> {
         })
     })
 }
-
-/// Month names and their numbers (English and the sites' other languages, short and long).
-const MONTHS: &[(&str, i64)] = &[
-    ("january", 1),
-    ("jan", 1),
-    ("januar", 1),
-    ("janvier", 1),
-    ("enero", 1),
-    ("february", 2),
-    ("feb", 2),
-    ("februar", 2),
-    ("février", 2),
-    ("febrero", 2),
-    ("march", 3),
-    ("mar", 3),
-    ("märz", 3),
-    ("mars", 3),
-    ("marzo", 3),
-    ("april", 4),
-    ("apr", 4),
-    ("avril", 4),
-    ("abril", 4),
-    ("may", 5),
-    ("mai", 5),
-    ("mayo", 5),
-    ("june", 6),
-    ("jun", 6),
-    ("juni", 6),
-    ("juin", 6),
-    ("junio", 6),
-    ("july", 7),
-    ("jul", 7),
-    ("juli", 7),
-    ("juillet", 7),
-    ("julio", 7),
-    ("august", 8),
-    ("aug", 8),
-    ("août", 8),
-    ("agosto", 8),
-    ("september", 9),
-    ("sep", 9),
-    ("sept", 9),
-    ("septembre", 9),
-    ("septiembre", 9),
-    ("october", 10),
-    ("oct", 10),
-    ("oktober", 10),
-    ("octobre", 10),
-    ("octubre", 10),
-    ("november", 11),
-    ("nov", 11),
-    ("novembre", 11),
-    ("noviembre", 11),
-    ("december", 12),
-    ("dec", 12),
-    ("dezember", 12),
-    ("décembre", 12),
-    ("diciembre", 12),
-    // The short forms the sites' other languages print ("le 3 déc.", "am 3. Dez."), and
-    // Portuguese and Italian names. Short forms that are English words ("out", "set", "ago")
-    // are left out: a notice's "ran out 3 times" is no date.
-    ("janv", 1),
-    ("ene", 1),
-    ("janeiro", 1),
-    ("gennaio", 1),
-    ("févr", 2),
-    ("fév", 2),
-    ("fevereiro", 2),
-    ("febbraio", 2),
-    ("mär", 3),
-    ("março", 3),
-    ("avr", 4),
-    ("abr", 4),
-    ("aprile", 4),
-    ("maio", 5),
-    ("maggio", 5),
-    ("junho", 6),
-    ("giugno", 6),
-    ("juil", 7),
-    ("julho", 7),
-    ("luglio", 7),
-    ("setembro", 9),
-    ("settembre", 9),
-    ("okt", 10),
-    ("outubro", 10),
-    ("ottobre", 10),
-    ("dez", 12),
-    ("déc", 12),
-    ("dic", 12),
-    ("dezembro", 12),
-    ("dicembre", 12),
-];
 
 /// Seconds from a day's start to its last minute.
 const LAST_MINUTE: i64 = 86_400 - 60;
