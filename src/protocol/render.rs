@@ -101,13 +101,32 @@ fn section_marker(name: &str, content: &str) -> String {
 }
 
 /// Why a reply read as text rebuilt from the chat page is not executed (the driver could not
-/// read it exactly), for the format correction.
-pub fn not_exact() -> Diagnostic {
+/// read it exactly), for the format correction: `text` is what was rebuilt. A reply the page
+/// drew as one code block already is not told it was not in one.
+pub fn not_exact(text: &str) -> Diagnostic {
+    let message = if one_fenced_block(text) {
+        "keyless could not read your reply exactly from the chat page (it was inside one code block, but this page draws code blocks in a way keyless cannot vouch for, and the page's copy control was missing or did not match); send the same reply again, unchanged, as ONE fenced code block"
+    } else {
+        "keyless could not read your reply exactly from the chat page (it was not inside one code block, and the page's copy control was missing); put the WHOLE reply inside ONE fenced code block (a longer fence, e.g. ````, when file content holds ``` lines)"
+    };
     Diagnostic {
         code: crate::catalog::Code::ReplyNotExact,
         line: None,
-        message: "keyless could not read your reply exactly from the chat page (it was not inside one code block, and the page's copy control was missing); put the WHOLE reply inside ONE fenced code block (a longer fence, e.g. ````, when file content holds ``` lines)".into(),
+        message: message.into(),
     }
+}
+
+/// Whether text rebuilt from a page is one fenced code block and nothing else.
+fn one_fenced_block(text: &str) -> bool {
+    let text = text.trim();
+    let Some(inner) = text
+        .strip_prefix("```")
+        .and_then(|inner| inner.strip_suffix("```"))
+    else {
+        return false;
+    };
+    let inner = inner.trim_end_matches('\n');
+    inner.contains('\n') && !inner.contains("\n```")
 }
 
 /// The message sent in place of results when a reply is rejected.

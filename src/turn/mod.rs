@@ -432,7 +432,7 @@ impl<'w> Turn<'w> {
                     return self.stop(Stop::Chat(crate::chat::not_exact_page()), on_event);
                 }
                 parsed.script = None;
-                parsed.diagnostics = vec![crate::protocol::render::not_exact()];
+                parsed.diagnostics = vec![crate::protocol::render::not_exact(&reply.text)];
             } else {
                 self.not_exact_before = false;
             }

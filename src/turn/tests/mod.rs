@@ -430,6 +430,25 @@ fn a_reply_read_only_from_the_pages_prose_is_never_executed() {
     assert!(chat.sent[2].contains("newfile"), "{}", chat.sent[2]);
 }
 
+/// A reply the page drew as one code block, read only as text rebuilt from the page: the
+/// correction never tells the model it was not in one (it would only fence it again, puzzled).
+#[test]
+fn a_fenced_reply_read_only_from_the_page_is_not_told_it_was_unfenced() {
+    let mut bench = Bench::new();
+    let fenced = format!("```agentscript\n{}```", next(&newfile("a.txt", "a")));
+    let mut chat = ScriptedChat::replying([fenced, next(&newfile("a.txt", "a")), done("made it")]);
+    chat.channels = [Channel::Dom].into();
+    assert_eq!(bench.run(&mut chat), stop_done("made it"));
+    assert!(
+        chat.sent[1].starts_with("[KEYLESSAGENT FORMAT ERROR]")
+            && chat.sent[1].contains("it was inside one code block")
+            && !chat.sent[1].contains("not inside one code block"),
+        "{}",
+        chat.sent[1]
+    );
+    assert_eq!(bench.file("a.txt").as_deref(), Some("a\n"));
+}
+
 #[test]
 fn a_valid_reply_starts_the_retry_count_again() {
     let mut bench = Bench::new().limits(Limits {
