@@ -604,17 +604,19 @@
   };
   // Code is drawn as written: each code element's characters (white space and invisible
   // format characters aside, which pages add or fold) are in the text whole, in order. Words
-  // alone cannot tell a text that lost its `[ ]` or `{}` from the reply.
+  // alone cannot tell a text that lost its `[ ]` or `{}` from the reply. A pipe escaped in the
+  // source (`\|`, a code span in a table's cell) is drawn as a bare one.
   const INK = /[\s\p{Cf}]/gu;
+  const inkOf = (text) => text.replace(INK, "").replace(/\\\|/g, "|");
   const codeHeld = (pieces, copied) => {
-    const flat = copied.replace(INK, "");
+    const flat = inkOf(copied);
     let from = 0;
     let i = 0;
     while (i < pieces.length) {
       const el = pieces[i].code;
       let ink = "";
       for (; i < pieces.length && pieces[i].code === el; i++) if (el) ink += pieces[i].text;
-      ink = ink.replace(INK, "");
+      ink = inkOf(ink);
       if (!el || !ink) continue;
       const at = flat.indexOf(ink, from);
       if (at < 0) return false;

@@ -416,3 +416,23 @@ fn a_reply_the_page_draws_mostly_hidden_is_read_exactly_from_the_wire() {
         assert!(text.contains("read via Wire"), "{site:?}: {text}");
     }
 }
+
+/// A table whose cell holds a code span with an escaped pipe (`` `a \| b` ``): GFM draws it as
+/// `a | b`, and the reply's source keeps the backslash. Read exactly (the copy and the wire
+/// agree with the drawing), with both GFM renderers, never sent back as a correction.
+#[test]
+fn a_table_cell_s_code_with_an_escaped_pipe_is_read_exactly() {
+    let content = "Operators:\n\n| op | means |\n|---|---|\n| `a \\| b` | either |\n| `a && b` | both |\n\nend\n";
+    let unfenced = format!(
+        "@@newfile data.txt\n<<<CONTENT\n{content}CONTENT>>>\n@@end\n@@runcommand\n<<<CMD\nwc -l data.txt\nCMD>>>\n@@end\n@@eof\n"
+    );
+    for renderer in ["marked", "markdown-it"] {
+        let page = PageFaults {
+            renderer: Some(renderer.to_string()),
+            ..PageFaults::default()
+        };
+        let (text, ws, chat) = run_on(None, page, vec![unfenced.clone(), replies("")[1].clone()]);
+        exact(&text, &ws, &chat, content);
+        assert!(!text.contains("rebuilt"), "{renderer}: {text}");
+    }
+}
