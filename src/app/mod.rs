@@ -69,4 +69,66 @@ impl Choices {
         crate::config::file::load(self.config.as_deref(), &self.workspace_or_here())
             .map_err(error::StartError::Config)
     }
+
+    /// The command that resumes a run made with these choices, as the person must type it:
+    /// `keyless run --resume` with the flags that say where and how (a resume with other ones
+    /// opens another workspace, profile or page); paths made absolute, words quoted for a
+    /// POSIX shell where they need it.
+    pub fn resume_command(&self) -> String {
+        let path = |p: &std::path::Path| {
+            let text = std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .to_string_lossy()
+                .into_owned();
+            shell_word(&text)
+        };
+        let mut cmd = String::from("keyless run --resume");
+        if let Some(w) = &self.workspace {
+            cmd += &format!(" --workspace {}", path(w));
+        }
+        if let Some(mode) = self.mode {
+            let word = match mode {
+                crate::config::Mode::Ask => "ask",
+                crate::config::Mode::AutoSafe => "autosafe",
+                crate::config::Mode::Auto => "auto",
+            };
+            cmd += &format!(" --mode {word}");
+        }
+        if let Some(c) = &self.config {
+            cmd += &format!(" --config {}", path(c));
+        }
+        if let Some(site) = &self.site {
+            cmd += &format!(" --site {}", shell_word(site));
+        }
+        if let Some(url) = &self.url {
+            cmd += &format!(" --url {}", shell_word(url));
+        }
+        if let Some(s) = &self.selectors {
+            cmd += &format!(" --selectors {}", path(s));
+        }
+        if let Some(cdp) = &self.cdp {
+            cmd += &format!(" --cdp {}", shell_word(cdp));
+        }
+        if let Some(b) = &self.browser {
+            cmd += &format!(" --browser {}", path(b));
+        }
+        if self.headless {
+            cmd += " --headless";
+        }
+        if let Some(p) = &self.profile {
+            cmd += &format!(" --profile {}", path(p));
+        }
+        cmd
+    }
+}
+
+/// A word as a POSIX shell reads it back: as it is when it holds only safe characters, else in
+/// single quotes.
+fn shell_word(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
 }

@@ -115,6 +115,7 @@ pub fn batch_settings(config: &Config, choices: &Choices, root: &Path) -> crate:
         settings.wait_on_limits = false;
         settings.limit_lifted = true;
     }
+    settings.resume_command = Some(choices.resume_command());
     settings.missing_tools = crate::exec::snapshot::missing(&config.snapshot.tools);
     settings.git_hazards = crate::git::read_only_hazards(root);
     settings

@@ -56,6 +56,9 @@ pub struct Settings {
     /// succeed, in the sandbox, before a reply's `@@done` is honoured; when it fails, its output
     /// goes back to the model with the batch's results and the turn goes on.
     pub until: Option<String>,
+    /// The command that resumes this run as the person must type it (its workspace, page and
+    /// browser flags), kept in the session for `keyless status`.
+    pub resume_command: Option<String>,
 }
 
 impl Default for Settings {
@@ -74,6 +77,7 @@ impl Default for Settings {
             wait_on_limits: false,
             limit_lifted: false,
             until: None,
+            resume_command: None,
         }
     }
 }
@@ -107,6 +111,7 @@ impl Settings {
             wait_on_limits: config.browser.wait_on_limits,
             limit_lifted: false,
             until: None,
+            resume_command: None,
         }
     }
 }

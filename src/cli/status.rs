@@ -200,7 +200,11 @@ fn text(report: &Report) -> String {
             bytes as f64 / 1_000_000.0
         ));
     }
-    out
+    // The resume named with the flags of the run that stopped (its page, browser, workspace).
+    match report.session.as_ref().and_then(|s| s.resume.as_deref()) {
+        Some(resume) => out.replace("keyless run --resume", resume),
+        None => out,
+    }
 }
 
 /// How an attached file went, in words.

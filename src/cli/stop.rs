@@ -30,65 +30,7 @@ static RESUME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// Sets the command that resumes this run from its flags (those that say where and how: a
 /// resume with other ones opens another workspace, profile or page).
 pub(super) fn set_resume_command(shared: &super::args::Shared) {
-    let quote = |p: &std::path::Path| {
-        let text = std::fs::canonicalize(p)
-            .unwrap_or_else(|_| p.to_path_buf())
-            .to_string_lossy()
-            .into_owned();
-        shell_word(&text)
-    };
-    let mut cmd = String::from("keyless run --resume");
-    if let Some(w) = &shared.workspace {
-        cmd += &format!(" --workspace {}", quote(w));
-    }
-    if let Some(mode) = shared.mode {
-        cmd += &format!(" --mode {}", mode_word(mode));
-    }
-    if let Some(c) = &shared.config {
-        cmd += &format!(" --config {}", quote(c));
-    }
-    if let Some(site) = &shared.site {
-        cmd += &format!(" --site {}", shell_word(site));
-    }
-    if let Some(url) = &shared.url {
-        cmd += &format!(" --url {}", shell_word(url));
-    }
-    if let Some(s) = &shared.selectors {
-        cmd += &format!(" --selectors {}", quote(s));
-    }
-    if let Some(cdp) = &shared.cdp {
-        cmd += &format!(" --cdp {}", shell_word(cdp));
-    }
-    if let Some(b) = &shared.browser {
-        cmd += &format!(" --browser {}", quote(b));
-    }
-    if shared.headless {
-        cmd += " --headless";
-    }
-    if let Some(p) = &shared.profile {
-        cmd += &format!(" --profile {}", quote(p));
-    }
-    let _ = RESUME.set(cmd);
-}
-
-/// A word as a POSIX shell reads it back: as it is when it holds only safe characters, else in
-/// single quotes.
-fn shell_word(text: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c);
-    if !text.is_empty() && text.chars().all(safe) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
-}
-
-/// A mode as `--mode` takes it.
-fn mode_word(mode: super::args::Mode) -> &'static str {
-    match mode {
-        super::args::Mode::Ask => "ask",
-        super::args::Mode::Autosafe => "autosafe",
-        super::args::Mode::Auto => "auto",
-    }
+    let _ = RESUME.set(shared.choices().resume_command());
 }
 
 /// `text` with `keyless run --resume` spelled as this run's resume command.

@@ -256,6 +256,9 @@ pub struct CheckSummary {
 impl<'w> Turn<'w> {
     fn new(mut session: Session, ws: &'w Workspace, settings: &'w Settings) -> Turn<'w> {
         session.until = settings.until.clone();
+        if settings.resume_command.is_some() {
+            session.resume.clone_from(&settings.resume_command);
+        }
         Turn {
             ws,
             settings,

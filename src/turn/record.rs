@@ -46,6 +46,10 @@ pub struct Session {
     /// turn never hands them to the page again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<crate::chat::attach::Sent>,
+    /// The command that resumes the turn as the person must type it (the run's own flags), for
+    /// `keyless status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<String>,
 }
 
 /// The chat site's trouble as a turn met it: facts, for `keyless status` and `--resume`.

@@ -1017,6 +1017,11 @@ fn a_tab_closed_while_a_limit_is_waited_out_is_told_at_once() {
         status.contains("last trouble: KA_USAGE_LIMIT"),
         "the limit a resume waits for: {status}"
     );
+    // The resume it names is the one to type: the run's own page and browser flags.
+    assert!(
+        status.contains("`keyless run --resume --workspace ") && status.contains(" --selectors "),
+        "{status}"
+    );
 }
 
 /// A usage limit "available again in 1 minute" with `--wait`: waited out, then finished.
