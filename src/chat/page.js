@@ -177,8 +177,8 @@
     return out;
   };
   // A notice's words as a person reads them: its buttons' labels left out ("OK", "Retry"), and
-  // parts in separate blocks kept apart: by a space after a sentence's end, else by a dash (a
-  // dialog's title and its message: "Hold on — Limit reached.").
+  // parts in separate blocks kept apart: by a dash after a word (a dialog's title and its
+  // message: "Hold on — Limit reached."), else by a space (after a sentence's end, an icon).
   const BLOCKS = "p, div, h1, h2, h3, h4, h5, h6, li, section, header, footer, article, dialog, td, th, label";
   const CONTROLS = 'button, [role="button"]';
   // The box a text is drawn in: its nearest element (up to `root`) that is a block as drawn,
@@ -211,7 +211,8 @@
       const block = blockOf(parent, e);
       const before = parts.length ? parts[parts.length - 1] : "";
       let apart = "";
-      if (block !== lastBlock && parts.length) apart = /[.!?…:;,。！？、]\s*$/.test(before) ? " " : " — ";
+      // A dash only after a word (a title's last): never after a sentence's end or an icon.
+      if (block !== lastBlock && parts.length) apart = /[\p{L}\p{N}]\s*$/u.test(before) ? " — " : " ";
       else if (/^\s/.test(raw) || /\s$/.test(before)) apart = " ";
       parts.push(apart + raw);
       lastBlock = block;
