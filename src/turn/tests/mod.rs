@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::record::{self, InFlight, JournalLine, MessageKind, Recorder, Session};
+use super::recover::{OFFLINE_MAX_WAIT, OFFLINE_TRIES};
 use super::*;
 use crate::batch::{Attempt, Confirmation, Outcome, Person, Runner};
 use crate::config::{Limits, Mode};
