@@ -1398,6 +1398,35 @@
       }, 20);
     }
   }
+  // "rebuilding-thread": the conversation inside the composer's form, and every code block's
+  // header (a label and a copy button) drawn again on every keystroke in the composer, as
+  // react-markdown does with `components` written inline: new elements with a button near the
+  // composer, which are no attachment of the message.
+  function rebuildingThread() {
+    if (!mode("rebuilding-thread")) return;
+    const form = composer.closest("form");
+    if (form) form.insertBefore(thread, form.firstChild);
+    const redraw = () => {
+      for (const pre of Array.from(thread.querySelectorAll("pre"))) {
+        const old = pre.previousElementSibling;
+        if (old && old.classList.contains("rebuilt-header")) old.remove();
+        const header = document.createElement("div");
+        header.className = "rebuilt-header";
+        const label = document.createElement("span");
+        label.textContent = "code";
+        const copy = document.createElement("button");
+        copy.type = "button";
+        copy.textContent = "Copy code";
+        copy.addEventListener("click", () => navigator.clipboard.writeText(pre.textContent));
+        header.append(label, copy);
+        pre.parentElement.insertBefore(header, pre);
+      }
+    };
+    // After every change the person makes, whichever way the composer takes it.
+    for (const kind of ["beforeinput", "input", "paste", "keydown"]) {
+      composer.addEventListener(kind, () => { redraw(); setTimeout(redraw, 0); }, true);
+    }
+  }
   // The whole chat inside a frame ("iframe": of the same origin; "far-frame": of another
   // origin, `localhost` for `127.0.0.1`, which no script of the page may look into): the page
   // itself is only the frame, the chat runs in it.
@@ -1421,6 +1450,7 @@
       if (framing(c)) return;
       config = Object.assign(config, c);
       controls();
+      rebuildingThread();
       await disguise();
       if (config.editor) await mountEditor(config.editor);
       if (config.renderer) renderer = await import("/editors/" + config.renderer + ".js");

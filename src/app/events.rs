@@ -314,6 +314,9 @@ pub fn finished(
             "message": message.map(str::trim),
             "code": failure.map(|f| f.code.code()),
             "reason": failure.map(|f| f.reason.as_str()),
+            // The site's own words and the reset it named, where its trouble stopped the turn.
+            "words": failure.and_then(|f| f.said.as_ref()).map(|s| &s.words),
+            "resets_at": failure.and_then(|f| f.said.as_ref()).and_then(|s| s.resets_at),
             "exit_status": status.code(),
         }),
     )

@@ -76,7 +76,9 @@ impl Choices {
     /// POSIX shell where they need it.
     pub fn resume_command(&self) -> String {
         let path = |p: &std::path::Path| {
+            // A path not made yet (a profile the run creates) is still made absolute.
             let text = std::fs::canonicalize(p)
+                .or_else(|_| std::path::absolute(p))
                 .unwrap_or_else(|_| p.to_path_buf())
                 .to_string_lossy()
                 .into_owned();

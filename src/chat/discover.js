@@ -167,6 +167,8 @@
 
   // --- One exchange: the user turn carries the sent text; the reply grows after it. ---
   let ex = null;
+  // The thread the last exchange found (the next one's is found only once its turn shows).
+  let lastThread = null;
   // What the page added since the exchange began: the top of each added part (a part inside
   // one already noted is not noted again), as a MutationObserver reports them. New elements are
   // looked for among these, never among every element of the page.
@@ -351,6 +353,7 @@
       // not only once it is finished (a done mark, a copy button, a length).
       if (ex.reply !== candidate.turn) ex.early = { own: own(candidate.turn), features: features(candidate.turn) };
       ex.thread = candidate.thread;
+      lastThread = candidate.thread;
       ex.userTurn = candidate.userTurn;
       ex.reply = candidate.turn;
     }
@@ -409,7 +412,13 @@
       if (!blocks.length) continue;
       if (blocks.length > 1) return false;
       const rest = strip(el.textContent).length - strip(blocks[0].textContent).length;
-      return rest < 24;
+      if (rest >= 24) return false;
+      // The block's own frame is its nearest ancestor that holds a control: a control outside
+      // it is another's (a reply that is one block, with the message's own copy button in a
+      // wrapper around both: Chainlit).
+      let frame = blocks[0].parentElement;
+      while (frame && frame !== el && !buttonsIn(frame).length) frame = frame.parentElement;
+      return !frame || frame.contains(b);
     }
     return false;
   };
@@ -699,18 +708,25 @@
     regionBefore = r ? new WeakSet(r.querySelectorAll("*")) : null;
   };
   const unmarkRegion = () => { regionBefore = null; };
-  const cards = (composerEl) => {
+  // `conversation`: whether an element is part of the conversation (inside a turn or holding
+  // one), as the caller's selectors tell.
+  const cards = (composerEl, conversation) => {
     const r = surroundings(composerEl);
     if (!r || !regionBefore) return [];
     return Array.from(r.querySelectorAll("*")).filter((el) =>
       !regionBefore.has(el) && !composerEl.contains(el) && !el.contains(composerEl) &&
+      // Never a part of the conversation a page draws again on every keystroke (a code block
+      // and its header button, rebuilt by a framework), nor a block of code.
+      !(((ex && ex.thread) || lastThread) && ((ex && ex.thread) || lastThread).contains(el)) &&
+      !(conversation && conversation(el)) &&
+      !codeBlocksIn(el).length && !el.closest("pre, code") &&
       // The top of a new part, not a piece of one.
       (el.parentElement === r || regionBefore.has(el.parentElement)) &&
       !el.matches('button, [role="button"], input') && visible(el) && buttonsIn(el).length > 0);
   };
-  const removeCards = (composerEl) => {
+  const removeCards = (composerEl, conversation) => {
     let removed = 0;
-    for (const card of cards(composerEl)) {
+    for (const card of cards(composerEl, conversation)) {
       const buttons = buttonsIn(card);
       const button = buttons.find((b) => says(b, REMOVE_WORDS)) || (buttons.length === 1 ? buttons[0] : null);
       if (button) { button.click(); removed++; }

@@ -11,7 +11,7 @@
 // again only once the page changed outside its newest turns, and the page's whole text is read
 // only where no composer shows (a login wall, a bot check).
 (function (S, T, D, L, C, A) {
-  if (window.__keyless && window.__keyless.version === 14) return "present";
+  if (window.__keyless && window.__keyless.version === 15) return "present";
   // Whether an element is drawn (it has a box). Asked without laying the page out
   // (`checkVisibility` brings the styles up to date, not the layout): laying out a long
   // conversation at every look costs the renderer more the longer the chat grows.
@@ -149,6 +149,10 @@
   };
   // Whether an element beside the composer holds a turn: the thread, never a notice, and its
   // text is the whole conversation's (never read on a look).
+  // Part of the conversation: inside a turn or holding one (a code block's header a framework
+  // draws again as the person types is never an attachment of the message).
+  const ofConversation = (e) => holdsTurn(e) ||
+    ["UserMessage", "AssistantMessage"].some((k) => { const css = loc.turns(k).css; return !!css && !!loc.closest(e, css); });
   const holdsTurn = (e) => {
     const userCss = loc.turns("UserMessage").css;
     const replyCss = loc.turns("AssistantMessage").css;
@@ -193,8 +197,21 @@
     }
     return root;
   };
-  // `drawn`: only text the page draws (a whole page's: no scripts, nothing hidden, no form
-  // field's label or choices), its first `drawn` characters.
+  // Whether text in `el` is what a person reads on a whole page standing in the chat's place
+  // (a wall): drawn (no script, nothing hidden, transparent or kept from screen readers), and
+  // in a form only its sentences and headings, not its fields' labels, choices and links.
+  const FORM_WORDS = "p, h1, h2, h3, h4, h5, h6, li, [role=alert], [role=status]";
+  const drawnWords = (el) => {
+    if (el.closest("script, style, noscript, template, label, legend, select, textarea, [aria-hidden='true']")) return false;
+    const shown = el.checkVisibility ? el.checkVisibility({ visibilityProperty: true, opacityProperty: true }) : visible(el);
+    if (!shown) return false;
+    const form = el.closest("form");
+    if (!form) return true;
+    const words = el.closest(FORM_WORDS);
+    return !!words && form.contains(words);
+  };
+  // `drawn`: only text the page draws as a person reads a whole page (`drawnWords`), its first
+  // `drawn` characters.
   const shownWords = (e, drawn) => {
     const parts = [];
     let length = 0;
@@ -205,7 +222,7 @@
       const parent = node.parentElement;
       const control = parent.closest(CONTROLS);
       if (control && e.contains(control) && control !== e) continue;
-      if (drawn && (parent.closest("script, style, noscript, template, label, select, textarea") || !visible(parent))) continue;
+      if (drawn && !drawnWords(parent)) continue;
       const raw = node.textContent;
       if (!raw.trim()) continue;
       const block = blockOf(parent, e);
@@ -385,7 +402,7 @@
     return [px, py];
   };
   const api = {
-    version: 14,
+    version: 15,
     // The one door keyless calls through (Rust: `page_api/`): the function of this api named
     // `name`, with `args` (an array); its answer as JSON text, a promise's once it settles.
     call: (name, args) => {
@@ -468,8 +485,8 @@
     },
     // Cards (a paste the site turned into a file) count from `begin` to `unmarkRegion`.
     unmarkRegion: () => { d.unmarkRegion(); return true; },
-    cards: () => d.cards(first("Composer")).length,
-    removeCards: () => d.removeCards(first("Composer")),
+    cards: () => d.cards(first("Composer"), ofConversation).length,
+    removeCards: () => d.removeCards(first("Composer"), ofConversation),
     // The send button by its shape; a button no selector can describe is marked for this page.
     discoverSend: () => {
       const b = d.sendButton(first("Composer"));
@@ -600,7 +617,7 @@
       if (!api[how](api.expected.slice(from, to))) return { applied: false };
       const judge = () => {
         const el = first("Composer");
-        if (d.cards(el).length || all("AttachmentChip").length > chips) return { applied: true, carded: true };
+        if (d.cards(el, ofConversation).length || all("AttachmentChip").length > chips) return { applied: true, carded: true };
         const held = api.holds(to);
         if (held.exact && last) d.unmarkRegion();
         return { applied: true, exact: held.exact, length: held.length };
@@ -628,7 +645,7 @@
     dirty: () => {
       const el = first("Composer");
       const text = composerText(el);
-      return [!!text, all("AttachmentChip").length, d.cards(el).length];
+      return [!!text, all("AttachmentChip").length, d.cards(el, ofConversation).length];
     },
     holds: (n) => {
       const text = composerText(first("Composer"));
@@ -935,7 +952,8 @@
       // As a person reads it: the form's button labels ("Continue") left out.
       const wall = walled && document.body ? shownWords(document.body, 5000).slice(0, 5000) : "";
       const notices = noticesNow(a, composer, pageBanners);
-      return {
+      const sign = !seen.StopButton && a ? d.streaming(a) : null;
+      const out = {
         notices: notices.page,
         replyNotices: notices.reply,
         // The reply's own text when it is short enough to be a site's notice in its place: its
@@ -950,10 +968,8 @@
         userFound,
         replyFound,
         stopShown: visible(stop),
-        ...(() => {
-          const sign = !seen.StopButton && a ? d.streaming(a) : null;
-          return { busySign: sign === "busy", streamGuess: sign === "guess" };
-        })(),
+        busySign: sign === "busy",
+        streamGuess: sign === "guess",
         doneMark: done,
         chars: replyFound ? d.answerText(a).length : text.length,
         exhausted: phrases("ChatExhausted", text + "\n" + banners),
@@ -971,6 +987,16 @@
           !!document.querySelector('script[src*="/challenge-platform/"], iframe[src*="challenges.cloudflare.com"]') ||
           wall.toLowerCase().includes("verify you are human")),
       };
+      // The look that first sees this exchange's reply marked done, with nothing streaming,
+      // reads it through its first copy control in the same call (keyless then ends the reply
+      // on this look and reads it with no call of its own, none waiting behind the page's
+      // next frame); once a reply, and never where keyless would not end it.
+      if (exchange && a && done && !out.stopShown && sign === null && exchange.copiedFor !== a &&
+          (assistants > exchange.assistants || replyFound) && !walled) {
+        exchange.copiedFor = a;
+        out.copied = api.copyRead(0);
+      }
+      return out;
     },
     // Reading channel 1: the site's copy button, with the clipboard captured in the page.
     copy: (index) => {
@@ -998,7 +1024,11 @@
         // Never a code block's own copy button, which copies the code alone.
         const accept = (found) => found.includes(button) && found.every((f) => d.isCopy(f) && !d.codeOwn(f, a));
         api.copySelectors = api.copySelectors || {};
-        api.copySelectors[index || 0] = d.cssFor(button, accept);
+        // Made before the button's first click, and kept for it: a click may leave a state on
+        // it for a while (`data-copied="true"`), which no selector may be made of.
+        api.copySelectorOf = api.copySelectorOf || new WeakMap();
+        if (!api.copySelectorOf.has(button)) api.copySelectorOf.set(button, d.cssFor(button, accept));
+        api.copySelectors[index || 0] = api.copySelectorOf.get(button);
       }
       button.click();
       return button === known ? "clicked" : "discovered";

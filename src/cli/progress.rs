@@ -114,11 +114,11 @@ pub fn print(event: Event) {
             );
         }
         Event::Waiting { code, left } => {
-            let _ = writeln!(
-                err,
+            let line = format!(
                 "⏳ waiting {} for the site ({code}), then going on by itself; Ctrl+C stops and keeps the session (`keyless run --resume` goes on later)",
                 crate::chat::trouble::span(left)
             );
+            let _ = writeln!(err, "{}", super::stop::with_resume(&line));
         }
         Event::Resumed { reopened } => {
             let how = match reopened {

@@ -27,7 +27,8 @@ One fault per run, from `config.json`'s "fault" (read on every request, so a tes
                            connection is cut, the page saying nothing of it; the chat keeps
                            the words as the reply. With `where` "ribbon" or "toast": the
                            message is refused (nothing kept), the stream carries `words` for
-                           that area and is then cut short of its Content-Length
+                           that area (a toast gone after `toast_ms`, ten minutes by default)
+                           and is then cut short of its Content-Length
            "closetab"      the message is taken; half the reply streams, then the site closes the
                            tab showing it (through `devtools`, the browser's DevTools HTTP address)
                            and the stream stops; the whole reply is kept
@@ -262,7 +263,8 @@ class Handler(BaseHTTPRequestHandler):
         """The site's words for a notice area outside the turns, then the stream cut short of
         the length it announced (the browser tells of a cut)."""
         line = json.dumps({"t": "notice", "message": fault.get("words", ""),
-                           "where": fault["where"], "toast_ms": 600000}) + "\n"
+                           "where": fault["where"],
+                           "toast_ms": fault.get("toast_ms", 600000)}) + "\n"
         body = line.encode("utf-8")
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")

@@ -710,6 +710,53 @@ fn unknown_words_in_a_notice_area_beside_a_cut_stream_are_the_site_s_notice() {
     }
 }
 
+/// A toast shown for a moment (a third of a second) beside a refusal, gone long before keyless
+/// names anything: with the stream cut, words keyless does not know are the site's notice and
+/// words it knows are that trouble; with no cut and nothing coming after it, the unknown words
+/// are the site's notice within seconds, not a reply time-out. Nothing is sent again.
+#[test]
+fn a_toast_gone_in_a_moment_still_says_what_the_site_answered() {
+    let cases = [
+        (
+            json!({ "at": 2, "kind": "cutnotice", "where": "toast", "toast_ms": 300,
+                    "words": "Blorp snazzle wibbit." }),
+            "KA_SITE_NOTICE",
+            "Blorp snazzle wibbit.",
+        ),
+        (
+            json!({ "at": 2, "kind": "cutnotice", "where": "toast", "toast_ms": 300,
+                    "words": "You've reached your usage limit. Try again in 3 hours." }),
+            "KA_USAGE_LIMIT",
+            "You've reached your usage limit. Try again in 3 hours.",
+        ),
+        (
+            json!({ "at": 2, "kind": "refuse", "where": "toast", "toast_ms": 300,
+                    "words": "Frobnicator jammed, hang on." }),
+            "KA_SITE_NOTICE",
+            "Frobnicator jammed, hang on.",
+        ),
+    ];
+    for (fault, code, words) in cases {
+        let site = Site::start(fault);
+        let place = Place::new();
+        let out = place.run(&site, Parts::Selectors, &[]);
+        assert_eq!(out.code, Some(4), "{code}: {out:#?}");
+        assert!(out.stderr.contains(code), "{code}: {out:#?}");
+        assert!(out.stderr.contains(words), "{code}: {out:#?}");
+        let took = out.ended - site.struck_at();
+        assert!(
+            took < 10.0 + NAMED_WITHIN,
+            "{code}: named after {took:.1} s: {out:#?}"
+        );
+        assert_eq!(
+            site.received().len(),
+            2,
+            "{code}: sent into the chat after the notice: {:#?}",
+            site.received()
+        );
+    }
+}
+
 // ----- The tab closed, the browser killed -----
 
 /// The site's DevTools HTTP address of the shared browser (for the site to close its tab).

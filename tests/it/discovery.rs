@@ -407,6 +407,7 @@ three_ways! {
     counter_ids_three_ways: "counter-ids", "deepseek";
     far_images_three_ways: "far-images", "grok";
     busy_composer_three_ways: "busy-composer", "claude";
+    rebuilding_thread_three_ways: "rebuilding-thread", "gemini";
     picker_menu_three_ways: "picker-menu", "chatgpt";
     picker_listbox_three_ways: "picker-listbox", "claude";
     model_locked_three_ways: "model-locked", "gemini";

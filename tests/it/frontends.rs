@@ -197,7 +197,11 @@ impl FrontEnd {
                     .args(["--headless", "--host", "127.0.0.1", "--port"])
                     .arg(port.to_string())
                     // Chainlit writes its config and its welcome page where it runs.
-                    .current_dir(dir.path());
+                    .current_dir(dir.path())
+                    // A token a character, as a model streams a fence: its stream starts with a
+                    // lone backtick, which the wire cannot tell from a doubled first piece, so
+                    // the reply must be read through the message's own copy button.
+                    .env("KEYLESS_FE_CHUNK", "1");
                 c
             }
             Kind::NiceGui | Kind::Panel => {

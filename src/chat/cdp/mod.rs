@@ -317,6 +317,7 @@ impl CdpDriver {
     /// check's page). A check reported while the look was made (a reload into it) is a check
     /// too: the caller waits it out where it may, as for one seen before.
     fn state(&self) -> Result<PageState, Failure> {
+        self.reader.copied_by_look.borrow_mut().take();
         if let Some(words) = self.tab.check_shown() {
             return Ok(PageState::bot_check(words));
         }
@@ -341,6 +342,8 @@ impl CdpDriver {
                 aside: false,
             });
         state.notices.splice(0..0, dialogs);
+        // What the look read through the copy control: for the read that follows this look.
+        *self.reader.copied_by_look.borrow_mut() = state.copied.take();
         Ok(state)
     }
 

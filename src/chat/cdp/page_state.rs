@@ -69,6 +69,10 @@ pub(super) struct PageState {
     /// A notice of this exchange that says the page is offline (texts.Offline): its words.
     #[serde(default)]
     pub offline: Option<String>,
+    /// The reply read through its first copy control in this look, the one that first saw it
+    /// marked done with nothing streaming (taken by the read that follows this look).
+    #[serde(default)]
+    pub copied: Option<super::page_api::CopyRead>,
 }
 
 /// One notice area's text, whether it is in a dialog (which a person acknowledges), and

@@ -43,6 +43,10 @@ pub(super) struct Reader {
     /// The model the last reply read says answered it, when the read looked in the same call
     /// (the copy control's): taken by the model check, which then needs no call of its own.
     looked_model: std::cell::RefCell<Option<Option<String>>>,
+    /// The reply read through its first copy control by the last look at the page, the one
+    /// that first saw it done (`PageState::copied`): the read that follows that look takes it
+    /// instead of clicking again; every look replaces it.
+    pub(super) copied_by_look: std::cell::RefCell<Option<super::page_api::CopyRead>>,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -83,6 +87,7 @@ impl Reader {
             replies,
             drawn_on_server: std::cell::Cell::new(false),
             looked_model: std::cell::RefCell::new(None),
+            copied_by_look: std::cell::RefCell::new(None),
         }
     }
 
@@ -193,7 +198,11 @@ impl Reader {
         for index in 0..MAX_COPY_CANDIDATES {
             // The click, what it copied and the agreement in one call where the page copies in
             // the click itself; a copy that comes later is waited for as it comes.
-            let read = page.copy_read(index)?;
+            let by_look = self.copied_by_look.borrow_mut().take();
+            let read = match by_look {
+                Some(read) if index == 0 => read,
+                _ => page.copy_read(index)?,
+            };
             let clicked = read.clicked;
             if !clicked.pressed() {
                 break;

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use super::CdpDriver;
 use super::conversation::{POLL, SendAs, wall_address, without_check_parameters};
-use super::page_state::{PageState, ReplyEnd, Seen};
+use super::page_state::{NoticeArea, PageState, ReplyEnd, Seen};
 use super::site_said::{clock_now, trouble_failure};
 use crate::catalog::{Code, Failure, SiteSaid};
-use crate::chat::trouble::Kind;
+use crate::chat::trouble::{Kind, Place};
 use crate::chat::{Reopened, Reply};
 
 /// What became of trouble met mid-turn once it passed.
@@ -33,8 +33,10 @@ fn offline_failure(words: &str) -> Failure {
 }
 
 /// How long the page's reply must stay unchanged, with no stream shown, after the browser told
-/// of a cut stream, before the cut is named (the page may still draw what came).
-const CUT_SETTLE: Duration = Duration::from_secs(1);
+/// of a cut stream (or of a connection reset), before the cut is named: the page may still draw
+/// what came, and a site may say why a moment later (an outside attack's limit toast came
+/// 2.5 s after the cut; with 1 s the results went three times into the limited chat).
+const CUT_SETTLE: Duration = Duration::from_secs(3);
 
 /// How long an ended reply may stay empty before the site is taken to have answered with no
 /// reply (text that comes late is still read).
@@ -80,13 +82,15 @@ fn few_words(text: &str) -> bool {
 /// that stood: the words of the page's notices (areas
 /// outside the turns, then the reply's own), which no kind of trouble keyless knows matched,
 /// quoted; the turn stays resumable and nothing more is sent.
-fn nothing_replied(state: &PageState) -> Failure {
-    // What the page says, then what discovery saw in the reply's place (a toast below the
-    // message, where no turn was drawn), then the page's furniture (a history list that gained
-    // the chat's name).
+fn nothing_replied(state: &PageState, gone: &[NoticeArea]) -> Failure {
+    // What the page says, then what it said since the send and no longer shows (a toast that
+    // vanished), then what discovery saw in the reply's place (a toast below the message,
+    // where no turn was drawn), then the page's furniture (a history list that gained the
+    // chat's name).
     let (said, furniture): (Vec<_>, Vec<_>) = state
         .notices
         .iter()
+        .chain(gone.iter().rev())
         .chain(&state.reply_notices)
         .partition(|area| !area.aside);
     let in_place = state.reply_text.iter().filter(|t| !t.contains("@@"));
@@ -163,6 +167,11 @@ impl CdpDriver {
         let mut finished_without_eof: Option<Instant> = None;
         let mut unproved_since: Option<Instant> = None;
         let mut unanswered_notice: Option<Instant> = None;
+        // What the page's notice areas said since the send, in words no look may see again (a
+        // toast that shows for half a second beside a refusal).
+        let mut said: Vec<NoticeArea> = Vec::new();
+        // When a request was first heard failing as the network does.
+        let mut offline_heard: Option<Instant> = None;
         // The reply's length when the network was last asked whether it carried it whole.
         let mut wire_asked: Option<usize> = None;
         // When the reply last grew: a reply still coming is the site getting through whatever
@@ -175,10 +184,33 @@ impl CdpDriver {
                     "stopped while waiting for the reply (Ctrl+C); run keyless again to resume the turn",
                 ));
             }
+            let state = self.state()?;
+            for notice in state.notices.iter().filter(|n| !n.aside) {
+                if !said.iter().any(|s| s.text == notice.text) {
+                    said.push(notice.clone());
+                }
+            }
+            // A request that failed as the network does (a connection reset, refused): the
+            // network's trouble, unless the page said something else meanwhile (a site that
+            // resets the stream of a message it refuses, its words in a ribbon or in the
+            // reply's place), which is its answer; a moment is given for such words to show.
             if let Some(offline) = self.tab.offline_failure() {
+                if state.offline.is_none() {
+                    let before = self.reader.assistants_before_send;
+                    if !said.is_empty() {
+                        return Err(self.said_since_send(&state, &said));
+                    }
+                    if state.replying(before) && state.reply_text.as_deref().is_some_and(few_words)
+                    {
+                        return Err(nothing_replied(&state, &said));
+                    }
+                    if offline_heard.get_or_insert_with(Instant::now).elapsed() < CUT_SETTLE {
+                        self.tab.next_change(POLL);
+                        continue;
+                    }
+                }
                 return Err(offline);
             }
-            let state = self.state()?;
             if state.chars > last_chars {
                 last_growth = Some(Instant::now());
             }
@@ -214,14 +246,14 @@ impl CdpDriver {
                     // its notice in words no list holds, quoted; never answered with a
                     // correction or sent again into a chat that may be refusing.
                     if state.offline.is_none() && few_words(&reply.text) {
-                        return Err(nothing_replied(&state));
+                        return Err(nothing_replied(&state, &said));
                     }
                 }
                 // Words new since the send in a notice area beside the cut (a ribbon, a toast,
-                // a dialog): the site said why, in words no list holds; quoted, and nothing is
-                // sent again into a chat that may be refusing.
-                if state.offline.is_none() && state.notices.iter().any(|n| !n.aside) {
-                    return Err(nothing_replied(&state));
+                // a dialog), standing or shown a moment since: the site said why, in words no
+                // list holds; quoted, and nothing is sent again into a chat that may be refusing.
+                if state.offline.is_none() && !said.is_empty() {
+                    return Err(self.said_since_send(&state, &said));
                 }
                 // The page says why: its connection dropped.
                 return Err(state.offline.as_deref().map_or(cut, offline_failure));
@@ -276,6 +308,8 @@ impl CdpDriver {
                         last_chars = 0;
                         last_change = Instant::now();
                         finished_without_eof = None;
+                        said.clear();
+                        unanswered_notice = None;
                     }
                     Passed::Reopened => {}
                 }
@@ -313,14 +347,14 @@ impl CdpDriver {
                 return Err(self.sent_into(&notice, clock_now()));
             }
             // A notice with no reply begun and nothing streaming: the site's refusal in words
-            // no list knows, once it stood a while (a notice that passes, or a reply that
-            // begins, starts the count again).
-            if replying || state.streams() || state.notices.iter().all(|n| n.aside) {
+            // no list knows, once it was said a while ago (standing, or a toast that showed a
+            // moment) and still nothing came (a reply that begins starts the count again).
+            if replying || state.streams() || said.is_empty() {
                 unanswered_notice = None;
             } else if unanswered_notice.get_or_insert_with(Instant::now).elapsed()
                 >= UNANSWERED_NOTICE_WAIT
             {
-                return Err(nothing_replied(&state));
+                return Err(self.said_since_send(&state, &said));
             }
             // Heard on every look, so that a watcher's clock ticks while the model thinks.
             progress(if replying { state.chars } else { 0 });
@@ -398,7 +432,7 @@ impl CdpDriver {
                         // as such: a resume would meet them again, never a stall, and never a
                         // correction into a chat that may be refusing.
                         if few_words(&reply.text) {
-                            return Err(nothing_replied(&state));
+                            return Err(nothing_replied(&state, &said));
                         }
                     }
                     if !state.done_mark
@@ -420,9 +454,13 @@ impl CdpDriver {
                     // would go into a chat that refuses it.
                     if reply.text.trim().is_empty() {
                         if since.elapsed() >= EMPTY_REPLY_WAIT.min(self.reader.truncation_budget) {
-                            return Err(nothing_replied(&state));
+                            return Err(nothing_replied(&state, &said));
                         }
-                    } else if since.elapsed() >= self.reader.truncation_budget {
+                    } else if since.elapsed() >= self.reader.truncation_budget
+                        && self.tab.cut_failure().is_none()
+                    {
+                        // (A stream the browser reports cut is named by the cut's branch once
+                        // the page settles: the site's words, or the chat asked what it kept.)
                         return Err(Failure::new(
                             Code::ReplyTruncated,
                             format!(
@@ -504,6 +542,19 @@ impl CdpDriver {
     /// Whether the page has a file input to attach a message with.
     fn has_file_input(&self) -> Result<bool, Failure> {
         self.api().exists("AttachmentInput")
+    }
+
+    /// The site's answer in what its notice areas said since the send (`said`, standing or
+    /// gone): trouble keyless knows in them, else their words quoted as the site's notice.
+    fn said_since_send(&self, state: &PageState, said: &[NoticeArea]) -> Failure {
+        let clock = clock_now();
+        let known = said.iter().rev().find_map(|n| {
+            crate::chat::trouble::classify(&n.text, Place::Area, &self.extra(), clock)
+        });
+        match known {
+            Some(notice) => self.sent_into(&notice, clock),
+            None => nothing_replied(state, said),
+        }
     }
 
     /// Reads the reply the page shows ended, its end taken as now (before the read's time).

@@ -162,7 +162,9 @@ pub struct PageFaults {
 /// from typed or pasted text, a pasted `<br>` neither: no message of two lines can go),
 /// `busy-composer` (the composer and the send button disabled while a reply streams and for
 /// 3 s after it ends, as an AI SDK page keeps its input disabled until the response's body
-/// closes); and the
+/// closes), `rebuilding-thread` (the conversation inside the composer's form, every code
+/// block's header with its copy button drawn anew on each keystroke in the composer, as
+/// react-markdown with inline `components` does); and the
 /// chat's own controls:
 /// `picker-menu` (a model picker shaped like
 /// ChatGPT's: a button opening a menu of `menuitemradio` rows, the effort levels a group of
@@ -238,6 +240,7 @@ pub const MODES: &[&str] = &[
     "websocket",
     "any-enter-sends",
     "busy-composer",
+    "rebuilding-thread",
 ];
 
 /// The scripted model.

@@ -170,6 +170,25 @@ fn iso(lower: &str, clock: Clock) -> Option<Duration> {
 /// A clock time in a text: seconds after midnight, and the time zone written after it (none:
 /// the person's local time).
 fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
+    time_of_day_and_half(text).map(|(seconds, zone, _)| (seconds, zone))
+}
+
+/// The evening named beside an hour said on a twelve-hour clock ("at 11 o'clock tonight").
+const EVENING: &[&str] = &[
+    "tonight",
+    "this evening",
+    "in the evening",
+    "heute abend",
+    "ce soir",
+    "esta noche",
+    "hoje à noite",
+    "stasera",
+    "vanavond",
+];
+
+/// [`time_of_day`], and whether the hour was said on a twelve-hour clock with neither half of
+/// the day named (English "at 11 o'clock", "at 9"): the caller takes the one that comes first.
+fn time_of_day_and_half(text: &str) -> Option<(i64, Option<Zone>, bool)> {
     static TWELVE: LazyLock<Option<Regex>> = LazyLock::new(|| {
         // Spanish writes "4:30 p. m.".
         Regex::new(r"(?-u:\b)(\d{1,2})(?::(\d{2}))?\s*(a\.?\s?m\.?|p\.?\s?m\.?)").ok()
@@ -203,6 +222,7 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
         return Some((
             hour * 3600 + minute * 60,
             zone_after(&text[c.get(0)?.end()..]),
+            false,
         ));
     }
     if let Some(c) = TWENTY_FOUR.as_ref()?.captures(text) {
@@ -214,6 +234,7 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
         return Some((
             hour * 3600 + minute * 60,
             zone_after(&text[c.get(0)?.end()..]),
+            false,
         ));
     }
     // A German or Dutch time with a dot ("um 21.30 Uhr", "ab 17.42 Uhr"): only with its
@@ -229,19 +250,29 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
             return Some((
                 hour * 3600 + minute * 60,
                 zone_after(&text[c.get(0)?.end()..]),
+                false,
             ));
         }
     }
     if let Some(c) = HOUR.as_ref()?.captures(text) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         if hour <= 23 {
-            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
+            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..]), false));
         }
     }
+    // English says "o'clock" on a twelve-hour clock: the evening where the text names it.
+    let evening = EVENING.iter().any(|w| text.contains(w));
+    let twelve_hour = |hour: i64, english: bool| {
+        let half = english && (1..=11).contains(&hour);
+        let hour = hour + if half && evening { 12 } else { 0 };
+        (hour, half && !evening)
+    };
     if let Some(c) = OCLOCK.as_ref()?.captures(text) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         if hour <= 23 {
-            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
+            let english = !c.get(0)?.as_str().ends_with("uhr");
+            let (hour, unsaid) = twelve_hour(hour, english);
+            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..]), unsaid));
         }
     }
     // A bare hour after "at" where the sentence ends there or a day follows ("resets tomorrow
@@ -257,7 +288,9 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
     if let Some(c) = BARE_HOUR.as_ref()?.captures(text).filter(|_| day_named) {
         let hour: i64 = c.get(1)?.as_str().parse().ok()?;
         if hour <= 23 {
-            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..])));
+            let english = c.get(0)?.as_str().starts_with("at");
+            let (hour, unsaid) = twelve_hour(hour, english);
+            return Some((hour * 3600, zone_after(&text[c.get(0)?.end()..]), unsaid));
         }
     }
     // Midnight and noon by name, where no time is written.
@@ -267,10 +300,10 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
             .find_map(|w| text.find(w).map(|at| at + w.len()))
     };
     if let Some(end) = named(MIDNIGHT) {
-        return Some((0, zone_after(&text[end..])));
+        return Some((0, zone_after(&text[end..]), false));
     }
     if let Some(end) = named(NOON) {
-        return Some((12 * 3600, zone_after(&text[end..])));
+        return Some((12 * 3600, zone_after(&text[end..]), false));
     }
     let c = EAST.as_ref()?.captures(text)?;
     let hour: i64 = c.get(1)?.as_str().parse().ok()?;
@@ -279,6 +312,7 @@ fn time_of_day(text: &str) -> Option<(i64, Option<Zone>)> {
     (hour <= 23 && minute <= 59).then_some((
         (hour + if afternoon { 12 } else { 0 }) * 3600 + minute * 60,
         zone_after(&text[c.get(0)?.end()..]),
+        false,
     ))
 }
 
@@ -440,11 +474,18 @@ fn zone_after(rest: &str) -> Option<Zone> {
 const JUST_PAST: i64 = 5 * 60;
 
 fn clock_time(lower: &str, clock: Clock) -> Option<Duration> {
-    let (seconds, zone) = time_of_day(lower)?;
+    let (mut seconds, zone, half_unsaid) = time_of_day_and_half(lower)?;
     let today = (clock.unix + clock.offset).div_euclid(86_400);
     let offset = zone.map_or(clock.offset, |z| z.offset_on(today));
     let local_now = clock.unix + offset;
     let midnight = local_now.div_euclid(86_400) * 86_400;
+    // An hour on a twelve-hour clock with no half of the day said, and no day named ("try
+    // again at 11 o'clock", said at 22:25): this evening's when the morning's has gone by
+    // today, the morning's otherwise.
+    let day_named = weekday(lower).is_some() || TOMORROW.iter().any(|w| lower.contains(w));
+    if half_unsaid && !day_named && midnight + seconds + JUST_PAST <= local_now {
+        seconds += 12 * 3600;
+    }
     let mut at = midnight + seconds;
     // The day of the week where the time is said (the notice's zone, when it names one).
     let zone_today = local_now.div_euclid(86_400);

@@ -172,6 +172,29 @@ fn each_kind_is_named_in_the_sites_words_and_languages() {
         ),
         ("Ваш платёж отклонён банком.", Kind::SpendLimit),
         (
+            "Ödemeniz reddedildi. Ödeme yönteminizi güncelleyin.",
+            Kind::SpendLimit,
+        ),
+        (
+            "Płatność została odrzucona. Zaktualizuj metodę płatności.",
+            Kind::SpendLimit,
+        ),
+        ("您的付款遭到拒絕，請更新付款方式。", Kind::SpendLimit),
+        ("카드 결제가 실패했습니다.", Kind::SpendLimit),
+        // Throttles and limits in the wordings a second attack found missing.
+        (
+            "Du sendest zu viele Nachrichten. Versuche es in 2 Minuten erneut.",
+            Kind::RateLimit,
+        ),
+        (
+            "Du hast zu viele Nachrichten gesendet. Bitte warte 30 Sekunden.",
+            Kind::RateLimit,
+        ),
+        (
+            "Je berichtenlimiet is bereikt. Probeer het over 2 uur opnieuw.",
+            Kind::UsageLimit,
+        ),
+        (
             "Something went wrong. If this issue persists please contact us through our help center.",
             Kind::ServerError,
         ),
@@ -331,6 +354,14 @@ fn reset_times_are_read_in_every_format_sites_use() {
             "Limit erreicht – Nachrichten wieder ab 17.42 Uhr",
             hours(6, 42),
         ),
+        // An hour on a twelve-hour clock: the evening's where named, or where the morning's
+        // went by today (now 11:00); a day named keeps the morning's.
+        (
+            "You've reached your usage limit. It resets at 11 o'clock tonight.",
+            hours(12, 0),
+        ),
+        ("Usage limit reached. Try again at 9 o'clock.", hours(10, 0)),
+        ("Usage limit reached. Back at 9 tonight.", hours(10, 0)),
         // An hour with its "o'clock" (Uhr, uur after "om") wherever it stands.
         (
             "Nutzungslimit erreicht. Wieder verfügbar Montag, 10 Uhr.",

@@ -24,7 +24,7 @@ use crate::chat::selectors::Site;
 
 /// The page script's version: `page.js` says the same (its `version`), and a page holding
 /// another version's script gets this one.
-pub(super) const PAGE_VERSION: u32 = 14;
+pub(super) const PAGE_VERSION: u32 = 15;
 
 /// How long a page may be between two documents (no context to evaluate in) before a call
 /// into it fails, and how often it is tried meanwhile.
