@@ -76,7 +76,8 @@ pub trait ChatDriver {
     /// failure (offline, a site error, a limit waited out): `Answered` when it holds the
     /// message and a reply to it (not a site's notice), to be waited for and read instead;
     /// `Retried` when the site's error stood in the reply's place and the site was asked to
-    /// answer again (its Retry control), the reply then waited for.
+    /// answer again (its Retry control), the reply then waited for. An error when the page
+    /// shows the site's trouble by then (a limit's toast that came during the wait).
     fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
         let _ = message;
         Ok(Reopened::Unsent)

@@ -990,11 +990,16 @@
       // The look that first sees this exchange's reply marked done, with nothing streaming,
       // reads it through its first copy control in the same call (keyless then ends the reply
       // on this look and reads it with no call of its own, none waiting behind the page's
-      // next frame); once a reply, and never where keyless would not end it.
+      // next frame); once a reply, and never where keyless would not end it. A reply whose
+      // copy control is not drawn yet (Panel draws its icon a moment after the text) is left to
+      // the read's own call, a moment later, as before.
       if (exchange && a && done && !out.stopShown && sign === null && exchange.copiedFor !== a &&
           (assistants > exchange.assistants || replyFound) && !walled) {
-        exchange.copiedFor = a;
-        out.copied = api.copyRead(0);
+        const read = api.copyRead(0);
+        if (read.clicked === "clicked" || read.clicked === "discovered") {
+          exchange.copiedFor = a;
+          out.copied = read;
+        }
       }
       return out;
     },

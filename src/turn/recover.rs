@@ -244,6 +244,11 @@ impl Turn<'_> {
                 {
                     self.offline_wait(on_event);
                 }
+                // The page named a limit or a wall as the chat was to be asked (a toast that
+                // came during the wait): that trouble, waited out or told as the stop.
+                Err(Stop::Chat(failure)) if is_trouble(failure.code) && failure.said.is_some() => {
+                    return self.recover(failure, driver, on_event);
+                }
                 next => return next,
             }
         }
@@ -272,6 +277,10 @@ impl Turn<'_> {
             // The chat could not be opened to ask (its page does not load, or cannot be
             // reached): nothing is sent blind into a page that is not the chat; the turn
             // stops resumable (after the waits for the network, when it was that).
+            // The site's trouble the page shows now: told as it is.
+            Err(failure) if is_trouble(failure.code) && failure.said.is_some() => {
+                Err(Stop::Chat(failure))
+            }
             Err(failure) => {
                 let mut stop = Failure::new(
                     failure.code,

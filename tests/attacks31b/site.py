@@ -27,8 +27,9 @@ One fault per run, from `config.json`'s "fault" (read on every request, so a tes
                            connection is cut, the page saying nothing of it; the chat keeps
                            the words as the reply. With `where` "ribbon" or "toast": the
                            message is refused (nothing kept), the stream carries `words` for
-                           that area (a toast gone after `toast_ms`, ten minutes by default)
-                           and is then cut short of its Content-Length
+                           that area (a toast gone after `toast_ms`, ten minutes by default;
+                           shown `show_delay_ms` after it came) and is then cut short of its
+                           Content-Length
            "closetab"      the message is taken; half the reply streams, then the site closes the
                            tab showing it (through `devtools`, the browser's DevTools HTTP address)
                            and the stream stops; the whole reply is kept
@@ -214,16 +215,17 @@ class Handler(BaseHTTPRequestHandler):
         exchange = STATE["taken"] + 1
         strikes = bool(fault) and (fault.get("at", 1) <= exchange)
         kind = fault["kind"] if strikes else None
-        refused = kind in ("refuse",) + WALL_KINDS
+        refused = kind in ("refuse",) + WALL_KINDS or (
+            kind == "cutnotice" and fault.get("where", "turn") != "turn")
         if strikes and STATE["struck_at"] is None:
             STATE["struck_at"] = time.time()
         append("received.jsonl", {
             "text": text, "thread": tid, "taken": not refused, "fault": kind, "t": time.time(),
         })
+        if kind == "cutnotice" and refused:
+            return self.cut_notice(fault, tid)
         if refused:
             return self.refuse(fault, tid)
-        if kind == "cutnotice" and fault.get("where", "turn") != "turn":
-            return self.cut_notice(fault, tid)
         with LOCK:
             replies = script()
             reply = replies[min(STATE["taken"], len(replies) - 1)]
@@ -264,7 +266,8 @@ class Handler(BaseHTTPRequestHandler):
         the length it announced (the browser tells of a cut)."""
         line = json.dumps({"t": "notice", "message": fault.get("words", ""),
                            "where": fault["where"],
-                           "toast_ms": fault.get("toast_ms", 600000)}) + "\n"
+                           "toast_ms": fault.get("toast_ms", 600000),
+                           "delay_ms": fault.get("show_delay_ms", 0)}) + "\n"
         body = line.encode("utf-8")
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")

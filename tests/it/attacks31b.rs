@@ -667,9 +667,10 @@ fn unknown_words_in_the_reply_s_place_then_a_cut_are_the_site_s_notice() {
 }
 
 /// Words keyless knows no list for in a ribbon or a toast, come with a stream the site then cut
-/// (the browser tells of the cut; the page says nothing of it): the site's notice, quoted, and
-/// the results never sent again into the chat that refused them (before: a site error, the
-/// results sent three times).
+/// (the browser tells of the cut; the page says nothing of it), again on the one try after: the
+/// site's notice, quoted, and nothing sent again after that try (before: a site error, the
+/// results sent three times). The first time, such words may be harmless beside a hiccup
+/// (`harmless_words_beside_a_one_off_cut_do_not_stop_the_run`).
 #[test]
 fn unknown_words_in_a_notice_area_beside_a_cut_stream_are_the_site_s_notice() {
     for (place_of_words, words) in [
@@ -693,8 +694,8 @@ fn unknown_words_in_a_notice_area_beside_a_cut_stream_are_the_site_s_notice() {
         );
         assert_eq!(
             site.received().len(),
-            2,
-            "{place_of_words}: sent into the chat after the notice: {:#?}",
+            3,
+            "{place_of_words}: the results went once more than the one try: {:#?}",
             site.received()
         );
         // The JSON stop names the resume command with the run's own flags, as stderr does.
@@ -716,27 +717,32 @@ fn unknown_words_in_a_notice_area_beside_a_cut_stream_are_the_site_s_notice() {
 /// are the site's notice within seconds, not a reply time-out. Nothing is sent again.
 #[test]
 fn a_toast_gone_in_a_moment_still_says_what_the_site_answered() {
+    // The fault, the stop's code, the words quoted, how many messages the site got (unknown
+    // words beside a cut: the one try after it too).
     let cases = [
         (
             json!({ "at": 2, "kind": "cutnotice", "where": "toast", "toast_ms": 300,
                     "words": "Blorp snazzle wibbit." }),
             "KA_SITE_NOTICE",
             "Blorp snazzle wibbit.",
+            3,
         ),
         (
             json!({ "at": 2, "kind": "cutnotice", "where": "toast", "toast_ms": 300,
                     "words": "You've reached your usage limit. Try again in 3 hours." }),
             "KA_USAGE_LIMIT",
             "You've reached your usage limit. Try again in 3 hours.",
+            2,
         ),
         (
             json!({ "at": 2, "kind": "refuse", "where": "toast", "toast_ms": 300,
                     "words": "Frobnicator jammed, hang on." }),
             "KA_SITE_NOTICE",
             "Frobnicator jammed, hang on.",
+            2,
         ),
     ];
-    for (fault, code, words) in cases {
+    for (fault, code, words, sent) in cases {
         let site = Site::start(fault);
         let place = Place::new();
         let out = place.run(&site, Parts::Selectors, &[]);
@@ -745,16 +751,49 @@ fn a_toast_gone_in_a_moment_still_says_what_the_site_answered() {
         assert!(out.stderr.contains(words), "{code}: {out:#?}");
         let took = out.ended - site.struck_at();
         assert!(
-            took < 10.0 + NAMED_WITHIN,
+            took < 12.0 + NAMED_WITHIN,
             "{code}: named after {took:.1} s: {out:#?}"
         );
         assert_eq!(
             site.received().len(),
-            2,
+            sent,
             "{code}: sent into the chat after the notice: {:#?}",
             site.received()
         );
     }
+}
+
+/// A usage limit the page shows 4 s after the site cut the stream (after keyless named the cut
+/// and began its wait): named before the chat is opened again, nothing sent into the limit
+/// (an outside attack: the results went three times, the limit lost).
+#[test]
+fn a_limit_shown_seconds_after_a_cut_is_named_before_anything_is_sent_again() {
+    let words = "You've reached your usage limit. Try again in 3 hours.";
+    let site = Site::start(json!({ "at": 2, "kind": "cutnotice", "where": "toast",
+        "show_delay_ms": 4000, "words": words }));
+    let place = Place::new();
+    let out = place.run(&site, Parts::Selectors, &[]);
+    assert_eq!(out.code, Some(4), "{out:#?}");
+    assert!(out.stderr.contains("KA_USAGE_LIMIT"), "{out:#?}");
+    assert!(out.stderr.contains(words), "{out:#?}");
+    assert_eq!(site.received().len(), 2, "{:#?}", site.received());
+    let status = place.status();
+    assert!(status.contains("last trouble: KA_USAGE_LIMIT"), "{status}");
+}
+
+/// Harmless words a page shows beside a stream cut once ("Copied!", a chat renamed), the site
+/// taking the message on the try after: the run goes on and finishes, the words quoted with the
+/// site's error (an outside attack's regression check: a one-off cut beside a "Copied!" toast
+/// stopped the run).
+#[test]
+fn harmless_words_beside_a_one_off_cut_do_not_stop_the_run() {
+    let site = Site::start(json!({ "at": 2, "kind": "cutnotice", "where": "toast",
+        "toast_ms": 1500, "lift_after": 1, "words": "Copied!" }));
+    let place = Place::new();
+    let out = place.run(&site, Parts::Selectors, &[]);
+    assert!(out.stderr.contains("KA_SITE_ERROR"), "{out:#?}");
+    assert!(out.stderr.contains("Copied!"), "{out:#?}");
+    assert_completed(&place, &site, &out);
 }
 
 // ----- The tab closed, the browser killed -----

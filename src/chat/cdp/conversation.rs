@@ -763,6 +763,27 @@ impl ChatDriver for CdpDriver {
     }
 
     fn holds(&mut self, message: &str) -> Result<Reopened, Failure> {
+        // A limit or a wall the page shows now (a toast that came seconds after the cut, while
+        // keyless waited): named before the chat is opened again, which would wipe it and send
+        // the message into the refusal once more.
+        // Only where the wait did not end in the site's words already (those, met again after
+        // a limit's wait, are stale: the chat opened again shows whether they still hold).
+        if !self.reader.site_said.get() {
+            let state = self.state()?;
+            let clock = clock_now();
+            if let Some(seen) = state
+                .trouble(
+                    self.reader.assistants_before_send,
+                    false,
+                    &self.extra(),
+                    clock,
+                )
+                .filter(|seen| seen.notice.kind != Kind::ServerError)
+            {
+                self.reader.site_said.set(true);
+                return Err(self.sent_into(&seen.notice, clock));
+            }
+        }
         // The site's error in the reply's place, with a Retry control, after this message: the
         // site is asked to answer it again, as a person does, never sent it twice.
         if let Some(retried) = self.retried(message)? {
@@ -883,6 +904,9 @@ impl ChatDriver for CdpDriver {
         // What an earlier read saw of its model is no word on this reply's.
         let _ = self.reader.looked_model();
         let mut reply = self.wait_for_reply(progress);
+        self.reader
+            .site_said
+            .set(matches!(&reply, Err(failure) if failure.said.is_some()));
         self.keep_learned_now();
         if let Ok(read) = &mut reply {
             // The conversation's address once its reply is there (a site gives a new chat its
@@ -894,6 +918,7 @@ impl ChatDriver for CdpDriver {
                 self.composer.chat_entry = Some((entry, here));
             }
             self.composer.reply_read = true;
+            self.reader.unknown_beside_cut.set(false);
             match self.answered_by() {
                 Ok(model) => {
                     read.model = model;

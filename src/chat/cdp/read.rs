@@ -47,6 +47,12 @@ pub(super) struct Reader {
     /// that first saw it done (`PageState::copied`): the read that follows that look takes it
     /// instead of clicking again; every look replaces it.
     pub(super) copied_by_look: std::cell::RefCell<Option<super::page_api::CopyRead>>,
+    /// Words keyless does not know stood beside the last reply's cut stream (a toast, a live
+    /// region): met beside a cut again before any reply is read, they are the site's answer.
+    pub(super) unknown_beside_cut: std::cell::Cell<bool>,
+    /// The wait for this message's reply ended in the site's own words (a limit, a wall): a
+    /// check of the page before it is asked again would meet those words again, stale.
+    pub(super) site_said: std::cell::Cell<bool>,
 }
 
 /// A reply read, and the selector of the copy control found by its shape that gave it (proved:
@@ -88,6 +94,8 @@ impl Reader {
             drawn_on_server: std::cell::Cell::new(false),
             looked_model: std::cell::RefCell::new(None),
             copied_by_look: std::cell::RefCell::new(None),
+            unknown_beside_cut: std::cell::Cell::new(false),
+            site_said: std::cell::Cell::new(false),
         }
     }
 

@@ -198,7 +198,7 @@ impl CdpDriver {
                 if state.offline.is_none() {
                     let before = self.reader.assistants_before_send;
                     if !said.is_empty() {
-                        return Err(self.said_since_send(&state, &said));
+                        return Err(self.said_beside_cut(&state, &said, offline));
                     }
                     if state.replying(before) && state.reply_text.as_deref().is_some_and(few_words)
                     {
@@ -250,10 +250,10 @@ impl CdpDriver {
                     }
                 }
                 // Words new since the send in a notice area beside the cut (a ribbon, a toast,
-                // a dialog), standing or shown a moment since: the site said why, in words no
-                // list holds; quoted, and nothing is sent again into a chat that may be refusing.
+                // a dialog), standing or shown a moment since: trouble keyless knows in them,
+                // or, met twice running, the site's answer in words no list holds.
                 if state.offline.is_none() && !said.is_empty() {
-                    return Err(self.said_since_send(&state, &said));
+                    return Err(self.said_beside_cut(&state, &said, cut));
                 }
                 // The page says why: its connection dropped.
                 return Err(state.offline.as_deref().map_or(cut, offline_failure));
@@ -530,8 +530,11 @@ impl CdpDriver {
         state: &PageState,
         since: &mut Option<Instant>,
     ) -> bool {
+        // A done mark the site's known Completed selector gives is its word; one discovery
+        // guessed on a first exchange may come before the copy control it will draw (Panel's
+        // icon, later still on a loaded machine: a group run read a reply as rebuilt text).
         if reply.channel != crate::chat::Channel::Dom
-            || state.done_mark
+            || (state.done_mark && self.discovery.knows("Completed"))
             || self.reader.replies != super::Replies::AgentScript
         {
             return false;
@@ -555,6 +558,33 @@ impl CdpDriver {
             Some(notice) => self.sent_into(&notice, clock),
             None => nothing_replied(state, said),
         }
+    }
+
+    /// A stream cut (or a connection reset) beside words the notice areas said since the send:
+    /// trouble keyless knows in them is that trouble. Words it does not know may be harmless
+    /// ("Copied!", "Chat renamed") beside a hiccup, so the first time `cut` stands (tried again
+    /// as the site's error, the chat asked first what it kept), the words quoted; met beside a
+    /// cut again before any reply is read, they are the site's answer: nothing more is sent.
+    fn said_beside_cut(&self, state: &PageState, said: &[NoticeArea], cut: Failure) -> Failure {
+        let clock = clock_now();
+        if let Some(notice) = said.iter().rev().find_map(|n| {
+            crate::chat::trouble::classify(&n.text, Place::Area, &self.extra(), clock)
+        }) {
+            return self.sent_into(&notice, clock);
+        }
+        if self.reader.unknown_beside_cut.replace(true) {
+            return nothing_replied(state, said);
+        }
+        let words = said
+            .last()
+            .map(|n| n.text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        let mut cut = cut;
+        cut.reason = format!(
+            "{} The page said \"{words}\" meanwhile, in words keyless does not know: said again beside the next try, they are taken for the site's refusal and nothing more is sent.",
+            cut.reason.trim_end()
+        );
+        cut
     }
 
     /// Reads the reply the page shows ended, its end taken as now (before the read's time).
