@@ -343,7 +343,10 @@ impl CdpDriver {
             });
         state.notices.splice(0..0, dialogs);
         // What the look read through the copy control: for the read that follows this look.
-        *self.reader.copied_by_look.borrow_mut() = state.copied.take();
+        *self.reader.copied_by_look.borrow_mut() = state
+            .copied
+            .take()
+            .and_then(|read| serde_json::from_value(read).ok());
         Ok(state)
     }
 

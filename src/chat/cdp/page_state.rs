@@ -70,9 +70,10 @@ pub(super) struct PageState {
     #[serde(default)]
     pub offline: Option<String>,
     /// The reply read through its first copy control in this look, the one that first saw it
-    /// marked done with nothing streaming (taken by the read that follows this look).
+    /// marked done with nothing streaming (taken by the read that follows this look), as the
+    /// page answered it (`page_api::CopyRead`).
     #[serde(default)]
-    pub copied: Option<super::page_api::CopyRead>,
+    pub copied: Option<serde_json::Value>,
 }
 
 /// One notice area's text, whether it is in a dialog (which a person acknowledges), and
