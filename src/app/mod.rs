@@ -125,8 +125,8 @@ impl Choices {
 }
 
 /// A word as a POSIX shell reads it back: as it is when it holds only safe characters, else in
-/// single quotes.
-fn shell_word(text: &str) -> String {
+/// single quotes (a quote inside ends them, is escaped, and opens them again).
+pub(crate) fn shell_word(text: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c);
     if !text.is_empty() && text.chars().all(safe) {
         text.to_string()

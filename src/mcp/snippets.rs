@@ -4,6 +4,8 @@
 //! What it does not do: write any client's configuration (the person pastes it where their
 //! client keeps it, or runs the command it shows).
 
+use crate::app::shell_word;
+
 /// The MCP clients keyless prints a configuration for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Client {
@@ -57,20 +59,6 @@ pub fn snippet(client: Client, program: &str, args: &[String]) -> Snippet {
             note: "// Cursor: put this in .cursor/mcp.json (or ~/.cursor/mcp.json)",
             text: server,
         },
-    }
-}
-
-/// `word` as one word for a POSIX shell: as it is when it holds nothing the shell reads, else
-/// in single quotes (a quote inside ends them, is escaped, and opens them again).
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 

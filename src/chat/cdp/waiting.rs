@@ -547,17 +547,22 @@ impl CdpDriver {
         self.api().exists("AttachmentInput")
     }
 
-    /// The site's answer in what its notice areas said since the send (`said`, standing or
-    /// gone): trouble keyless knows in them, else their words quoted as the site's notice.
-    fn said_since_send(&self, state: &PageState, said: &[NoticeArea]) -> Failure {
+    /// Trouble keyless knows in what the notice areas said since the send (`said`, standing or
+    /// gone; the newest first), as the failure that names it.
+    fn known_in(&self, said: &[NoticeArea]) -> Option<Failure> {
         let clock = clock_now();
-        let known = said.iter().rev().find_map(|n| {
-            crate::chat::trouble::classify(&n.text, Place::Area, &self.extra(), clock)
-        });
-        match known {
-            Some(notice) => self.sent_into(&notice, clock),
-            None => nothing_replied(state, said),
-        }
+        let extra = self.extra();
+        said.iter()
+            .rev()
+            .find_map(|n| crate::chat::trouble::classify(&n.text, Place::Area, &extra, clock))
+            .map(|notice| self.sent_into(&notice, clock))
+    }
+
+    /// The site's answer in what its notice areas said since the send: trouble keyless knows
+    /// in them, else their words quoted as the site's notice.
+    fn said_since_send(&self, state: &PageState, said: &[NoticeArea]) -> Failure {
+        self.known_in(said)
+            .unwrap_or_else(|| nothing_replied(state, said))
     }
 
     /// A stream cut (or a connection reset) beside words the notice areas said since the send:
@@ -566,11 +571,8 @@ impl CdpDriver {
     /// as the site's error, the chat asked first what it kept), the words quoted; met beside a
     /// cut again before any reply is read, they are the site's answer: nothing more is sent.
     fn said_beside_cut(&self, state: &PageState, said: &[NoticeArea], cut: Failure) -> Failure {
-        let clock = clock_now();
-        if let Some(notice) = said.iter().rev().find_map(|n| {
-            crate::chat::trouble::classify(&n.text, Place::Area, &self.extra(), clock)
-        }) {
-            return self.sent_into(&notice, clock);
+        if let Some(known) = self.known_in(said) {
+            return known;
         }
         if self.reader.unknown_beside_cut.replace(true) {
             return nothing_replied(state, said);
